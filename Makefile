@@ -1,0 +1,27 @@
+# The two commands a newcomer needs (README): `make run` runs the main job on the bundled registry,
+# `make test` runs the tests. Both install what is missing first (scripts/bootstrap is idempotent).
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: bootstrap configure build run test bench clean
+bootstrap:
+	@scripts/bootstrap
+
+configure: bootstrap
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@$(BUILD)/openrecipes build registry
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@bench/run
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,94 @@
+// Bounded reads, atomic writes and contained paths (DESIGN.md "Untrusted input", "Output").
+#include "core/files.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace openrecipes {
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& path, std::uint64_t max_bytes) {
+  std::error_code ec;
+  auto st = fs::status(path, ec);
+  if (ec || !fs::exists(st))
+    throw InputError(path.string(), "file not found", "check the path");
+  if (!fs::is_regular_file(st))
+    throw InputError(path.string(), "not a regular file", "point at a file, not a folder or device");
+  auto size = fs::file_size(path, ec);
+  if (ec) throw InputError(path.string(), "cannot read the file size: " + ec.message());
+  if (size > max_bytes)
+    throw InputError(path.string(), fmt::format("file is {} bytes, over the limit of {} bytes", size, max_bytes),
+                     "split the file or trim it to what the step needs");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string(), std::string("cannot open: ") + std::strerror(errno));
+  std::string data(size, '\0');
+  in.read(data.data(), static_cast<std::streamsize>(size));
+  if (static_cast<std::uint64_t>(in.gcount()) != size)
+    throw InputError(path.string(), "short read (file changed while reading?)", "read it again");
+  return data;
+}
+
+void write_file_atomic(const fs::path& path, std::string_view content) {
+  fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::random_device rd;
+  fs::path tmp = dir / fmt::format(".{}.{:08x}.tmp", path.filename().string(), rd());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw InputError(path.string(), std::string("cannot write: ") + std::strerror(errno),
+                     "check that the folder exists and is writable");
+  const char* p = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw InputError(path.string(), std::string("write failed: ") + std::strerror(e), "free disk space");
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    throw InputError(path.string(), std::string("write failed: ") + std::strerror(e), "free disk space");
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    throw InputError(path.string(), std::string("cannot replace the file: ") + std::strerror(e));
+  }
+}
+
+fs::path resolve_inside(const fs::path& base, const std::string& relative, const std::string& field) {
+  const std::string fix = "give a path relative to the recipe's folder, inside it (e.g. evidence/train.log)";
+  if (relative.empty()) throw InputError(field, "empty path", fix);
+  if (relative.find('\0') != std::string::npos) throw InputError(field, "path contains a NUL byte", fix);
+  fs::path rel(relative);
+  if (rel.is_absolute()) throw InputError(field, "absolute path '" + relative + "' is not allowed", fix);
+  for (const auto& part : rel)
+    if (part == "..") throw InputError(field, "path '" + relative + "' leaves the recipe's folder", fix);
+  std::error_code ec;
+  fs::path canon_base = fs::weakly_canonical(base, ec);
+  if (ec) throw InputError(base.string(), "cannot resolve folder: " + ec.message());
+  fs::path canon = fs::weakly_canonical(canon_base / rel, ec);
+  if (ec) throw InputError(field, "cannot resolve path '" + relative + "': " + ec.message(), fix);
+  auto [b, c] = std::mismatch(canon_base.begin(), canon_base.end(), canon.begin(), canon.end());
+  if (b != canon_base.end())
+    throw InputError(field, "path '" + relative + "' resolves to " + canon.string() + ", outside the recipe's folder",
+                     fix);
+  return canon;
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,103 @@
+// String helpers (locale-free parsing for log and YAML fields).
+#include "core/text.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace openrecipes {
+
+std::string_view trim(std::string_view s) {
+  auto ws = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; };
+  while (!s.empty() && ws(s.front())) s.remove_prefix(1);
+  while (!s.empty() && ws(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  for (;;) {
+    auto pos = s.find(sep, start);
+    if (pos == std::string_view::npos) {
+      out.push_back(s.substr(start));
+      return out;
+    }
+    out.push_back(s.substr(start, pos - start));
+    start = pos + 1;
+  }
+}
+
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto pos = text.find('\n', start);
+    std::size_t end = pos == std::string_view::npos ? text.size() : pos;
+    std::string_view line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    out.push_back(line);
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  return out;
+}
+
+std::optional<double> parse_double(std::string_view s) {
+  s = trim(s);
+  if (s.empty()) return std::nullopt;
+  std::string lower;
+  lower.reserve(s.size());
+  for (char c : s) lower.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c));
+  if (lower == "nan" || lower == "+nan" || lower == "-nan") return std::numeric_limits<double>::quiet_NaN();
+  if (lower == "inf" || lower == "+inf" || lower == "infinity") return std::numeric_limits<double>::infinity();
+  if (lower == "-inf" || lower == "-infinity") return -std::numeric_limits<double>::infinity();
+  std::string_view body = s;
+  if (!body.empty() && body.front() == '+') body.remove_prefix(1);
+  if (body.empty() || !(std::isdigit(static_cast<unsigned char>(body.front())) || body.front() == '.' ||
+                        body.front() == '-'))
+    return std::nullopt;
+  double v = 0;
+  auto [p, ec] = std::from_chars(body.data(), body.data() + body.size(), v, std::chars_format::general);
+  if (ec != std::errc() || p != body.data() + body.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<std::int64_t> parse_int(std::string_view s) {
+  s = trim(s);
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  if (s.empty()) return std::nullopt;
+  std::int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 10);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::string format_double(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  (void)ec;
+  return std::string(buf, p);
+}
+
+std::string quote_for_message(std::string_view s, std::size_t max) {
+  std::string out = "'";
+  std::size_t n = 0;
+  for (unsigned char c : s) {
+    if (n++ >= max) {
+      out += "...";
+      break;
+    }
+    if (c >= 0x20 && c < 0x7f && c != '\'')
+      out.push_back(static_cast<char>(c));
+    else
+      out += fmt::format("\\x{:02x}", c);
+  }
+  return out + "'";
+}
+
+}  // namespace openrecipes

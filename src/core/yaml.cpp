@@ -1,0 +1,139 @@
+// Strict typed YAML access with file:line messages (DESIGN.md "Untrusted input").
+#include "core/yaml.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "core/text.h"
+
+namespace openrecipes {
+
+YamlField::YamlField(std::shared_ptr<const std::string> file, YAML::Node node, std::string path)
+    : file_(std::move(file)), node_(std::move(node)), path_(std::move(path)) {}
+
+std::string YamlField::where() const {
+  std::string s = *file_;
+  if (node_.IsDefined()) {
+    auto m = node_.Mark();
+    if (m.line >= 0) s += fmt::format(":{}", m.line + 1);
+  }
+  if (!path_.empty()) s += ": " + path_;
+  return s;
+}
+
+YamlField YamlField::operator[](const std::string& key) const {
+  std::string child_path = path_.empty() ? key : path_ + "." + key;
+  if (!node_.IsMap()) return YamlField(file_, YAML::Node(YAML::NodeType::Undefined), child_path);
+  // Look the key up without inserting it (operator[] on a const node does not insert). A missing key yields
+  // an invalid node in yaml-cpp, on which most calls throw; hand out a fresh undefined node instead.
+  const YAML::Node& cn = node_;
+  YAML::Node child = cn[key];
+  if (!child.IsDefined()) return YamlField(file_, YAML::Node(YAML::NodeType::Undefined), child_path);
+  return YamlField(file_, child, child_path);
+}
+
+YamlField YamlField::require(const std::string& key) const {
+  if (!node_.IsMap()) throw InputError(where(), "expected a map with key '" + key + "'", "see docs/recipe-format.md");
+  YamlField f = (*this)[key];
+  if (!f.defined())
+    throw InputError(where(), "missing required field '" + key + "'", "add it (see docs/recipe-format.md)");
+  return f;
+}
+
+std::vector<std::string> YamlField::keys() const {
+  if (!node_.IsMap()) throw InputError(where(), "expected a map", "see docs/recipe-format.md");
+  std::vector<std::string> out;
+  for (const auto& kv : node_) {
+    if (!kv.first.IsScalar()) throw InputError(where(), "map keys must be plain strings");
+    out.push_back(kv.first.Scalar());
+  }
+  return out;
+}
+
+std::vector<YamlField> YamlField::items() const {
+  if (!node_.IsSequence()) throw InputError(where(), "expected a list", "write it as a YAML list (- item)");
+  std::vector<YamlField> out;
+  std::size_t i = 0;
+  for (const auto& item : node_) out.emplace_back(file_, item, fmt::format("{}[{}]", path_, i++));
+  return out;
+}
+
+void YamlField::reject_unknown_keys(const std::vector<std::string>& allowed) const {
+  for (const auto& k : keys()) {
+    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      throw InputError(where(), "unknown field '" + k + "'", "remove it or use one of: " + list);
+    }
+  }
+}
+
+void YamlField::reject_unknown_keys(std::initializer_list<const char*> allowed) const {
+  reject_unknown_keys(std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+std::string YamlField::as_string(std::size_t max_len) const {
+  if (!defined()) throw InputError(where(), "missing value", "add it (see docs/recipe-format.md)");
+  if (!node_.IsScalar()) throw InputError(where(), "expected a text value, not a list or map");
+  const std::string& s = node_.Scalar();
+  if (s.size() > max_len)
+    throw InputError(where(), fmt::format("value is {} bytes long, over the limit of {}", s.size(), max_len),
+                     "shorten it");
+  return s;
+}
+
+std::optional<std::string> YamlField::string_or_null(std::size_t max_len) const {
+  if (!defined()) return std::nullopt;
+  return as_string(max_len);
+}
+
+std::int64_t YamlField::as_int(std::int64_t min, std::int64_t max) const {
+  std::string s = as_string(64);
+  auto v = parse_int(s);
+  if (!v) throw InputError(where(), "expected an integer, got " + quote_for_message(s));
+  if (*v < min || *v > max)
+    throw InputError(where(), fmt::format("{} is out of range [{}, {}]", *v, min, max), "use a value in range");
+  return *v;
+}
+
+double YamlField::as_double(double min, double max) const {
+  std::string s = as_string(64);
+  auto v = parse_double(s);
+  if (!v) throw InputError(where(), "expected a number, got " + quote_for_message(s));
+  if (!std::isfinite(*v)) throw InputError(where(), "expected a finite number, got " + s);
+  if (*v < min || *v > max)
+    throw InputError(where(), fmt::format("{} is out of range [{}, {}]", s, format_double(min), format_double(max)),
+                     "use a value in range");
+  return *v;
+}
+
+bool YamlField::as_bool() const {
+  std::string s = as_string(16);
+  if (s == "true" || s == "True") return true;
+  if (s == "false" || s == "False") return false;
+  throw InputError(where(), "expected true or false, got " + quote_for_message(s));
+}
+
+YamlField parse_yaml(const std::string& text, const std::string& name) {
+  auto file = std::make_shared<const std::string>(name);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    std::string where = name;
+    if (e.mark.line >= 0) where += fmt::format(":{}:{}", e.mark.line + 1, e.mark.column + 1);
+    throw InputError(where, "malformed YAML: " + e.msg, "fix the syntax at that position");
+  }
+  if (!root.IsMap()) throw InputError(name, "expected a YAML map at the top level", "see docs/recipe-format.md");
+  return YamlField(file, root, "");
+}
+
+YamlField load_yaml_file(const std::filesystem::path& path) {
+  return parse_yaml(read_file(path, kMaxYamlBytes), path.string());
+}
+
+}  // namespace openrecipes

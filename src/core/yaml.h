@@ -1,0 +1,68 @@
+// Strict, typed access to YAML files written by strangers (recipes, rules, registry tables): every error names
+// the file, the line and the field path, and unknown keys are rejected so a typo never passes silently.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+namespace openrecipes {
+
+/// Upper bound for one YAML file: 4 MiB.
+inline constexpr std::uint64_t kMaxYamlBytes = 4ull << 20;
+
+/// A node of a loaded YAML file together with where it came from (file and dotted key path), so every
+/// accessor can throw an InputError that reads "recipe.yaml:12: workload.row_length: expected an integer".
+class YamlField {
+ public:
+  YamlField(std::shared_ptr<const std::string> file, YAML::Node node, std::string path);
+
+  /// "file:line: key.path" for messages (line is 1-based; omitted when unknown).
+  std::string where() const;
+  const std::string& path() const { return path_; }
+  const std::string& file() const { return *file_; }
+  bool defined() const { return node_.IsDefined() && !node_.IsNull(); }
+  bool is_map() const { return node_.IsMap(); }
+  bool is_sequence() const { return node_.IsSequence(); }
+  bool is_scalar() const { return node_.IsScalar(); }
+
+  /// Child of a map. A missing key gives an undefined field (check with defined() or use require()).
+  YamlField operator[](const std::string& key) const;
+  /// Child of a map that must be present and non-null; throws InputError otherwise.
+  YamlField require(const std::string& key) const;
+  /// Keys of a map, in file order. Throws when this is not a map.
+  std::vector<std::string> keys() const;
+  /// Items of a sequence. Throws when this is not a sequence.
+  std::vector<YamlField> items() const;
+  /// Throws InputError naming the first key not in `allowed` (and listing the allowed ones).
+  void reject_unknown_keys(std::initializer_list<const char*> allowed) const;
+  void reject_unknown_keys(const std::vector<std::string>& allowed) const;
+
+  /// Scalars, parsed strictly (no silent truncation). Each throws InputError on a missing field, a
+  /// non-scalar, or text that is not the type; integers and doubles also check [min, max].
+  std::string as_string(std::size_t max_len = 4096) const;
+  std::int64_t as_int(std::int64_t min, std::int64_t max) const;
+  double as_double(double min, double max) const;
+  bool as_bool() const;
+  std::optional<std::string> string_or_null(std::size_t max_len = 4096) const;
+
+ private:
+  std::shared_ptr<const std::string> file_;
+  YAML::Node node_;
+  std::string path_;
+};
+
+/// Loads a YAML file (at most kMaxYamlBytes). Throws InputError "file:line:col: malformed YAML: ..." on
+/// syntax errors, and when the top level is not a map.
+YamlField load_yaml_file(const std::filesystem::path& path);
+
+/// Parses YAML text; `name` is used in messages as the file name.
+YamlField parse_yaml(const std::string& text, const std::string& name);
+
+}  // namespace openrecipes

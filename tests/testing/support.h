@@ -1,0 +1,60 @@
+// Test support: where the shared fixtures are, running the CLI and the reference-implementation oracles as
+// child processes (argument vectors, no shell), and scratch folders removed after each test.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace openrecipes::testing {
+
+/// ../shared/fixtures next to the checkout (or $OPENRECIPES_FIXTURES). Empty path when missing.
+std::filesystem::path fixtures_dir();
+
+/// The project's source tree (for registry/, tests/oracles/, tests/golden/).
+std::filesystem::path source_dir();
+
+/// Result of a child process.
+struct ProcessResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs `argv` (argv[0] looked up in PATH when it has no '/'), feeding `input` on stdin; captures both
+/// streams. Fails the test (and returns exit_code -1) when the program cannot start.
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& input = {});
+
+/// Runs the `openrecipes` binary under test with `args`.
+ProcessResult run_cli(const std::vector<std::string>& args, const std::string& input = {});
+
+/// /usr/bin/python3 with Debian's numpy and jinja2 (the oracles); node_modules folder with tokenizers@0.23.2.
+std::string oracle_python();
+std::filesystem::path oracle_node_modules();
+
+/// A fresh empty folder under the system temp dir, removed when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+  /// Writes `content` to `name` (creating folders) and returns the full path.
+  std::filesystem::path write(const std::string& name, const std::string& content) const;
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace openrecipes::testing
+
+/// Skips the current test when ../shared/fixtures is not there (the fixtures are not part of the repo).
+#define OPENRECIPES_REQUIRE_FIXTURES()                                                         \
+  do {                                                                                         \
+    if (::openrecipes::testing::fixtures_dir().empty())                                        \
+      GTEST_SKIP() << "needs ../shared/fixtures (set OPENRECIPES_FIXTURES to point elsewhere)"; \
+  } while (0)
