@@ -1,0 +1,63 @@
+// Megatron-LM argument dump parser (SPEC §4.1). Megatron prints each argument as
+// "  {name} {'.' * (48 - len(name))} {value}" between two rule lines (megatron/training/arguments.py).
+#include "evidence/megatron_args.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/text.h"
+
+namespace openrecipes::evidence {
+namespace {
+bool is_rule(std::string_view line, std::string_view word) {
+  line = trim(line);
+  if (line.size() < word.size() + 4 || line.front() != '-' || line.back() != '-') return false;
+  auto p = line.find(word);
+  if (p == std::string_view::npos) return false;
+  for (std::size_t i = 0; i < p; ++i)
+    if (line[i] != '-' && line[i] != ' ') return false;
+  for (std::size_t i = p + word.size(); i < line.size(); ++i)
+    if (line[i] != '-' && line[i] != ' ') return false;
+  return true;
+}
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+}  // namespace
+
+ArgumentDump parse_megatron_args(std::string_view text, const std::string& file) {
+  ArgumentDump dump;
+  dump.file = file;
+  auto lines = lines_of(text);
+  std::size_t i = 0;
+  while (i < lines.size() && !is_rule(lines[i], "arguments")) ++i;
+  if (i == lines.size())
+    throw InputError(file, "no Megatron argument dump ('---- arguments ----' block) found",
+                     "give the log of a Megatron-LM run: it prints its resolved arguments at start-up");
+  dump.first_line = i + 1;
+  for (++i; i < lines.size(); ++i) {
+    std::string_view line = lines[i];
+    if (is_rule(line, "end of arguments")) return dump;
+    std::string where = fmt::format("{}:{}", file, i + 1);
+    std::string_view body = line;
+    while (!body.empty() && body.front() == ' ') body.remove_prefix(1);
+    std::size_t n = 0;
+    while (n < body.size() && is_name_char(body[n])) ++n;
+    // "name" ' ' dots* (' ' value)?  — names of 48+ characters get no dots, an empty value leaves "dots ".
+    std::size_t p = n + 1;
+    bool ok = n > 0 && n < body.size() && body[n] == ' ';
+    while (ok && p < body.size() && body[p] == '.') ++p;
+    if (ok && p < body.size() && body[p] != ' ') ok = false;
+    if (!ok)
+      throw InputError(where, "not an argument line ('name ..... value'): " + quote_for_message(line),
+                       "the argument dump is damaged or interleaved with other output; give the unedited log");
+    std::string_view value_text = p < body.size() ? trim(body.substr(p + 1)) : std::string_view();
+    std::string name(body.substr(0, n));
+    std::string value(value_text);
+    if (!dump.values.emplace(name, value).second)
+      throw InputError(where, "argument '" + name + "' appears twice in the dump", "give the log of one run only");
+  }
+  throw InputError(fmt::format("{}:{}", file, dump.first_line),
+                   "the argument dump is not closed by '---- end of arguments ----'",
+                   "the log is truncated; give the complete log");
+}
+
+}  // namespace openrecipes::evidence

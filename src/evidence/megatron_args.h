@@ -1,0 +1,23 @@
+// Parser for Megatron-LM's resolved-argument dump (SPEC §4.1): the block between
+// "------------------------ arguments ------------------------" and
+// "-------------------- end of arguments ---------------------", one "  name ........ value" per line.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace openrecipes::evidence {
+
+/// Resolved arguments as a flat map name -> value text (exactly as printed, e.g. "1e-05", "None", "[1, 2]").
+struct ArgumentDump {
+  std::string file;
+  std::size_t first_line = 0;  ///< 1-based line of the opening rule
+  std::map<std::string, std::string> values;
+};
+
+/// Reads the first argument block in `text`. Throws InputError (file:line, fix) when there is no block, the
+/// block is not closed (truncated log), a line inside is not "name .... value", or a name appears twice.
+ArgumentDump parse_megatron_args(std::string_view text, const std::string& file);
+
+}  // namespace openrecipes::evidence

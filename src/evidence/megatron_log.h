@@ -1,0 +1,30 @@
+// Parser for Megatron-LM `training_log` lines (SPEC §2): "iteration k/ N | ... elapsed time per iteration (ms):
+// x | ... global batch size: b | lm loss: y | ... number of skipped iterations: s | number of nan iterations: n |".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/step_record.h"
+
+namespace openrecipes::evidence {
+
+/// Parses every Megatron training_log line in `text` (other lines — warnings, memory reports, argument dumps —
+/// are skipped). Timestamps in either form ("[2024-09-03 15:54:54]", "[2026-11-29 17:24:16.955740]") or none.
+/// A line at iteration k covers the iterations since the previous line (its logging interval), i.e. steps
+/// [k_prev, k-1]; the first line covers `log_interval` steps when known (from the argument dump), else the gap
+/// to the next line, never more than k. Output records are in file order with time_s in seconds.
+/// Throws InputError (file:line and the fix) when: no training_log line exists; a line is cut off or lacks the
+/// elapsed time; a number does not parse; iterations do not increase; lines disagree on N.
+StepLog parse_megatron_log(std::string_view text, const std::string& file,
+                           std::optional<std::int64_t> log_interval = std::nullopt);
+
+/// The same, for Megatron-Bridge logs: step time comes from the "Step Time : x.xxs" line printed before each
+/// iteration line (Megatron-Bridge's training_log, as its scripts/performance/utils/evaluate.py reads it);
+/// loss and global batch size come from the iteration line. An iteration line without a preceding Step Time
+/// line is an error.
+StepLog parse_megatron_bridge_log(std::string_view text, const std::string& file,
+                                  std::optional<std::int64_t> log_interval = std::nullopt);
+
+}  // namespace openrecipes::evidence

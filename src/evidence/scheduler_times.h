@@ -1,0 +1,27 @@
+// Parser for a run's scheduler times (SPEC §2 "GPU-hours"): the launcher's own clock
+// ("<run> rc=<code> start=<unix s> end=<unix s>" lines) or Slurm `sacct -P` output (Start and End columns).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace openrecipes::evidence {
+
+/// Admission-to-finish interval of one run, in Unix seconds.
+struct RunTimes {
+  double admitted_s = 0;  ///< when the scheduler admitted the job (Slurm Start; the launcher's start)
+  double finished_s = 0;  ///< when it finished (Slurm End; the launcher's end)
+  int exit_code = 0;      ///< the run's exit code (launcher rc; Slurm ExitCode's first field)
+  std::size_t line = 0;   ///< 1-based line the times came from
+};
+
+/// Launcher format: picks the line whose first word is `run`. Throws InputError (file:line, fix) when the
+/// run is absent or given twice, a field is missing or malformed, or end < start.
+RunTimes parse_launcher_times(std::string_view text, const std::string& file, const std::string& run);
+
+/// Slurm `sacct -P -o JobID,Start,End,ExitCode` (any column order; header line required, '|' separated;
+/// times as YYYY-MM-DDTHH:MM:SS, read as UTC). Picks the job `job_id` (the allocation line, not its steps).
+/// Throws InputError like the launcher form.
+RunTimes parse_sacct_times(std::string_view text, const std::string& file, const std::string& job_id);
+
+}  // namespace openrecipes::evidence

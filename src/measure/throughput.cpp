@@ -1,0 +1,82 @@
+// Score and CV over the window (SPEC §2).
+#include "measure/throughput.h"
+
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/text.h"
+
+namespace openrecipes::measure {
+
+Throughput measure_throughput(const StepLog& log, const Window& window, const StepShape& shape) {
+  if (shape.gpus < 1 || shape.row_length < 1 || shape.global_batch < 1)
+    throw InputError(log.file, "GPU count, row length and global batch must be positive");
+  const double step_tokens = static_cast<double>(shape.global_batch) * static_cast<double>(shape.row_length);
+  std::map<std::int64_t, std::size_t> covered_by;  // step -> line
+  Throughput out;
+  out.step_times_s.assign(static_cast<std::size_t>(window.size()), 0.0);
+  for (const auto& r : log.records) {
+    if (r.last_step() < window.first || r.first_step > window.last) continue;
+    std::string where = fmt::format("{}:{}", log.file, r.line);
+    std::string steps = r.steps == 1 ? fmt::format("step {}", r.first_step)
+                                     : fmt::format("steps {}–{}", r.first_step, r.last_step());
+    if (r.first_step < window.first || r.last_step() > window.last)
+      throw InputError(where,
+                       fmt::format("this record averages {} (a logging interval of {}), which the measured window "
+                                   "{} cuts",
+                                   steps, r.steps, window.str()),
+                       "re-run with --log-interval 1 (or an interval whose records fall inside the window)");
+    for (std::int64_t s = r.first_step; s <= r.last_step(); ++s) {
+      auto [it, fresh] = covered_by.emplace(s, r.line);
+      if (!fresh)
+        throw InputError(where, fmt::format("step {} is logged twice (also line {})", s, it->second),
+                         "give the log of one run only");
+    }
+    if (r.skipped > 0)
+      throw InputError(where, fmt::format("{} skipped {} optimizer update(s) inside the measured window {}", steps,
+                                          r.skipped, window.str()),
+                       "a skipped step trains nothing; fix the loss scale or the data and re-run");
+    if (r.nan > 0 || (r.loss && !std::isfinite(*r.loss)))
+      throw InputError(where, fmt::format("{} has a nan loss or gradient inside the measured window {}", steps,
+                                          window.str()),
+                       "fix the run; a nan step cannot be scored");
+    if (!r.time_s)
+      throw InputError(where, fmt::format("{} has no step time in the log", steps),
+                       "give the log that prints the step time (perf/step_time, elapsed time per iteration)");
+    double t = *r.time_s;
+    if (!(t > 0) || !std::isfinite(t))
+      throw InputError(where, fmt::format("{} has step time {} s; it must be positive", steps, format_double(t)),
+                       "the log is damaged; give the run's own log");
+    if (r.rows && *r.rows != shape.global_batch)
+      throw InputError(where, fmt::format("{} trained {} rows, but the workload's global batch is {}", steps, *r.rows,
+                                          shape.global_batch),
+                       "record the global batch the run used");
+    if (r.tokens && static_cast<double>(*r.tokens) != step_tokens)
+      throw InputError(where,
+                       fmt::format("{} reports {} tokens, but {} rows of {} tokens make {} (rows carry no padding)",
+                                   steps, *r.tokens, shape.global_batch, shape.row_length,
+                                   format_double(step_tokens)),
+                       "record the workload's global batch and row length as run");
+    for (std::int64_t s = r.first_step; s <= r.last_step(); ++s)
+      out.step_times_s[static_cast<std::size_t>(s - window.first)] = t;
+    out.total_tokens += step_tokens * static_cast<double>(r.steps);
+    out.total_time_s += t * static_cast<double>(r.steps);
+  }
+  for (std::int64_t s = window.first; s <= window.last; ++s)
+    if (!covered_by.count(s))
+      throw InputError(log.file, fmt::format("step {} of the measured window {} is missing from the log", s,
+                                             window.str()),
+                       "give the complete log of the run (all steps 0 to the end of the window)");
+  const double n = static_cast<double>(window.size());
+  out.tokens_per_s_per_gpu = out.total_tokens / (static_cast<double>(shape.gpus) * out.total_time_s);
+  out.mean_step_time_s = out.total_time_s / n;
+  double ss = 0;
+  for (double t : out.step_times_s) ss += (t - out.mean_step_time_s) * (t - out.mean_step_time_s);
+  out.cv = std::sqrt(ss / n) / out.mean_step_time_s;
+  return out;
+}
+
+}  // namespace openrecipes::measure

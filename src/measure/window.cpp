@@ -1,0 +1,34 @@
+// Measured window rules (SPEC §2 "Window").
+#include "measure/window.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace openrecipes::measure {
+
+std::string Window::str() const { return fmt::format("{}–{}", first, last); }
+
+Window window_for_run(std::int64_t steps_per_run, std::optional<Window> declared, const std::string& where) {
+  std::optional<Window> rule;
+  if (steps_per_run >= 20 && steps_per_run <= 25) rule = Window{5, 19};
+  else if (steps_per_run == 14) rule = Window{4, 13};
+  if (declared) {
+    if (declared->first < 1 || declared->last < declared->first || declared->last >= steps_per_run)
+      throw InputError(where, fmt::format("window {} does not fit a {}-step run (steps 0–{}; step 0 is never measured)",
+                                          declared->str(), steps_per_run, steps_per_run - 1),
+                       "give first >= 1 and last <= steps_per_run - 1");
+    if (rule && !(*declared == *rule))
+      throw InputError(where, fmt::format("a {}-step run is measured over steps {}, not {}", steps_per_run,
+                                          rule->str(), declared->str()),
+                       "remove the window field or set it to the protocol's window");
+    return *declared;
+  }
+  if (!rule)
+    throw InputError(where, fmt::format("a {}-step run has no protocol window (20-step runs use 5–19, 14-step runs 4–13)",
+                                        steps_per_run),
+                     "run 20 steps, or record the window the run was measured over");
+  return *rule;
+}
+
+}  // namespace openrecipes::measure

@@ -1,0 +1,195 @@
+// Megatron-LM training_log parser on every fixture log it applies to; expected values read from the logs by hand.
+#include "evidence/megatron_log.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "testing/support.h"
+
+namespace openrecipes::evidence {
+namespace {
+using testing::fixtures_dir;
+
+std::string error_of(std::string_view text, std::optional<std::int64_t> interval = std::nullopt) {
+  try {
+    parse_megatron_log(text, "t.log", interval);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+const char* kLine20 =
+    " [2026-11-29 17:25:56.700199] iteration       20/      20 | consumed samples:          640 | elapsed time per "
+    "iteration (ms): 5799.5 | throughput per GPU (TFLOP/s/GPU): 48.4 | learning rate: 1.000000E-06 | global batch "
+    "size:    32 | lm loss: 1.132132E+01 | loss scale: 1.0 | grad norm: 6.979 | number of skipped iterations:   0 | "
+    "number of nan iterations:   0 |";
+
+TEST(MegatronLog, h200_ref_run_has_one_record_per_step_with_hand_read_values) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  auto path = fixtures_dir() / "runs/megatron-h200/ref.log";
+  auto log = parse_megatron_log(read_file(path), path.string());
+  ASSERT_EQ(log.records.size(), 20u);
+  EXPECT_EQ(log.train_iters, 20);
+  const auto& first = log.records.front();  // line 1191: iteration 1/20, 7179.1 ms, gbs 32, lm loss 1.213248E+01
+  EXPECT_EQ(first.first_step, 0);
+  EXPECT_EQ(first.steps, 1);
+  EXPECT_DOUBLE_EQ(*first.time_s, 7.1791);
+  EXPECT_EQ(*first.rows, 32);
+  EXPECT_DOUBLE_EQ(*first.loss, 12.13248);
+  EXPECT_EQ(first.line, 1191u);
+  const auto& s9 = log.records[9];  // iteration 10: 5648.8 ms, lm loss 1.157654E+01
+  EXPECT_EQ(s9.first_step, 9);
+  EXPECT_DOUBLE_EQ(*s9.time_s, 5.6488);
+  EXPECT_DOUBLE_EQ(*s9.loss, 11.57654);
+  const auto& last = log.records.back();  // iteration 20: 5799.5 ms, lm loss 1.132132E+01
+  EXPECT_EQ(last.first_step, 19);
+  EXPECT_DOUBLE_EQ(*last.time_s, 5.7995);
+  EXPECT_DOUBLE_EQ(*last.loss, 11.32132);
+  EXPECT_EQ(last.skipped, 0);
+  EXPECT_EQ(last.nan, 0);
+}
+
+TEST(MegatronLog, h200_mbs2_and_lr10_runs_hand_read_values) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  auto mbs2 = parse_megatron_log(read_file(fixtures_dir() / "runs/megatron-h200/mbs2.log"), "mbs2.log");
+  ASSERT_EQ(mbs2.records.size(), 20u);
+  EXPECT_DOUBLE_EQ(*mbs2.records[9].time_s, 2.8883);   // iteration 10: 2888.3 ms
+  EXPECT_DOUBLE_EQ(*mbs2.records[19].loss, 11.3211);   // iteration 20: lm loss 1.132110E+01
+  auto lr10 = parse_megatron_log(read_file(fixtures_dir() / "runs/megatron-h200/lr10.log"), "lr10.log");
+  ASSERT_EQ(lr10.records.size(), 20u);
+  EXPECT_DOUBLE_EQ(*lr10.records[19].time_s, 6.2205);  // iteration 20: 6220.5 ms
+  EXPECT_DOUBLE_EQ(*lr10.records[19].loss, 10.0288);   // lm loss 1.002880E+01
+  EXPECT_DOUBLE_EQ(*lr10.records[4].time_s, 6.1414);   // iteration 5: 6141.4 ms
+}
+
+TEST(MegatronLog, fp16_log_interval_10_with_skipped_iterations_and_no_loss_field) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  auto log = parse_megatron_log(read_file(fixtures_dir() / "logs/mdk-gpt3-7b-fp16-1node.log"), "mdk.log");
+  ASSERT_EQ(log.records.size(), 10u);
+  EXPECT_EQ(log.train_iters, 500000);
+  const auto& r0 = log.records[0];  // iteration 10: all 10 skipped, no "lm loss" field, 13035.3 ms, gbs 1024
+  EXPECT_EQ(r0.first_step, 0);
+  EXPECT_EQ(r0.steps, 10);
+  EXPECT_EQ(r0.skipped, 10);
+  EXPECT_FALSE(r0.loss.has_value());
+  EXPECT_DOUBLE_EQ(*r0.time_s, 13.0353);
+  EXPECT_EQ(*r0.rows, 1024);
+  const auto& r1 = log.records[1];  // iteration 20: 5 skipped, lm loss 1.064275E+01
+  EXPECT_EQ(r1.first_step, 10);
+  EXPECT_EQ(r1.steps, 10);
+  EXPECT_EQ(r1.skipped, 5);
+  EXPECT_DOUBLE_EQ(*r1.loss, 10.64275);
+  EXPECT_EQ(log.records[4].skipped, 1);  // iteration 50
+  EXPECT_EQ(log.records[9].first_step, 90);
+  EXPECT_DOUBLE_EQ(*log.records[9].time_s, 12.1043);  // iteration 100: 12104.3 ms
+}
+
+TEST(MegatronLog, dense_a100_log_interval_20_among_warnings) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  auto log = parse_megatron_log(read_file(fixtures_dir() / "logs/seo-dense-0.2b-a100.log"), "seo.log");
+  ASSERT_EQ(log.records.size(), 10u);
+  EXPECT_EQ(log.records[0].first_step, 0);
+  EXPECT_EQ(log.records[0].steps, 20);
+  EXPECT_DOUBLE_EQ(*log.records[0].time_s, 0.8266);  // iteration 20: 826.6 ms
+  EXPECT_DOUBLE_EQ(*log.records[0].loss, 11.45711);
+  EXPECT_EQ(*log.records[0].rows, 64);
+  EXPECT_EQ(log.records[9].first_step, 180);  // iteration 200 covers iterations 181..200
+  EXPECT_DOUBLE_EQ(*log.records[9].time_s, 0.2302);
+}
+
+TEST(MegatronLog, moe_a100_log_with_load_balancing_loss_field) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  auto log = parse_megatron_log(read_file(fixtures_dir() / "logs/seo-moe64-top1-ep4-a100.log"), "moe.log");
+  ASSERT_EQ(log.records.size(), 15u);
+  EXPECT_DOUBLE_EQ(*log.records[0].loss, 11.56039);  // lm loss, not load_balancing_loss 1.436231
+  EXPECT_DOUBLE_EQ(*log.records[0].time_s, 1.639);
+  EXPECT_EQ(log.records[14].first_step, 280);
+}
+
+TEST(MegatronLog, first_interval_comes_from_the_argument_dump_when_given) {
+  std::string two = std::string(kLine20);
+  auto log = parse_megatron_log(two, "t.log", 4);
+  ASSERT_EQ(log.records.size(), 1u);
+  EXPECT_EQ(log.records[0].first_step, 16);
+  EXPECT_EQ(log.records[0].steps, 4);
+  auto whole = parse_megatron_log(two, "t.log");  // a single line with no interval known covers the whole run
+  EXPECT_EQ(whole.records[0].first_step, 0);
+  EXPECT_EQ(whole.records[0].steps, 20);
+}
+
+TEST(MegatronLog, line_without_timestamp_parses) {
+  std::string line = "iteration        3/      20 | elapsed time per iteration (ms): 100.5 | global batch size:    "
+                     "8 | lm loss: 2.5 | number of skipped iterations:   0 | number of nan iterations:   0 |";
+  auto log = parse_megatron_log(line, "t.log", 1);
+  ASSERT_EQ(log.records.size(), 1u);
+  EXPECT_EQ(log.records[0].first_step, 2);
+  EXPECT_DOUBLE_EQ(*log.records[0].time_s, 0.1005);
+}
+
+TEST(MegatronLog, nan_loss_is_read_as_nan) {
+  std::string line = " [2026-01-01 00:00:00] iteration        1/      20 | elapsed time per iteration (ms): 10.0 | "
+                     "global batch size: 8 | lm loss: nan | number of skipped iterations:   0 | number of nan "
+                     "iterations:   1 |";
+  auto log = parse_megatron_log(line, "t.log", 1);
+  EXPECT_TRUE(std::isnan(*log.records[0].loss));
+  EXPECT_EQ(log.records[0].nan, 1);
+}
+
+TEST(MegatronLog, truncated_log_is_an_error_naming_the_line) {
+  std::string text = std::string(kLine20);
+  text.resize(text.find("5799.5") + 2);  // cut inside the number: "...(ms): 57"
+  auto m = error_of("warmup\n" + text);
+  EXPECT_NE(m.find("t.log:2: training_log line is cut off"), std::string::npos) << m;
+}
+
+TEST(MegatronLog, log_with_no_per_step_lines_is_an_error) {
+  auto m = error_of("[after training is done] datetime: 2026-11-29\n(after 20 iterations) memory (MB)\n");
+  EXPECT_NE(m.find("no per-step training_log lines"), std::string::npos) << m;
+  EXPECT_NE(m.find("--log-interval 1"), std::string::npos) << m;
+}
+
+TEST(MegatronLog, iterations_that_go_back_are_an_error) {
+  std::string a = kLine20;
+  auto m = error_of(a + "\n" + a + "\n");
+  EXPECT_NE(m.find("t.log:2: iteration 20 does not follow iteration 20"), std::string::npos) << m;
+}
+
+TEST(MegatronLog, malformed_number_is_an_error) {
+  std::string line = kLine20;
+  line.replace(line.find("5799.5"), 6, "57x9.5");
+  EXPECT_NE(error_of(line).find("'elapsed time per iteration (ms)' is not a number"), std::string::npos);
+}
+
+TEST(MegatronBridgeLog, step_time_line_gives_the_time_of_the_next_iteration) {
+  std::string text =
+      "Step Time : 2.94s GPU utilization: 487.3MODEL_TFLOP/s/GPU\n"
+      " [2026-01-01 00:00:00] iteration        1/       3 | consumed samples: 8 | elapsed time per iteration (ms): "
+      "2941.7 | learning rate: 1.0E-05 | global batch size:     8 | lm loss: 1.189415E+01 | loss scale: 1.0 | "
+      "number of skipped iterations:   0 | number of nan iterations:   0 |\n"
+      "Step Time : 0.28s GPU utilization: 252.8MODEL_TFLOP/s/GPU\n"
+      " [2026-01-01 00:00:01] iteration        2/       3 | consumed samples: 16 | elapsed time per iteration (ms): "
+      "284.2 | learning rate: 1.0E-05 | global batch size:     8 | lm loss: 1.189995E+01 | loss scale: 1.0 | "
+      "number of skipped iterations:   0 | number of nan iterations:   0 |\n";
+  auto log = parse_megatron_bridge_log(text, "b.log", 1);
+  ASSERT_EQ(log.records.size(), 2u);
+  EXPECT_DOUBLE_EQ(*log.records[0].time_s, 2.94);
+  EXPECT_DOUBLE_EQ(*log.records[1].time_s, 0.28);
+  EXPECT_DOUBLE_EQ(*log.records[1].loss, 11.89995);
+  EXPECT_EQ(log.format, "megatron-bridge");
+}
+
+TEST(MegatronBridgeLog, iteration_without_step_time_is_an_error) {
+  try {
+    parse_megatron_bridge_log(kLine20, "b.log");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("no 'Step Time : x.xxs' line before it"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace openrecipes::evidence

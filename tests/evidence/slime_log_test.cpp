@@ -1,0 +1,63 @@
+// slime / miles step and perf dict lines (formats of slime's model.py and train_metric_utils.py logger calls).
+#include "evidence/slime_log.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+
+namespace openrecipes::evidence {
+namespace {
+
+const char* kLog =
+    "[2026-10-11 10:00:01] model.py:918 - step 0: {'train/loss': 1.25, 'train/grad_norm': np.float64(3.5), "
+    "'train/lr-pg_0': 1e-05, 'train/global_batch_size': 128, 'train/step': 0}\n"
+    "[2026-10-11 10:00:01] train_metric_utils.py:401 - perf 0: {'perf/train_wait_time': 0.5, 'perf/train_time': "
+    "4.25, 'perf/step_time': 4.75, 'perf/wait_time_ratio': 0.105}\n"
+    "[2026-10-11 10:00:02] rollout_metrics.py:268 - perf 1: {'perf/rollout_time': 0.1, 'rollout/x': \"a'b\"}\n"
+    "[2026-10-11 10:00:03] model.py:918 - critic-step 1: {'train/critic-loss': 9.0}\n"
+    "[2026-10-11 10:00:05] model.py:918 - step 1: {'train/loss': 1.125, 'train/global_batch_size': 128, "
+    "'train/step': 1}\n"
+    "[2026-10-11 10:00:05] train_metric_utils.py:401 - perf 1: {'perf/step_time': 4.5, 'perf/train_time': 4.0}\n";
+
+TEST(SlimeLog, step_and_perf_lines_merge_by_step) {
+  auto log = parse_slime_log(kLog, "slime.log");
+  ASSERT_EQ(log.records.size(), 2u);
+  EXPECT_EQ(log.records[0].first_step, 0);
+  EXPECT_DOUBLE_EQ(*log.records[0].time_s, 4.75);
+  EXPECT_DOUBLE_EQ(*log.records[0].loss, 1.25);
+  EXPECT_EQ(*log.records[0].rows, 128);
+  EXPECT_EQ(log.records[0].line, 2u);  // the perf line gives the time
+  EXPECT_DOUBLE_EQ(*log.records[1].time_s, 4.5);
+  EXPECT_DOUBLE_EQ(*log.records[1].loss, 1.125);  // not the critic's loss
+}
+
+TEST(SlimeLog, miles_format_reads_the_same_lines) {
+  EXPECT_EQ(parse_slime_log(kLog, "m.log", "miles").format, "miles");
+}
+
+TEST(SlimeLog, step_logged_twice_is_an_error) {
+  std::string text = std::string(kLog) + "step 1: {'train/loss': 2.0}\n";
+  try {
+    parse_slime_log(text, "s.log");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.log:7: step 1 logged twice (also line 5)"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(SlimeLog, truncated_dict_is_an_error_naming_the_line) {
+  try {
+    parse_slime_log("step 0: {'train/loss': 1.2, 'train/global_b", "s.log");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.log:1: cannot read the step 0 dict"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SlimeLog, no_step_lines_is_an_error) {
+  EXPECT_THROW(parse_slime_log("hello\nworld\n", "s.log"), InputError);
+}
+
+}  // namespace
+}  // namespace openrecipes::evidence

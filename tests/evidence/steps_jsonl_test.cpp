@@ -1,0 +1,47 @@
+#include "evidence/steps_jsonl.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+
+namespace openrecipes::evidence {
+namespace {
+
+std::string error_of(std::string_view text) {
+  try {
+    parse_steps_jsonl(text, "steps.jsonl");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(StepsJsonl, one_record_per_line) {
+  auto log = parse_steps_jsonl(
+      "{\"step\": 0, \"tokens\": 1048576, \"time_s\": 9.5, \"loss\": 1.5}\n\n"
+      "{\"step\": 1, \"tokens\": 1048576, \"time_s\": 4.25, \"loss\": null, \"skipped\": true}\n",
+      "steps.jsonl");
+  ASSERT_EQ(log.records.size(), 2u);
+  EXPECT_EQ(*log.records[0].tokens, 1048576);
+  EXPECT_DOUBLE_EQ(*log.records[0].time_s, 9.5);
+  EXPECT_DOUBLE_EQ(*log.records[0].loss, 1.5);
+  EXPECT_FALSE(log.records[1].loss.has_value());
+  EXPECT_EQ(log.records[1].skipped, 1);
+  EXPECT_EQ(log.records[1].line, 3u);
+}
+
+TEST(StepsJsonl, bad_lines_name_the_line_and_field) {
+  EXPECT_NE(error_of("{\"step\": 0, \"tokens\": 1, \"time_s\": 1}\n{bad\n").find("steps.jsonl:2: not a JSON object"),
+            std::string::npos);
+  EXPECT_NE(error_of("{\"step\": 0, \"time_s\": 1}").find("missing field 'tokens'"), std::string::npos);
+  EXPECT_NE(error_of("{\"step\": 0, \"tokens\": 1, \"time_s\": 1, \"tokns\": 2}").find("unknown field 'tokns'"),
+            std::string::npos);
+  EXPECT_NE(error_of("{\"step\": -1, \"tokens\": 1, \"time_s\": 1}").find("'step' must be"), std::string::npos);
+  EXPECT_NE(error_of("{\"step\": 0, \"tokens\": 1, \"time_s\": 1}\n{\"step\": 0, \"tokens\": 1, \"time_s\": 1}")
+                .find("step 0 appears twice"),
+            std::string::npos);
+  EXPECT_NE(error_of("").find("no step lines"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace openrecipes::evidence

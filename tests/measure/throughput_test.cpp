@@ -1,0 +1,151 @@
+// Score and CV (SPEC §2), on the real H200 logs with the expected values computed by hand in the test.
+#include "measure/throughput.h"
+
+#include <cmath>
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "evidence/megatron_log.h"
+#include "testing/support.h"
+
+namespace openrecipes::measure {
+namespace {
+
+StepRecord rec(std::int64_t first, std::int64_t k, double t, std::size_t line = 1) {
+  StepRecord r;
+  r.first_step = first;
+  r.steps = k;
+  r.time_s = t;
+  r.line = line;
+  return r;
+}
+
+StepLog log_of(std::vector<StepRecord> records) {
+  StepLog log;
+  log.file = "x.log";
+  log.records = std::move(records);
+  return log;
+}
+
+StepLog twenty_steps(double t = 2.0) {
+  std::vector<StepRecord> r;
+  for (int s = 0; s < 20; ++s) r.push_back(rec(s, 1, t, static_cast<std::size_t>(s + 1)));
+  return log_of(r);
+}
+
+std::string error_of(const StepLog& log, Window w = {5, 19}) {
+  try {
+    measure_throughput(log, w, {8, 8192, 128});
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Throughput, h200_ref_score_and_cv_match_the_hand_calculation) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  auto path = testing::fixtures_dir() / "runs/megatron-h200/ref.log";
+  auto log = evidence::parse_megatron_log(read_file(path), "ref.log", 1);
+  auto m = measure_throughput(log, {5, 19}, {1, 2048, 32});
+  // Iterations 6..20 (steps 5..19), "elapsed time per iteration (ms)" read from ref.log:
+  const double ms[] = {4926.7, 5150.5, 4831.0, 5085.6, 5648.8, 5730.1, 5994.4, 5425.3,
+                       5457.1, 4788.2, 5112.3, 5228.7, 5332.4, 4796.4, 5799.5};
+  double sum_s = 0;
+  for (double x : ms) sum_s += x / 1000;
+  const double tokens = 15.0 * 32 * 2048;  // 15 steps x 32 rows x 2048 tokens, no padding
+  EXPECT_NEAR(m.tokens_per_s_per_gpu, tokens / (1 * sum_s), 1e-9);
+  EXPECT_NEAR(m.tokens_per_s_per_gpu, 12395.37, 0.01);  // 983040 tokens / 79.3070 s
+  const double mean = sum_s / 15;
+  double ss = 0;
+  for (double x : ms) ss += (x / 1000 - mean) * (x / 1000 - mean);
+  EXPECT_NEAR(m.cv, std::sqrt(ss / 15) / mean, 1e-12);
+  EXPECT_DOUBLE_EQ(m.total_tokens, tokens);
+}
+
+TEST(Throughput, score_sums_before_dividing) {
+  // Two steps of 1 s and 3 s with 100 tokens each: 200 / 4 = 50 tokens/s, not mean(100, 33.3) = 66.7.
+  std::vector<StepRecord> r{rec(0, 1, 1.0), rec(1, 1, 3.0)};
+  auto m = measure_throughput(log_of(r), {0, 1}, {1, 10, 10});
+  EXPECT_DOUBLE_EQ(m.tokens_per_s_per_gpu, 50.0);
+  EXPECT_DOUBLE_EQ(m.cv, 0.5);  // pop. std 1.0 / mean 2.0
+}
+
+TEST(Throughput, gpu_count_divides_the_score) {
+  auto m = measure_throughput(twenty_steps(2.0), {5, 19}, {8, 8192, 128});
+  EXPECT_DOUBLE_EQ(m.tokens_per_s_per_gpu, 128.0 * 8192 / (8 * 2.0));
+  EXPECT_DOUBLE_EQ(m.cv, 0.0);
+}
+
+TEST(Throughput, interval_records_inside_the_window_count_for_k_steps) {
+  // log interval 5: records cover steps 0-4, 5-9, 10-14, 15-19.
+  std::vector<StepRecord> r{rec(0, 5, 9.0), rec(5, 5, 1.0), rec(10, 5, 2.0), rec(15, 5, 3.0)};
+  auto m = measure_throughput(log_of(r), {5, 19}, {1, 100, 1});
+  EXPECT_DOUBLE_EQ(m.total_time_s, 5 * 1.0 + 5 * 2.0 + 5 * 3.0);
+  EXPECT_DOUBLE_EQ(m.tokens_per_s_per_gpu, 1500.0 / 30.0);
+  EXPECT_EQ(m.step_times_s.size(), 15u);
+}
+
+TEST(Throughput, window_that_cuts_a_logging_interval_is_an_error_naming_it) {
+  std::vector<StepRecord> r{rec(0, 10, 2.0, 7), rec(10, 10, 2.0, 9)};
+  auto m = error_of(log_of(r));
+  EXPECT_NE(m.find("x.log:7: this record averages steps 0–9 (a logging interval of 10)"), std::string::npos) << m;
+  EXPECT_NE(m.find("--log-interval 1"), std::string::npos) << m;
+}
+
+TEST(Throughput, skipped_or_nan_step_inside_the_window_is_an_error) {
+  auto log = twenty_steps();
+  log.records[7].skipped = 1;
+  EXPECT_NE(error_of(log).find("x.log:8: step 7 skipped 1 optimizer update"), std::string::npos) << error_of(log);
+  log = twenty_steps();
+  log.records[12].nan = 1;
+  EXPECT_NE(error_of(log).find("step 12 has a nan loss"), std::string::npos);
+  log = twenty_steps();
+  log.records[12].loss = std::nan("");
+  EXPECT_NE(error_of(log).find("step 12 has a nan loss"), std::string::npos);
+}
+
+TEST(Throughput, skipped_step_outside_the_window_is_fine) {
+  auto log = twenty_steps();
+  log.records[2].skipped = 1;
+  EXPECT_NO_THROW(measure_throughput(log, {5, 19}, {1, 1, 1}));
+}
+
+TEST(Throughput, missing_step_is_an_error_naming_it) {
+  auto log = twenty_steps();
+  log.records.erase(log.records.begin() + 11);
+  EXPECT_NE(error_of(log).find("step 11 of the measured window 5–19 is missing"), std::string::npos);
+  auto short_log = twenty_steps();
+  short_log.records.resize(18);
+  EXPECT_NE(error_of(short_log).find("step 18 of the measured window"), std::string::npos);
+}
+
+TEST(Throughput, zero_or_negative_step_time_is_an_error) {
+  auto log = twenty_steps();
+  log.records[6].time_s = 0.0;
+  EXPECT_NE(error_of(log).find("step 6 has step time 0 s; it must be positive"), std::string::npos) << error_of(log);
+  log.records[6].time_s = -1.5;
+  EXPECT_NE(error_of(log).find("step 6 has step time -1.5 s"), std::string::npos);
+  log.records[6].time_s.reset();
+  EXPECT_NE(error_of(log).find("step 6 has no step time"), std::string::npos);
+}
+
+TEST(Throughput, rows_or_tokens_that_disagree_with_the_workload_are_errors) {
+  auto log = twenty_steps();
+  log.records[9].rows = 64;
+  EXPECT_NE(error_of(log).find("step 9 trained 64 rows, but the workload's global batch is 128"), std::string::npos);
+  log = twenty_steps();
+  log.records[9].tokens = 128 * 8192 + 1;
+  EXPECT_NE(error_of(log).find("rows carry no padding"), std::string::npos);
+}
+
+TEST(Throughput, step_logged_twice_is_an_error) {
+  auto log = twenty_steps();
+  log.records.push_back(rec(10, 1, 2.0, 99));
+  EXPECT_NE(error_of(log).find("x.log:99: step 10 is logged twice"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace openrecipes::measure

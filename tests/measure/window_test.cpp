@@ -1,0 +1,32 @@
+#include "measure/window.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+
+namespace openrecipes::measure {
+namespace {
+
+TEST(Window, window_20_step_run_is_5_to_19) { EXPECT_EQ(window_for_run(20, std::nullopt, "r"), (Window{5, 19})); }
+
+TEST(Window, profiler_run_of_up_to_25_steps_keeps_5_to_19) {
+  EXPECT_EQ(window_for_run(23, std::nullopt, "r"), (Window{5, 19}));
+  EXPECT_EQ(window_for_run(25, std::nullopt, "r"), (Window{5, 19}));
+}
+
+TEST(Window, window_14_step_run_is_4_to_13) { EXPECT_EQ(window_for_run(14, std::nullopt, "r"), (Window{4, 13})); }
+
+TEST(Window, other_lengths_need_a_declared_window) {
+  EXPECT_THROW(window_for_run(30, std::nullopt, "r"), InputError);
+  EXPECT_EQ(window_for_run(30, Window{10, 29}, "r"), (Window{10, 29}));
+}
+
+TEST(Window, declared_window_must_fit_and_agree_with_the_rule) {
+  EXPECT_THROW(window_for_run(20, Window{4, 19}, "r"), InputError);   // disagrees with the 20-step rule
+  EXPECT_THROW(window_for_run(30, Window{0, 10}, "r"), InputError);   // step 0 is never measured
+  EXPECT_THROW(window_for_run(30, Window{5, 30}, "r"), InputError);   // past the run's last step
+  EXPECT_EQ(window_for_run(20, Window{5, 19}, "r"), (Window{5, 19}));
+}
+
+}  // namespace
+}  // namespace openrecipes::measure
