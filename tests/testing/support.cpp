@@ -109,7 +109,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
 
 ProcessResult run_cli(const std::vector<std::string>& args, const std::string& input) {
   const char* bin = std::getenv("OPENRECIPES_BIN");
-  std::vector<std::string> argv{bin && *bin ? bin : (source_dir() / "build" / "openrecipes").string()};
+  std::vector<std::string> argv{bin && *bin ? bin : (fs::path(OPENRECIPES_BUILD_DIR) / "openrecipes").string()};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv, input);
 }

@@ -27,7 +27,7 @@ struct ProcessResult {
 /// streams. Fails the test (and returns exit_code -1) when the program cannot start.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& input = {});
 
-/// Runs the `openrecipes` binary under test with `args`.
+/// Runs the `openrecipes` binary under test with `args` ($OPENRECIPES_BIN, else the build folder's binary).
 ProcessResult run_cli(const std::vector<std::string>& args, const std::string& input = {});
 
 /// /usr/bin/python3 with Debian's numpy and jinja2 (the oracles); node_modules folder with tokenizers@0.23.2.

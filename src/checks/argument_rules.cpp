@@ -1,0 +1,116 @@
+// Argument classes from registry/rules/arguments.yaml (SPEC §4.1).
+#include "checks/argument_rules.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/yaml.h"
+
+namespace openrecipes::checks {
+
+std::string to_string(ArgClass c) {
+  switch (c) {
+    case ArgClass::structural: return "structural";
+    case ArgClass::same_math_swap: return "same-math swap";
+    case ArgClass::bookkeeping: return "bookkeeping";
+    case ArgClass::math: return "math";
+    case ArgClass::unclassified: return "unclassified";
+  }
+  return "unclassified";
+}
+
+bool glob_match(std::string_view p, std::string_view t) {
+  std::size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
+  while (ti < t.size()) {
+    if (pi < p.size() && (p[pi] == '?' || p[pi] == t[ti])) {
+      ++pi, ++ti;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      mark = ti;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      ti = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+ArgumentRules ArgumentRules::load(const std::filesystem::path& file) {
+  ArgumentRules out;
+  auto root = load_yaml_file(file);
+  root.reject_unknown_keys({"version", "rules", "objective_conventions"});
+  if (root.require("version").as_int(1, 1) != 1) throw InputError(root.where(), "unsupported version");
+  std::map<std::string, std::string> seen;  // name -> where
+  for (const auto& r : root.require("rules").items()) {
+    r.reject_unknown_keys({"class", "why", "names", "patterns"});
+    std::string cls = r.require("class").as_string(64);
+    Rule rule;
+    if (cls == "structural") rule.cls = ArgClass::structural;
+    else if (cls == "same_math_swap") rule.cls = ArgClass::same_math_swap;
+    else if (cls == "bookkeeping") rule.cls = ArgClass::bookkeeping;
+    else if (cls == "math") rule.cls = ArgClass::math;
+    else
+      throw InputError(r["class"].where(), "unknown class '" + cls + "'",
+                       "use structural, same_math_swap, bookkeeping or math");
+    rule.why = r.require("why").as_string(400);
+    if (rule.why.empty()) throw InputError(r["why"].where(), "every rule needs a reason");
+    rule.where = r.where();
+    std::size_t index = out.rules_.size();
+    if (r["names"].defined()) {
+      for (const auto& n : r["names"].items()) {
+        std::string name = n.as_string(200);
+        if (name.empty()) throw InputError(n.where(), "empty argument name");
+        auto [it, fresh] = seen.emplace(name, n.where());
+        if (!fresh)
+          throw InputError(n.where(), "argument '" + name + "' is already classed at " + it->second,
+                           "keep each argument in one rule");
+        out.names_.emplace_back(name, index);
+      }
+    }
+    if (r["patterns"].defined()) {
+      for (const auto& p : r["patterns"].items()) {
+        std::string pat = p.as_string(200);
+        if (pat.empty() || pat == "*") throw InputError(p.where(), "a pattern must not be empty or match everything",
+                                                        "name the arguments the rule is for");
+        rule.patterns.push_back(pat);
+      }
+    }
+    if (!r["names"].defined() && !r["patterns"].defined())
+      throw InputError(r.where(), "a rule needs names or patterns");
+    out.rules_.push_back(std::move(rule));
+  }
+  std::sort(out.names_.begin(), out.names_.end());
+  if (root["objective_conventions"].defined()) {
+    for (const auto& c : root["objective_conventions"].items()) {
+      c.reject_unknown_keys({"families", "argument", "equals", "why"});
+      ObjectiveConvention oc;
+      for (const auto& f : c.require("families").items()) oc.families.push_back(f.as_string(64));
+      oc.argument = c.require("argument").as_string(200);
+      oc.equals = c.require("equals").as_double(-1e30, 1e30);
+      oc.why = c.require("why").as_string(400);
+      oc.rule = c.where();
+      out.conventions_.push_back(std::move(oc));
+    }
+  }
+  return out;
+}
+
+Classification ArgumentRules::classify(const std::string& argument) const {
+  auto it = std::lower_bound(names_.begin(), names_.end(), std::make_pair(argument, std::size_t{0}));
+  if (it != names_.end() && it->first == argument) {
+    const Rule& r = rules_[it->second];
+    return {r.cls, r.why, r.where};
+  }
+  for (const auto& r : rules_)
+    for (const auto& p : r.patterns)
+      if (glob_match(p, argument)) return {r.cls, r.why, r.where + " (pattern " + p + ")"};
+  return {};
+}
+
+}  // namespace openrecipes::checks

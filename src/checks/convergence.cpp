@@ -1,0 +1,126 @@
+// Convergence check (SPEC §4.3), the rule of Megatron-Bridge's validate_convergence with pipeline thresholds.
+#include "checks/convergence.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/text.h"
+
+namespace openrecipes::checks {
+
+LossCurve loss_curve_from_log(const StepLog& log) {
+  LossCurve c;
+  c.source = log.file;
+  for (const auto& r : log.records) {
+    if (!r.loss) continue;
+    if (r.steps != 1)
+      throw InputError(fmt::format("{}:{}", log.file, r.line),
+                       fmt::format("this record averages the loss over {} steps; the convergence check needs the "
+                                   "loss of every step",
+                                   r.steps),
+                       "re-run the arm with --log-interval 1");
+    c.loss[r.first_step] = *r.loss;
+  }
+  return c;
+}
+
+LossCurve read_golden_values(std::string_view json_text, const std::string& file) {
+  auto j = nlohmann::json::parse(json_text, nullptr, false);
+  if (j.is_discarded() || !j.is_object())
+    throw InputError(file, "not a JSON object", "give a Megatron-Bridge golden-values file ({\"0\": {\"lm loss\": x}})");
+  LossCurve c;
+  c.source = file;
+  for (auto& [key, value] : j.items()) {
+    auto step = parse_int(key);
+    if (!step) continue;  // "alloc", "max_alloc" and other run-level fields
+    if (*step < 0) throw InputError(file, "negative step key '" + key + "'");
+    if (!value.is_object() || !value.contains("lm loss") || !value["lm loss"].is_number())
+      throw InputError(file + ": step " + key, "no numeric \"lm loss\"", "each step needs {\"lm loss\": <number>}");
+    c.loss[*step] = value["lm loss"].get<double>();
+  }
+  if (c.loss.empty()) throw InputError(file, "no steps", "give a Megatron-Bridge golden-values file");
+  return c;
+}
+
+ConvergenceResult check_convergence(const LossCurve& recipe, const LossCurve& reference, std::int64_t steps,
+                                    const ConvergenceThresholds& t) {
+  ConvergenceResult out;
+  std::vector<double> cur, ref;
+  for (std::int64_t s = 0; s < steps; ++s) {
+    auto a = recipe.loss.find(s);
+    auto b = reference.loss.find(s);
+    if (a == recipe.loss.end()) out.problems.push_back(fmt::format("step {} has no loss in the recipe's arm", s));
+    if (b == reference.loss.end()) out.problems.push_back(fmt::format("step {} has no loss in the reference arm", s));
+    if (a == recipe.loss.end() || b == reference.loss.end()) continue;
+    if (!std::isfinite(a->second))
+      out.problems.push_back(fmt::format("step {} loss is {} in the recipe's arm", s, format_double(a->second)));
+    if (!std::isfinite(b->second))
+      out.problems.push_back(fmt::format("step {} loss is {} in the reference arm", s, format_double(b->second)));
+    cur.push_back(a->second);
+    ref.push_back(b->second);
+  }
+  if (!out.problems.empty()) {
+    bool missing = std::any_of(out.problems.begin(), out.problems.end(),
+                               [](const std::string& p) { return p.find("has no loss") != std::string::npos; });
+    bool nonfinite = std::any_of(out.problems.begin(), out.problems.end(),
+                                 [](const std::string& p) { return p.find(" loss is ") != std::string::npos; });
+    if (missing) out.failed_tests.push_back("missing_steps");
+    if (nonfinite) out.failed_tests.push_back("non_finite_loss");
+    out.passed = false;
+    out.correlation = std::nan("");
+    out.final_loss_diff = std::nan("");
+    return out;
+  }
+  // 1. Drop the first floor(0.20 × n) points.
+  const std::size_t skip = static_cast<std::size_t>(std::floor(static_cast<double>(cur.size()) * t.skip_first_fraction));
+  cur.erase(cur.begin(), cur.begin() + static_cast<std::ptrdiff_t>(skip));
+  ref.erase(ref.begin(), ref.begin() + static_cast<std::ptrdiff_t>(skip));
+  const std::size_t n = cur.size();
+  out.points = static_cast<std::int64_t>(n);
+  const double dn = static_cast<double>(n);
+  // 2. Pearson correlation (numpy.corrcoef).
+  double mc = 0, mr = 0;
+  for (std::size_t i = 0; i < n; ++i) mc += cur[i], mr += ref[i];
+  mc /= dn;
+  mr /= dn;
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sxy += (cur[i] - mc) * (ref[i] - mr);
+    sxx += (cur[i] - mc) * (cur[i] - mc);
+    syy += (ref[i] - mr) * (ref[i] - mr);
+  }
+  out.correlation = sxy / std::sqrt(sxx) / std::sqrt(syy);
+  if (std::isfinite(out.correlation)) out.correlation = std::clamp(out.correlation, -1.0, 1.0);
+  if (!(out.correlation >= t.correlation)) out.failed_tests.push_back("correlation");
+  // 3. Pointwise tolerance chosen by the reference value.
+  for (std::size_t i = 0; i < n; ++i) {
+    double tol = ref[i] > 2.0 ? t.high_loss_tolerance : ref[i] > 0.5 ? t.medium_loss_tolerance : t.low_loss_tolerance;
+    double rel = ref[i] != 0 ? std::fabs(cur[i] - ref[i]) / std::fabs(ref[i]) : std::fabs(cur[i]);
+    if (rel > tol) ++out.pointwise_failures;
+  }
+  if (static_cast<double>(out.pointwise_failures) / dn > t.max_failure_ratio)
+    out.failed_tests.push_back("point_wise_tolerance");
+  // 4. Final point.
+  out.final_loss_diff =
+      ref.back() != 0 ? std::fabs(cur.back() - ref.back()) / std::fabs(ref.back()) : std::fabs(cur.back());
+  if (out.final_loss_diff > t.final_loss_tolerance) out.failed_tests.push_back("final_loss");
+  // 5. Residual outliers (3-sigma, population std).
+  std::vector<double> res(n);
+  double mres = 0;
+  for (std::size_t i = 0; i < n; ++i) mres += (res[i] = cur[i] - ref[i]);
+  mres /= dn;
+  double var = 0;
+  for (double r : res) var += (r - mres) * (r - mres);
+  double sd = std::sqrt(var / dn);
+  for (double r : res)
+    if (std::fabs(r - mres) > t.outlier_sigmas * sd) ++out.outliers;
+  if (static_cast<double>(out.outliers) / dn > t.max_failure_ratio) out.failed_tests.push_back("outliers");
+  out.passed = out.failed_tests.empty();
+  return out;
+}
+
+}  // namespace openrecipes::checks

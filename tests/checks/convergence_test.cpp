@@ -1,0 +1,189 @@
+// Convergence check (SPEC §4.3) against the real golden-values file and the real H200 runs; expected values
+// from an independent numpy script (tests/oracles/convergence.py) and from hand calculations.
+#include "checks/convergence.h"
+
+#include <cmath>
+#include <random>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "evidence/megatron_log.h"
+#include "testing/support.h"
+
+namespace openrecipes::checks {
+namespace {
+using testing::fixtures_dir;
+
+LossCurve curve(const std::vector<double>& v) {
+  LossCurve c;
+  for (std::size_t i = 0; i < v.size(); ++i) c.loss[static_cast<std::int64_t>(i)] = v[i];
+  return c;
+}
+
+std::vector<double> first20(const LossCurve& c) {
+  std::vector<double> v;
+  for (std::int64_t s = 0; s < 20; ++s) v.push_back(c.loss.at(s));
+  return v;
+}
+
+LossCurve run_curve(const std::string& name) {
+  auto path = fixtures_dir() / ("runs/megatron-h200/" + name + ".log");
+  return loss_curve_from_log(evidence::parse_megatron_log(read_file(path), path.string(), 1));
+}
+
+// Runs the oracle on every (cur, ref) pair in one process.
+std::vector<nlohmann::json> oracle(const std::vector<std::pair<std::vector<double>, std::vector<double>>>& cases) {
+  std::string input;
+  for (const auto& [c, r] : cases) input += nlohmann::json{{"cur", c}, {"ref", r}}.dump() + "\n";
+  auto res = testing::run_process(
+      {testing::oracle_python(), (testing::source_dir() / "tests/oracles/convergence.py").string()}, input);
+  EXPECT_EQ(res.exit_code, 0) << res.err;
+  std::vector<nlohmann::json> out;
+  std::size_t pos = 0;
+  while (pos < res.out.size()) {
+    auto nl = res.out.find('\n', pos);
+    out.push_back(nlohmann::json::parse(res.out.substr(pos, nl - pos)));
+    pos = nl + 1;
+  }
+  return out;
+}
+
+void expect_matches_oracle(const ConvergenceResult& got, const nlohmann::json& want, const std::string& name) {
+  SCOPED_TRACE(name);
+  EXPECT_EQ(got.passed, want["passed"].get<bool>());
+  EXPECT_NEAR(got.correlation, want["r"].get<double>(), 1e-12);
+  EXPECT_NEAR(got.final_loss_diff, want["final"].get<double>(), 1e-15);
+  EXPECT_EQ(got.pointwise_failures, want["pointwise"].get<std::int64_t>());
+  EXPECT_EQ(got.outliers, want["outliers"].get<std::int64_t>());
+  EXPECT_EQ(got.failed_tests, want["failed"].get<std::vector<std::string>>());
+  EXPECT_EQ(got.points, 16);
+}
+
+TEST(Convergence, golden_values_file_format_reads_every_step) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  auto path = fixtures_dir() / "golden_values/mbridge-deepseek-fsdp-1node-gb200.golden.json";
+  auto c = read_golden_values(read_file(path), path.string());
+  ASSERT_EQ(c.loss.size(), 50u);  // steps "0".."49"; "alloc" and "max_alloc" are not steps
+  EXPECT_DOUBLE_EQ(c.loss.at(0), 11.89415);
+  EXPECT_DOUBLE_EQ(c.loss.at(2), 6.210149);
+  EXPECT_DOUBLE_EQ(c.loss.at(5), 9.052968);
+}
+
+TEST(Convergence, h200_structural_change_passes_and_math_change_fails_as_the_oracle_says) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  auto ref = run_curve("ref"), mbs2 = run_curve("mbs2"), lr10 = run_curve("lr10");
+  auto want = oracle({{first20(mbs2), first20(ref)}, {first20(lr10), first20(ref)}});
+  ASSERT_EQ(want.size(), 2u);
+  auto a = check_convergence(mbs2, ref);
+  expect_matches_oracle(a, want[0], "mbs2 vs ref");
+  EXPECT_TRUE(a.passed);
+  auto b = check_convergence(lr10, ref);
+  expect_matches_oracle(b, want[1], "lr10 vs ref");
+  EXPECT_FALSE(b.passed);
+  // Hand calculation: final losses 1.002880E+01 (lr10) and 1.132132E+01 (ref).
+  EXPECT_NEAR(b.final_loss_diff, (11.32132 - 10.0288) / 11.32132, 1e-15);
+  // Pointwise (ref > 2 so tolerance 10%): steps 17, 18, 19 differ by 10.4%, 10.2%, 11.4%; step 16 by 9.5%.
+  EXPECT_EQ(b.pointwise_failures, 3);
+  EXPECT_EQ(b.failed_tests, (std::vector<std::string>{"point_wise_tolerance", "final_loss"}));
+}
+
+TEST(Convergence, golden_reference_against_perturbed_arms_agrees_with_the_oracle) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  auto golden = read_golden_values(read_file(fixtures_dir() / "golden_values/mbridge-deepseek-fsdp-1node-gb200.golden.json"),
+                                   "golden.json");
+  auto ref = first20(golden);
+  std::vector<std::pair<std::string, std::vector<double>>> arms;
+  arms.emplace_back("identical", ref);
+  std::vector<double> v = ref;
+  for (auto& x : v) x *= 1.03;
+  arms.emplace_back("scaled 3%", v);
+  v = ref;
+  for (auto& x : v) x *= 1.06;
+  arms.emplace_back("scaled 6%", v);
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> noise(0.0, 0.02);
+  v = ref;
+  for (auto& x : v) x *= 1.0 + noise(rng);
+  arms.emplace_back("2% noise", v);
+  v = ref;
+  v[12] *= 1.5;
+  arms.emplace_back("one spike", v);
+  v = ref;
+  v[17] *= 0.8, v[18] *= 0.8;
+  arms.emplace_back("two late drops", v);
+  v = ref;
+  std::reverse(v.begin() + 4, v.end());
+  arms.emplace_back("reversed", v);
+  std::vector<std::pair<std::vector<double>, std::vector<double>>> cases;
+  for (const auto& [name, arm] : arms) cases.emplace_back(arm, ref);
+  auto want = oracle(cases);
+  ASSERT_EQ(want.size(), arms.size());
+  int passed = 0, failed = 0;
+  for (std::size_t i = 0; i < arms.size(); ++i) {
+    auto got = check_convergence(curve(arms[i].second), golden);
+    expect_matches_oracle(got, want[i], arms[i].first);
+    (got.passed ? passed : failed)++;
+  }
+  EXPECT_GT(passed, 0);  // the cases exercise both verdicts
+  EXPECT_GT(failed, 0);
+}
+
+TEST(Convergence, a_missing_step_fails_even_though_upstream_would_not_see_it) {
+  std::vector<double> v(20, 3.0);
+  for (int i = 0; i < 20; ++i) v[i] = 5.0 - 0.1 * i;
+  auto ref = curve(v);
+  auto cur = curve(v);
+  cur.loss.erase(7);
+  auto r = check_convergence(cur, ref);
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.failed_tests, std::vector<std::string>{"missing_steps"});
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0], "step 7 has no loss in the recipe's arm");
+}
+
+TEST(Convergence, a_nan_loss_fails_where_upstream_silently_passes) {
+  std::vector<double> v(20);
+  for (int i = 0; i < 20; ++i) v[i] = 5.0 - 0.1 * i;
+  auto cur = v;
+  cur[15] = std::nan("");
+  auto r = check_convergence(curve(cur), curve(v));
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.failed_tests, std::vector<std::string>{"non_finite_loss"});
+  EXPECT_EQ(r.problems[0], "step 15 loss is nan in the recipe's arm");
+}
+
+TEST(Convergence, tolerance_follows_the_reference_value) {
+  // ref 0.4 (tolerance 2%) with cur 0.41 (2.5% off) fails pointwise at every point; ref 1.0 (5%) with 1.04 passes.
+  std::vector<double> low(20), lowc(20), mid(20), midc(20);
+  for (int i = 0; i < 20; ++i) {
+    low[i] = 0.4 + 0.001 * i, lowc[i] = low[i] * 1.025;
+    mid[i] = 1.0 + 0.01 * i, midc[i] = mid[i] * 1.04;
+  }
+  auto a = check_convergence(curve(lowc), curve(low));
+  EXPECT_EQ(a.pointwise_failures, 16);
+  auto b = check_convergence(curve(midc), curve(mid));
+  EXPECT_EQ(b.pointwise_failures, 0);
+  EXPECT_TRUE(b.passed);
+}
+
+TEST(Convergence, interval_records_cannot_make_a_loss_curve) {
+  StepLog log;
+  log.file = "x.log";
+  StepRecord r;
+  r.steps = 10;
+  r.loss = 2.0;
+  r.line = 3;
+  log.records.push_back(r);
+  EXPECT_THROW(loss_curve_from_log(log), InputError);
+}
+
+TEST(Convergence, golden_file_with_a_step_without_loss_is_an_error) {
+  EXPECT_THROW(read_golden_values("{\"0\": {\"elapsed time per iteration (ms)\": 1}}", "g.json"), InputError);
+  EXPECT_THROW(read_golden_values("[1, 2]", "g.json"), InputError);
+}
+
+}  // namespace
+}  // namespace openrecipes::checks
