@@ -118,6 +118,28 @@ bool YamlField::as_bool() const {
   throw InputError(where(), "expected true or false, got " + quote_for_message(s));
 }
 
+nlohmann::json YamlField::to_json() const {
+  if (!node_.IsDefined() || node_.IsNull()) return nullptr;
+  if (node_.IsMap()) {
+    nlohmann::json o = nlohmann::json::object();
+    for (const auto& k : keys()) o[k] = (*this)[k].to_json();
+    return o;
+  }
+  if (node_.IsSequence()) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& i : items()) a.push_back(i.to_json());
+    return a;
+  }
+  const std::string& s = node_.Scalar();
+  if (node_.Tag() == "!") return s;  // quoted: always a string
+  if (s == "true" || s == "True") return true;
+  if (s == "false" || s == "False") return false;
+  if (s == "null" || s == "~") return nullptr;
+  if (auto i = parse_int(s)) return *i;
+  if (auto d = parse_double(s); d && std::isfinite(*d)) return *d;
+  return s;
+}
+
 YamlField parse_yaml(const std::string& text, const std::string& name) {
   auto file = std::make_shared<const std::string>(name);
   YAML::Node root;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 namespace openrecipes {
@@ -51,6 +52,9 @@ class YamlField {
   double as_double(double min, double max) const;
   bool as_bool() const;
   std::optional<std::string> string_or_null(std::size_t max_len = 4096) const;
+  /// The subtree as JSON: maps, lists; plain scalars typed as YAML 1.2 core schema does (null, true/false,
+  /// integers, floats, else strings); quoted scalars stay strings. Depth is bounded by yaml-cpp's parser.
+  nlohmann::json to_json() const;
 
  private:
   std::shared_ptr<const std::string> file_;

@@ -102,6 +102,20 @@ StepLog assemble(std::vector<RawLine>& raw, const std::string& file, const std::
   log.file = file;
   log.format = format;
   log.train_iters = raw.front().it.train_iters;
+  // Megatron prints a line every `log_interval` iterations. The interval is the argument dump's when known,
+  // else the smallest gap between consecutive lines; a larger gap means lines (and steps) are missing, which
+  // the measurement then reports by step, rather than a longer interval being assumed.
+  std::int64_t interval = log_interval.value_or(0);
+  for (std::size_t r = 1; r < raw.size(); ++r) {
+    std::int64_t gap = raw[r].it.iteration - raw[r - 1].it.iteration;
+    if (gap <= 0)
+      throw InputError(fmt::format("{}:{}", file, raw[r].line),
+                       fmt::format("iteration {} does not follow iteration {} (line {})", raw[r].it.iteration,
+                                   raw[r - 1].it.iteration, raw[r - 1].line),
+                       "give the log of one run only, without restarts or lines from several ranks");
+    if (!log_interval && (interval == 0 || gap < interval)) interval = gap;
+  }
+  if (interval <= 0) interval = raw.front().it.iteration;  // one line and no dump: it covers the whole run
   for (std::size_t r = 0; r < raw.size(); ++r) {
     const auto& it = raw[r].it;
     std::string where = fmt::format("{}:{}", file, raw[r].line);
@@ -110,22 +124,7 @@ StepLog assemble(std::vector<RawLine>& raw, const std::string& file, const std::
                                           it.train_iters, *log.train_iters),
                        "give the log of one run only");
     if (it.iteration < 1) throw InputError(where, "iteration number must be at least 1");
-    std::int64_t k;
-    if (r > 0) {
-      k = it.iteration - raw[r - 1].it.iteration;
-      if (k <= 0)
-        throw InputError(where,
-                         fmt::format("iteration {} does not follow iteration {} (line {})", it.iteration,
-                                     raw[r - 1].it.iteration, raw[r - 1].line),
-                         "give the log of one run only, without restarts or lines from several ranks");
-    } else if (log_interval) {
-      k = std::min<std::int64_t>(*log_interval, it.iteration);
-    } else if (raw.size() > 1) {
-      k = std::min<std::int64_t>(raw[1].it.iteration - it.iteration, it.iteration);
-      if (k <= 0) k = it.iteration;
-    } else {
-      k = it.iteration;
-    }
+    std::int64_t k = std::min<std::int64_t>(interval, it.iteration);
     if (!it.elapsed_ms)
       throw InputError(where, "training_log line has no 'elapsed time per iteration (ms)'",
                        "the log is truncated or not a Megatron-LM training log");

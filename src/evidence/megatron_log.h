@@ -12,9 +12,10 @@ namespace openrecipes::evidence {
 
 /// Parses every Megatron training_log line in `text` (other lines — warnings, memory reports, argument dumps —
 /// are skipped). Timestamps in either form ("[2024-09-03 15:54:54]", "[2026-11-29 17:24:16.955740]") or none.
-/// A line at iteration k covers the iterations since the previous line (its logging interval), i.e. steps
-/// [k_prev, k-1]; the first line covers `log_interval` steps when known (from the argument dump), else the gap
-/// to the next line, never more than k. Output records are in file order with time_s in seconds.
+/// A line at iteration k covers the `interval` iterations up to k, i.e. steps [k-interval, k-1] (never before
+/// step 0). The interval is `log_interval` when known (from the argument dump), else the smallest gap between
+/// consecutive lines; a larger gap leaves the steps between uncovered (missing lines), never a longer
+/// average. Output records are in file order with time_s in seconds.
 /// Throws InputError (file:line and the fix) when: no training_log line exists; a line is cut off or lacks the
 /// elapsed time; a number does not parse; iterations do not increase; lines disagree on N.
 StepLog parse_megatron_log(std::string_view text, const std::string& file,

@@ -14,9 +14,11 @@ namespace openrecipes::evidence {
 const std::vector<std::string>& step_log_formats();
 
 /// Reads `path` (bounded to 64 MiB) with the parser for `format`. `log_interval` (Megatron's
-/// --log-interval, from the argument dump when known) sizes the first interval of Megatron logs.
+/// --log-interval, from the argument dump when known) sizes Megatron's logging intervals. `display_name` is
+/// how messages and the result name the file (default: the path), e.g. the path relative to a recipe.
 /// Throws InputError for an unknown format (listing the known ones) and whatever the parser throws.
 StepLog read_step_log(const std::filesystem::path& path, const std::string& format,
-                      std::optional<std::int64_t> log_interval = std::nullopt);
+                      std::optional<std::int64_t> log_interval = std::nullopt,
+                      const std::string& display_name = {});
 
 }  // namespace openrecipes::evidence

@@ -1,0 +1,48 @@
+// `openrecipes build [registry]`: the main job (SPEC §5). Validates every recipe, recomputes everything from
+// its evidence, runs both checks against its reference, and prints the ranked leaderboard per pair.
+#include <iostream>
+
+#include "cli/command.h"
+#include "core/files.h"
+#include "registry/evaluate.h"
+#include "registry/leaderboard.h"
+#include "site/leaderboard_report.h"
+
+namespace openrecipes::cli {
+namespace {
+
+struct BuildOptions {
+  std::string registry = "registry";
+  std::string json_out;
+  bool json = false;
+  bool include_unverified = false;
+  bool strict = false;
+};
+
+const bool registered = register_command({
+    "build", "Recompute and rank every recipe of a registry (the main job)",
+    [](CLI::App& app) {
+      auto o = std::make_shared<BuildOptions>();
+      app.add_option("registry", o->registry, "Registry folder (gpus.yaml, models/, rules/, recipes/)")
+          ->capture_default_str();
+      app.add_flag("--json", o->json, "Write the whole computed leaderboard as JSON to stdout");
+      app.add_option("-o,--output", o->json_out, "Also write the JSON leaderboard to this file (atomically)");
+      app.add_flag("--include-unverified", o->include_unverified,
+                   "Rank recipes that measured but are not verified too, marked [UNVERIFIED] (a submitter's preview)");
+      app.add_flag("--strict", o->strict, "Exit 1 when any recipe is not verified (for CI of submissions)");
+      return [o]() -> int {
+        auto reg = registry::load_registry(o->registry);
+        auto results = registry::evaluate_registry(reg);
+        auto pairs = registry::build_pairs(reg, results, o->include_unverified);
+        auto json = site::leaderboard_json(reg, pairs);
+        if (!o->json_out.empty()) write_file_atomic(o->json_out, json.dump(2) + "\n");
+        if (o->json) std::cout << json.dump(2) << "\n";
+        else std::cout << site::leaderboard_text(reg, pairs);
+        bool all_verified = true;
+        for (const auto& r : results) all_verified &= r.verified;
+        return o->strict && !all_verified ? 1 : 0;
+      };
+    }});
+
+}  // namespace
+}  // namespace openrecipes::cli

@@ -1,0 +1,112 @@
+// `openrecipes check config|convergence`: one check alone (SPEC §4.1, §4.3). Exit 0 when it passes, 1 when it
+// fails, 2 for bad input.
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "checks/config_check.h"
+#include "checks/convergence.h"
+#include "cli/command.h"
+#include "core/error.h"
+#include "core/files.h"
+#include "evidence/megatron_args.h"
+#include "evidence/step_log.h"
+
+namespace openrecipes::cli {
+namespace {
+
+struct CheckOptions {
+  std::string recipe, reference, rules = "registry/rules/arguments.yaml", family, format = "megatron",
+                                 reference_format;
+  bool json = false;
+};
+
+checks::LossCurve arm(const std::string& path, const std::string& format) {
+  if (format == "golden-values") return checks::read_golden_values(read_file(path), path);
+  return checks::loss_curve_from_log(evidence::read_step_log(path, format, 1));
+}
+
+int run_config(const CheckOptions& o) {
+  auto rules = checks::ArgumentRules::load(o.rules);
+  auto a = evidence::parse_megatron_args(read_file(o.recipe), o.recipe);
+  auto b = evidence::parse_megatron_args(read_file(o.reference), o.reference);
+  auto r = checks::check_configuration(a.values, b.values, rules, {}, {o.family, {}});
+  if (o.json) {
+    nlohmann::json changes = nlohmann::json::array();
+    for (const auto& c : r.changes)
+      changes.push_back({{"argument", c.name},
+                         {"reference", c.reference_value ? nlohmann::json(*c.reference_value) : nlohmann::json(nullptr)},
+                         {"recipe", c.recipe_value ? nlohmann::json(*c.recipe_value) : nlohmann::json(nullptr)},
+                         {"class", checks::to_string(c.classification.cls)},
+                         {"accepted", c.accepted},
+                         {"note", c.note}});
+    std::cout << nlohmann::json{{"verdict", r.eligible ? "eligible" : "ineligible"}, {"changes", changes},
+                                {"problems", r.problems}}
+                     .dump(2)
+              << "\n";
+  } else {
+    std::cout << fmt::format("configuration check: {} ({} changed argument(s))\n", r.eligible ? "eligible" : "ineligible",
+                             r.changes.size());
+    for (const auto& c : r.changes)
+      std::cout << fmt::format("  {:<40} {} -> {}  [{}{}]\n", c.name, c.reference_value.value_or("(absent)"),
+                               c.recipe_value.value_or("(absent)"), checks::to_string(c.classification.cls),
+                               c.accepted ? "" : ", not allowed");
+    for (const auto& p : r.problems) std::cout << "  problem: " << p << "\n";
+  }
+  return r.eligible ? 0 : 1;
+}
+
+int run_convergence(const CheckOptions& o) {
+  auto cur = arm(o.recipe, o.format);
+  auto ref = arm(o.reference, o.reference_format.empty() ? o.format : o.reference_format);
+  auto r = checks::check_convergence(cur, ref);
+  auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
+  if (o.json) {
+    std::cout << nlohmann::json{{"verdict", r.passed ? "pass" : "fail"}, {"correlation", num(r.correlation)},
+                                {"final_loss_diff", num(r.final_loss_diff)},
+                                {"pointwise_failures", r.pointwise_failures}, {"outliers", r.outliers},
+                                {"points", r.points}, {"failed_tests", r.failed_tests}, {"problems", r.problems}}
+                     .dump(2)
+              << "\n";
+  } else {
+    std::cout << fmt::format("convergence check: {}\n", r.passed ? "pass" : "fail");
+    if (r.points)
+      std::cout << fmt::format("  points {} (steps {}-19), correlation {:.6f}, final loss difference {:.4f}%, "
+                               "pointwise failures {}, outliers {}\n",
+                               r.points, 20 - r.points, r.correlation, 100 * r.final_loss_diff, r.pointwise_failures,
+                               r.outliers);
+    for (const auto& t : r.failed_tests) std::cout << "  failed: " << t << "\n";
+    for (const auto& p : r.problems) std::cout << "  problem: " << p << "\n";
+  }
+  return r.passed ? 0 : 1;
+}
+
+const bool registered = register_command({
+    "check", "Run one correctness check: config (argument diff) or convergence (20-step loss curves)",
+    [](CLI::App& app) {
+      auto o = std::make_shared<CheckOptions>();
+      app.require_subcommand(1);
+      auto* config = app.add_subcommand("config", "Diff and class the resolved arguments of two Megatron logs");
+      config->add_option("recipe", o->recipe, "Log (or dump) of the recipe's run")->required();
+      config->add_option("reference", o->reference, "Log (or dump) of the reference recipe's run")->required();
+      config->add_option("--rules", o->rules, "Argument classes")->capture_default_str();
+      config->add_option("--family", o->family, "Model family, for objective conventions (e.g. qwen3.5)");
+      config->add_flag("--json", o->json, "Machine-readable output");
+      auto* conv = app.add_subcommand("convergence", "Compare the per-step loss of two 20-step arms");
+      conv->add_option("recipe", o->recipe, "The recipe's 20-step arm")->required();
+      conv->add_option("reference", o->reference, "The reference arm")->required();
+      conv->add_option("--format", o->format,
+                       "Format of the arms: megatron, megatron-bridge, slime, miles, steps-jsonl, golden-values")
+          ->capture_default_str();
+      conv->add_option("--reference-format", o->reference_format, "Format of the reference arm, when it differs");
+      conv->add_flag("--json", o->json, "Machine-readable output");
+      return [o, config, conv]() -> int {
+        if (config->parsed()) return run_config(*o);
+        if (conv->parsed()) return run_convergence(*o);
+        return 2;
+      };
+    }});
+
+}  // namespace
+}  // namespace openrecipes::cli

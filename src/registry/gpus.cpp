@@ -1,0 +1,52 @@
+// registry/gpus.yaml loader (SPEC §3).
+#include "registry/gpus.h"
+
+#include <cmath>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/text.h"
+#include "core/yaml.h"
+
+namespace openrecipes::registry {
+
+std::map<std::string, GpuType> load_gpus(const std::filesystem::path& file) {
+  auto root = load_yaml_file(file);
+  root.reject_unknown_keys({"version", "gpus"});
+  root.require("version").as_int(1, 1);
+  std::map<std::string, GpuType> out;
+  auto gpus = root.require("gpus");
+  static const std::regex key_re("[A-Za-z0-9][A-Za-z0-9_.-]{0,31}");
+  static const std::regex date_re("[0-9]{4}-[0-9]{2}-[0-9]{2}");
+  for (const auto& key : gpus.keys()) {
+    auto g = gpus[key];
+    if (!std::regex_match(key, key_re)) throw InputError(g.where(), "GPU type '" + key + "' is not a simple name");
+    g.reject_unknown_keys({"name", "instance", "instance_dollars_per_hour", "dollars_per_gpu_hour",
+                           "dense_bf16_tflops", "price_source", "peak_source", "price_date"});
+    GpuType t;
+    t.key = key;
+    t.name = g.require("name").as_string(200);
+    t.instance = g.require("instance").as_string(200);
+    t.instance_dollars_per_hour = g.require("instance_dollars_per_hour").as_double(0.01, 1e6);
+    t.dollars_per_gpu_hour = g.require("dollars_per_gpu_hour").as_double(0.001, 1e5);
+    t.dense_bf16_tflops = g.require("dense_bf16_tflops").as_double(1, 1e6);
+    t.price_source = g.require("price_source").as_string(500);
+    t.peak_source = g.require("peak_source").as_string(500);
+    t.price_date = g.require("price_date").as_string(10);
+    if (!std::regex_match(t.price_date, date_re))
+      throw InputError(g["price_date"].where(), "expected a date YYYY-MM-DD");
+    if (std::fabs(t.instance_dollars_per_hour / 8 - t.dollars_per_gpu_hour) > 1e-4)
+      throw InputError(g["dollars_per_gpu_hour"].where(),
+                       fmt::format("{} is not the instance price {} / 8 = {}", format_double(t.dollars_per_gpu_hour),
+                                   format_double(t.instance_dollars_per_hour),
+                                   format_double(t.instance_dollars_per_hour / 8)),
+                       "the rate is the on-demand instance price divided by its 8 GPUs");
+    out.emplace(key, t);
+  }
+  if (out.empty()) throw InputError(file.string(), "no GPU types");
+  return out;
+}
+
+}  // namespace openrecipes::registry

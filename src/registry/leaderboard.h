@@ -1,0 +1,24 @@
+// Pairs and ranking (SPEC §5): recipes rank only inside their pair (model, GPU type, workload), by
+// tokens/s/GPU; a declared non-standard workload forms its own pair, marked wherever it is shown.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "registry/evaluate.h"
+
+namespace openrecipes::registry {
+
+struct Pair {
+  std::string model, model_name, gpu, workload_key, workload_description;
+  bool standard_workload = false;
+  std::vector<const RecipeResult*> ranked;    ///< verified (or, with include_unverified, all measured), best first
+  std::vector<const RecipeResult*> unranked;  ///< not verified, by id
+};
+
+/// Groups results into pairs sorted by (model, gpu, workload key). Verified recipes rank by tokens/s/GPU
+/// (ties by id). With `include_unverified`, recipes that measured but are not verified are ranked too (the
+/// site marks them), for a submitter's preview. Recipes that cannot be read form the pair "(unreadable)".
+std::vector<Pair> build_pairs(const Registry& reg, const std::vector<RecipeResult>& results, bool include_unverified);
+
+}  // namespace openrecipes::registry

@@ -1,0 +1,243 @@
+// recipe.yaml loader and validator (docs/recipe-format.md).
+#include "registry/recipe.h"
+
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "core/sha256.h"
+#include "core/yaml.h"
+#include "evidence/step_log.h"
+
+namespace openrecipes::registry {
+namespace fs = std::filesystem;
+namespace {
+
+const std::regex kName("[a-z0-9][a-z0-9._-]{0,79}");
+const std::regex kDate("20[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])");
+const std::regex kHandle("[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}");
+const std::regex kCommit("[0-9a-f]{7,40}");
+
+std::string name_field(const YamlField& f, const char* what) {
+  std::string s = f.as_string(80);
+  if (!std::regex_match(s, kName))
+    throw InputError(f.where(), fmt::format("{} '{}' must be lowercase letters, digits, '.', '_' or '-'", what, s));
+  return s;
+}
+
+EvidenceFile evidence_file(const YamlField& f, const fs::path& dir, const std::vector<std::string>& formats,
+                           bool needs_run) {
+  f.reject_unknown_keys({"path", "format", "run", "job"});
+  EvidenceFile e;
+  e.relative = f.require("path").as_string(400);
+  e.path = resolve_inside(dir, e.relative, f["path"].where());
+  if (!fs::is_regular_file(e.path))
+    throw InputError(f["path"].where(), "evidence file '" + e.relative + "' does not exist",
+                     "add the file to the recipe's evidence/ folder or fix the path");
+  e.format = f.require("format").as_string(40);
+  if (std::find(formats.begin(), formats.end(), e.format) == formats.end()) {
+    std::string list;
+    for (const auto& x : formats) list += (list.empty() ? "" : ", ") + x;
+    throw InputError(f["format"].where(), "unknown evidence format '" + e.format + "'", "use one of: " + list);
+  }
+  if (needs_run) {
+    if (e.format == "launcher") e.run = f.require("run").as_string(80);
+    else e.run = f.require("job").as_string(80);
+  }
+  return e;
+}
+
+std::int64_t parallel_size(const YamlField& f) { return f.as_int(1, 1 << 20); }
+
+}  // namespace
+
+Recipe load_recipe(const fs::path& dir) {
+  Recipe r;
+  r.dir = dir;
+  r.file = dir / "recipe.yaml";
+  r.name = dir.filename().string();
+  r.gpu = dir.parent_path().filename().string();
+  r.model = dir.parent_path().parent_path().filename().string();
+  r.id = r.model + "/" + r.gpu + "/" + r.name;
+  auto y = load_yaml_file(r.file);
+  y.reject_unknown_keys({"id", "model", "gpu", "gpus", "author", "date", "reference", "workload", "steps_per_run",
+                         "window", "evidence", "command", "layout", "stack", "patches", "component_tests",
+                         "claims"});
+  auto folder_must_match = [&](const char* field, const std::string& folder) {
+    std::string v = y.require(field).as_string(80);
+    if (v != folder)
+      throw InputError(y[field].where(), fmt::format("{} '{}' does not match the recipe's folder '{}'", field, v, folder),
+                       "recipes live in registry/recipes/<model>/<gpu>/<id>/");
+  };
+  if (!std::regex_match(r.name, kName))
+    throw InputError(dir.string(), "recipe folder name must be lowercase letters, digits, '.', '_' or '-'");
+  folder_must_match("id", r.name);
+  folder_must_match("model", r.model);
+  folder_must_match("gpu", r.gpu);
+  r.gpus = y.require("gpus").as_int(1, 100000);
+
+  auto author = y.require("author");
+  author.reject_unknown_keys({"github", "name", "link"});
+  if (author["github"].defined()) {
+    r.author = author["github"].as_string(39);
+    if (!std::regex_match(r.author, kHandle)) throw InputError(author["github"].where(), "not a GitHub handle");
+    r.author_link = "https://github.com/" + r.author;
+  } else {
+    r.author = author.require("name").as_string(100);
+    r.author_link = author.require("link").as_string(300);
+    if (r.author_link.rfind("https://", 0) != 0 || r.author_link.find_first_of(" \"'<>") != std::string::npos)
+      throw InputError(author["link"].where(), "the link must be an https:// URL");
+  }
+  r.date = y.require("date").as_string(10);
+  if (!std::regex_match(r.date, kDate)) throw InputError(y["date"].where(), "expected a date YYYY-MM-DD");
+  if (auto ref = y["reference"].string_or_null(200)) {
+    static const std::regex full("([a-z0-9][a-z0-9._-]{0,79})/([A-Za-z0-9][A-Za-z0-9_.-]{0,31})/([a-z0-9][a-z0-9._-]{0,79})");
+    if (std::regex_match(*ref, kName)) r.reference = r.model + "/" + r.gpu + "/" + *ref;
+    else if (std::regex_match(*ref, full)) r.reference = *ref;
+    else throw InputError(y["reference"].where(), "reference must be a recipe id ('<id>' or '<model>/<gpu>/<id>')");
+    if (*r.reference == r.id) throw InputError(y["reference"].where(), "a recipe cannot be its own reference",
+                                               "write reference: null for a reference recipe");
+  }
+
+  auto w = y.require("workload");
+  std::string kind = w.require("kind").as_string(20);
+  if (kind == "standard") {
+    w.reject_unknown_keys({"kind", "dataset", "revision", "tokenizer", "tokenizer_revision", "seed", "row_length",
+                           "global_batch", "rows"});
+    r.workload.standard = true;
+    r.workload.key = "tulu3-sft";
+    r.workload.dataset = w.require("dataset").as_string(200);
+    r.workload.revision = w.require("revision").as_string(40);
+    if (!std::regex_match(r.workload.revision, std::regex("[0-9a-f]{40}")))
+      throw InputError(w["revision"].where(), "expected the dataset's 40-hex-digit revision");
+    r.workload.tokenizer = w.require("tokenizer").as_string(200);
+    r.workload.tokenizer_revision = w["tokenizer_revision"].string_or_null(40).value_or("");
+    r.workload.seed = w.require("seed").as_int(0, INT64_MAX);
+    auto rows = w.require("rows");
+    rows.reject_unknown_keys({"count", "sha256"});
+    r.workload.rows_count = rows.require("count").as_int(1, std::int64_t{1} << 40);
+    r.workload.rows_sha256 = rows.require("sha256").as_string(64);
+    if (!is_sha256_hex(r.workload.rows_sha256)) throw InputError(rows["sha256"].where(), "expected 64 lowercase hex digits");
+    r.workload.description = "Tulu 3 SFT mixture, packed rows";
+  } else if (kind == "non-standard") {
+    w.reject_unknown_keys({"kind", "key", "description", "row_length", "global_batch"});
+    r.workload.key = name_field(w.require("key"), "workload key");
+    r.workload.description = w.require("description").as_string(1000);
+  } else {
+    throw InputError(w["kind"].where(), "unknown workload kind '" + kind + "'", "use standard or non-standard");
+  }
+  r.workload.row_length = w.require("row_length").as_int(1, 1 << 24);
+  r.workload.global_batch = w.require("global_batch").as_int(1, 1 << 24);
+
+  r.steps_per_run = y.require("steps_per_run").as_int(1, 100000);
+  if (y["window"].defined()) {
+    auto win = y["window"];
+    win.reject_unknown_keys({"first", "last"});
+    r.window = measure::Window{win.require("first").as_int(0, 100000), win.require("last").as_int(0, 100000)};
+  }
+
+  auto ev = y.require("evidence");
+  ev.reject_unknown_keys({"log", "arguments", "versions", "times", "convergence_arm"});
+  r.log = evidence_file(ev.require("log"), dir, evidence::step_log_formats(), false);
+  if (ev["arguments"].defined()) r.arguments = evidence_file(ev["arguments"], dir, {"megatron-args"}, false);
+  if (ev["versions"].defined()) r.versions = evidence_file(ev["versions"], dir, {"versions"}, false);
+  if (ev["times"].defined()) r.times = evidence_file(ev["times"], dir, {"launcher", "sacct"}, true);
+  if (ev["convergence_arm"].defined())
+    r.convergence_arm = evidence_file(ev["convergence_arm"], dir, evidence::step_log_formats(), false);
+
+  r.command = y.require("command").as_string(64 << 10);
+
+  auto l = y.require("layout");
+  l.reject_unknown_keys({"tp", "pp", "cp", "ep", "etp", "dp", "vpp", "micro_batch", "max_tokens_per_gpu"});
+  r.layout.tp = parallel_size(l.require("tp"));
+  r.layout.pp = parallel_size(l.require("pp"));
+  r.layout.cp = parallel_size(l.require("cp"));
+  r.layout.ep = parallel_size(l.require("ep"));
+  r.layout.etp = parallel_size(l.require("etp"));
+  r.layout.dp = parallel_size(l.require("dp"));
+  if (l["vpp"].defined()) r.layout.vpp = parallel_size(l["vpp"]);
+  r.layout.micro_batch = l.require("micro_batch").as_int(1, 1 << 20);
+  if (l["max_tokens_per_gpu"].defined()) r.layout.max_tokens_per_gpu = l["max_tokens_per_gpu"].as_int(1, 1 << 30);
+  const auto& L = r.layout;
+  if (L.tp * L.pp * L.cp * L.dp != r.gpus)
+    throw InputError(l.where(), fmt::format("TP {} x PP {} x CP {} x DP {} = {} GPUs, but the recipe ran on {}", L.tp,
+                                            L.pp, L.cp, L.dp, L.tp * L.pp * L.cp * L.dp, r.gpus),
+                     "a replica takes TP x PP x CP GPUs and DP replicas make the GPU count");
+  if ((r.gpus / L.pp) % (L.ep * L.etp) != 0)
+    throw InputError(l.where(), fmt::format("GPUs per pipeline stage ({} / PP {} = {}) is not a multiple of EP {} x ETP {}",
+                                            r.gpus, L.pp, r.gpus / L.pp, L.ep, L.etp));
+  if (r.workload.global_batch % L.dp != 0)
+    throw InputError(l.where(), fmt::format("the global batch of {} rows does not divide by DP {}",
+                                            r.workload.global_batch, L.dp));
+
+  auto s = y.require("stack");
+  s.reject_unknown_keys({"framework", "megatron_lm", "transformer_engine", "pytorch", "cuda", "nccl",
+                         "comm_libraries", "gpus_per_node", "network"});
+  auto fw = s.require("framework");
+  fw.reject_unknown_keys({"name", "commit"});
+  r.stack.framework = fw.require("name").as_string(40);
+  if (r.stack.framework != "slime" && r.stack.framework != "miles" && r.stack.framework != "megatron-lm")
+    throw InputError(fw["name"].where(), "unknown framework '" + r.stack.framework + "'", "use slime, miles or megatron-lm");
+  auto version_of = [&](const YamlField& f, const std::string& component) {
+    std::string v = f.as_string(100);
+    if (v.empty() || v.find_first_of(" \t\n") != std::string::npos)
+      throw InputError(f.where(), "a version is one word (e.g. 2.11.0+cu130, or 'none' when not used)");
+    r.stack.versions.push_back({component, v});
+  };
+  version_of(fw.require("commit"), r.stack.framework + "_commit");
+  if (r.stack.framework != "megatron-lm") version_of(s.require("megatron_lm"), "megatron_lm");
+  else if (s["megatron_lm"].defined()) throw InputError(s["megatron_lm"].where(), "the framework is Megatron-LM itself; give its commit once, as framework.commit");
+  for (const char* c : {"transformer_engine", "pytorch", "cuda", "nccl"}) version_of(s.require(c), c);
+  if (s["comm_libraries"].defined())
+    for (const auto& k : s["comm_libraries"].keys()) version_of(s["comm_libraries"][k], k);
+  r.stack.gpus_per_node = s.require("gpus_per_node").as_int(1, 1024);
+  r.stack.network = s.require("network").as_string(200);
+
+  if (y["patches"].defined()) {
+    for (const auto& p : y["patches"].items()) {
+      p.reject_unknown_keys({"path", "sha256"});
+      Patch patch;
+      patch.relative = p.require("path").as_string(400);
+      patch.path = resolve_inside(dir, patch.relative, p["path"].where());
+      patch.sha256 = p.require("sha256").as_string(64);
+      if (!is_sha256_hex(patch.sha256)) throw InputError(p["sha256"].where(), "expected 64 lowercase hex digits");
+      r.patches.push_back(patch);
+    }
+  }
+  if (y["component_tests"].defined()) {
+    for (const auto& c : y["component_tests"].items()) {
+      c.reject_unknown_keys({"swap", "compares", "shape", "bound", "worst_error", "passed"});
+      checks::ComponentTest t;
+      t.swap = c.require("swap").as_string(200);
+      t.compares = c.require("compares").as_string(1000);
+      for (const auto& k : c.require("shape").keys()) t.shape[k] = c["shape"][k].as_int(0, std::int64_t{1} << 40);
+      t.bound = c.require("bound").as_double(0, 1e30);
+      t.worst_error = c.require("worst_error").as_double(0, 1e30);
+      t.passed = c.require("passed").as_bool();
+      t.where = c.where();
+      r.component_tests.push_back(std::move(t));
+    }
+  }
+
+  auto cl = y.require("claims");
+  cl.reject_unknown_keys({"tokens_per_s_per_gpu", "cv", "gpu_hours", "configuration", "convergence"});
+  r.claims.tokens_per_s_per_gpu = cl.require("tokens_per_s_per_gpu").as_double(0, 1e12);
+  r.claims.cv = cl.require("cv").as_double(0, 100);
+  r.claims.gpu_hours = cl.require("gpu_hours").as_double(0, 1e9);
+  r.claims.configuration = cl.require("configuration").as_string(20);
+  if (r.claims.configuration != "eligible" && r.claims.configuration != "ineligible")
+    throw InputError(cl["configuration"].where(), "expected eligible or ineligible");
+  auto conv = cl.require("convergence");
+  conv.reject_unknown_keys({"verdict", "correlation", "final_loss_diff", "pointwise_failures"});
+  r.claims.convergence = conv.require("verdict").as_string(10);
+  if (r.claims.convergence != "pass" && r.claims.convergence != "fail")
+    throw InputError(conv["verdict"].where(), "expected pass or fail");
+  if (conv["correlation"].defined()) r.claims.correlation = conv["correlation"].as_double(-1, 1);
+  if (conv["final_loss_diff"].defined()) r.claims.final_loss_diff = conv["final_loss_diff"].as_double(0, 1e30);
+  if (conv["pointwise_failures"].defined()) r.claims.pointwise_failures = conv["pointwise_failures"].as_int(0, 1000000);
+  return r;
+}
+
+}  // namespace openrecipes::registry

@@ -1,0 +1,104 @@
+// A recipe: one measured training run of one model on one GPU type, as registry/recipes/<model>/<gpu>/<id>/
+// recipe.yaml records it (docs/recipe-format.md; SPEC §0, §2–§6). Every field arrives from a stranger: the
+// loader validates types, ranges, lengths and paths, and rejects unknown fields.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checks/component_test.h"
+#include "measure/window.h"
+
+namespace openrecipes::registry {
+
+/// An evidence file: its path inside the recipe's folder (validated, resolved) and its format.
+struct EvidenceFile {
+  std::filesystem::path path;   ///< resolved, inside the recipe folder
+  std::string relative;         ///< as written in recipe.yaml
+  std::string format;
+  std::string run;              ///< launcher times: the run label; sacct: the job id
+};
+
+struct Workload {
+  bool standard = false;  ///< the protocol's Tulu 3 workload; false: a declared non-standard workload
+  std::string key;        ///< pair key: "tulu3-sft" for the standard one, the declared key otherwise
+  std::string description;
+  std::int64_t row_length = 0;
+  std::int64_t global_batch = 0;
+  // standard workload only
+  std::string dataset, revision, tokenizer, tokenizer_revision;
+  std::int64_t seed = 0;
+  std::int64_t rows_count = 0;
+  std::string rows_sha256;
+};
+
+struct Layout {
+  std::int64_t tp = 1, pp = 1, cp = 1, ep = 1, etp = 1, dp = 1;
+  std::optional<std::int64_t> vpp;
+  std::int64_t micro_batch = 1;
+  std::optional<std::int64_t> max_tokens_per_gpu;
+};
+
+/// One stack entry: a component and the version the recipe says it ran (SPEC §6 "Stack").
+struct StackEntry {
+  std::string component;  ///< "pytorch", "cuda", "nccl", "transformer_engine", "megatron_lm", "framework", ...
+  std::string version;
+};
+
+struct Stack {
+  std::string framework;            ///< slime, miles, megatron-lm
+  std::vector<StackEntry> versions; ///< framework commit, megatron_lm, transformer_engine, pytorch, cuda, nccl, ...
+  std::int64_t gpus_per_node = 0;
+  std::string network;
+};
+
+struct Patch {
+  std::filesystem::path path;
+  std::string relative;
+  std::string sha256;
+};
+
+/// What a recipe records about its own results; the build recomputes each and reports any disagreement.
+struct Claims {
+  double tokens_per_s_per_gpu = 0;
+  double cv = 0;
+  double gpu_hours = 0;
+  std::string configuration;  ///< "eligible" or "ineligible"
+  std::string convergence;    ///< "pass" or "fail"
+  std::optional<double> correlation, final_loss_diff;
+  std::optional<std::int64_t> pointwise_failures;
+};
+
+struct Recipe {
+  std::string id;          ///< "<model>/<gpu>/<name>"
+  std::string name;        ///< the folder name
+  std::string model, gpu;
+  std::int64_t gpus = 0;
+  std::string author;      ///< GitHub handle, or a tool's name
+  std::string author_link; ///< https link for a tool, or https://github.com/<handle>
+  std::string date;        ///< YYYY-MM-DD measured
+  std::optional<std::string> reference;  ///< full id of the reference recipe; nullopt: it is a reference
+  Workload workload;
+  std::int64_t steps_per_run = 0;
+  std::optional<measure::Window> window;
+  EvidenceFile log;
+  std::optional<EvidenceFile> arguments, versions, times, convergence_arm;
+  std::string command;
+  Layout layout;
+  Stack stack;
+  std::vector<Patch> patches;
+  std::vector<checks::ComponentTest> component_tests;
+  Claims claims;
+  std::filesystem::path dir, file;
+};
+
+/// Loads `dir`/recipe.yaml, where `dir` is registry/recipes/<model>/<gpu>/<name>. Throws InputError naming the
+/// file, line and field, with the fix, for: malformed YAML, a missing, mistyped, out-of-range or unknown field,
+/// an id/model/gpu that does not match the folder, an evidence or patch path that escapes the folder or does not
+/// exist, an unknown evidence format, a layout whose GPU count is not gpus.
+Recipe load_recipe(const std::filesystem::path& dir);
+
+}  // namespace openrecipes::registry

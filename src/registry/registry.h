@@ -1,0 +1,41 @@
+// The registry folder as a whole (DESIGN.md layout): gpus.yaml, models/, rules/arguments.yaml, and every
+// recipes/<model>/<gpu>/<id>/recipe.yaml. Table files must be valid for a build to run at all; a recipe that
+// cannot be read is kept with its error, so `build` reports it instead of stopping.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checks/argument_rules.h"
+#include "registry/gpus.h"
+#include "registry/model.h"
+#include "registry/recipe.h"
+
+namespace openrecipes::registry {
+
+/// A recipe folder and either the loaded recipe or why it could not be loaded.
+struct RecipeEntry {
+  std::string id;                 ///< "<model>/<gpu>/<name>" from the folder
+  std::filesystem::path dir;
+  std::optional<Recipe> recipe;
+  std::string load_error;         ///< the InputError message when recipe is empty
+};
+
+struct Registry {
+  std::filesystem::path root;
+  std::map<std::string, GpuType> gpus;
+  std::map<std::string, ModelInfo> models;
+  checks::ArgumentRules rules;
+  std::vector<RecipeEntry> recipes;  ///< sorted by id
+};
+
+/// Loads the registry at `root`. Throws InputError for a missing or malformed gpus.yaml, models/ or
+/// rules/arguments.yaml (the build cannot run without them). Recipe folders are found at exactly
+/// recipes/<model>/<gpu>/<id>/ (a folder there without recipe.yaml is a load error for that entry);
+/// at most 10,000 recipes.
+Registry load_registry(const std::filesystem::path& root);
+
+}  // namespace openrecipes::registry

@@ -1,0 +1,174 @@
+// Leaderboard as text and JSON (SPEC §5).
+#include "site/leaderboard_report.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace openrecipes::site {
+namespace {
+
+std::string thousands(double v, int decimals) {
+  std::string s = fmt::format("{:.{}f}", v, decimals);
+  auto dot = s.find('.');
+  std::string head = s.substr(0, dot == std::string::npos ? s.size() : dot);
+  std::string tail = dot == std::string::npos ? "" : s.substr(dot);
+  std::string out;
+  int n = 0;
+  for (auto it = head.rbegin(); it != head.rend(); ++it) {
+    if (n && n % 3 == 0 && *it != '-') out.insert(out.begin(), ',');
+    out.insert(out.begin(), *it);
+    ++n;
+  }
+  return out + tail;
+}
+
+std::string dollars(double v) { return v >= 1 ? fmt::format("${:.3f}", v) : fmt::format("${:.4f}", v); }
+std::string hours(double v) { return v >= 10 ? fmt::format("{:.1f}", v) : v >= 1 ? fmt::format("{:.2f}", v) : fmt::format("{:.4f}", v); }
+std::string percent(double v, int d = 1) { return fmt::format("{:.{}f}%", 100 * v, d); }
+
+std::string checks_summary(const registry::RecipeResult& r) {
+  if (r.is_reference) return "reference";
+  std::string c = r.configuration ? (r.configuration->eligible ? "config eligible" : "config ineligible") : "config -";
+  std::string v = r.convergence ? fmt::format("convergence {} (r {:.4f})", r.convergence->passed ? "pass" : "fail",
+                                              r.convergence->correlation)
+                                : "convergence -";
+  return c + ", " + v;
+}
+
+nlohmann::json result_json(const registry::Registry& reg, const registry::RecipeResult& r) {
+  nlohmann::json j;
+  j["id"] = r.id;
+  j["verified"] = r.verified;
+  j["reasons"] = r.reasons;
+  if (!r.entry || !r.entry->recipe) return j;
+  const auto& rec = *r.entry->recipe;
+  j["name"] = rec.name;
+  j["gpus"] = rec.gpus;
+  j["author"] = {{"name", rec.author}, {"link", rec.author_link}};
+  j["date"] = rec.date;
+  j["reference"] = rec.reference ? nlohmann::json(*rec.reference) : nlohmann::json(nullptr);
+  j["framework"] = rec.stack.framework;
+  j["steps_per_run"] = rec.steps_per_run;
+  j["command"] = rec.command;
+  j["layout"] = {{"tp", rec.layout.tp}, {"pp", rec.layout.pp}, {"cp", rec.layout.cp}, {"ep", rec.layout.ep},
+                 {"etp", rec.layout.etp}, {"dp", rec.layout.dp},
+                 {"vpp", rec.layout.vpp ? nlohmann::json(*rec.layout.vpp) : nlohmann::json(nullptr)},
+                 {"micro_batch", rec.layout.micro_batch}};
+  nlohmann::json stack = nlohmann::json::array();
+  for (const auto& s : r.stack) stack.push_back({{"component", s.component}, {"version", s.version}, {"status", s.status}});
+  j["stack"] = {{"versions", stack}, {"gpus_per_node", rec.stack.gpus_per_node}, {"network", rec.stack.network}};
+  if (r.throughput) {
+    j["tokens_per_s_per_gpu"] = r.throughput->tokens_per_s_per_gpu;
+    j["cv"] = r.throughput->cv;
+    j["mean_step_time_s"] = r.throughput->mean_step_time_s;
+  }
+  if (r.gpu_hours) j["gpu_hours"] = *r.gpu_hours;
+  if (r.dollars_per_million_tokens) j["dollars_per_million_tokens"] = *r.dollars_per_million_tokens;
+  if (r.mfu) j["mfu"] = *r.mfu;
+  auto model = reg.models.find(rec.model);
+  if (model != reg.models.end()) j["active_params"] = model->second.active_params;
+  nlohmann::json checks;
+  if (r.is_reference) checks["reference"] = true;
+  if (r.configuration) {
+    nlohmann::json changes = nlohmann::json::array();
+    for (const auto& c : r.configuration->changes)
+      changes.push_back({{"argument", c.name},
+                         {"reference", c.reference_value ? nlohmann::json(*c.reference_value) : nlohmann::json(nullptr)},
+                         {"recipe", c.recipe_value ? nlohmann::json(*c.recipe_value) : nlohmann::json(nullptr)},
+                         {"class", checks::to_string(c.classification.cls)},
+                         {"accepted", c.accepted},
+                         {"note", c.note}});
+    checks["configuration"] = {{"verdict", r.configuration->eligible ? "eligible" : "ineligible"},
+                               {"changes", changes}, {"problems", r.configuration->problems}};
+  }
+  if (r.convergence) {
+    auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
+    checks["convergence"] = {{"verdict", r.convergence->passed ? "pass" : "fail"},
+                             {"correlation", num(r.convergence->correlation)},
+                             {"final_loss_diff", num(r.convergence->final_loss_diff)},
+                             {"pointwise_failures", r.convergence->pointwise_failures},
+                             {"outliers", r.convergence->outliers},
+                             {"points", r.convergence->points},
+                             {"failed_tests", r.convergence->failed_tests},
+                             {"problems", r.convergence->problems}};
+  }
+  checks["rows"] = r.rows_status;
+  j["checks"] = checks;
+  return j;
+}
+
+}  // namespace
+
+std::string leaderboard_text(const registry::Registry& reg, const std::vector<registry::Pair>& pairs) {
+  (void)reg;
+  std::string out;
+  for (const auto& p : pairs) {
+    out += fmt::format("{} · {} · workload {}{}\n", p.model_name, p.gpu, p.workload_key,
+                       p.standard_workload ? "" : " [non-standard workload]");
+    if (!p.workload_description.empty()) out += "  " + p.workload_description + "\n";
+    if (!p.ranked.empty()) {
+      out += fmt::format("  {:>4}  {:<22} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<14} {:<10} {:<11} {}\n", "rank",
+                         "recipe", "tokens/s/GPU", "CV", "GPUs", "MFU", "$/1M tokens", "GPU-hours", "author", "date",
+                         "framework", "checks");
+      int rank = 0;
+      for (const auto* r : p.ranked) {
+        const auto& rec = *r->entry->recipe;
+        out += fmt::format("  {:>4}  {:<22} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<14} {:<10} {:<11} {}{}\n",
+                           ++rank, rec.name, thousands(r->throughput->tokens_per_s_per_gpu, 1),
+                           percent(r->throughput->cv), rec.gpus, r->mfu ? percent(*r->mfu) : "-",
+                           r->dollars_per_million_tokens ? dollars(*r->dollars_per_million_tokens) : "-",
+                           r->gpu_hours ? hours(*r->gpu_hours) : "-", rec.author, rec.date, rec.stack.framework,
+                           checks_summary(*r), r->verified ? "" : "  [UNVERIFIED]");
+      }
+    }
+    if (!p.unranked.empty()) {
+      out += "  not ranked:\n";
+      for (const auto* r : p.unranked) {
+        std::string name = r->entry && r->entry->recipe ? r->entry->recipe->name : r->id;
+        out += fmt::format("    {}\n", name);
+        for (const auto& why : r->reasons) out += fmt::format("      - {}\n", why);
+      }
+    }
+    out += "\n";
+  }
+  if (pairs.empty()) out += "no recipes in the registry\n";
+  return out;
+}
+
+nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector<registry::Pair>& pairs) {
+  nlohmann::json j;
+  nlohmann::json gpus = nlohmann::json::object();
+  for (const auto& [k, g] : reg.gpus)
+    gpus[k] = {{"name", g.name}, {"instance", g.instance}, {"dollars_per_gpu_hour", g.dollars_per_gpu_hour},
+               {"dense_bf16_tflops", g.dense_bf16_tflops}, {"price_date", g.price_date},
+               {"price_source", g.price_source}, {"peak_source", g.peak_source}};
+  j["gpus"] = gpus;
+  nlohmann::json ps = nlohmann::json::array();
+  for (const auto& p : pairs) {
+    nlohmann::json pj;
+    pj["model"] = p.model;
+    pj["model_name"] = p.model_name;
+    pj["gpu"] = p.gpu;
+    pj["workload"] = {{"key", p.workload_key}, {"description", p.workload_description},
+                      {"standard", p.standard_workload}};
+    pj["non_standard_workload"] = !p.standard_workload;
+    nlohmann::json ranked = nlohmann::json::array();
+    int rank = 0;
+    for (const auto* r : p.ranked) {
+      auto e = result_json(reg, *r);
+      e["rank"] = ++rank;
+      ranked.push_back(e);
+    }
+    nlohmann::json unranked = nlohmann::json::array();
+    for (const auto* r : p.unranked) unranked.push_back(result_json(reg, *r));
+    pj["ranked"] = ranked;
+    pj["unranked"] = unranked;
+    ps.push_back(pj);
+  }
+  j["pairs"] = ps;
+  j["schema"] = "openrecipes-leaderboard/1";
+  return j;
+}
+
+}  // namespace openrecipes::site

@@ -1,0 +1,119 @@
+// The `openrecipes` executable as a user runs it: exit codes (0 ok, 1 a check failed, 2 bad input) and output.
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "testing/support.h"
+
+namespace openrecipes {
+namespace {
+namespace fs = std::filesystem;
+using testing::run_cli;
+
+std::string registry() { return (testing::source_dir() / "registry").string(); }
+
+TEST(BuildCli, main_job_prints_the_ranked_pair_and_the_rejected_recipe) {
+  auto r = run_cli({"build", registry()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Qwen3-0.6B · H200 · workload megatron-mock-seq2048-gbs32 [non-standard workload]"), std::string::npos) << r.out;
+  auto first = r.out.find("     1  mbs2");
+  auto second = r.out.find("     2  ref");
+  ASSERT_NE(first, std::string::npos) << r.out;
+  ASSERT_NE(second, std::string::npos) << r.out;
+  EXPECT_LT(first, second);
+  EXPECT_NE(r.out.find("23,232.7"), std::string::npos);  // mbs2 tokens/s/GPU
+  EXPECT_NE(r.out.find("12,395.4"), std::string::npos);  // ref
+  EXPECT_NE(r.out.find("not ranked:\n    lr10\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("lr changed from 1e-05 to 0.0001"), std::string::npos);
+}
+
+TEST(BuildCli, json_output_is_deterministic_and_complete) {
+  auto a = run_cli({"build", registry(), "--json"});
+  auto b = run_cli({"build", registry(), "--json"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  auto j = nlohmann::json::parse(a.out);
+  ASSERT_EQ(j["pairs"].size(), 1u);
+  const auto& p = j["pairs"][0];
+  EXPECT_TRUE(p["non_standard_workload"].get<bool>());
+  ASSERT_EQ(p["ranked"].size(), 2u);
+  EXPECT_EQ(p["ranked"][0]["id"], "qwen3-0.6b/H200/mbs2");
+  EXPECT_EQ(p["ranked"][0]["rank"], 1);
+  EXPECT_EQ(p["ranked"][0]["checks"]["convergence"]["verdict"], "pass");
+  EXPECT_EQ(p["unranked"][0]["checks"]["configuration"]["changes"][0]["argument"], "lr");
+  EXPECT_DOUBLE_EQ(j["gpus"]["H200"]["dollars_per_gpu_hour"].get<double>(), 7.912);
+}
+
+TEST(BuildCli, output_file_is_written_and_strict_exits_1_on_a_rejected_recipe) {
+  testing::TempDir d;
+  auto r = run_cli({"build", registry(), "--strict", "-o", (d / "board.json").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(fs::exists(d / "board.json"));
+}
+
+TEST(BuildCli, bad_registry_exits_2_with_a_message_and_no_stack_trace) {
+  testing::TempDir d;
+  auto r = run_cli({"build", (d / "nowhere").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("openrecipes: error:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not a registry folder"), std::string::npos) << r.err;
+}
+
+TEST(BuildCli, usage_error_exits_2) {
+  EXPECT_EQ(run_cli({"build", "--no-such-flag"}).exit_code, 2);
+  EXPECT_EQ(run_cli({}).exit_code, 2);
+}
+
+TEST(MeasureCli, measures_a_megatron_log_with_its_own_argument_dump) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  auto r = run_cli({"measure", (testing::fixtures_dir() / "runs/megatron-h200/mbs2.log").string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["gpus"], 1);            // world_size from the dump
+  EXPECT_EQ(j["row_length"], 2048);   // seq_length
+  EXPECT_EQ(j["global_batch"], 32);
+  EXPECT_EQ(j["window"], nlohmann::json::array({5, 19}));
+  // iterations 6..20 of mbs2.log (ms), by hand
+  double sum = (2786.8 + 2472.7 + 2522.2 + 2648.6 + 2888.3 + 3248.5 + 2855.5 + 3131.6 + 3457.1 + 2705.8 + 2553.4 +
+                2730.8 + 2754.0 + 2685.1 + 2872.4) / 1000;
+  EXPECT_NEAR(j["tokens_per_s_per_gpu"].get<double>(), 15 * 32 * 2048 / sum, 1e-9);
+}
+
+TEST(MeasureCli, window_that_cuts_a_logging_interval_exits_2_naming_it) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  // The fp16 7B log has log interval 10: a 20-step window 5-19 cuts the interval of steps 0-9.
+  auto r = run_cli({"measure", (testing::fixtures_dir() / "logs/mdk-gpt3-7b-fp16-1node.log").string(), "--gpus", "8",
+                    "--steps-per-run", "20"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("averages steps 0–9 (a logging interval of 10), which the measured window 5–19 cuts"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--log-interval 1"), std::string::npos);
+}
+
+TEST(CheckCli, config_exits_1_when_ineligible_and_0_when_eligible) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  auto runs = testing::fixtures_dir() / "runs/megatron-h200";
+  auto rules = (testing::source_dir() / "registry/rules/arguments.yaml").string();
+  auto bad = run_cli({"check", "config", (runs / "lr10.log").string(), (runs / "ref.log").string(), "--rules", rules});
+  EXPECT_EQ(bad.exit_code, 1) << bad.err;
+  EXPECT_NE(bad.out.find("lr changed from 1e-05 to 0.0001"), std::string::npos) << bad.out;
+  auto good = run_cli({"check", "config", (runs / "mbs2.log").string(), (runs / "ref.log").string(), "--rules", rules});
+  EXPECT_EQ(good.exit_code, 0) << good.out;
+}
+
+TEST(CheckCli, convergence_exit_codes_and_golden_values_input) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  auto runs = testing::fixtures_dir() / "runs/megatron-h200";
+  EXPECT_EQ(run_cli({"check", "convergence", (runs / "mbs2.log").string(), (runs / "ref.log").string()}).exit_code, 0);
+  auto lr = run_cli({"check", "convergence", (runs / "lr10.log").string(), (runs / "ref.log").string(), "--json"});
+  EXPECT_EQ(lr.exit_code, 1);
+  auto j = nlohmann::json::parse(lr.out);
+  EXPECT_EQ(j["pointwise_failures"], 3);
+  auto golden = (testing::fixtures_dir() / "golden_values/mbridge-deepseek-fsdp-1node-gb200.golden.json").string();
+  EXPECT_EQ(run_cli({"check", "convergence", golden, golden, "--format", "golden-values"}).exit_code, 0);
+  EXPECT_EQ(run_cli({"check", "convergence", golden, (runs / "nope.log").string()}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace openrecipes
