@@ -1,0 +1,104 @@
+// UTF-8 validation and lossy decoding for the tokenizer (SPEC.md §1 step 3; upstream: Rust from_utf8_lossy).
+#include "rows/tokenizer/utf8.h"
+
+namespace openrecipes::rows::tok {
+namespace {
+
+// Length of the longest prefix of s[i..] that is a valid UTF-8 sequence or a prefix of one (the "maximal
+// subpart"), and whether it is complete. Follows Unicode Table 3-7 (well-formed byte sequences).
+struct Step {
+  std::size_t len;
+  bool complete;
+};
+
+Step step_at(const unsigned char* s, std::size_t n, std::size_t i) {
+  const unsigned char b = s[i];
+  if (b < 0x80) return {1, true};
+  std::size_t need;
+  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  if (b >= 0xC2 && b <= 0xDF) {
+    need = 2;
+  } else if (b >= 0xE0 && b <= 0xEF) {
+    need = 3;
+    if (b == 0xE0) lo = 0xA0;
+    if (b == 0xED) hi = 0x9F;
+  } else if (b >= 0xF0 && b <= 0xF4) {
+    need = 4;
+    if (b == 0xF0) lo = 0x90;
+    if (b == 0xF4) hi = 0x8F;
+  } else {
+    return {1, false};  // C0, C1, F5..FF or a stray continuation byte
+  }
+  std::size_t k = 1;
+  if (i + k >= n || s[i + k] < lo || s[i + k] > hi) return {1, false};
+  ++k;
+  while (k < need) {
+    if (i + k >= n || s[i + k] < 0x80 || s[i + k] > 0xBF) return {k, false};
+    ++k;
+  }
+  return {need, true};
+}
+
+}  // namespace
+
+bool is_valid_utf8(std::string_view sv) {
+  const auto* s = reinterpret_cast<const unsigned char*>(sv.data());
+  const std::size_t n = sv.size();
+  std::size_t i = 0;
+  while (i < n) {
+    // ASCII fast path, 8 bytes at a time.
+    while (i + 8 <= n) {
+      unsigned long long w;
+      __builtin_memcpy(&w, s + i, 8);
+      if (w & 0x8080808080808080ull) break;
+      i += 8;
+    }
+    if (i >= n) break;
+    if (s[i] < 0x80) {
+      ++i;
+      continue;
+    }
+    Step st = step_at(s, n, i);
+    if (!st.complete) return false;
+    i += st.len;
+  }
+  return true;
+}
+
+std::string lossy_utf8(std::string_view sv) {
+  const auto* s = reinterpret_cast<const unsigned char*>(sv.data());
+  const std::size_t n = sv.size();
+  std::string out;
+  out.reserve(n + 16);
+  std::size_t i = 0;
+  while (i < n) {
+    Step st = step_at(s, n, i);
+    if (st.complete) {
+      out.append(sv.data() + i, st.len);
+    } else {
+      out.append("\xEF\xBF\xBD");
+    }
+    i += st.len;
+  }
+  return out;
+}
+
+void append_utf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out.push_back(static_cast<char>(c));
+  } else if (c < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (c >> 6)));
+    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else if (c < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (c >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (c >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  }
+}
+
+}  // namespace openrecipes::rows::tok

@@ -1,0 +1,47 @@
+// UTF-8 helpers for the tokenizer (SPEC.md §1 step 3): validation, lossy decoding of invalid input exactly as
+// Rust's String::from_utf8_lossy / WHATWG decoders do (one U+FFFD per maximal invalid subpart), and encoding.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace openrecipes::rows::tok {
+
+/// True when `s` is well-formed UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
+bool is_valid_utf8(std::string_view s);
+
+/// Replaces each maximal invalid subpart of `s` by U+FFFD (Unicode §3.9 "U+FFFD substitution of maximal
+/// subparts", the practice of Rust's String::from_utf8_lossy, Python's decode('utf-8','replace') and Node's
+/// Buffer.toString('utf8')). Valid sequences are copied unchanged.
+std::string lossy_utf8(std::string_view s);
+
+/// Length in bytes of the UTF-8 sequence that starts with lead byte `b` (valid input assumed; 1 for ASCII).
+inline std::size_t utf8_len(unsigned char b) {
+  return b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+}
+
+/// Decodes the code point at `p` (valid UTF-8 assumed); stores its length in `len`.
+inline char32_t decode_utf8(const char* p, std::size_t& len) {
+  const auto* u = reinterpret_cast<const unsigned char*>(p);
+  if (u[0] < 0x80) {
+    len = 1;
+    return u[0];
+  }
+  if (u[0] < 0xE0) {
+    len = 2;
+    return (char32_t(u[0] & 0x1F) << 6) | (u[1] & 0x3F);
+  }
+  if (u[0] < 0xF0) {
+    len = 3;
+    return (char32_t(u[0] & 0x0F) << 12) | (char32_t(u[1] & 0x3F) << 6) | (u[2] & 0x3F);
+  }
+  len = 4;
+  return (char32_t(u[0] & 0x07) << 18) | (char32_t(u[1] & 0x3F) << 12) | (char32_t(u[2] & 0x3F) << 6) |
+         (u[3] & 0x3F);
+}
+
+/// Appends the UTF-8 encoding of `c` (a Unicode scalar value) to `out`.
+void append_utf8(std::string& out, char32_t c);
+
+}  // namespace openrecipes::rows::tok

@@ -1,0 +1,179 @@
+// Malformed or unsupported tokenizer.json files give a clear InputError naming the file, the JSON path and the
+// unsupported type (SPEC.md §1 step 3; DESIGN.md "Untrusted input").
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "rows/tokenizer/tokenizer.h"
+#include "testing/support.h"
+#include "tokenizer_testing.h"
+
+namespace openrecipes::rows {
+namespace {
+
+using json = nlohmann::json;
+
+json minimal() {
+  return json::parse(R"({
+    "version": "1.0", "truncation": null, "padding": null, "added_tokens": [], "normalizer": null,
+    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": true},
+    "post_processor": null, "decoder": null,
+    "model": {"type": "BPE", "dropout": null, "unk_token": null, "continuing_subword_prefix": null,
+              "end_of_word_suffix": null, "fuse_unk": false, "byte_fallback": false,
+              "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}})");
+}
+
+// Loads `content` and returns the InputError's message; fails the test if loading succeeds.
+std::string load_error(const testing::TempDir& dir, const std::string& content, std::string* file = nullptr) {
+  auto path = dir.write("tokenizer.json", content);
+  if (file) *file = path.string();
+  try {
+    Tokenizer::load(path);
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "loaded without error: " << content.substr(0, 200);
+  return {};
+}
+
+#define EXPECT_HAS(haystack, needle) EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
+
+TEST(TokenizerErrors, minimal_valid_file_loads_and_encodes) {
+  testing::TempDir dir;
+  const Tokenizer tk = Tokenizer::load(dir.write("tokenizer.json", minimal().dump()));
+  EXPECT_EQ(tk.encode("ab"), (std::vector<std::int32_t>{2}));  // one merge: a + b -> ab
+  EXPECT_EQ(tk.vocab_size(), 3u);
+}
+
+TEST(TokenizerErrors, unsupported_model_type_names_path_and_type) {
+  testing::TempDir dir;
+  json j = minimal();
+  j["model"] = {{"type", "WordPiece"}, {"unk_token", "[UNK]"}, {"vocab", {{"a", 0}}}};
+  std::string msg = load_error(dir, j.dump());
+  EXPECT_HAS(msg, "at model.type");
+  EXPECT_HAS(msg, "\"WordPiece\"");
+}
+
+TEST(TokenizerErrors, unsupported_pre_tokenizer_names_path_and_type) {
+  testing::TempDir dir;
+  json j = minimal();
+  json digits = {{"type", "Digits"}, {"individual_digits", true}};
+  json metaspace = {{"type", "Metaspace"}, {"replacement", "▁"}};
+  j["pre_tokenizer"] = {{"type", "Sequence"}, {"pretokenizers", json::array({digits, metaspace})}};
+  std::string msg = load_error(dir, j.dump());
+  EXPECT_HAS(msg, "at pre_tokenizer.pretokenizers[1].type");
+  EXPECT_HAS(msg, "\"Metaspace\"");
+}
+
+TEST(TokenizerErrors, unsupported_normalizer_names_path_and_type) {
+  testing::TempDir dir;
+  json j = minimal();
+  json nfc = {{"type", "NFC"}};
+  json bert = {{"type", "BertNormalizer"}};
+  j["normalizer"] = {{"type", "Sequence"}, {"normalizers", json::array({nfc, bert})}};
+  std::string msg = load_error(dir, j.dump());
+  EXPECT_HAS(msg, "at normalizer.normalizers[1].type");
+  EXPECT_HAS(msg, "\"BertNormalizer\"");
+}
+
+TEST(TokenizerErrors, malformed_json_is_named) {
+  testing::TempDir dir;
+  EXPECT_HAS(load_error(dir, "{\"model\": {\"vocab\": "), "not valid JSON");
+  EXPECT_HAS(load_error(dir, "[1, 2, 3]"), "top level");
+  EXPECT_HAS(load_error(dir, ""), "not valid JSON");
+}
+
+TEST(TokenizerErrors, truncated_real_file_is_invalid_json) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  testing::TempDir dir;
+  std::string whole = testing::tokenizer::slurp(testing::tokenizer::fixture_tokenizer_path("qwen3"));
+  EXPECT_HAS(load_error(dir, whole.substr(0, whole.size() / 2)), "not valid JSON");
+}
+
+TEST(TokenizerErrors, merge_with_unknown_token_names_the_merge) {
+  testing::TempDir dir;
+  json j = minimal();
+  j["model"]["merges"] = {"a b", "a zz"};
+  std::string msg = load_error(dir, j.dump());
+  EXPECT_HAS(msg, "at model.merges[1]");
+  EXPECT_HAS(msg, "\"zz\"");
+  j["model"]["merges"] = json::array({json::array({"b", "a"})});  // pair form; "ba" is not in the vocabulary
+  msg = load_error(dir, j.dump());
+  EXPECT_HAS(msg, "at model.merges[0]");
+  EXPECT_HAS(msg, "\"ba\"");
+  j["model"]["merges"] = {"a b c"};
+  EXPECT_HAS(load_error(dir, j.dump()), "at model.merges[0]");
+}
+
+TEST(TokenizerErrors, missing_vocab_and_bad_ids_are_named) {
+  testing::TempDir dir;
+  json j = minimal();
+  j["model"].erase("vocab");
+  EXPECT_HAS(load_error(dir, j.dump()), "missing field \"vocab\"");
+  for (json bad : {json(-1), json(3.5), json(4294967296ll), json("7")}) {
+    j = minimal();
+    j["model"]["vocab"]["b"] = bad;
+    std::string msg = load_error(dir, j.dump());
+    EXPECT_HAS(msg, "at model.vocab['b']");
+  }
+  j = minimal();
+  j["added_tokens"] = {{{"id", -5}, {"content", "x"}, {"single_word", false}, {"lstrip", false}, {"rstrip", false},
+                        {"normalized", false}, {"special", true}}};
+  EXPECT_HAS(load_error(dir, j.dump()), "at added_tokens[0].id");
+}
+
+TEST(TokenizerErrors, settings_that_change_ids_are_rejected) {
+  testing::TempDir dir;
+  json j = minimal();
+  j["truncation"] = {{"max_length", 512}};
+  EXPECT_HAS(load_error(dir, j.dump()), "at truncation");
+  j = minimal();
+  j["padding"] = {{"strategy", "BatchLongest"}};
+  EXPECT_HAS(load_error(dir, j.dump()), "at padding");
+  j = minimal();
+  j["model"]["dropout"] = 0.1;
+  EXPECT_HAS(load_error(dir, j.dump()), "at model.dropout");
+  j = minimal();
+  j["version"] = "2.0";
+  EXPECT_HAS(load_error(dir, j.dump()), "at version");
+}
+
+TEST(TokenizerErrors, bad_regex_is_named_with_oniguruma_message) {
+  testing::TempDir dir;
+  json j = minimal();
+  j["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "(unclosed"}}}, {"behavior", "Isolated"}, {"invert", false}};
+  std::string msg = load_error(dir, j.dump());
+  EXPECT_HAS(msg, "at pre_tokenizer.pattern");
+  EXPECT_HAS(msg, "Oniguruma");
+}
+
+TEST(TokenizerErrors, oversize_file_is_rejected_before_reading) {
+  testing::TempDir dir;
+  auto path = dir / "tokenizer.json";
+  { std::ofstream(path) << "{}"; }
+  std::filesystem::resize_file(path, (256ull << 20) + 1);  // sparse: no disk used
+  try {
+    Tokenizer::load(path);
+    ADD_FAILURE() << "oversize file loaded";
+  } catch (const InputError& e) {
+    EXPECT_HAS(std::string(e.what()), path.string());
+  }
+}
+
+TEST(TokenizerErrors, missing_unk_token_fails_at_encode_like_upstream) {
+  testing::TempDir dir;
+  json j = minimal();
+  j["pre_tokenizer"] = nullptr;
+  j["model"]["unk_token"] = "<unk>";  // not in the vocabulary: upstream fails only when a character needs it
+  const Tokenizer tk = Tokenizer::load(dir.write("tokenizer.json", j.dump()));
+  EXPECT_EQ(tk.encode("ab"), (std::vector<std::int32_t>{2}));
+  EXPECT_THROW(tk.encode("abc"), InputError);
+}
+
+}  // namespace
+}  // namespace openrecipes::rows
