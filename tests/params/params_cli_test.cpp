@@ -1,0 +1,84 @@
+// `openrecipes params` end to end. The CLI links every module; when the binary is not built (or predates this
+// subcommand) these tests skip rather than fail, so or_params_tests does not depend on other stages building.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "hf_layouts.h"
+#include "safetensors_writer.h"
+#include "testing/support.h"
+
+namespace openrecipes::params {
+namespace {
+using ::testing::HasSubstr;
+using json = nlohmann::json;
+namespace st = testing::st;
+
+bool cli_has_params() {
+  const char* bin = std::getenv("OPENRECIPES_BIN");
+  std::filesystem::path p = bin && *bin ? bin : std::filesystem::path(OPENRECIPES_BUILD_DIR) / "openrecipes";
+  if (!std::filesystem::exists(p)) return false;
+  return testing::run_cli({"params", "--help"}).exit_code == 0;
+}
+
+#define REQUIRE_CLI()                                                                                 \
+  do {                                                                                                \
+    if (!cli_has_params()) GTEST_SKIP() << "openrecipes binary with the params subcommand not built"; \
+  } while (0)
+
+json tiny() {
+  return {{"model_type", "qwen3_moe"},
+          {"hidden_size", 32},
+          {"vocab_size", 100},
+          {"num_hidden_layers", 2},
+          {"num_attention_heads", 4},
+          {"num_key_value_heads", 2},
+          {"head_dim", 8},
+          {"intermediate_size", 64},
+          {"moe_intermediate_size", 16},
+          {"num_experts", 4},
+          {"num_experts_per_tok", 2},
+          {"tie_word_embeddings", false}};
+}
+
+TEST(ParamsCli, checkpoint_and_config_agree_exit_0_with_json) {
+  REQUIRE_CLI();
+  testing::TempDir d;
+  auto t = testing::hf::layout_for(tiny());
+  st::write_sharded(d / "ckpt", t, st::split_evenly(t, 2));
+  d.write("ckpt/config.json", tiny().dump());
+  auto r = testing::run_cli({"params", (d / "ckpt").string(), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["N"], 2 * (3072 + 128 + 2 * 1536) + 3200);  // see report_test: the same hand calculation
+  EXPECT_EQ(j["config_check"]["agrees"], true);
+}
+
+TEST(ParamsCli, a_disagreeing_config_exits_1_and_bad_input_exits_2) {
+  REQUIRE_CLI();
+  testing::TempDir d;
+  auto t = testing::hf::layout_for(tiny());
+  st::write_sharded(d / "ckpt", t, st::split_evenly(t, 1));
+  json wrong = tiny();
+  wrong["moe_intermediate_size"] = 8;  // the shapes in the headers say 16
+  auto config = d.write("wrong.json", wrong.dump());
+  auto r = testing::run_cli({"params", (d / "ckpt").string(), "--config", config.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("DISAGREES"));
+  auto bad = testing::run_cli({"params", (d / "missing").string(), "--config", config.string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("missing: not found"));
+}
+
+TEST(ParamsCli, config_alone_gives_n_before_a_download) {
+  REQUIRE_CLI();
+  OPENRECIPES_REQUIRE_FIXTURES();
+  auto r =
+      testing::run_cli({"params", "--config", (testing::fixtures_dir() / "configs/Qwen3-0.6B/config.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("595,984,384"));
+}
+
+}  // namespace
+}  // namespace openrecipes::params

@@ -1,0 +1,221 @@
+#include "params/safetensors_header.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include "core/error.h"
+#include "safetensors_writer.h"
+#include "testing/support.h"
+
+namespace openrecipes::params {
+namespace {
+using ::testing::HasSubstr;
+using testing::TempDir;
+namespace st = testing::st;
+
+// Expects read_safetensors_header(path) to throw an InputError whose message has every piece in `pieces`.
+void expect_error(const std::filesystem::path& path, std::initializer_list<const char*> pieces) {
+  try {
+    read_safetensors_header(path);
+    ADD_FAILURE() << "no error for " << path;
+  } catch (const InputError& e) {
+    for (const char* p : pieces) EXPECT_THAT(std::string(e.what()), HasSubstr(p));
+  }
+}
+
+const char* kOne = R"({"a":{"dtype":"BF16","shape":[2,3],"data_offsets":[0,12]}})";
+
+TEST(SafetensorsHeader, reads_names_dtypes_shapes_offsets_and_metadata) {
+  TempDir d;
+  auto p = d / "m.safetensors";
+  st::write_safetensors(p, {{"z.weight", "BF16", {4, 8}}, {"a.scale", "F32", {}}, {"b.blocks", "U8", {3, 2, 16}}},
+                        {{"format", "pt"}, {"author", "test"}});
+  SafetensorsHeader h = read_safetensors_header(p);
+  ASSERT_EQ(h.tensors.size(), 3u);
+  EXPECT_EQ(h.tensors[0].name, "a.scale");  // sorted by name
+  EXPECT_EQ(h.tensors[0].dtype, Dtype::F32);
+  EXPECT_TRUE(h.tensors[0].shape.empty());
+  EXPECT_EQ(h.tensors[0].elements, 1u);
+  EXPECT_EQ(h.tensors[1].name, "b.blocks");
+  EXPECT_EQ(h.tensors[1].elements, 96u);
+  EXPECT_EQ(h.tensors[2].name, "z.weight");
+  EXPECT_EQ(h.tensors[2].shape, (std::vector<std::uint64_t>{4, 8}));
+  // Written in the order given: z (64 bytes) at 0, a.scale (4) at 64, b.blocks (96) at 68.
+  EXPECT_EQ(h.tensors[2].begin, 0u);
+  EXPECT_EQ(h.tensors[2].end, 64u);
+  EXPECT_EQ(h.tensors[0].begin, 64u);
+  EXPECT_EQ(h.tensors[1].end, 164u);
+  EXPECT_EQ(h.data_bytes, 164u);
+  EXPECT_EQ(h.header_bytes % 8, 0u);  // upstream pads the header with spaces
+  EXPECT_EQ(h.metadata, (std::vector<std::pair<std::string, std::string>>{{"author", "test"}, {"format", "pt"}}));
+}
+
+TEST(SafetensorsHeader, a_600_gb_tensor_costs_no_disk_and_is_read_without_its_data) {
+  TempDir d;
+  auto p = d / "big.safetensors";
+  // 300 G elements of BF16 = 600 GB of data region, left as a hole.
+  st::write_safetensors(p, {{"w", "BF16", {300'000, 1'000'000}}});
+  struct stat s {};
+  ASSERT_EQ(::stat(p.c_str(), &s), 0);
+  EXPECT_LT(static_cast<long long>(s.st_blocks) * 512, 1 << 20);  // under 1 MiB on disk
+  SafetensorsHeader h = read_safetensors_header(p);
+  EXPECT_EQ(h.data_bytes, 600'000'000'000ull);
+  EXPECT_EQ(h.tensors.at(0).elements, 300'000'000'000ull);
+}
+
+TEST(SafetensorsHeader, fp4_counts_half_a_byte_per_element) {
+  TempDir d;
+  auto p = d / "f4.safetensors";
+  std::string f4 = R"({"w":{"dtype":"F4","shape":[4,8],"data_offsets":[0,16]}})";
+  st::write_raw(p, f4.size(), f4, 16);
+  EXPECT_EQ(read_safetensors_header(p).tensors.at(0).elements, 32u);
+  auto odd = d / "odd.safetensors";
+  std::string h = R"({"w":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})";
+  st::write_raw(odd, h.size(), h, 2);
+  expect_error(odd, {"tensor 'w'", "not a whole number of bytes"});
+}
+
+TEST(SafetensorsHeader, header_length_past_the_end_of_the_file_is_an_error) {
+  TempDir d;
+  auto p = d / "short.safetensors";
+  st::write_raw(p, 5000, kOne, 0);
+  expect_error(p, {"short.safetensors", "header length 5000 runs past the end of the file"});
+}
+
+TEST(SafetensorsHeader, header_length_over_100_mb_is_an_error) {
+  TempDir d;
+  auto p = d / "huge.safetensors";
+  st::write_raw(p, 100'000'001, kOne, 0);
+  expect_error(p, {"huge.safetensors", "header length 100000001 is over the 100 MB limit"});
+}
+
+TEST(SafetensorsHeader, a_file_shorter_than_the_length_prefix_is_an_error) {
+  TempDir d;
+  auto p = d / "tiny.safetensors";
+  st::write_sparse(p, "abc", 3);
+  expect_error(p, {"tiny.safetensors", "shorter than the 8-byte header length"});
+}
+
+TEST(SafetensorsHeader, invalid_json_is_an_error_with_its_position) {
+  TempDir d;
+  auto p = d / "bad.safetensors";
+  std::string h = R"({"a":{"dtype":"BF16","shape":[2,3],"data_offsets":[0,12]},})";
+  st::write_raw(p, h.size(), h, 12);
+  expect_error(p, {"bad.safetensors", "header is not valid JSON at byte"});
+  auto q = d / "array.safetensors";
+  st::write_raw(q, 2, "[]", 0);
+  expect_error(q, {"does not start with '{'"});
+}
+
+TEST(SafetensorsHeader, overlapping_offsets_are_an_error_naming_both_tensors) {
+  TempDir d;
+  auto p = d / "overlap.safetensors";
+  std::string h =
+      R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]},"b":{"dtype":"BF16","shape":[4],"data_offsets":[4,12]}})";
+  st::write_raw(p, h.size(), h, 12);
+  expect_error(p, {"overlap.safetensors: tensor 'b'", "overlap tensor 'a' at [0, 8)"});
+}
+
+TEST(SafetensorsHeader, offsets_out_of_the_data_region_are_an_error) {
+  TempDir d;
+  auto p = d / "out.safetensors";
+  std::string h = R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]}})";
+  st::write_raw(p, h.size(), h, 6);
+  expect_error(p, {"tensor 'a'", "run past the data region, which holds 6 bytes"});
+  auto r = d / "reversed.safetensors";
+  std::string h2 = R"({"a":{"dtype":"BF16","shape":[0],"data_offsets":[8,0]}})";
+  st::write_raw(r, h2.size(), h2, 8);
+  expect_error(r, {"tensor 'a'", "end before they begin"});
+}
+
+TEST(SafetensorsHeader, offsets_that_disagree_with_dtype_times_shape_are_an_error) {
+  TempDir d;
+  auto p = d / "size.safetensors";
+  std::string h = R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,8]}})";
+  st::write_raw(p, h.size(), h, 8);
+  expect_error(p, {"tensor 'a'", "hold 8 bytes, but shape [4] of F32 needs 16 bytes"});
+}
+
+TEST(SafetensorsHeader, gaps_and_trailing_bytes_in_the_data_region_are_errors) {
+  TempDir d;
+  auto gap = d / "gap.safetensors";
+  std::string h =
+      R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[4],"data_offsets":[6,10]}})";
+  st::write_raw(gap, h.size(), h, 10);
+  expect_error(gap, {"tensor 'b'", "leave bytes [4, 6) of the data region to no tensor"});
+  auto tail = d / "tail.safetensors";
+  std::string h2 = R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}})";
+  st::write_raw(tail, h2.size(), h2, 9);
+  expect_error(tail, {"tensors end at byte 4 of the data region, but the file holds 9 data bytes"});
+}
+
+TEST(SafetensorsHeader, an_unknown_dtype_is_an_error_naming_the_tensor) {
+  TempDir d;
+  auto p = d / "dtype.safetensors";
+  std::string h = R"({"model.x.weight":{"dtype":"F7","shape":[4],"data_offsets":[0,4]}})";
+  st::write_raw(p, h.size(), h, 4);
+  expect_error(p, {"dtype.safetensors: tensor 'model.x.weight'", "unknown dtype 'F7'"});
+}
+
+TEST(SafetensorsHeader, malformed_entries_are_errors) {
+  TempDir d;
+  struct Case {
+    const char* header;
+    const char* message;
+  } cases[] = {
+      {R"({"a":{"dtype":"U8","shape":[-4],"data_offsets":[0,4]}})", "not a non-negative integer"},
+      {R"({"a":{"dtype":"U8","shape":[4.5],"data_offsets":[0,4]}})", "not a non-negative integer"},
+      {R"({"a":{"dtype":"U8","shape":[4]}})", "lacks data_offsets"},
+      {R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4],"x":1}})", "unexpected key 'x'"},
+      {R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0]}})", "not a pair"},
+      {R"({"a":[1]})", "not an object"},
+      {R"({"a":{"dtype":"U8","shape":[4294967296,4294967296,4294967296],"data_offsets":[0,4]}})", "overflows 64 bits"},
+      {R"({"__metadata__":{"k":1}})", "__metadata__ 'k' is not a string"},
+  };
+  for (const auto& c : cases) {
+    auto p = d / "case.safetensors";
+    st::write_raw(p, std::string(c.header).size(), c.header, 4);
+    expect_error(p, {c.message});
+  }
+}
+
+TEST(SafetensorsHeader, escaped_and_non_ascii_headers_read_like_plain_ones) {
+  // The fast scanner takes plain ASCII; escapes, UTF-8 and odd spacing go to the full JSON parser. Same result.
+  TempDir d;
+  auto plain = d / "plain.safetensors";
+  std::string h1 =
+      R"({"__metadata__":{"format":"pt"},"ab":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]},"é":{"dtype":"U8","shape":[],"data_offsets":[4,5]}})";
+  st::write_raw(plain, h1.size(), h1, 5);
+  auto escaped = d / "escaped.safetensors";
+  std::string h2 =
+      "{ \"a\\u0062\" : {\"data_offsets\":[0,4],\"shape\":[2],\"dtype\":\"BF16\"},\n"
+      " \"\\u00e9\":{\"dtype\":\"U8\",\"shape\":[],\"data_offsets\":[4,5]}, \"__metadata__\":{\"format\":\"pt\"}}";
+  st::write_raw(escaped, h2.size(), h2, 5);
+  for (auto p : {plain, escaped}) {
+    SafetensorsHeader h = read_safetensors_header(p);
+    ASSERT_EQ(h.tensors.size(), 2u) << p;
+    EXPECT_EQ(h.tensors[0].name, "ab");
+    EXPECT_EQ(h.tensors[0].elements, 2u);
+    EXPECT_EQ(h.tensors[1].name, "\u00e9");
+    EXPECT_EQ(h.tensors[1].end, 5u);
+    EXPECT_EQ(h.metadata.size(), 1u);
+  }
+}
+
+TEST(SafetensorsHeader, a_tensor_named_twice_is_an_error) {
+  TempDir d;
+  auto p = d / "twice.safetensors";
+  std::string h =
+      R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},"a":{"dtype":"U8","shape":[2],"data_offsets":[2,4]}})";
+  st::write_raw(p, h.size(), h, 4);
+  expect_error(p, {"tensor 'a'", "appears twice in the header"});
+}
+
+TEST(SafetensorsHeader, a_missing_file_is_an_error_naming_it) {
+  TempDir d;
+  expect_error(d / "nope.safetensors", {"nope.safetensors: file not found"});
+}
+
+}  // namespace
+}  // namespace openrecipes::params
