@@ -1,0 +1,56 @@
+// Conversation arena: block-allocated text, interned roles, one MessageView per message (SPEC §1.1 source order).
+#include "rows/conversation.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace openrecipes::rows {
+
+Conversation to_conversation(ConversationView view) {
+  Conversation c;
+  c.reserve(view.size());
+  for (const auto& m : view) c.push_back(Message{std::string(m.role), std::string(m.content)});
+  return c;
+}
+
+std::string_view ConversationArena::store(std::string_view s) {
+  if (s.empty()) return {};
+  if (s.size() > kBlockBytes) throw std::length_error("ConversationArena: a message is larger than 64 MiB");
+  if (blocks_.empty() || block_used_ + s.size() > block_size_) {
+    // Blocks grow from 1 MiB to kBlockBytes so that small sources stay small.
+    std::size_t size = blocks_.empty() ? (1ull << 20) : std::min(kBlockBytes, 2 * block_size_);
+    size = std::max(size, s.size());
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
+    block_size_ = size;
+    block_bytes_total_ += size;
+    block_used_ = 0;
+  }
+  char* dst = blocks_.back().get() + block_used_;
+  std::memcpy(dst, s.data(), s.size());
+  block_used_ += s.size();
+  return std::string_view(dst, s.size());
+}
+
+std::string_view ConversationArena::intern_role(std::string_view role) {
+  auto it = roles_.find(role);
+  if (it != roles_.end()) return it->second;
+  std::string_view stored = store(role);
+  roles_.emplace(stored, stored);
+  return stored;
+}
+
+void ConversationArena::append(ConversationView conversation) {
+  for (const auto& m : conversation) {
+    MessageView v{intern_role(m.role), store(m.content)};
+    messages_.push_back(v);
+    text_bytes_ += m.role.size() + m.content.size();
+  }
+  starts_.push_back(messages_.size());
+}
+
+std::uint64_t ConversationArena::memory_bytes() const {
+  return block_bytes_total_ + messages_.capacity() * sizeof(MessageView) + starts_.capacity() * sizeof(std::uint64_t);
+}
+
+}  // namespace openrecipes::rows

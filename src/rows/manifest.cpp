@@ -1,0 +1,246 @@
+// rows.manifest.json writer and strict reader (SPEC §1.7): sorted keys, 2-space indent, trailing newline; every
+// field of a manifest read from disk is checked (type, range, format) before use.
+#include "rows/manifest.h"
+
+#include <set>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "core/sha256.h"
+#include "rows/rows_hash.h"
+#include "rows/utf8_check.h"
+
+namespace openrecipes::rows {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::size_t kMaxString = 4096;
+constexpr std::size_t kMaxSources = 100000;
+constexpr std::uint64_t kMaxManifestBytes = 16ull << 20;
+const char* const kFix = "rebuild the rows (openrecipes rows build) to get a fresh manifest";
+
+const std::vector<std::string> kKeys = {"chat_template_sha256",
+                                        "conversations",
+                                        "dataset_id",
+                                        "dataset_revision",
+                                        "eos_id",
+                                        "eos_token",
+                                        "format_version",
+                                        "row_length",
+                                        "rows_requested",
+                                        "rows_sha256",
+                                        "rows_written",
+                                        "seed",
+                                        "sources",
+                                        "strftime_date",
+                                        "tokenizer_config_sha256",
+                                        "tokenizer_json_sha256",
+                                        "tokens_dropped",
+                                        "tool_version"};
+const std::vector<std::string> kSourceKeys = {"bytes", "conversations", "name", "sha256"};
+
+std::string at(std::string_view where, const std::string& field) { return fmt::format("{}: {}", where, field); }
+
+bool valid_date(const std::string& d) {
+  if (d.size() != 10 || d[4] != '-' || d[7] != '-') return false;
+  for (std::size_t i : {0u, 1u, 2u, 3u, 5u, 6u, 8u, 9u})
+    if (d[i] < '0' || d[i] > '9') return false;
+  const int y = std::stoi(d.substr(0, 4)), m = std::stoi(d.substr(5, 2)), day = std::stoi(d.substr(8, 2));
+  if (m < 1 || m > 12 || day < 1) return false;
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return day <= kDays[m - 1] + ((m == 2 && leap) ? 1 : 0);
+}
+
+void check_string(std::string_view where, const std::string& field, const std::string& v, bool may_be_empty) {
+  if (v.size() > kMaxString)
+    throw InputError(at(where, field), fmt::format("{} bytes, over the limit of {}", v.size(), kMaxString), kFix);
+  if (!is_valid_utf8(v)) throw InputError(at(where, field), "not valid UTF-8", kFix);
+  if (!may_be_empty && v.empty()) throw InputError(at(where, field), "empty", kFix);
+}
+
+void check_sha(std::string_view where, const std::string& field, const std::string& v) {
+  if (!is_sha256_hex(v))
+    throw InputError(at(where, field),
+                     fmt::format("'{}' is not a sha256 (64 lowercase hex characters)", v.substr(0, 80)), kFix);
+}
+
+// The rules both directions share.
+void validate(const RowsManifest& m, std::string_view where) {
+  check_string(where, "dataset_id", m.dataset_id, true);
+  check_string(where, "dataset_revision", m.dataset_revision, true);
+  check_string(where, "eos_token", m.eos_token, false);
+  check_string(where, "tool_version", m.tool_version, false);
+  check_sha(where, "tokenizer_json_sha256", m.tokenizer_json_sha256);
+  check_sha(where, "tokenizer_config_sha256", m.tokenizer_config_sha256);
+  check_sha(where, "chat_template_sha256", m.chat_template_sha256);
+  check_sha(where, "rows_sha256", m.rows_sha256);
+  if (!valid_date(m.strftime_date))
+    throw InputError(at(where, "strftime_date"),
+                     fmt::format("'{}' is not a date YYYY-MM-DD", m.strftime_date.substr(0, 40)), kFix);
+  if (m.eos_id < 0 || m.eos_id > 0x7fffffff)
+    throw InputError(at(where, "eos_id"), fmt::format("{} is not a token id (0..2147483647)", m.eos_id), kFix);
+  if (m.row_length == 0 || m.row_length > kMaxRowLength)
+    throw InputError(at(where, "row_length"), fmt::format("{} is outside 1..{}", m.row_length, kMaxRowLength), kFix);
+  if (m.rows_requested && m.rows_written > *m.rows_requested)
+    throw InputError(at(where, "rows_written"),
+                     fmt::format("{} rows written but only {} requested", m.rows_written, *m.rows_requested), kFix);
+  if (m.sources.empty() || m.sources.size() > kMaxSources)
+    throw InputError(at(where, "sources"), fmt::format("{} sources, expected 1..{}", m.sources.size(), kMaxSources),
+                     kFix);
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < m.sources.size(); ++i) {
+    const auto& s = m.sources[i];
+    const std::string f = fmt::format("sources[{}]", i);
+    check_string(where, f + ".name", s.name, false);
+    check_sha(where, f + ".sha256", s.sha256);
+    if (i > 0 && !(m.sources[i - 1].name < s.name))
+      throw InputError(
+          at(where, f + ".name"),
+          fmt::format("'{}' does not come after '{}': sources are in file-name order", s.name, m.sources[i - 1].name),
+          kFix);
+    if (s.conversations > UINT64_MAX - total)
+      throw InputError(at(where, f + ".conversations"), "the counts overflow", kFix);
+    total += s.conversations;
+  }
+  if (total != m.conversations)
+    throw InputError(at(where, "conversations"),
+                     fmt::format("{} conversations, but the sources add up to {}", m.conversations, total), kFix);
+}
+
+// Typed field access on parsed JSON.
+const json& field(const json& obj, const std::string& key, std::string_view where, const std::string& path) {
+  auto it = obj.find(key);
+  if (it == obj.end()) throw InputError(at(where, path), "missing", kFix);
+  return *it;
+}
+
+std::string get_string(const json& obj, const std::string& key, std::string_view where, const std::string& path) {
+  const json& v = field(obj, key, where, path);
+  if (!v.is_string())
+    throw InputError(at(where, path), std::string("a JSON ") + v.type_name() + ", expected a string", kFix);
+  return v.get<std::string>();
+}
+
+std::uint64_t get_uint(const json& obj, const std::string& key, std::string_view where, const std::string& path,
+                       std::uint64_t max = UINT64_MAX) {
+  const json& v = field(obj, key, where, path);
+  if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
+    throw InputError(at(where, path), fmt::format("{} is not a non-negative integer", v.dump().substr(0, 40)), kFix);
+  const auto u = v.get<std::uint64_t>();
+  if (u > max) throw InputError(at(where, path), fmt::format("{} is over the limit of {}", u, max), kFix);
+  return u;
+}
+
+void reject_unknown(const json& obj, const std::vector<std::string>& keys, std::string_view where,
+                    const std::string& path) {
+  for (auto it = obj.begin(); it != obj.end(); ++it)
+    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end())
+      throw InputError(at(where, path.empty() ? it.key() : path + "." + it.key()),
+                       fmt::format("unknown key (known: {})", fmt::join(keys, ", ")), kFix);
+}
+
+}  // namespace
+
+std::string manifest_to_json(const RowsManifest& m) {
+  validate(m, "rows manifest");
+  json j = json::object();
+  j["format_version"] = RowsManifest::kFormatVersion;
+  j["dataset_id"] = m.dataset_id;
+  j["dataset_revision"] = m.dataset_revision;
+  json sources = json::array();
+  for (const auto& s : m.sources)
+    sources.push_back(
+        json{{"name", s.name}, {"sha256", s.sha256}, {"bytes", s.bytes}, {"conversations", s.conversations}});
+  j["sources"] = std::move(sources);
+  j["tokenizer_json_sha256"] = m.tokenizer_json_sha256;
+  j["tokenizer_config_sha256"] = m.tokenizer_config_sha256;
+  j["chat_template_sha256"] = m.chat_template_sha256;
+  j["eos_token"] = m.eos_token;
+  j["eos_id"] = m.eos_id;
+  j["strftime_date"] = m.strftime_date;
+  j["seed"] = m.seed;
+  j["row_length"] = m.row_length;
+  j["conversations"] = m.conversations;
+  j["rows_requested"] = m.rows_requested ? json(*m.rows_requested) : json(nullptr);
+  j["rows_written"] = m.rows_written;
+  j["tokens_dropped"] = m.tokens_dropped;
+  j["rows_sha256"] = m.rows_sha256;
+  j["tool_version"] = m.tool_version;
+  return j.dump(2) + "\n";  // nlohmann's object is a std::map: keys come out sorted
+}
+
+RowsManifest manifest_from_json(std::string_view text, std::string_view where) {
+  json j;
+  try {
+    // Refuse duplicate keys (nlohmann would keep the last one silently) and deep nesting.
+    std::vector<std::set<std::string>> open_objects;
+    j = json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
+      if (depth > 8) throw InputError(std::string(where), "JSON nested deeper than 8 levels", kFix);
+      if (event == json::parse_event_t::object_start) open_objects.emplace_back();
+      if (event == json::parse_event_t::object_end && !open_objects.empty()) open_objects.pop_back();
+      if (event == json::parse_event_t::key && !open_objects.empty() &&
+          !open_objects.back().insert(parsed.get<std::string>()).second)
+        throw InputError(at(where, parsed.get<std::string>()), "the key appears twice", kFix);
+      return true;
+    });
+  } catch (const json::exception& e) {
+    throw InputError(std::string(where), std::string("not valid JSON: ") + e.what(), kFix);
+  }
+  if (!j.is_object()) throw InputError(std::string(where), "the manifest is not a JSON object", kFix);
+  reject_unknown(j, kKeys, where, "");
+  const std::uint64_t version = get_uint(j, "format_version", where, "format_version");
+  if (version != static_cast<std::uint64_t>(RowsManifest::kFormatVersion))
+    throw InputError(at(where, "format_version"),
+                     fmt::format("version {} is not supported (this tool reads 1)", version),
+                     "use the openrecipes version that wrote it, or rebuild the rows");
+  RowsManifest m;
+  m.dataset_id = get_string(j, "dataset_id", where, "dataset_id");
+  m.dataset_revision = get_string(j, "dataset_revision", where, "dataset_revision");
+  const json& sources = field(j, "sources", where, "sources");
+  if (!sources.is_array()) throw InputError(at(where, "sources"), "not a list", kFix);
+  if (sources.size() > kMaxSources)
+    throw InputError(at(where, "sources"), fmt::format("{} sources, over the limit of {}", sources.size(), kMaxSources),
+                     kFix);
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const std::string p = fmt::format("sources[{}]", i);
+    const json& s = sources[i];
+    if (!s.is_object()) throw InputError(at(where, p), "not an object", kFix);
+    reject_unknown(s, kSourceKeys, where, p);
+    m.sources.push_back(ManifestSource{
+        get_string(s, "name", where, p + ".name"), get_string(s, "sha256", where, p + ".sha256"),
+        get_uint(s, "bytes", where, p + ".bytes"), get_uint(s, "conversations", where, p + ".conversations")});
+  }
+  m.tokenizer_json_sha256 = get_string(j, "tokenizer_json_sha256", where, "tokenizer_json_sha256");
+  m.tokenizer_config_sha256 = get_string(j, "tokenizer_config_sha256", where, "tokenizer_config_sha256");
+  m.chat_template_sha256 = get_string(j, "chat_template_sha256", where, "chat_template_sha256");
+  m.eos_token = get_string(j, "eos_token", where, "eos_token");
+  m.eos_id = static_cast<std::int64_t>(get_uint(j, "eos_id", where, "eos_id", 0x7fffffff));
+  m.strftime_date = get_string(j, "strftime_date", where, "strftime_date");
+  m.seed = get_uint(j, "seed", where, "seed");
+  m.row_length = static_cast<std::uint32_t>(get_uint(j, "row_length", where, "row_length", kMaxRowLength));
+  m.conversations = get_uint(j, "conversations", where, "conversations");
+  if (!field(j, "rows_requested", where, "rows_requested").is_null())
+    m.rows_requested = get_uint(j, "rows_requested", where, "rows_requested");
+  m.rows_written = get_uint(j, "rows_written", where, "rows_written");
+  m.tokens_dropped = get_uint(j, "tokens_dropped", where, "tokens_dropped");
+  m.rows_sha256 = get_string(j, "rows_sha256", where, "rows_sha256");
+  m.tool_version = get_string(j, "tool_version", where, "tool_version");
+  validate(m, where);
+  return m;
+}
+
+void write_manifest(const std::filesystem::path& path, const RowsManifest& manifest) {
+  write_file_atomic(path, manifest_to_json(manifest));
+}
+
+RowsManifest read_manifest(const std::filesystem::path& path) {
+  return manifest_from_json(read_file(path, kMaxManifestBytes), path.string());
+}
+
+}  // namespace openrecipes::rows
