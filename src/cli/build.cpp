@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "core/error.h"
 #include "core/files.h"
 #include "registry/evaluate.h"
 #include "registry/leaderboard.h"
@@ -17,6 +18,7 @@ struct BuildOptions {
   bool json = false;
   bool include_unverified = false;
   bool strict = false;
+  std::vector<std::string> checkpoints;
 };
 
 const bool registered = register_command({
@@ -30,9 +32,20 @@ const bool registered = register_command({
       app.add_flag("--include-unverified", o->include_unverified,
                    "Rank recipes that measured but are not verified too, marked [UNVERIFIED] (a submitter's preview)");
       app.add_flag("--strict", o->strict, "Exit 1 when any recipe is not verified (for CI of submissions)");
+      app.add_option("--checkpoint", o->checkpoints,
+                     "MODEL=PATH: recount MODEL's N from the safetensors headers at PATH (repeatable)");
       return [o]() -> int {
         auto reg = registry::load_registry(o->registry);
-        auto results = registry::evaluate_registry(reg);
+        std::map<std::string, std::filesystem::path> checkpoints;
+        for (const auto& c : o->checkpoints) {
+          auto eq = c.find('=');
+          if (eq == std::string::npos || eq == 0 || eq + 1 == c.size())
+            throw InputError("--checkpoint " + c, "expected MODEL=PATH", "e.g. --checkpoint qwen3-0.6b=/ckpt/Qwen3-0.6B");
+          if (!reg.models.count(c.substr(0, eq)))
+            throw InputError("--checkpoint " + c, "no model '" + c.substr(0, eq) + "' in the registry");
+          checkpoints[c.substr(0, eq)] = c.substr(eq + 1);
+        }
+        auto results = registry::evaluate_registry(reg, checkpoints);
         auto pairs = registry::build_pairs(reg, results, o->include_unverified);
         auto json = site::leaderboard_json(reg, pairs);
         if (!o->json_out.empty()) write_file_atomic(o->json_out, json.dump(2) + "\n");

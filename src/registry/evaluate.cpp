@@ -17,6 +17,7 @@
 #include "evidence/step_log.h"
 #include "evidence/versions.h"
 #include "measure/cost.h"
+#include "registry/model_params.h"
 
 namespace openrecipes::registry {
 namespace {
@@ -161,7 +162,14 @@ void check_layout(const Recipe& r, const Loaded& ev, RecipeResult& out) {
 
 }  // namespace
 
-std::vector<RecipeResult> evaluate_registry(const Registry& reg) {
+std::vector<RecipeResult> evaluate_registry(const Registry& reg,
+                                            const std::map<std::string, std::filesystem::path>& checkpoints) {
+  std::map<std::string, ModelCount> counts;  // N per model, recounted once
+  for (const auto& [id, m] : reg.models) {
+    auto ck = checkpoints.find(id);
+    counts.emplace(id, recount_active_params(m, ck == checkpoints.end() ? std::nullopt
+                                                                         : std::optional<std::filesystem::path>(ck->second)));
+  }
   std::map<std::string, const RecipeEntry*> by_id;
   for (const auto& e : reg.recipes) by_id[e.id] = &e;
   std::map<std::string, Loaded> loaded;
@@ -216,8 +224,13 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg) {
                                           pct(r.claims.cv), pct(out.throughput->cv)));
       if (gpu != reg.gpus.end()) {
         out.dollars_per_million_tokens = measure::dollars_per_million_tokens(gpu->second.dollars_per_gpu_hour, score);
-        if (model != reg.models.end())
-          out.mfu = 6.0 * static_cast<double>(model->second.active_params) * score / (gpu->second.dense_bf16_tflops * 1e12);
+        if (model != reg.models.end()) {
+          const ModelCount& n = counts.at(r.model);
+          out.active_params = n.n;
+          out.active_params_from = n.counted_from;
+          out.mfu = 6.0 * static_cast<double>(n.n) * score / (gpu->second.dense_bf16_tflops * 1e12);
+          for (const auto& p : n.problems) out.reasons.push_back(p);
+        }
       }
     }
     if (r.times) {

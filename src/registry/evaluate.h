@@ -2,6 +2,8 @@
 // (SPEC §2–§5): the status of each recipe, with every reason it is not verified.
 #pragma once
 
+#include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +34,8 @@ struct RecipeResult {
   std::optional<double> gpu_hours;
   std::optional<double> dollars_per_million_tokens;
   std::optional<double> mfu;
+  std::int64_t active_params = 0;   ///< N used for MFU
+  std::string active_params_from;   ///< how N was (re)counted: "config arithmetic", "safetensors headers", ...
   std::optional<checks::ConfigCheck> configuration;
   std::optional<checks::ConvergenceResult> convergence;
   bool is_reference = false;  ///< no reference: both checks pass trivially
@@ -39,7 +43,10 @@ struct RecipeResult {
   std::vector<StackStatus> stack;
 };
 
-/// Evaluates every recipe of `reg` (sorted by id). Never throws for a recipe's bad input: it becomes a reason.
-std::vector<RecipeResult> evaluate_registry(const Registry& reg);
+/// Evaluates every recipe of `reg` (sorted by id). `checkpoints` maps a model id to a checkpoint (folder, index
+/// or .safetensors) whose headers recount that model's N. Never throws for a recipe's bad input: it becomes a
+/// reason.
+std::vector<RecipeResult> evaluate_registry(const Registry& reg,
+                                            const std::map<std::string, std::filesystem::path>& checkpoints = {});
 
 }  // namespace openrecipes::registry

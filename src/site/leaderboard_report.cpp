@@ -36,7 +36,7 @@ std::string checks_summary(const registry::RecipeResult& r) {
   return c + ", " + v;
 }
 
-nlohmann::json result_json(const registry::Registry& reg, const registry::RecipeResult& r) {
+nlohmann::json result_json(const registry::RecipeResult& r) {
   nlohmann::json j;
   j["id"] = r.id;
   j["verified"] = r.verified;
@@ -66,8 +66,7 @@ nlohmann::json result_json(const registry::Registry& reg, const registry::Recipe
   if (r.gpu_hours) j["gpu_hours"] = *r.gpu_hours;
   if (r.dollars_per_million_tokens) j["dollars_per_million_tokens"] = *r.dollars_per_million_tokens;
   if (r.mfu) j["mfu"] = *r.mfu;
-  auto model = reg.models.find(rec.model);
-  if (model != reg.models.end()) j["active_params"] = model->second.active_params;
+  if (r.active_params) j["active_params"] = {{"n", r.active_params}, {"counted_from", r.active_params_from}};
   nlohmann::json checks;
   if (r.is_reference) checks["reference"] = true;
   if (r.configuration) {
@@ -156,12 +155,12 @@ nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector
     nlohmann::json ranked = nlohmann::json::array();
     int rank = 0;
     for (const auto* r : p.ranked) {
-      auto e = result_json(reg, *r);
+      auto e = result_json(*r);
       e["rank"] = ++rank;
       ranked.push_back(e);
     }
     nlohmann::json unranked = nlohmann::json::array();
-    for (const auto* r : p.unranked) unranked.push_back(result_json(reg, *r));
+    for (const auto* r : p.unranked) unranked.push_back(result_json(*r));
     pj["ranked"] = ranked;
     pj["unranked"] = unranked;
     ps.push_back(pj);
