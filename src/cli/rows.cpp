@@ -1,0 +1,163 @@
+// `openrecipes rows build|verify|export` (SPEC §1): rebuild the workload rows, check a build against the
+// rows_sha256 a recipe records, and export rows to Megatron-LM's indexed dataset.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "core/error.h"
+#include "core/sha256.h"
+#include "registry/recipe.h"
+#include "rows/megatron_export.h"
+#include "rows/rows_build.h"
+#include "rows/rows_verify.h"
+
+namespace openrecipes::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct RowsOptions {
+  // build
+  std::vector<std::string> sources;
+  std::string tokenizer, tokenizer_config, chat_template, output, date = "2026-01-01", dataset_id, dataset_revision;
+  std::string compression = "zstd";
+  std::uint64_t seed = 0, rows = 0;
+  std::uint32_t row_length = 8192;
+  unsigned threads = 0;
+  bool json = false, quiet = false;
+  // verify / export
+  std::string rows_file, recipe, sha256, format = "megatron", prefix;
+};
+
+void print_progress(const rows::RowsBuildProgress& p) {
+  double mb = static_cast<double>(p.text_bytes) / 1e6;
+  std::fprintf(stderr, "\rrows: %llu/%llu conversations, %llu rows, %.1f MB rendered (%.1f MB/s, %.2f M tokens/s)   ",
+               static_cast<unsigned long long>(p.conversations_done), static_cast<unsigned long long>(p.conversations_total),
+               static_cast<unsigned long long>(p.rows_written), mb, p.seconds > 0 ? mb / p.seconds : 0.0,
+               p.seconds > 0 ? static_cast<double>(p.tokens) / p.seconds / 1e6 : 0.0);
+  std::fflush(stderr);
+}
+
+int run_build(const RowsOptions& o) {
+  rows::RowsBuildOptions b;
+  for (const auto& s : o.sources) b.sources.emplace_back(s);
+  b.tokenizer.dir = o.tokenizer;
+  if (!o.tokenizer_config.empty()) b.tokenizer.tokenizer_config = fs::path(o.tokenizer_config);
+  if (!o.chat_template.empty()) b.tokenizer.chat_template = fs::path(o.chat_template);
+  b.seed = o.seed;
+  b.row_length = o.row_length;
+  if (o.rows) b.rows = o.rows;
+  b.threads = o.threads;
+  b.today = o.date;
+  b.dataset_id = o.dataset_id;
+  b.dataset_revision = o.dataset_revision;
+  b.output = o.output;
+  if (o.compression == "zstd") b.writer.compression = rows::RowsCompression::zstd;
+  else if (o.compression == "snappy") b.writer.compression = rows::RowsCompression::snappy;
+  else if (o.compression == "none") b.writer.compression = rows::RowsCompression::uncompressed;
+  else throw InputError("--compression", "unknown compression '" + o.compression + "'", "use zstd, snappy or none");
+  bool tty = !o.quiet && isatty(STDERR_FILENO);
+  if (tty) b.progress = print_progress;
+  auto r = rows::build_rows(b);
+  if (tty) std::fprintf(stderr, "\n");
+  for (const auto& w : r.warnings) std::cerr << "openrecipes: warning: " << w << "\n";
+  if (o.json) {
+    std::cout << nlohmann::json{{"rows_parquet", o.output},
+                                {"manifest", r.manifest_path.string()},
+                                {"rows_written", r.manifest.rows_written},
+                                {"rows_sha256", r.manifest.rows_sha256},
+                                {"conversations", r.manifest.conversations},
+                                {"conversations_tokenized", r.stats.conversations_done},
+                                {"tokens", r.stats.tokens},
+                                {"tokens_dropped", r.manifest.tokens_dropped},
+                                {"rendered_bytes", r.stats.text_bytes},
+                                {"seconds", r.stats.seconds}}
+                     .dump(2)
+              << "\n";
+  } else {
+    std::cout << fmt::format("{}: {} rows of {} tokens from {} of {} conversations ({} tokens dropped)\n", o.output,
+                             r.manifest.rows_written, r.manifest.row_length, r.stats.conversations_done,
+                             r.manifest.conversations, r.manifest.tokens_dropped);
+    std::cout << fmt::format("rows_sha256 {}\nmanifest    {}\n", r.manifest.rows_sha256, r.manifest_path.string());
+    double mb = static_cast<double>(r.stats.text_bytes) / 1e6;
+    std::cout << fmt::format("{:.1f} s: {:.1f} MB rendered ({:.1f} MB/s), {:.2f} M tokens/s\n", r.stats.seconds, mb,
+                             mb / r.stats.seconds, static_cast<double>(r.stats.tokens) / r.stats.seconds / 1e6);
+  }
+  return 0;
+}
+
+int run_verify(const RowsOptions& o) {
+  std::uint64_t count = o.rows;
+  std::string sha = o.sha256;
+  std::uint32_t row_length = 0;
+  if (!o.recipe.empty()) {
+    if (count || !sha.empty()) throw InputError("rows verify", "give --recipe or --rows with --sha256, not both");
+    fs::path p(o.recipe);
+    fs::path dir = p.filename() == "recipe.yaml" ? p.parent_path() : p;
+    auto recipe = registry::load_recipe(dir);
+    if (!recipe.workload.standard)
+      throw InputError(recipe.file.string(), "the recipe ran a non-standard workload and records no rows to verify");
+    count = static_cast<std::uint64_t>(recipe.workload.rows_count);
+    sha = recipe.workload.rows_sha256;
+    row_length = static_cast<std::uint32_t>(recipe.workload.row_length);
+  } else if (!count || sha.empty()) {
+    throw InputError("rows verify", "nothing to verify against", "give --recipe recipe.yaml, or --rows R --sha256 HEX");
+  }
+  auto v = rows::verify_rows_file(o.rows_file, count, sha, row_length, o.threads);
+  std::cout << v.message << "\n";
+  return v.match ? 0 : 1;
+}
+
+int run_export(const RowsOptions& o) {
+  if (o.format != "megatron") throw InputError("--format", "unknown export format '" + o.format + "'", "use megatron");
+  auto r = rows::export_megatron(o.rows_file, o.prefix, o.rows ? std::optional<std::uint64_t>(o.rows) : std::nullopt);
+  std::cout << fmt::format("{}.bin / {}.idx: {} sequences, rows_sha256 {}\n", o.prefix, o.prefix, r.rows, r.rows_sha256);
+  return 0;
+}
+
+const bool registered = register_command({
+    "rows", "Build the workload rows, verify them against a recipe, or export them",
+    [](CLI::App& app) {
+      auto o = std::make_shared<RowsOptions>();
+      app.require_subcommand(1);
+      auto* build = app.add_subcommand("build", "Render, tokenize, permute, join and cut the rows (SPEC §1)");
+      build->add_option("--source", o->sources, "Source parquet shards or JSONL files")->required();
+      build->add_option("--tokenizer", o->tokenizer, "Folder with tokenizer.json (and tokenizer_config.json)")->required();
+      build->add_option("--tokenizer-config", o->tokenizer_config, "tokenizer_config.json, when not in the folder");
+      build->add_option("--chat-template", o->chat_template, "Chat template file (default: the folder's or the config's)");
+      build->add_option("--seed", o->seed, "numpy default_rng seed of the permutation")->capture_default_str();
+      build->add_option("--row-length", o->row_length, "Tokens per row")->capture_default_str();
+      build->add_option("--rows", o->rows, "Stop after this many rows (tokenizes only what they need)");
+      build->add_option("--threads", o->threads, "Worker threads (default: all cores)");
+      build->add_option("--date", o->date, "The date strftime_now() gives templates")->capture_default_str();
+      build->add_option("--dataset-id", o->dataset_id, "Dataset id for the manifest, e.g. allenai/tulu-3-sft-mixture");
+      build->add_option("--dataset-revision", o->dataset_revision, "Dataset revision for the manifest");
+      build->add_option("--compression", o->compression, "zstd, snappy or none")->capture_default_str();
+      build->add_option("-o,--output", o->output, "rows.parquet to write (the manifest goes beside it)")->required();
+      build->add_flag("--json", o->json, "Machine-readable summary");
+      build->add_flag("--quiet", o->quiet, "No progress display");
+      auto* verify = app.add_subcommand("verify", "Check the first R rows of a build against a recorded rows_sha256");
+      verify->add_option("rows_parquet", o->rows_file, "rows.parquet")->required();
+      verify->add_option("--recipe", o->recipe, "recipe.yaml whose workload.rows to check against");
+      verify->add_option("--rows", o->rows, "R, with --sha256");
+      verify->add_option("--sha256", o->sha256, "Expected rows_sha256 of the first R rows");
+      verify->add_option("--threads", o->threads, "Reader threads");
+      auto* exp = app.add_subcommand("export", "Export rows to another engine's format");
+      exp->add_option("rows_parquet", o->rows_file, "rows.parquet")->required();
+      exp->add_option("--format", o->format, "megatron (Megatron-LM .bin/.idx indexed dataset)")->capture_default_str();
+      exp->add_option("-o,--output", o->prefix, "Output prefix (writes PREFIX.bin and PREFIX.idx)")->required();
+      exp->add_option("--rows", o->rows, "Export only the first R rows");
+      return [o, build, verify, exp]() -> int {
+        if (build->parsed()) return run_build(*o);
+        if (verify->parsed()) return run_verify(*o);
+        if (exp->parsed()) return run_export(*o);
+        return 2;
+      };
+    }});
+
+}  // namespace
+}  // namespace openrecipes::cli

@@ -1,0 +1,253 @@
+// The rows build pipeline (SPEC §1): render and tokenize in parallel, join and cut in permutation order.
+#include "rows/rows_build.h"
+
+#include <atomic>
+#include <mutex>
+
+#include <fmt/format.h>
+#include <tbb/parallel_pipeline.h>
+#include <tbb/task_arena.h>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "rows/permutation.h"
+#include "rows/source_reader.h"
+
+namespace openrecipes::rows {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+fs::path manifest_path_for(const fs::path& rows_parquet) {
+  fs::path p = rows_parquet;
+  std::string stem = p.extension() == ".parquet" ? p.stem().string() : p.filename().string();
+  return p.parent_path() / (stem + ".manifest.json");
+}
+
+namespace {
+
+// Where conversation `index` comes from, for messages.
+std::string locate(const SourceSet& set, std::uint64_t index) {
+  for (const auto& s : set.shards())
+    if (index >= s.first_index && index < s.first_index + s.conversations)
+      return fmt::format("{} row {}", s.name, index - s.first_index);
+  return "?";
+}
+
+// The token stream: conversations joined with EOS, cut into rows of L as they arrive (SPEC §1 steps 5-6).
+// With a row limit R, the tokens of the conversation that completes row R past its end are dropped and the
+// stream stops there, so what is dropped does not depend on how far ahead other threads tokenized.
+class StreamCutter {
+ public:
+  StreamCutter(std::uint32_t L, std::int32_t eos, RowsParquetWriter& writer, std::optional<std::uint64_t> limit)
+      : L_(L), eos_(eos), writer_(writer), limit_(limit) {
+    buffer_.reserve(L);
+  }
+  // Appends one conversation (after an EOS unless it is the first); false once R rows are written.
+  bool add(const std::vector<std::int32_t>& ids) {
+    if (started_) push(eos_);
+    started_ = true;
+    for (std::int32_t id : ids) push(id);
+    ++conversations_;
+    if (full()) done_ = true;
+    return !done_;
+  }
+  // The final partial row is dropped.
+  void finish() {
+    if (!done_) dropped_ += buffer_.size();
+  }
+  bool done() const { return done_; }
+  std::uint64_t conversations() const { return conversations_; }
+  std::uint64_t tokens() const { return tokens_; }
+  std::uint64_t dropped() const { return dropped_; }
+
+ private:
+  bool full() const { return limit_ && writer_.rows() >= *limit_; }
+  void push(std::int32_t id) {
+    ++tokens_;
+    if (full()) {
+      ++dropped_;
+      return;
+    }
+    buffer_.push_back(id);
+    if (buffer_.size() == L_) {
+      writer_.append_row(buffer_);
+      buffer_.clear();
+    }
+  }
+  std::uint32_t L_;
+  std::int32_t eos_;
+  RowsParquetWriter& writer_;
+  std::optional<std::uint64_t> limit_;
+  std::vector<std::int32_t> buffer_;
+  bool started_ = false, done_ = false;
+  std::uint64_t conversations_ = 0, tokens_ = 0, dropped_ = 0;
+};
+
+}  // namespace
+
+RowsBuildResult build_rows(const RowsBuildOptions& o) {
+  const auto t0 = Clock::now();
+  if (o.row_length == 0) throw InputError("--row-length", "the row length must be at least 1");
+  if (o.rows && *o.rows == 0) throw InputError("--rows", "the row count must be at least 1");
+  if (o.sources.empty()) throw InputError("--source", "no source files", "give the dataset's parquet shards or JSONL files");
+  RowsBuildResult result;
+  auto bundle = TokenizerBundle::load(o.tokenizer);
+  result.warnings = bundle.warnings;
+  unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  auto set = SourceSet::open(o.sources, threads);
+  set.compute_sha256();
+  const std::uint64_t n = set.size();
+  if (n == 0) throw InputError(o.sources.front().string(), "the sources hold no conversations");
+  const auto order = numpy_permutation(n, o.seed);
+
+  RenderOptions render_options;
+  render_options.today = o.today;
+  RowsWriterOptions wopt = o.writer;
+  RowsParquetWriter writer(o.output, o.row_length, wopt);
+  StreamCutter cutter(o.row_length, bundle.eos_id, writer, o.rows);
+
+  // Which conversations to hold in memory: all of them, or (with R rows) a growing prefix of the order.
+  std::uint64_t next = 0;  // position in `order` of the next conversation to tokenize
+  std::uint64_t text_bytes = 0;
+  auto last_report = Clock::now();
+  RowsBuildProgress progress;
+  progress.conversations_total = n;
+
+  auto report = [&](bool force) {
+    if (!o.progress) return;
+    auto now = Clock::now();
+    if (!force && now - last_report < std::chrono::milliseconds(250)) return;
+    last_report = now;
+    progress.conversations_done = cutter.conversations();
+    progress.rows_written = writer.rows();
+    progress.tokens = cutter.tokens();
+    progress.text_bytes = text_bytes;
+    progress.seconds = std::chrono::duration<double>(now - t0).count();
+    o.progress(progress);
+  };
+
+  tbb::task_arena arena(static_cast<int>(threads));
+  while (next < n && !cutter.done()) {
+    // The slice of the order to tokenize in this round.
+    std::uint64_t take = n - next;
+    if (o.rows) {
+      // Enough conversations for the rows still missing, assuming at least 64 tokens per conversation, doubled on
+      // each further round; a whole-source pass per round only decodes, it does not tokenize.
+      std::uint64_t missing_tokens = (*o.rows - writer.rows()) * o.row_length;
+      take = std::min<std::uint64_t>(take, std::max<std::uint64_t>(4096, missing_tokens / 64 + 1));
+    }
+    ConversationArena held;
+    std::vector<std::int64_t> slot;  // order position -> arena index
+    if (take == n) {
+      held = set.load_all();
+    } else {
+      std::vector<std::int64_t> wanted(n, -1);
+      for (std::uint64_t k = 0; k < take; ++k) wanted[order[next + k]] = static_cast<std::int64_t>(k);
+      std::vector<std::int64_t> arena_of(take, -1);
+      set.read_each([&](std::uint64_t index, ConversationView conv) {
+        if (wanted[index] < 0) return;
+        arena_of[static_cast<std::size_t>(wanted[index])] = static_cast<std::int64_t>(held.size());
+        held.append(conv);
+      });
+      slot = std::move(arena_of);
+    }
+    const std::uint64_t begin = next, end = next + take;
+    std::uint64_t cursor = begin;
+    std::atomic<bool> stop{false};
+    struct Chunk {
+      std::uint64_t first = 0, count = 0;
+      std::vector<std::vector<std::int32_t>> ids;
+      std::uint64_t bytes = 0;
+    };
+    constexpr std::uint64_t kChunk = 32;
+    arena.execute([&] {
+      tbb::parallel_pipeline(
+          static_cast<std::size_t>(threads) * 4,
+          tbb::make_filter<void, std::shared_ptr<Chunk>>(
+              tbb::filter_mode::serial_in_order,
+              [&](tbb::flow_control& fc) -> std::shared_ptr<Chunk> {
+                if (cursor >= end || stop.load()) {
+                  fc.stop();
+                  return nullptr;
+                }
+                auto c = std::make_shared<Chunk>();
+                c->first = cursor;
+                c->count = std::min(kChunk, end - cursor);
+                cursor += c->count;
+                return c;
+              }) &
+              tbb::make_filter<std::shared_ptr<Chunk>, std::shared_ptr<Chunk>>(
+                  tbb::filter_mode::parallel,
+                  [&](std::shared_ptr<Chunk> c) {
+                    c->ids.resize(c->count);
+                    for (std::uint64_t j = 0; j < c->count; ++j) {
+                      std::uint64_t pos = c->first + j;
+                      std::uint64_t index = order[pos];
+                      std::size_t a = slot.empty() ? index : static_cast<std::size_t>(slot[pos - begin]);
+                      std::string text;
+                      try {
+                        text = bundle.render(held[a], render_options);
+                      } catch (const TemplateError& e) {
+                        throw InputError(fmt::format("conversation {} ({})", index, locate(set, index)),
+                                         "the chat template failed: " + std::string(e.what()),
+                                         "fix or drop this conversation, or use a template that accepts it");
+                      }
+                      c->bytes += text.size();
+                      bundle.tokenizer().encode(text, c->ids[j]);
+                    }
+                    return c;
+                  }) &
+              tbb::make_filter<std::shared_ptr<Chunk>, void>(tbb::filter_mode::serial_in_order,
+                                                             [&](std::shared_ptr<Chunk> c) {
+                                                               if (cutter.done()) return;
+                                                               text_bytes += c->bytes;
+                                                               for (const auto& ids : c->ids)
+                                                                 if (!cutter.add(ids)) {
+                                                                   stop = true;
+                                                                   break;
+                                                                 }
+                                                               report(false);
+                                                             }));
+    });
+    next = end;
+  }
+  cutter.finish();
+  report(true);
+  if (o.rows && writer.rows() < *o.rows)
+    throw InputError(o.sources.front().string(),
+                     fmt::format("the {} conversations give {} tokens, {} rows of {}; {} rows were asked for", n,
+                                 cutter.tokens(), writer.rows(), o.row_length, *o.rows),
+                     "ask for fewer rows or a shorter row length");
+  const std::uint64_t tokens = cutter.tokens();
+  result.written = writer.commit();
+
+  RowsManifest& m = result.manifest;
+  m.dataset_id = o.dataset_id;
+  m.dataset_revision = o.dataset_revision;
+  for (const auto& s : set.shards()) m.sources.push_back({s.name, s.sha256, s.bytes, s.conversations});
+  m.tokenizer_json_sha256 = bundle.tokenizer_json_sha256;
+  m.tokenizer_config_sha256 = bundle.tokenizer_config_sha256;
+  m.chat_template_sha256 = bundle.chat_template_sha256;
+  m.eos_token = bundle.eos_token;
+  m.eos_id = bundle.eos_id;
+  m.strftime_date = o.today;
+  m.seed = o.seed;
+  m.row_length = o.row_length;
+  m.conversations = n;
+  m.rows_requested = o.rows;
+  m.rows_written = result.written.rows;
+  m.tokens_dropped = cutter.dropped();
+  m.rows_sha256 = result.written.rows_sha256;
+  m.tool_version = "openrecipes 0.1.0";
+  result.manifest_path = manifest_path_for(o.output);
+  write_manifest(result.manifest_path, m);
+  result.stats = progress;
+  result.stats.conversations_done = cutter.conversations();
+  result.stats.rows_written = result.written.rows;
+  result.stats.tokens = tokens;
+  result.stats.text_bytes = text_bytes;
+  result.stats.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return result;
+}
+
+}  // namespace openrecipes::rows

@@ -1,0 +1,59 @@
+// The rows build (SPEC §1): conversations -> chat template -> tokenizer -> numpy permutation -> join with EOS ->
+// cut into rows of exactly L tokens -> rows.parquet + rows.manifest.json, identical bytes for any thread count.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rows/manifest.h"
+#include "rows/rows_writer.h"
+#include "rows/tokenizer_bundle.h"
+
+namespace openrecipes::rows {
+
+struct RowsBuildProgress {
+  std::uint64_t conversations_done = 0;   ///< conversations rendered and tokenized, in stream order
+  std::uint64_t conversations_total = 0;  ///< n, or the estimate needed for R rows
+  std::uint64_t rows_written = 0;
+  std::uint64_t tokens = 0;               ///< tokens in the stream so far (EOS included)
+  std::uint64_t text_bytes = 0;           ///< rendered bytes tokenized so far
+  double seconds = 0;
+};
+
+struct RowsBuildOptions {
+  std::vector<std::filesystem::path> sources;  ///< parquet shards or JSONL files
+  TokenizerFiles tokenizer;
+  std::uint64_t seed = 0;
+  std::uint32_t row_length = 8192;
+  std::optional<std::uint64_t> rows;           ///< R: stop after R rows (tokenize only what they need)
+  unsigned threads = 0;                        ///< 0: all cores
+  std::string today = "2026-01-01";            ///< strftime_now's date (SPEC §1.2)
+  std::string dataset_id, dataset_revision;    ///< recorded in the manifest
+  std::filesystem::path output;                ///< rows.parquet; the manifest goes beside it (rows.manifest.json)
+  RowsWriterOptions writer;
+  std::function<void(const RowsBuildProgress&)> progress;  ///< called from one thread, at most ~4 times a second
+};
+
+struct RowsBuildResult {
+  RowsManifest manifest;
+  std::filesystem::path manifest_path;
+  RowsWriteResult written;
+  std::vector<std::string> warnings;
+  RowsBuildProgress stats;  ///< final counts and the wall time
+};
+
+/// The manifest path for a rows file: "x.parquet" -> "x.manifest.json".
+std::filesystem::path manifest_path_for(const std::filesystem::path& rows_parquet);
+
+/// Builds the rows. Throws InputError for bad input: what SourceSet, TokenizerBundle and the writer refuse; a
+/// template that raises or hits a sandbox limit (naming the conversation's index, shard and row); a token stream
+/// too short for R rows (naming both counts); n over kMaxConversations. An interrupted or failed build leaves no
+/// rows.parquet or manifest behind (an existing one is only replaced by a complete build).
+RowsBuildResult build_rows(const RowsBuildOptions& options);
+
+}  // namespace openrecipes::rows
