@@ -83,20 +83,19 @@ L = a.row_length
 stream = []
 digest = hashlib.sha256()
 rows = 0
-dropped = 0
 tokens = 0
 for k, i in enumerate(order):
     if k:
         stream.append(eos)
     stream.extend(ids[i])
-    while len(stream) >= L and (a.rows is None or rows < a.rows):
-        digest.update(struct.pack("<%di" % L, *stream[:L]))
-        del stream[:L]
+    tokens += len(ids[i]) + (1 if k else 0)
+    start = 0
+    while len(stream) - start >= L and (a.rows is None or rows < a.rows):
+        digest.update(struct.pack("<%di" % L, *stream[start:start + L]))
+        start += L
         rows += 1
-    tokens = sum(len(ids[j]) for j in order[:k + 1]) + k
+    del stream[:start]
     if a.rows is not None and rows >= a.rows:
-        dropped = len(stream)
         break
-else:
-    dropped = len(stream)
+dropped = len(stream)
 print(json.dumps({"rows": rows, "rows_sha256": digest.hexdigest(), "tokens": tokens, "tokens_dropped": dropped}))
