@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "checks/check_json.h"
 #include "checks/config_check.h"
 #include "checks/convergence.h"
 #include "cli/command.h"
@@ -33,18 +34,7 @@ int run_config(const CheckOptions& o) {
   auto b = evidence::parse_megatron_args(read_file(o.reference), o.reference);
   auto r = checks::check_configuration(a.values, b.values, rules, {}, {o.family, {}});
   if (o.json) {
-    nlohmann::json changes = nlohmann::json::array();
-    for (const auto& c : r.changes)
-      changes.push_back({{"argument", c.name},
-                         {"reference", c.reference_value ? nlohmann::json(*c.reference_value) : nlohmann::json(nullptr)},
-                         {"recipe", c.recipe_value ? nlohmann::json(*c.recipe_value) : nlohmann::json(nullptr)},
-                         {"class", checks::to_string(c.classification.cls)},
-                         {"accepted", c.accepted},
-                         {"note", c.note}});
-    std::cout << nlohmann::json{{"verdict", r.eligible ? "eligible" : "ineligible"}, {"changes", changes},
-                                {"problems", r.problems}}
-                     .dump(2)
-              << "\n";
+    std::cout << checks::to_json(r).dump(2) << "\n";
   } else {
     std::cout << fmt::format("configuration check: {} ({} changed argument(s))\n", r.eligible ? "eligible" : "ineligible",
                              r.changes.size());
@@ -61,14 +51,8 @@ int run_convergence(const CheckOptions& o) {
   auto cur = arm(o.recipe, o.format);
   auto ref = arm(o.reference, o.reference_format.empty() ? o.format : o.reference_format);
   auto r = checks::check_convergence(cur, ref);
-  auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
   if (o.json) {
-    std::cout << nlohmann::json{{"verdict", r.passed ? "pass" : "fail"}, {"correlation", num(r.correlation)},
-                                {"final_loss_diff", num(r.final_loss_diff)},
-                                {"pointwise_failures", r.pointwise_failures}, {"outliers", r.outliers},
-                                {"points", r.points}, {"failed_tests", r.failed_tests}, {"problems", r.problems}}
-                     .dump(2)
-              << "\n";
+    std::cout << checks::to_json(r).dump(2) << "\n";
   } else {
     std::cout << fmt::format("convergence check: {}\n", r.passed ? "pass" : "fail");
     if (r.points)

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "checks/check_json.h"
+
 namespace openrecipes::site {
 namespace {
 
@@ -67,33 +69,12 @@ nlohmann::json result_json(const registry::RecipeResult& r) {
   if (r.dollars_per_million_tokens) j["dollars_per_million_tokens"] = *r.dollars_per_million_tokens;
   if (r.mfu) j["mfu"] = *r.mfu;
   if (r.active_params) j["active_params"] = {{"n", r.active_params}, {"counted_from", r.active_params_from}};
-  nlohmann::json checks;
-  if (r.is_reference) checks["reference"] = true;
-  if (r.configuration) {
-    nlohmann::json changes = nlohmann::json::array();
-    for (const auto& c : r.configuration->changes)
-      changes.push_back({{"argument", c.name},
-                         {"reference", c.reference_value ? nlohmann::json(*c.reference_value) : nlohmann::json(nullptr)},
-                         {"recipe", c.recipe_value ? nlohmann::json(*c.recipe_value) : nlohmann::json(nullptr)},
-                         {"class", checks::to_string(c.classification.cls)},
-                         {"accepted", c.accepted},
-                         {"note", c.note}});
-    checks["configuration"] = {{"verdict", r.configuration->eligible ? "eligible" : "ineligible"},
-                               {"changes", changes}, {"problems", r.configuration->problems}};
-  }
-  if (r.convergence) {
-    auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
-    checks["convergence"] = {{"verdict", r.convergence->passed ? "pass" : "fail"},
-                             {"correlation", num(r.convergence->correlation)},
-                             {"final_loss_diff", num(r.convergence->final_loss_diff)},
-                             {"pointwise_failures", r.convergence->pointwise_failures},
-                             {"outliers", r.convergence->outliers},
-                             {"points", r.convergence->points},
-                             {"failed_tests", r.convergence->failed_tests},
-                             {"problems", r.convergence->problems}};
-  }
-  checks["rows"] = r.rows_status;
-  j["checks"] = checks;
+  nlohmann::json records;
+  if (r.is_reference) records["reference"] = true;
+  if (r.configuration) records["configuration"] = checks::to_json(*r.configuration);
+  if (r.convergence) records["convergence"] = checks::to_json(*r.convergence);
+  records["rows"] = r.rows_status;
+  j["checks"] = records;
   return j;
 }
 
