@@ -41,7 +41,7 @@ Step step_at(const unsigned char* s, std::size_t n, std::size_t i) {
 
 }  // namespace
 
-bool is_valid_utf8(std::string_view sv) {
+std::size_t find_invalid_utf8(std::string_view sv) {
   const auto* s = reinterpret_cast<const unsigned char*>(sv.data());
   const std::size_t n = sv.size();
   std::size_t i = 0;
@@ -59,10 +59,10 @@ bool is_valid_utf8(std::string_view sv) {
       continue;
     }
     Step st = step_at(s, n, i);
-    if (!st.complete) return false;
+    if (!st.complete) return i;
     i += st.len;
   }
-  return true;
+  return std::string_view::npos;
 }
 
 std::string lossy_utf8(std::string_view sv) {

@@ -8,8 +8,13 @@
 
 namespace openrecipes::rows::tok {
 
-/// True when `s` is well-formed UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
-bool is_valid_utf8(std::string_view s);
+/// Byte offset of the first byte that does not start a well-formed UTF-8 sequence in `s` (Unicode Table 3-7:
+/// no overlong forms, no surrogates U+D800..U+DFFF, nothing above U+10FFFF, no truncated sequence), or
+/// std::string_view::npos when all of `s` is valid. The same rule as Python's and Rust's strict decoders.
+std::size_t find_invalid_utf8(std::string_view s);
+
+/// True when `s` is well-formed UTF-8 (find_invalid_utf8(s) == npos).
+inline bool is_valid_utf8(std::string_view s) { return find_invalid_utf8(s) == std::string_view::npos; }
 
 /// Replaces each maximal invalid subpart of `s` by U+FFFD (Unicode §3.9 "U+FFFD substitution of maximal
 /// subparts", the practice of Rust's String::from_utf8_lossy, Python's decode('utf-8','replace') and Node's
