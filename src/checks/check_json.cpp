@@ -24,7 +24,7 @@ nlohmann::json to_json(const ConfigCheck& check) {
 nlohmann::json to_json(const ConvergenceResult& r) {
   return {{"verdict", r.passed ? "pass" : "fail"},
           {"correlation", finite_or_null(r.correlation)},
-          {"final_loss_diff", finite_or_null(r.final_loss_diff)},
+          {"final_loss_rel_diff", finite_or_null(r.final_loss_rel_diff)},
           {"pointwise_failures", r.pointwise_failures},
           {"outliers", r.outliers},
           {"points", r.points},

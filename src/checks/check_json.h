@@ -12,7 +12,7 @@ namespace openrecipes::checks {
 ///  "problems": [...]}; absent values are null.
 nlohmann::json to_json(const ConfigCheck& check);
 
-/// {"verdict": "pass"|"fail", "correlation", "final_loss_diff" (null when not finite), "pointwise_failures",
+/// {"verdict": "pass"|"fail", "correlation", "final_loss_rel_diff" (null when not finite), "pointwise_failures",
 ///  "outliers", "points", "failed_tests", "problems"} (SPEC §4.3's record).
 nlohmann::json to_json(const ConvergenceResult& result);
 

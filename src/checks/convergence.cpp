@@ -72,7 +72,7 @@ ConvergenceResult check_convergence(const LossCurve& recipe, const LossCurve& re
     if (nonfinite) out.failed_tests.push_back("non_finite_loss");
     out.passed = false;
     out.correlation = std::nan("");
-    out.final_loss_diff = std::nan("");
+    out.final_loss_rel_diff = std::nan("");
     return out;
   }
   // 1. Drop the first floor(0.20 × n) points.
@@ -105,9 +105,9 @@ ConvergenceResult check_convergence(const LossCurve& recipe, const LossCurve& re
   if (static_cast<double>(out.pointwise_failures) / dn > t.max_failure_ratio)
     out.failed_tests.push_back("point_wise_tolerance");
   // 4. Final point.
-  out.final_loss_diff =
+  out.final_loss_rel_diff =
       ref.back() != 0 ? std::fabs(cur.back() - ref.back()) / std::fabs(ref.back()) : std::fabs(cur.back());
-  if (out.final_loss_diff > t.final_loss_tolerance) out.failed_tests.push_back("final_loss");
+  if (out.final_loss_rel_diff > t.final_loss_tolerance) out.failed_tests.push_back("final_loss");
   // 5. Residual outliers (3-sigma, population std).
   std::vector<double> res(n);
   double mres = 0;

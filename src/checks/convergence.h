@@ -47,7 +47,7 @@ struct ConvergenceResult {
   bool passed = false;
   std::int64_t points = 0;          ///< points compared after the skip
   double correlation = 0;           ///< Pearson r (NaN when a curve is constant: counts as failed)
-  double final_loss_diff = 0;       ///< relative, at the last step
+  double final_loss_rel_diff = 0;   ///< |cur − ref| / |ref| at the last step (a fraction, not nats)
   std::int64_t pointwise_failures = 0;
   std::int64_t outliers = 0;
   std::vector<std::string> failed_tests;

@@ -25,8 +25,10 @@ const bool registered = register_command({
     "build", "Recompute and rank every recipe of a registry (the main job)",
     [](CLI::App& app) {
       auto o = std::make_shared<BuildOptions>();
-      app.add_option("registry", o->registry, "Registry folder (gpus.yaml, models/, rules/, recipes/)")
-          ->capture_default_str();
+      auto* registry_option =
+          app.add_option("registry", o->registry,
+                         "Registry folder (gpus.yaml, models/, rules/, recipes/); default: the bundled one")
+              ->capture_default_str();
       app.add_flag("--json", o->json, "Write the whole computed leaderboard as JSON to stdout");
       app.add_option("-o,--output", o->json_out, "Also write the JSON leaderboard to this file (atomically)");
       app.add_flag("--include-unverified", o->include_unverified,
@@ -34,7 +36,8 @@ const bool registered = register_command({
       app.add_flag("--strict", o->strict, "Exit 1 when any recipe is not verified (for CI of submissions)");
       app.add_option("--checkpoint", o->checkpoints,
                      "MODEL=PATH: recount MODEL's N from the safetensors headers at PATH (repeatable)");
-      return [o]() -> int {
+      return [o, registry_option]() -> int {
+        if (registry_option->count() == 0) o->registry = bundled_path(o->registry);
         auto reg = registry::load_registry(o->registry);
         std::map<std::string, std::filesystem::path> checkpoints;
         for (const auto& c : o->checkpoints) {

@@ -21,6 +21,7 @@ struct CheckOptions {
   std::string recipe, reference, rules = "registry/rules/arguments.yaml", family, format = "megatron",
                                  reference_format;
   bool json = false;
+  bool rules_given = false;
 };
 
 checks::LossCurve arm(const std::string& path, const std::string& format) {
@@ -29,7 +30,7 @@ checks::LossCurve arm(const std::string& path, const std::string& format) {
 }
 
 int run_config(const CheckOptions& o) {
-  auto rules = checks::ArgumentRules::load(o.rules);
+  auto rules = checks::ArgumentRules::load(o.rules_given ? o.rules : bundled_path(o.rules));
   auto a = evidence::parse_megatron_args(read_file(o.recipe), o.recipe);
   auto b = evidence::parse_megatron_args(read_file(o.reference), o.reference);
   auto r = checks::check_configuration(a.values, b.values, rules, {}, {o.family, {}});
@@ -58,7 +59,7 @@ int run_convergence(const CheckOptions& o) {
     if (r.points)
       std::cout << fmt::format("  points {} (steps {}-19), correlation {:.6f}, final loss difference {:.4f}%, "
                                "pointwise failures {}, outliers {}\n",
-                               r.points, 20 - r.points, r.correlation, 100 * r.final_loss_diff, r.pointwise_failures,
+                               r.points, 20 - r.points, r.correlation, 100 * r.final_loss_rel_diff, r.pointwise_failures,
                                r.outliers);
     for (const auto& t : r.failed_tests) std::cout << "  failed: " << t << "\n";
     for (const auto& p : r.problems) std::cout << "  problem: " << p << "\n";
@@ -74,7 +75,8 @@ const bool registered = register_command({
       auto* config = app.add_subcommand("config", "Diff and class the resolved arguments of two Megatron logs");
       config->add_option("recipe", o->recipe, "Log (or dump) of the recipe's run")->required();
       config->add_option("reference", o->reference, "Log (or dump) of the reference recipe's run")->required();
-      config->add_option("--rules", o->rules, "Argument classes")->capture_default_str();
+      auto* rules_option = config->add_option("--rules", o->rules, "Argument classes (default: the bundled registry's)")
+                               ->capture_default_str();
       config->add_option("--family", o->family, "Model family, for objective conventions (e.g. qwen3.5)");
       config->add_flag("--json", o->json, "Machine-readable output");
       auto* conv = app.add_subcommand("convergence", "Compare the per-step loss of two 20-step arms");
@@ -85,7 +87,8 @@ const bool registered = register_command({
           ->capture_default_str();
       conv->add_option("--reference-format", o->reference_format, "Format of the reference arm, when it differs");
       conv->add_flag("--json", o->json, "Machine-readable output");
-      return [o, config, conv]() -> int {
+      return [o, config, conv, rules_option]() -> int {
+        o->rules_given = rules_option->count() > 0;
         if (config->parsed()) return run_config(*o);
         if (conv->parsed()) return run_convergence(*o);
         return 2;

@@ -26,3 +26,13 @@ bool register_command(Command command);
 std::vector<Command> registered_commands();
 
 }  // namespace openrecipes::cli
+
+namespace openrecipes::cli {
+
+/// A default path into the bundled registry, such as "registry/rules/arguments.yaml": `relative` itself when
+/// it exists from the working directory, else the same path next to the checkout the executable was built in
+/// (<dir of /proc/self/exe>/../<relative>, so `build/openrecipes` finds it from anywhere), else `relative`
+/// unchanged (the command's own read then reports it missing, naming the path). Never throws.
+std::string bundled_path(const std::string& relative);
+
+}  // namespace openrecipes::cli

@@ -348,9 +348,9 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
         if (t == "missing_steps" || t == "non_finite_loss") continue;  // the problems below name the steps
         std::string d;
         if (t == "correlation") d = fmt::format("correlation r = {:.4f} < 0.95", c.correlation);
-        else if (t == "point_wise_tolerance") d = fmt::format("{} of {} points outside the pointwise tolerance (> 10%)", c.pointwise_failures, c.points);
-        else if (t == "final_loss") d = fmt::format("final loss differs by {} (> 5%)", pct(c.final_loss_diff));
-        else if (t == "outliers") d = fmt::format("{} of {} residuals are 3-sigma outliers (> 10%)", c.outliers, c.points);
+        else if (t == "point_wise_tolerance") d = fmt::format("{} of {} points ({:.1f}%, more than the 10% allowed) differ from the reference loss by more than the pointwise tolerance (10%, 5% or 2% by loss level)", c.pointwise_failures, c.points, 100.0 * static_cast<double>(c.pointwise_failures) / static_cast<double>(c.points));
+        else if (t == "final_loss") d = fmt::format("final loss differs by {} relative to the reference (> 5%)", pct(c.final_loss_rel_diff));
+        else if (t == "outliers") d = fmt::format("{} of {} residuals ({:.1f}%, more than the 10% allowed) are 3-sigma outliers", c.outliers, c.points, 100.0 * static_cast<double>(c.outliers) / static_cast<double>(c.points));
         else d = t;
         why += (why.empty() ? "" : "; ") + d;
       }
@@ -374,10 +374,10 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
         std::fabs(*r.claims.correlation - out.convergence->correlation) > 5e-4)
       out.reasons.push_back(fmt::format("claims: the recipe records correlation {:.4f}, the check finds {:.4f}",
                                         *r.claims.correlation, out.convergence->correlation));
-    if (out.convergence && r.claims.final_loss_diff && std::isfinite(out.convergence->final_loss_diff) &&
-        std::fabs(*r.claims.final_loss_diff - out.convergence->final_loss_diff) > 5e-5)
+    if (out.convergence && r.claims.final_loss_rel_diff && std::isfinite(out.convergence->final_loss_rel_diff) &&
+        std::fabs(*r.claims.final_loss_rel_diff - out.convergence->final_loss_rel_diff) > 5e-5)
       out.reasons.push_back(fmt::format("claims: the recipe records a final loss difference of {}, the check finds {}",
-                                        pct(*r.claims.final_loss_diff), pct(out.convergence->final_loss_diff)));
+                                        pct(*r.claims.final_loss_rel_diff), pct(out.convergence->final_loss_rel_diff)));
     out.verified = out.reasons.empty();
     results.push_back(std::move(out));
   }

@@ -230,12 +230,12 @@ Recipe load_recipe(const fs::path& dir) {
   if (r.claims.configuration != "eligible" && r.claims.configuration != "ineligible")
     throw InputError(cl["configuration"].where(), "expected eligible or ineligible");
   auto conv = cl.require("convergence");
-  conv.reject_unknown_keys({"verdict", "correlation", "final_loss_diff", "pointwise_failures"});
+  conv.reject_unknown_keys({"verdict", "correlation", "final_loss_rel_diff", "pointwise_failures"});
   r.claims.convergence = conv.require("verdict").as_string(10);
   if (r.claims.convergence != "pass" && r.claims.convergence != "fail")
     throw InputError(conv["verdict"].where(), "expected pass or fail");
   if (conv["correlation"].defined()) r.claims.correlation = conv["correlation"].as_double(-1, 1);
-  if (conv["final_loss_diff"].defined()) r.claims.final_loss_diff = conv["final_loss_diff"].as_double(0, 1e30);
+  if (conv["final_loss_rel_diff"].defined()) r.claims.final_loss_rel_diff = conv["final_loss_rel_diff"].as_double(0, 1e30);
   if (conv["pointwise_failures"].defined()) r.claims.pointwise_failures = conv["pointwise_failures"].as_int(0, 1000000);
   return r;
 }

@@ -68,7 +68,7 @@ struct Claims {
   double gpu_hours = 0;
   std::string configuration;  ///< "eligible" or "ineligible"
   std::string convergence;    ///< "pass" or "fail"
-  std::optional<double> correlation, final_loss_diff;
+  std::optional<double> correlation, final_loss_rel_diff;
   std::optional<std::int64_t> pointwise_failures;
 };
 

@@ -89,7 +89,7 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
     if (!p.workload_description.empty()) out += "  " + p.workload_description + "\n";
     if (!p.ranked.empty()) {
       out += fmt::format("  {:>4}  {:<22} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<14} {:<10} {:<11} {}\n", "rank",
-                         "recipe", "tokens/s/GPU", "CV", "GPUs", "MFU", "$/1M tokens", "GPU-hours", "author", "date",
+                         "recipe", "tokens/s/GPU", "CV", "GPUs", "MFU", "$/1M tokens", "GPU-h/run", "author", "date",
                          "framework", "checks");
       int rank = 0;
       for (const auto* r : p.ranked) {
@@ -102,6 +102,9 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
                            checks_summary(*r), r->verified ? "" : "  [UNVERIFIED]");
       }
     }
+    if (!p.ranked.empty())
+      out += "  (tokens/s/GPU over the measurement window; CV of step time; MFU = 6·N·tokens/s/GPU / dense BF16 peak;\n"
+             "   $/1M tokens at the window's rate; GPU-h/run = GPUs × launch-to-exit time of the evidence run)\n";
     if (!p.unranked.empty()) {
       out += "  not ranked:\n";
       for (const auto* r : p.unranked) {

@@ -55,7 +55,7 @@ void expect_matches_oracle(const ConvergenceResult& got, const nlohmann::json& w
   SCOPED_TRACE(name);
   EXPECT_EQ(got.passed, want["passed"].get<bool>());
   EXPECT_NEAR(got.correlation, want["r"].get<double>(), 1e-12);
-  EXPECT_NEAR(got.final_loss_diff, want["final"].get<double>(), 1e-15);
+  EXPECT_NEAR(got.final_loss_rel_diff, want["final"].get<double>(), 1e-15);
   EXPECT_EQ(got.pointwise_failures, want["pointwise"].get<std::int64_t>());
   EXPECT_EQ(got.outliers, want["outliers"].get<std::int64_t>());
   EXPECT_EQ(got.failed_tests, want["failed"].get<std::vector<std::string>>());
@@ -84,7 +84,7 @@ TEST(Convergence, h200_structural_change_passes_and_math_change_fails_as_the_ora
   expect_matches_oracle(b, want[1], "lr10 vs ref");
   EXPECT_FALSE(b.passed);
   // Hand calculation: final losses 1.002880E+01 (lr10) and 1.132132E+01 (ref).
-  EXPECT_NEAR(b.final_loss_diff, (11.32132 - 10.0288) / 11.32132, 1e-15);
+  EXPECT_NEAR(b.final_loss_rel_diff, (11.32132 - 10.0288) / 11.32132, 1e-15);
   // Pointwise (ref > 2 so tolerance 10%): steps 17, 18, 19 differ by 10.4%, 10.2%, 11.4%; step 16 by 9.5%.
   EXPECT_EQ(b.pointwise_failures, 3);
   EXPECT_EQ(b.failed_tests, (std::vector<std::string>{"point_wise_tolerance", "final_loss"}));

@@ -29,6 +29,31 @@ TEST(BuildCli, main_job_prints_the_ranked_pair_and_the_rejected_recipe) {
   EXPECT_NE(r.out.find("lr changed from 1e-05 to 0.0001"), std::string::npos);
 }
 
+// Runs `args` with the working directory set to an empty temporary folder (no ./registry there).
+testing::ProcessResult run_cli_elsewhere(const std::vector<std::string>& args) {
+  testing::TempDir d;
+  const auto here = fs::current_path();
+  fs::current_path(d.path());
+  auto r = run_cli(args);
+  fs::current_path(here);
+  return r;
+}
+
+TEST(BuildCli, without_a_registry_argument_it_ranks_the_bundled_registry_from_any_directory) {
+  auto r = run_cli_elsewhere({"build"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("     1  mbs2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GPU-h/run"), std::string::npos) << r.out;
+}
+
+TEST(BuildCli, check_config_finds_the_bundled_argument_rules_from_any_directory) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  const auto runs = testing::fixtures_dir() / "runs" / "megatron-h200";
+  auto r = run_cli_elsewhere({"check", "config", (runs / "lr10.log").string(), (runs / "ref.log").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // lr is math: ineligible
+  EXPECT_NE(r.out.find("lr changed from 1e-05 to 0.0001"), std::string::npos) << r.out;
+}
+
 TEST(BuildCli, json_output_is_deterministic_and_complete) {
   auto a = run_cli({"build", registry(), "--json"});
   auto b = run_cli({"build", registry(), "--json"});
