@@ -18,8 +18,13 @@ std::string read_file(const std::filesystem::path& path, std::uint64_t max_bytes
 
 /// Writes `content` to `path` atomically: a temp file in the same folder, fsync, rename. An interrupted run
 /// leaves either the old file or the new one, never half a file. Throws InputError when the folder cannot
-/// be written.
+/// be written or `path` is a folder (with its path and a fix; nothing is written then).
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+/// Creates `path` (which must not exist: O_EXCL), writes `content` and fsyncs it; no rename. The building block of
+/// write_file_atomic and of callers that rename several temp files together. Throws InputError naming the path
+/// (the partial file is removed on a write error).
+void write_file_synced(const std::filesystem::path& path, std::string_view content);
 
 /// Resolves `relative` (as written in a recipe, `field` names it for messages) inside `base`. Rejects
 /// absolute paths, empty paths, `..` components and anything whose resolved location (symlinks followed)

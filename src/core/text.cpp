@@ -1,6 +1,7 @@
 // String helpers (locale-free parsing for log and YAML fields).
 #include "core/text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -98,6 +99,58 @@ std::string quote_for_message(std::string_view s, std::size_t max) {
       out += fmt::format("\\x{:02x}", c);
   }
   return out + "'";
+}
+
+namespace {
+
+// Length of the well-formed UTF-8 sequence starting at s[i] (RFC 3629: no overlongs, surrogates or values over
+// U+10FFFF), or 0 when the byte does not start one.
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) n = 2;
+  else if (c == 0xe0) n = 3, lo = 0xa0;
+  else if (c >= 0xe1 && c <= 0xec) n = 3;
+  else if (c == 0xed) n = 3, hi = 0x9f;
+  else if (c >= 0xee && c <= 0xef) n = 3;
+  else if (c == 0xf0) n = 4, lo = 0x90;
+  else if (c >= 0xf1 && c <= 0xf3) n = 4;
+  else if (c == 0xf4) n = 4, hi = 0x8f;
+  else return 0;
+  if (i + n > s.size()) return 0;
+  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if (b(i + k) < 0x80 || b(i + k) > 0xbf) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::string escape_controls(std::string_view s, std::size_t max_bytes) {
+  std::string out;
+  out.reserve(std::min(s.size(), max_bytes) + 16);
+  std::size_t i = 0;
+  while (i < s.size()) {
+    if (i >= max_bytes) {
+      out += fmt::format("... ({} more bytes)", s.size() - i);
+      break;
+    }
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = utf8_sequence_length(s, i);
+    const bool c1 = n == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) <= 0x9f;
+    if (n == 0 || c < 0x20 || c == 0x7f || c1) {
+      const std::size_t k = c1 ? 2 : 1;
+      for (std::size_t j = 0; j < k; ++j) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i + j]));
+      i += k;
+      continue;
+    }
+    out.append(s.substr(i, n));
+    i += n;
+  }
+  return out;
 }
 
 }  // namespace openrecipes

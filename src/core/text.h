@@ -32,4 +32,11 @@ std::string format_double(double v);
 /// Quotes `s` for a one-line message: printable ASCII kept, everything else \xNN, cut after `max` bytes.
 std::string quote_for_message(std::string_view s, std::size_t max = 80);
 
+/// Makes a message safe to print on a terminal: C0 controls (0x00-0x1f, newline and tab included), DEL (0x7f),
+/// C1 controls (U+0080-U+009F, i.e. UTF-8 C2 80..C2 9F) and bytes that are not well-formed UTF-8 become visible
+/// `\xNN` escapes (one per byte); other UTF-8 text is kept. A message longer than `max_bytes` is cut there (at a
+/// character boundary) with "... (N more bytes)". A hostile file thus cannot send terminal escapes through an
+/// error message that quotes it.
+std::string escape_controls(std::string_view s, std::size_t max_bytes = 4096);
+
 }  // namespace openrecipes

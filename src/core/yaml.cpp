@@ -63,11 +63,17 @@ std::vector<YamlField> YamlField::items() const {
 }
 
 void YamlField::reject_unknown_keys(const std::vector<std::string>& allowed) const {
-  for (const auto& k : keys()) {
+  keys();  // throws when this is not a map
+  for (const auto& kv : node_) {
+    const std::string& k = kv.first.Scalar();
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      throw InputError(where(), "unknown field '" + k + "'", "remove it or use one of: " + list);
+      // Point at the key's own line, not the map's first line.
+      std::string at = *file_;
+      if (kv.first.Mark().line >= 0) at += fmt::format(":{}", kv.first.Mark().line + 1);
+      if (!path_.empty()) at += ": " + path_;
+      throw InputError(at, "unknown field " + quote_for_message(k), "remove it or use one of: " + list);
     }
   }
 }
@@ -131,7 +137,7 @@ nlohmann::json YamlField::to_json() const {
     return a;
   }
   const std::string& s = node_.Scalar();
-  if (node_.Tag() == "!") return s;  // quoted: always a string
+  if (node_.Tag() == "!" || node_.Tag() == "tag:yaml.org,2002:str") return s;  // quoted or !!str: a string
   if (s == "true" || s == "True") return true;
   if (s == "false" || s == "False") return false;
   if (s == "null" || s == "~") return nullptr;
@@ -139,6 +145,57 @@ nlohmann::json YamlField::to_json() const {
   if (auto d = parse_double(s); d && std::isfinite(*d)) return *d;
   return s;
 }
+
+namespace {
+
+std::string line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? std::to_string(n.Mark().line + 1) : "?"; }
+
+// Explicit tags beyond YAML 1.2's core schema (e.g. !!python/object:os.system, !custom) are refused: another
+// reader of the same file might act on them, and this one would silently ignore them. Untagged nodes carry "?"
+// (plain) or "!" (quoted).
+void check_tag(const YAML::Node& n, const std::string& name, const std::string& path) {
+  const std::string& tag = n.Tag();
+  if (tag.empty() || tag == "?" || tag == "!") return;
+  static const char* const kCore[] = {"str", "int", "float", "bool", "null", "map", "seq"};
+  for (const char* t : kCore)
+    if (tag == std::string("tag:yaml.org,2002:") + t) return;
+  throw InputError(fmt::format("{}:{}{}", name, line_of(n), path.empty() ? "" : ": " + path),
+                   "YAML tag " + quote_for_message(tag, 120) + " is not allowed",
+                   "remove the tag; only the core-schema tags !!str, !!int, !!float, !!bool, !!null, !!map and "
+                   "!!seq are accepted");
+}
+
+// Walks the tree once after loading: duplicate keys in a map (yaml-cpp keeps the first one silently) and tags.
+void check_tree(const YAML::Node& n, const std::string& name, const std::string& path, int depth) {
+  if (depth > 256)
+    throw InputError(fmt::format("{}:{}", name, line_of(n)), "YAML nested deeper than 256 levels",
+                     "flatten the file");
+  check_tag(n, name, path);
+  if (n.IsMap()) {
+    std::vector<std::pair<std::string, YAML::Node>> seen;
+    for (const auto& kv : n) {
+      check_tag(kv.first, name, path);
+      if (!kv.first.IsScalar())
+        throw InputError(fmt::format("{}:{}{}", name, line_of(kv.first), path.empty() ? "" : ": " + path),
+                         "map keys must be plain strings");
+      const std::string& k = kv.first.Scalar();
+      const std::string child = path.empty() ? k : path + "." + k;
+      for (const auto& [prev, prev_node] : seen)
+        if (prev == k)
+          throw InputError(fmt::format("{}:{}: {}", name, line_of(kv.first), child),
+                           fmt::format("duplicate key {} (first at line {}, again at line {})",
+                                       quote_for_message(k), line_of(prev_node), line_of(kv.first)),
+                           "keep one of them; YAML readers disagree on which one wins");
+      seen.emplace_back(k, kv.first);
+      check_tree(kv.second, name, child, depth + 1);
+    }
+  } else if (n.IsSequence()) {
+    std::size_t i = 0;
+    for (const auto& item : n) check_tree(item, name, fmt::format("{}[{}]", path, i++), depth + 1);
+  }
+}
+
+}  // namespace
 
 YamlField parse_yaml(const std::string& text, const std::string& name) {
   auto file = std::make_shared<const std::string>(name);
@@ -151,6 +208,7 @@ YamlField parse_yaml(const std::string& text, const std::string& name) {
     throw InputError(where, "malformed YAML: " + e.msg, "fix the syntax at that position");
   }
   if (!root.IsMap()) throw InputError(name, "expected a YAML map at the top level", "see docs/recipe-format.md");
+  check_tree(root, name, "", 0);
   return YamlField(file, root, "");
 }
 

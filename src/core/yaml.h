@@ -41,7 +41,7 @@ class YamlField {
   std::vector<std::string> keys() const;
   /// Items of a sequence. Throws when this is not a sequence.
   std::vector<YamlField> items() const;
-  /// Throws InputError naming the first key not in `allowed` (and listing the allowed ones).
+  /// Throws InputError naming the first key not in `allowed`, at the key's own line (and listing the allowed ones).
   void reject_unknown_keys(std::initializer_list<const char*> allowed) const;
   void reject_unknown_keys(const std::vector<std::string>& allowed) const;
 
@@ -63,7 +63,9 @@ class YamlField {
 };
 
 /// Loads a YAML file (at most kMaxYamlBytes). Throws InputError "file:line:col: malformed YAML: ..." on
-/// syntax errors, and when the top level is not a map.
+/// syntax errors, when the top level is not a map, on a key that appears twice in one map (naming the key and
+/// both lines), on an explicit tag outside the core schema (!!str, !!int, !!float, !!bool, !!null, !!map, !!seq),
+/// and on nesting deeper than 256 levels.
 YamlField load_yaml_file(const std::filesystem::path& path);
 
 /// Parses YAML text; `name` is used in messages as the file name.

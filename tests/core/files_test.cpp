@@ -43,6 +43,19 @@ TEST(Files, atomic_write_replaces_and_leaves_no_temp_file) {
   EXPECT_EQ(n, 1);
 }
 
+TEST(Files, atomic_write_onto_a_folder_names_the_path_and_the_fix) {
+  testing::TempDir d;
+  std::filesystem::create_directories(d / "out.json" / "inner");
+  try {
+    write_file_atomic(d / "out.json", "x");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find((d / "out.json").string() + ": is a folder"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(fix: remove or rename that folder"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(std::filesystem::is_directory(d / "out.json" / "inner"));
+}
+
 TEST(Files, resolve_inside_accepts_a_relative_path_in_the_folder) {
   TempDir d;
   d.write("recipe/evidence/train.log", "x");

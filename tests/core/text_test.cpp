@@ -41,4 +41,13 @@ TEST(Text, quote_for_message_escapes_control_bytes) {
   EXPECT_EQ(quote_for_message("abcdef", 3), "'abc...'");
 }
 
+TEST(Text, escape_controls_makes_c0_c1_del_and_bad_utf8_visible_and_keeps_other_utf8) {
+  EXPECT_EQ(escape_controls("a\x1b[31mred\x07"), "a\\x1b[31mred\\x07");
+  EXPECT_EQ(escape_controls("line\nnext\ttab\x7f"), "line\\x0anext\\x09tab\\x7f");
+  EXPECT_EQ(escape_controls("csi \xc2\x9b" "2J"), "csi \\xc2\\x9b2J");  // U+009B, the 8-bit CSI
+  EXPECT_EQ(escape_controls("raw \x9b bad"), "raw \\x9b bad");           // a lone continuation byte
+  EXPECT_EQ(escape_controls("caf\xc3\xa9 \xe2\x80\x94 ok"), "caf\xc3\xa9 \xe2\x80\x94 ok");
+  EXPECT_EQ(escape_controls(std::string(10, 'x'), 4), "xxxx... (6 more bytes)");
+}
+
 }  // namespace openrecipes

@@ -40,6 +40,43 @@ TEST(Yaml, unknown_keys_are_rejected) {
   EXPECT_NE(m.find("unknown field 'gpu_typo'"), std::string::npos) << m;
 }
 
+TEST(Yaml, unknown_field_points_at_the_keys_own_line) {
+  auto y = parse_yaml("workload:\n  a: 1\n  b: 2\n  typo: 3\n", "r.yaml");
+  auto m = message_of([&] { y["workload"].reject_unknown_keys({"a", "b"}); });
+  EXPECT_NE(m.find("r.yaml:4: workload: unknown field 'typo'"), std::string::npos) << m;
+}
+
+TEST(Yaml, duplicate_top_level_key_names_key_and_both_lines) {
+  auto m = message_of([] { parse_yaml("model: x\ngpus: 2\nother: 1\ngpus: 1\n", "r.yaml"); });
+  EXPECT_NE(m.find("r.yaml:4: gpus: duplicate key 'gpus' (first at line 2, again at line 4)"), std::string::npos)
+      << m;
+}
+
+TEST(Yaml, duplicate_nested_key_is_an_error) {
+  auto m = message_of([] { parse_yaml("hardware:\n  gpus: 2\n  gpus: 1\n", "r.yaml"); });
+  EXPECT_NE(m.find("r.yaml:3: hardware.gpus: duplicate key 'gpus' (first at line 2"), std::string::npos) << m;
+  m = message_of([] { parse_yaml("runs:\n  - a: 1\n    a: 2\n", "r.yaml"); });
+  EXPECT_NE(m.find("runs[0].a: duplicate key 'a'"), std::string::npos) << m;
+}
+
+TEST(Yaml, non_core_tags_are_rejected) {
+  auto m = message_of([] { parse_yaml("x: !!python/object:os.system echo\n", "r.yaml"); });
+  EXPECT_NE(m.find("r.yaml:1: x: YAML tag 'tag:yaml.org,2002:python/object:os.system' is not allowed"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(message_of([] { parse_yaml("a: 1\nb: !custom 2\n", "r.yaml"); }).find("r.yaml:2: b: YAML tag '!custom'"),
+            std::string::npos);
+  EXPECT_NE(message_of([] { parse_yaml("!!python/name:os.system k: 1\n", "r.yaml"); }).find("is not allowed"),
+            std::string::npos);
+}
+
+TEST(Yaml, core_schema_tags_are_accepted_and_str_stays_text) {
+  auto y = parse_yaml("a: !!int 3\nb: !!str 5\nc: !!bool true\nd: !!null null\ne: !!map {k: 1}\n", "r.yaml");
+  EXPECT_EQ(y["a"].as_int(0, 10), 3);
+  EXPECT_EQ(y["b"].to_json(), nlohmann::json("5"));
+  EXPECT_TRUE(y["c"].as_bool());
+}
+
 TEST(Yaml, top_level_must_be_a_map) {
   EXPECT_THROW(parse_yaml("- 1\n- 2\n", "r.yaml"), InputError);
 }

@@ -1,0 +1,34 @@
+// Guards for parsing untrusted JSON with nlohmann (DESIGN.md "Untrusted input"): a nesting-depth bound checked
+// on the raw bytes before any tree is built (nlohmann copies and compares trees recursively, so a 170k-deep
+// file would overflow the stack), and a parse that refuses duplicate object keys (nlohmann keeps the last).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace openrecipes {
+
+/// Default nesting bound for configuration-like JSON files (config.json, tokenizer_config.json, index.json).
+inline constexpr std::size_t kMaxJsonConfigDepth = 64;
+
+/// Throws InputError(`where`, "JSON nested deeper than `max_depth` levels (at byte B)", `fix`) when an array or
+/// object opens more than `max_depth` levels deep. Scans the bytes once (strings and escapes skipped); malformed
+/// JSON otherwise passes through for the parser to report. Depth 1 is the top-level value.
+void check_json_depth(std::string_view text, std::size_t max_depth, const std::string& where, const std::string& fix);
+
+/// Parses `text` as JSON after check_json_depth, refusing duplicate keys within one object. Throws InputError
+/// naming `where`: invalid JSON (with the byte offset), nesting over `max_depth`, or "the key K appears twice"
+/// (with the object's path, e.g. text_config.hidden_size). Never throws nlohmann exceptions.
+nlohmann::json parse_json_strict(std::string_view text, const std::string& where, const std::string& fix,
+                                 std::size_t max_depth = kMaxJsonConfigDepth);
+
+/// `dump` (a value echoed into a message) cut to its first `max` bytes with "..." appended when longer, so a
+/// message never quotes a huge value whole.
+inline std::string json_excerpt(const std::string& dump, std::size_t max = 200) {
+  return dump.size() <= max ? dump : dump.substr(0, max) + "...";
+}
+
+}  // namespace openrecipes
