@@ -10,6 +10,7 @@
 
 #include "cli/command.h"
 #include "core/error.h"
+#include "core/json_limits.h"
 #include "core/files.h"
 #include "params/count.h"
 #include "params/report.h"
@@ -26,13 +27,8 @@ struct ParamsOptions {
 };
 
 nlohmann::json read_config(const fs::path& path) {
-  std::string text = read_file(path);
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path.string(), fmt::format("not valid JSON at byte {}: {}", e.byte, e.what()),
-                     "point --config at the model's config.json");
-  }
+  // Depth-bounded (a 170k-deep file would overflow the stack) and duplicate keys refused (nlohmann keeps the last).
+  return parse_json_strict(read_file(path), path.string(), "point --config at the model's config.json");
 }
 
 // config.json next to the checkpoint: inside a folder, beside an index or a .safetensors file.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/json_limits.h"
 #include "core/files.h"
 #include "core/text.h"
 
@@ -181,6 +182,7 @@ bool fast_index(std::string_view text, std::vector<std::pair<std::string, std::s
 Checkpoint open_index(const fs::path& index_path) {
   const std::string where = index_path.string();
   const std::string text = read_file(index_path);
+  check_json_depth(text, kMaxJsonConfigDepth, where, "point at the checkpoint's model.safetensors.index.json");
   IndexSax sax;
   if (!fast_index(text, sax.entries, sax.saw_weight_map)) {
     sax.entries.clear();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/json_limits.h"
 #include "params/count.h"
 #include "params/model_config.h"
 
@@ -115,7 +116,7 @@ bool full_attention_layer(const ModelConfig& cfg, std::int64_t i) {
     if (t == "full_attention") return true;
     if (t == "linear_attention") return false;
     throw InputError(cfg.source() + ": layer_types",
-                     "holds " + t.dump() +
+                     "holds " + json_excerpt(t.dump()) +
                          " (expected full_attention or "
                          "linear_attention)",
                      "use the checkpoint's own config.json");

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/json_limits.h"
 #include "core/text.h"
 
 namespace openrecipes::params {
@@ -114,7 +115,31 @@ ModelConfig ModelConfig::from_json(const json& config, std::string source) {
   }
   auto tc = config.find("text_config");
   c.nested_ = tc != config.end() && tc->is_object();
+  c.check_shape();
   return c;
+}
+
+// Shape fields that every architecture here reads: a zero or an impossible grouping gives a meaningless N, so it is
+// refused up front, naming the field (absent fields are left to the counting rules, which say what is missing).
+void ModelConfig::check_shape() const {
+  const std::string fix = "use the checkpoint's own config.json";
+  auto where = [&](const char* k) { return source_ + ": " + (nested_ ? "text_config." : "") + k; };
+  for (const char* k : {"hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads"})
+    if (auto n = find_int(k); n && *n == 0)
+      throw InputError(where(k), "is 0; a model has at least one", fix);
+  auto heads = find_int("num_attention_heads");
+  auto kv = find_int("num_key_value_heads");
+  if (heads && kv && *kv > *heads)
+    throw InputError(where("num_key_value_heads"),
+                     fmt::format("is {}, more than num_attention_heads ({}); each key/value head serves a group of "
+                                 "query heads",
+                                 *kv, *heads),
+                     fix);
+  if (heads && kv && *heads % *kv != 0)
+    throw InputError(where("num_key_value_heads"),
+                     fmt::format("is {}, which does not divide num_attention_heads ({}) into equal groups", *kv,
+                                 *heads),
+                     fix);
 }
 
 const json& ModelConfig::text() const { return nested_ ? json_["text_config"] : json_; }
@@ -131,7 +156,8 @@ std::optional<std::int64_t> ModelConfig::find_int(std::string_view key) const {
   }
   if (!v) return std::nullopt;
   if (!v->is_number_integer())
-    throw InputError(where, "is " + v->dump() + ", not an integer", "use the checkpoint's own config.json");
+    throw InputError(where, "is " + json_excerpt(v->dump()) + ", not an integer",
+                     "use the checkpoint's own config.json");
   auto n = v->get<std::int64_t>();
   if (n < 0 || n > kMaxField)
     throw InputError(where, fmt::format("is {}, outside 0..2^40", n), "use the checkpoint's own config.json");
@@ -154,7 +180,8 @@ bool ModelConfig::find_bool(std::string_view key, bool fallback) const {
     v = &*r;
   if (!v) return fallback;
   if (!v->is_boolean())
-    throw InputError(source_ + ": " + k, "is " + v->dump() + ", not true or false", "use the model's config.json");
+    throw InputError(source_ + ": " + k, "is " + json_excerpt(v->dump()) + ", not true or false",
+                     "use the model's config.json");
   return v->get<bool>();
 }
 

@@ -69,6 +69,9 @@ class ModelConfig {
   std::int64_t top_k() const;
 
  private:
+  /// Refuses hidden_size, num_hidden_layers, num_attention_heads or num_key_value_heads of 0, and key/value heads
+  /// that are more than, or do not divide, the attention heads (InputError naming the field).
+  void check_shape() const;
   nlohmann::json json_;
   std::string source_;
   std::string model_type_;

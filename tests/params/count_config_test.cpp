@@ -76,6 +76,26 @@ TEST(CountConfig, malformed_and_absurd_fields_are_errors) {
   EXPECT_THAT(error_of({{"hidden_size", 4}}), HasSubstr("model_type: missing"));
 }
 
+TEST(CountConfig, zero_shape_fields_are_errors_naming_the_field) {
+  for (const char* k : {"num_attention_heads", "num_hidden_layers", "hidden_size", "num_key_value_heads"}) {
+    json c = small_moe();
+    c[k] = 0;
+    EXPECT_THAT(error_of(c), HasSubstr(std::string("config.json: ") + k + ": is 0")) << k;
+  }
+}
+
+TEST(CountConfig, key_value_heads_must_group_the_attention_heads) {
+  json c = small_moe();
+  c["num_key_value_heads"] = 8;  // 4 attention heads
+  EXPECT_THAT(error_of(c), HasSubstr("num_key_value_heads: is 8, more than num_attention_heads (4)"));
+  c["num_attention_heads"] = 6;
+  c["num_key_value_heads"] = 4;
+  EXPECT_THAT(error_of(c), HasSubstr("num_key_value_heads: is 4, which does not divide num_attention_heads (6)"));
+  json nested = {{"model_type", "qwen3_moe"}, {"text_config", small_moe()}};
+  nested["text_config"]["hidden_size"] = 0;
+  EXPECT_THAT(error_of(nested), HasSubstr("text_config.hidden_size: is 0"));
+}
+
 TEST(CountConfig, text_config_nesting_is_followed) {
   json nested = {{"model_type", "qwen3_5"},
                  {"tie_word_embeddings", false},

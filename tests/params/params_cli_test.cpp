@@ -71,6 +71,26 @@ TEST(ParamsCli, a_disagreeing_config_exits_1_and_bad_input_exits_2) {
   EXPECT_THAT(bad.err, HasSubstr("missing: not found"));
 }
 
+TEST(ParamsCli, a_200k_deep_config_is_bad_input_not_a_crash) {
+  REQUIRE_CLI();
+  testing::TempDir d;
+  auto config = d.write("deep.json", "{\"a\": " + std::string(200000, '[') + std::string(200000, ']') + "}");
+  auto r = testing::run_cli({"params", "--config", config.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(config.string() + ": JSON nested deeper than 64 levels"));
+}
+
+TEST(ParamsCli, a_key_twice_in_config_json_is_bad_input) {
+  REQUIRE_CLI();
+  testing::TempDir d;
+  std::string text = tiny().dump();
+  text.insert(1, "\"hidden_size\": 4096, ");  // nlohmann would keep the last one silently
+  auto config = d.write("dup.json", text);
+  auto r = testing::run_cli({"params", "--config", config.string()});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("the key \"hidden_size\" appears twice"));
+}
+
 TEST(ParamsCli, config_alone_gives_n_before_a_download) {
   REQUIRE_CLI();
   OPENRECIPES_REQUIRE_FIXTURES();
