@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -43,7 +44,22 @@ bool glob_match(std::string_view p, std::string_view t) {
 
 ArgumentRules ArgumentRules::load(const std::filesystem::path& file) {
   ArgumentRules out;
-  auto root = load_yaml_file(file);
+  // A file that is not YAML, or YAML without the top-level 'rules' list, is not an argument-rules file at all
+  // (say, a wrong --rules path): say so, rather than the YAML reader's advice for recipe files.
+  const char* not_rules_fix =
+      "give an argument-rules file: a YAML map with 'version: 1' and a 'rules' list, like the bundled "
+      "registry/rules/arguments.yaml";
+  std::optional<YamlField> loaded;
+  try {
+    loaded = load_yaml_file(file);
+  } catch (const InputError& e) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(file, ec)) throw;  // unreadable: the reader's own message says why
+    throw InputError(file.string(), "not an argument-rules file (" + e.problem() + ")", not_rules_fix);
+  }
+  const YamlField& root = *loaded;
+  if (!root.is_map() || !root["rules"].defined())
+    throw InputError(file.string(), "not an argument-rules file (no top-level 'rules' list)", not_rules_fix);
   root.reject_unknown_keys({"version", "rules", "objective_conventions"});
   if (root.require("version").as_int(1, 1) != 1) throw InputError(root.where(), "unsupported version");
   std::map<std::string, std::string> seen;  // name -> where

@@ -37,7 +37,8 @@ struct ObjectiveConvention {
 class ArgumentRules {
  public:
   /// Loads and validates the rules file. Throws InputError (file:line: field) on malformed YAML, an unknown
-  /// class, a rule without a reason, a name listed twice, or an empty pattern.
+  /// class, a rule without a reason, a name listed twice, or an empty pattern; a file that does not parse as
+  /// YAML or has no top-level 'rules' list is "not an argument-rules file" (fix: registry/rules/arguments.yaml).
   static ArgumentRules load(const std::filesystem::path& file);
   Classification classify(const std::string& argument) const;
   const std::vector<ObjectiveConvention>& objective_conventions() const { return conventions_; }

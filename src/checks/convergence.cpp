@@ -28,16 +28,44 @@ LossCurve loss_curve_from_log(const StepLog& log) {
   return c;
 }
 
+void require_arm_length(const StepLog& log, std::int64_t steps) {
+  if (log.train_iters && *log.train_iters != steps)
+    throw InputError(log.file, fmt::format("this arm ran {} steps; the convergence check compares {}-step arms",
+                                           *log.train_iters, steps),
+                     fmt::format("give the log of a run of exactly {} steps (--train-iters {})", steps, steps));
+  for (const auto& r : log.records)
+    if (r.last_step() >= steps)
+      throw InputError(fmt::format("{}:{}", log.file, r.line),
+                       fmt::format("this arm has step {}, so it ran more than {} steps; the convergence check "
+                                   "compares {}-step arms",
+                                   r.last_step(), steps, steps),
+                       fmt::format("give the log of a run of exactly {} steps (steps 0 to {})", steps, steps - 1));
+}
+
+const std::vector<std::string>& golden_values_run_keys() {
+  static const std::vector<std::string> keys{"alloc", "max_alloc"};
+  return keys;
+}
+
 LossCurve read_golden_values(std::string_view json_text, const std::string& file) {
   auto j = nlohmann::json::parse(json_text, nullptr, false);
   if (j.is_discarded() || !j.is_object())
     throw InputError(file, "not a JSON object", "give a Megatron-Bridge golden-values file ({\"0\": {\"lm loss\": x}})");
   LossCurve c;
   c.source = file;
+  const auto& run_keys = golden_values_run_keys();
   for (auto& [key, value] : j.items()) {
+    if (std::find(run_keys.begin(), run_keys.end(), key) != run_keys.end()) continue;  // run-level fields
+    // A step key is the canonical decimal of a 0-based step: "0", "17"; never "05", "+5", "five" or a number
+    // beyond any run.
+    bool canonical = !key.empty() && key.size() <= 9 && (key == "0" || key[0] != '0') &&
+                     std::all_of(key.begin(), key.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (!canonical)
+      throw InputError(file, fmt::format("key {} is neither a step (0, 1, 2, ... in plain decimal) nor one of the "
+                                         "run-level keys (alloc, max_alloc)",
+                                         quote_for_message(key)),
+                       "give a Megatron-Bridge golden-values file ({\"0\": {\"lm loss\": x}, ...}), unedited");
     auto step = parse_int(key);
-    if (!step) continue;  // "alloc", "max_alloc" and other run-level fields
-    if (*step < 0) throw InputError(file, "negative step key '" + key + "'");
     if (!value.is_object() || !value.contains("lm loss") || !value["lm loss"].is_number())
       throw InputError(file + ": step " + key, "no numeric \"lm loss\"", "each step needs {\"lm loss\": <number>}");
     c.loss[*step] = value["lm loss"].get<double>();
@@ -93,7 +121,10 @@ ConvergenceResult check_convergence(const LossCurve& recipe, const LossCurve& re
     sxx += (cur[i] - mc) * (cur[i] - mc);
     syy += (ref[i] - mr) * (ref[i] - mr);
   }
-  out.correlation = sxy / std::sqrt(sxx) / std::sqrt(syy);
+  // A constant curve has no correlation (numpy.corrcoef gives nan and upstream's r >= 0.95 test then fails):
+  // NaN, decided by the values themselves rather than by rounding in the sums.
+  auto constant = [](const std::vector<double>& v) { return std::all_of(v.begin(), v.end(), [&](double x) { return x == v[0]; }); };
+  out.correlation = constant(cur) || constant(ref) ? std::nan("") : sxy / std::sqrt(sxx) / std::sqrt(syy);
   if (std::isfinite(out.correlation)) out.correlation = std::clamp(out.correlation, -1.0, 1.0);
   if (!(out.correlation >= t.correlation)) out.failed_tests.push_back("correlation");
   // 3. Pointwise tolerance chosen by the reference value.

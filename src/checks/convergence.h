@@ -23,9 +23,20 @@ struct LossCurve {
 /// (InputError naming the line; fix: --log-interval 1). Records without a loss are left out (a skipped step).
 LossCurve loss_curve_from_log(const StepLog& log);
 
-/// Reads a Megatron-Bridge golden-values file: {"<0-based step>": {"lm loss": x, ...}, ...}; non-step keys
-/// such as "alloc" are ignored. Throws InputError (file, key) on invalid JSON or a step without a numeric
-/// "lm loss".
+/// Throws InputError (the file, or file:line of the first record past the end) unless `log` is an arm of
+/// exactly `steps` steps (SPEC §4.3): its announced run length (Megatron's N) must be `steps`, and no record
+/// may reach step `steps` or beyond (for formats that announce no length).
+void require_arm_length(const StepLog& log, std::int64_t steps = 20);
+
+/// The run-level (non-step) keys a golden-values file may hold: "alloc", "max_alloc" (memory in GB, as in
+/// Megatron-Bridge's tests/functional_tests/.../golden_values/*.json).
+const std::vector<std::string>& golden_values_run_keys();
+
+/// Reads a Megatron-Bridge golden-values file: {"<0-based step>": {"lm loss": x, ...}, ...}. Step keys must be
+/// canonical decimals ("0", "17"; not "05", "+5", or more than 9 digits); the only other keys allowed are
+/// golden_values_run_keys(), which are ignored. A golden file may hold more steps than an arm: the check
+/// compares the first 20. Throws InputError (file, key) on invalid JSON, any other key, or a step without a
+/// numeric "lm loss".
 LossCurve read_golden_values(std::string_view json_text, const std::string& file);
 
 /// The thresholds (Megatron-Bridge pipeline values, SPEC §4.3).

@@ -1,6 +1,9 @@
 // `openrecipes check config|convergence`: one check alone (SPEC §4.1, §4.3). Exit 0 when it passes, 1 when it
 // fails, 2 for bad input.
+#include <cmath>
+#include <filesystem>
 #include <iostream>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -11,8 +14,10 @@
 #include "cli/command.h"
 #include "core/error.h"
 #include "core/files.h"
+#include "core/text.h"
 #include "evidence/megatron_args.h"
 #include "evidence/step_log.h"
+#include "registry/model.h"
 
 namespace openrecipes::cli {
 namespace {
@@ -24,13 +29,36 @@ struct CheckOptions {
   bool rules_given = false;
 };
 
+// One arm of the convergence check. A log must be a run of exactly 20 steps (SPEC §4.3, as `build` requires);
+// a golden-values file is a reference curve, of which the first 20 steps are compared.
 checks::LossCurve arm(const std::string& path, const std::string& format) {
   if (format == "golden-values") return checks::read_golden_values(read_file(path), path);
-  return checks::loss_curve_from_log(evidence::read_step_log(path, format, 1));
+  auto log = evidence::read_step_log(path, format, 1);
+  checks::require_arm_length(log, 20);
+  return checks::loss_curve_from_log(log);
+}
+
+// The families --family may name: those of the bundled registry's models and those the rules' objective
+// conventions name. An unknown family would silently skip every convention.
+void require_known_family(const std::string& family, const checks::ArgumentRules& rules) {
+  if (family.empty()) return;
+  std::set<std::string> known;
+  for (const auto& c : rules.objective_conventions()) known.insert(c.families.begin(), c.families.end());
+  std::error_code ec;
+  const std::string models = bundled_path("registry/models");
+  if (std::filesystem::is_directory(models, ec))
+    for (const auto& [id, m] : registry::load_models(models)) known.insert(m.family);
+  if (known.count(family)) return;
+  std::string list;
+  for (const auto& f : known) list += (list.empty() ? "" : ", ") + f;
+  throw InputError("--family", fmt::format("unknown model family {}", quote_for_message(family)),
+                   "use one of: " + list + " (the families of registry/models/*.yaml and of the objective "
+                   "conventions in the rules file)");
 }
 
 int run_config(const CheckOptions& o) {
   auto rules = checks::ArgumentRules::load(o.rules_given ? o.rules : bundled_path(o.rules));
+  require_known_family(o.family, rules);
   auto a = evidence::parse_megatron_args(read_file(o.recipe), o.recipe);
   auto b = evidence::parse_megatron_args(read_file(o.reference), o.reference);
   auto r = checks::check_configuration(a.values, b.values, rules, {}, {o.family, {}});
@@ -57,10 +85,12 @@ int run_convergence(const CheckOptions& o) {
   } else {
     std::cout << fmt::format("convergence check: {}\n", r.passed ? "pass" : "fail");
     if (r.points)
-      std::cout << fmt::format("  points {} (steps {}-19), correlation {:.6f}, final loss difference {:.4f}%, "
+      std::cout << fmt::format("  points {} (steps {}-19), correlation {}, final loss difference {:.4f}%, "
                                "pointwise failures {}, outliers {}\n",
-                               r.points, 20 - r.points, r.correlation, 100 * r.final_loss_rel_diff, r.pointwise_failures,
-                               r.outliers);
+                               r.points, 20 - r.points,
+                               std::isfinite(r.correlation) ? fmt::format("{:.6f}", r.correlation)
+                                                            : std::string("undefined (a constant curve)"),
+                               100 * r.final_loss_rel_diff, r.pointwise_failures, r.outliers);
     for (const auto& t : r.failed_tests) std::cout << "  failed: " << t << "\n";
     for (const auto& p : r.problems) std::cout << "  problem: " << p << "\n";
   }

@@ -2,12 +2,15 @@
 #include "evidence/megatron_log.h"
 
 #include <cctype>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
 #include "core/text.h"
+#include "evidence/calendar_time.h"
+#include "evidence/step_log.h"
 
 namespace openrecipes::evidence {
 namespace {
@@ -19,14 +22,22 @@ struct IterationLine {
   std::optional<std::int64_t> global_batch;
   std::optional<double> loss;
   std::int64_t skipped = 0, nan = 0;
+  std::optional<CalendarTime> stamp;  ///< the line's "[YYYY-MM-DD HH:MM:SS(.ffffff)]", when it has one
 };
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// Finds "iteration <spaces> k/ <spaces> N" followed by " |"; returns the offset after N or npos.
-std::size_t match_iteration_head(std::string_view line, std::int64_t& k, std::int64_t& n) {
+// Where "iteration <spaces> k/ <spaces> N |" sits in a line: `head` is the offset of "iteration", `after` the
+// offset of the '|' after N (npos: no such text). `k_text`/`n_text` are the digit runs as printed.
+struct IterationHead {
+  std::size_t head = std::string_view::npos, after = std::string_view::npos;
+  std::string_view k_text, n_text;
+};
+
+IterationHead match_iteration_head(std::string_view line) {
   std::size_t pos = 0;
   while ((pos = line.find("iteration", pos)) != std::string_view::npos) {
+    std::size_t head = pos;
     std::size_t i = pos + 9;
     pos += 9;
     std::size_t sp = i;
@@ -35,21 +46,36 @@ std::size_t match_iteration_head(std::string_view line, std::int64_t& k, std::in
     std::size_t ds = i;
     while (i < line.size() && is_digit(line[i])) ++i;
     if (i == ds || i >= line.size() || line[i] != '/') continue;
-    auto kv = parse_int(line.substr(ds, i - ds));
+    std::string_view kt = line.substr(ds, i - ds);
     ++i;
     while (i < line.size() && line[i] == ' ') ++i;
     std::size_t ns = i;
     while (i < line.size() && is_digit(line[i])) ++i;
     if (i == ns) continue;
-    auto nv = parse_int(line.substr(ns, i - ns));
+    std::string_view nt = line.substr(ns, i - ns);
     std::size_t j = i;
     while (j < line.size() && line[j] == ' ') ++j;
-    if (j >= line.size() || line[j] != '|' || !kv || !nv) continue;
-    k = *kv;
-    n = *nv;
-    return j;
+    if (j >= line.size() || line[j] != '|') continue;
+    return {head, j, kt, nt};
   }
-  return std::string_view::npos;
+  return {};
+}
+
+// The "[YYYY-MM-DD HH:MM:SS(.ffffff)]" just before "iteration" (Megatron's training_log prefix), if any. A
+// bracket of that shape holding a date that does not exist is an error; other brackets are not timestamps.
+std::optional<CalendarTime> stamp_before(std::string_view line, std::size_t head, const std::string& where) {
+  std::string_view before = line.substr(0, head);
+  while (!before.empty() && before.back() == ' ') before.remove_suffix(1);
+  if (before.empty() || before.back() != ']') return std::nullopt;
+  auto open = before.rfind('[');
+  if (open == std::string_view::npos) return std::nullopt;
+  std::string_view inner = before.substr(open + 1, before.size() - open - 2);
+  const char* why = "";
+  auto t = parse_calendar_time(inner, ' ', &why);
+  if (!t && std::string_view(why) == "not a date or time of day")
+    throw InputError(where, fmt::format("timestamp {} is not a date or time of day", quote_for_message(inner)),
+                     "the log is edited or damaged; give the run's own unedited log");
+  return t;
 }
 
 IterationLine parse_iteration_fields(std::string_view rest, const std::string& where, std::int64_t k,
@@ -71,12 +97,17 @@ IterationLine parse_iteration_fields(std::string_view rest, const std::string& w
     std::string_view value = trim(field.substr(colon + 1));
     auto need_double = [&](std::string_view what) {
       auto v = parse_double(value);
-      if (!v) throw InputError(where, fmt::format("'{}' is not a number: {}", what, quote_for_message(value)));
+      if (!v)
+        throw InputError(where, fmt::format("'{}' is not a number: {}", what, quote_for_message(value)),
+                         "the log is edited or damaged; give the run's own unedited log");
       return *v;
     };
     auto need_int = [&](std::string_view what) {
       auto v = parse_int(value);
-      if (!v) throw InputError(where, fmt::format("'{}' is not an integer: {}", what, quote_for_message(value)));
+      if (!v)
+        throw InputError(where,
+                         fmt::format("'{}' is not an integer (or is beyond 2^63): {}", what, quote_for_message(value)),
+                         "the log is edited or damaged; give the run's own unedited log");
       return *v;
     };
     if (name == "elapsed time per iteration (ms)") it.elapsed_ms = need_double(name);
@@ -93,6 +124,75 @@ struct RawLine {
   std::size_t line;
 };
 
+// Agreement between the log's clock and its step times. Two timestamps `dt` seconds apart must agree with the
+// step time × iterations between them (`sum` seconds) within
+//   kClockRelative × max(dt, sum) + the timestamps' resolution + kClockSlackS.
+// Measured on the real fixture logs (fixtures/runs/megatron-h200/{ref,mbs2,lr10}.log, microsecond stamps,
+// --log-interval 1; fixtures/logs/{mdk-gpt3-7b-fp16-1node,seo-dense-0.2b-a100,seo-moe64-top1-ep4-a100}.log,
+// 1 s stamps, intervals 10 and 20): every line after the second agrees to < 1 ms; the worst line is the first
+// interval after start-up (iteration 2 of ref.log: stamps 4.765 s apart, elapsed 5.972 s, off by 1.207 s, 20%;
+// mbs2.log: 2.582 s vs 3.539 s, off by 0.956 s); over the whole logged span the worst is ref.log (99.744 s vs
+// 100.950 s, 1.2%) and, for 1 s stamps, mdk (1087 s vs 1087.649 s). A 0.5 s slack would reject ref.log's first
+// interval (bound 1.097 s), so the slack is 1.5 s: the worst real line uses 58% of its bound (2.097 s).
+constexpr double kClockRelative = 0.10;
+constexpr double kClockSlackS = 1.5;
+
+// Cross-checks timestamps against elapsed times (see above). Lines with sub-second stamps are checked pair by
+// pair; the span from the first to the last stamped line is checked always (the only check for 1 s stamps,
+// whose per-line differences are dominated by rounding). Spans holding an elapsed time that is not a positive
+// number are left to the measurement, which names the bad step.
+void check_clock(const std::vector<RawLine>& raw, const std::string& file) {
+  // prefix[r]: seconds of training from raw[0] to raw[r] by the elapsed times; bad[r]: how many of those
+  // lines have a time that is not a positive number (those spans are not checked).
+  std::vector<double> prefix(raw.size(), 0.0);
+  std::vector<std::size_t> bad(raw.size(), 0);
+  for (std::size_t r = 1; r < raw.size(); ++r) {
+    double ms = *raw[r].it.elapsed_ms;
+    bool usable = std::isfinite(ms) && ms > 0;
+    bad[r] = bad[r - 1] + (usable ? 0 : 1);
+    prefix[r] = prefix[r - 1] +
+                (usable ? ms / 1000.0 * static_cast<double>(raw[r].it.iteration - raw[r - 1].it.iteration) : 0.0);
+  }
+  auto agree = [](double dt, double sum, double resolution) {
+    return std::fabs(dt - sum) <= kClockRelative * std::max(std::fabs(dt), std::fabs(sum)) + resolution + kClockSlackS;
+  };
+  auto fix = "the elapsed times or the timestamps were edited; give the run's own unedited log";
+  std::optional<std::size_t> first, prev;
+  for (std::size_t r = 0; r < raw.size(); ++r) {
+    if (!raw[r].it.stamp) continue;
+    if (!first) first = r;
+    if (prev) {
+      const auto& a = *raw[*prev].it.stamp;
+      const auto& b = *raw[r].it.stamp;
+      double dt = b.seconds - a.seconds, sum = prefix[r] - prefix[*prev];
+      double resolution = std::max(a.resolution_s, b.resolution_s);
+      if (resolution < 1 && bad[r] == bad[*prev] && !agree(dt, sum, resolution))
+        throw InputError(fmt::format("{}:{}", file, raw[r].line),
+                         fmt::format("the timestamps say {:.3f} s passed since line {} (iteration {}), but the "
+                                     "step times say {:.3f} s ({} iteration(s) x {} ms); they must agree within "
+                                     "10% + {:.1f} s",
+                                     dt, raw[*prev].line, raw[*prev].it.iteration, sum,
+                                     raw[r].it.iteration - raw[*prev].it.iteration,
+                                     format_double(*raw[r].it.elapsed_ms), kClockSlackS + resolution),
+                         fix);
+    }
+    prev = r;
+  }
+  if (!first || *prev == *first) return;
+  const auto& a = *raw[*first].it.stamp;
+  const auto& b = *raw[*prev].it.stamp;
+  double dt = b.seconds - a.seconds, sum = prefix[*prev] - prefix[*first];
+  double resolution = std::max(a.resolution_s, b.resolution_s);
+  if (bad[*prev] == bad[*first] && std::isfinite(sum) && !agree(dt, sum, resolution))
+    throw InputError(fmt::format("{}:{}", file, raw[*prev].line),
+                     fmt::format("the timestamps say {:.3f} s passed from line {} (iteration {}) to line {} "
+                                 "(iteration {}), but the step times in between sum to {:.3f} s; they must agree "
+                                 "within 10% + {:.1f} s",
+                                 dt, raw[*first].line, raw[*first].it.iteration, raw[*prev].line,
+                                 raw[*prev].it.iteration, sum, kClockSlackS + resolution),
+                     fix);
+}
+
 StepLog assemble(std::vector<RawLine>& raw, const std::string& file, const std::string& format,
                  std::optional<std::int64_t> log_interval) {
   if (raw.empty())
@@ -102,6 +202,29 @@ StepLog assemble(std::vector<RawLine>& raw, const std::string& file, const std::
   log.file = file;
   log.format = format;
   log.train_iters = raw.front().it.train_iters;
+  for (const auto& r : raw) {
+    std::string where = fmt::format("{}:{}", file, r.line);
+    if (r.it.train_iters != *log.train_iters)
+      throw InputError(where, fmt::format("this line says the run has {} iterations, an earlier line said {}",
+                                          r.it.train_iters, *log.train_iters),
+                       "give the log of one run only");
+    if (r.it.iteration < 1)
+      throw InputError(where, fmt::format("iteration number must be at least 1 (this line says {})", r.it.iteration),
+                       "Megatron counts iterations from 1; give the run's own unedited log");
+    if (r.it.iteration > r.it.train_iters)
+      throw InputError(where,
+                       fmt::format("iteration {} is beyond the run's length ('{}/ {}')", r.it.iteration,
+                                   r.it.iteration, r.it.train_iters),
+                       "Megatron stops at --train-iters; give the log of one run only, unedited");
+    if (!r.it.elapsed_ms)
+      throw InputError(where, "training_log line has no 'elapsed time per iteration (ms)'",
+                       "the log is truncated or not a Megatron-LM training log");
+    if (*r.it.elapsed_ms > 0 && *r.it.elapsed_ms / 1000.0 < kMinStepTimeS)
+      throw InputError(where,
+                       fmt::format("step time {} ms is below 1 ms; no training step is that fast",
+                                   format_double(*r.it.elapsed_ms)),
+                       "the step times were edited or damaged; give the run's own unedited log");
+  }
   // Megatron prints a line every `log_interval` iterations. The interval is the argument dump's when known,
   // else the smallest gap between consecutive lines; a larger gap means lines (and steps) are missing, which
   // the measurement then reports by step, rather than a longer interval being assumed.
@@ -116,21 +239,16 @@ StepLog assemble(std::vector<RawLine>& raw, const std::string& file, const std::
     if (!log_interval && (interval == 0 || gap < interval)) interval = gap;
   }
   if (interval <= 0) interval = raw.front().it.iteration;  // one line and no dump: it covers the whole run
+  check_clock(raw, file);
   for (std::size_t r = 0; r < raw.size(); ++r) {
     const auto& it = raw[r].it;
     std::string where = fmt::format("{}:{}", file, raw[r].line);
-    if (it.train_iters != *log.train_iters)
-      throw InputError(where, fmt::format("this line says the run has {} iterations, an earlier line said {}",
-                                          it.train_iters, *log.train_iters),
-                       "give the log of one run only");
-    if (it.iteration < 1) throw InputError(where, "iteration number must be at least 1");
     std::int64_t k = std::min<std::int64_t>(interval, it.iteration);
-    if (!it.elapsed_ms)
-      throw InputError(where, "training_log line has no 'elapsed time per iteration (ms)'",
-                       "the log is truncated or not a Megatron-LM training log");
     if (it.skipped < 0 || it.nan < 0 || it.skipped > k || it.nan > k)
-      throw InputError(where, fmt::format("skipped ({}) or nan ({}) iterations out of range for an interval of {}",
-                                          it.skipped, it.nan, k));
+      throw InputError(where,
+                       fmt::format("skipped ({}) or nan ({}) iterations out of range for an interval of {}",
+                                   it.skipped, it.nan, k),
+                       "the log is edited or damaged; give the run's own unedited log");
     StepRecord rec;
     rec.first_step = it.iteration - k;  // iterations [it-k+1, it] are steps [it-k, it-1]
     rec.steps = k;
@@ -145,17 +263,30 @@ StepLog assemble(std::vector<RawLine>& raw, const std::string& file, const std::
   return log;
 }
 
+// Reads the iteration head of line `i` (1-based `i + 1` in messages) into an IterationLine, or nullopt when
+// the line is not a training_log line. Iteration numbers too large to be a count are an error, not a skip.
+std::optional<IterationLine> read_iteration_line(std::string_view line, const std::string& where) {
+  auto h = match_iteration_head(line);
+  if (h.after == std::string_view::npos) return std::nullopt;
+  auto k = parse_int(h.k_text), n = parse_int(h.n_text);
+  if (!k || !n)
+    throw InputError(where,
+                     fmt::format("iteration {} is beyond any run length (2^63)",
+                                 quote_for_message(std::string(h.k_text) + "/ " + std::string(h.n_text), 60)),
+                     "the log is edited or damaged; give the run's own unedited log");
+  auto it = parse_iteration_fields(line.substr(h.after), where, *k, *n);
+  it.stamp = stamp_before(line, h.head, where);
+  return it;
+}
+
 }  // namespace
 
 StepLog parse_megatron_log(std::string_view text, const std::string& file, std::optional<std::int64_t> log_interval) {
   std::vector<RawLine> raw;
   auto lines = lines_of(text);
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::int64_t k = 0, n = 0;
-    auto at = match_iteration_head(lines[i], k, n);
-    if (at == std::string_view::npos) continue;
     std::string where = fmt::format("{}:{}", file, i + 1);
-    raw.push_back({parse_iteration_fields(lines[i].substr(at), where, k, n), i + 1});
+    if (auto it = read_iteration_line(lines[i], where)) raw.push_back({*it, i + 1});
   }
   return assemble(raw, file, "megatron", log_interval);
 }
@@ -179,24 +310,33 @@ StepLog parse_megatron_bridge_log(std::string_view text, const std::string& file
                          "the log is truncated or not a Megatron-Bridge log");
       if (pending_line)
         throw InputError(where, fmt::format("two Step Time lines (lines {} and {}) with no iteration line between",
-                                            pending_line, i + 1));
+                                            pending_line, i + 1),
+                         "give the log of one run only, unedited");
       pending = *v;
       pending_line = i + 1;
       continue;
     }
-    std::int64_t k = 0, n = 0;
-    auto at = match_iteration_head(line, k, n);
-    if (at == std::string_view::npos) continue;
-    auto it = parse_iteration_fields(line.substr(at), where, k, n);
+    auto it = read_iteration_line(line, where);
+    if (!it) continue;
     if (!pending_line)
-      throw InputError(where, fmt::format("iteration {} has no 'Step Time : x.xxs' line before it", k),
+      throw InputError(where, fmt::format("iteration {} has no 'Step Time : x.xxs' line before it", it->iteration),
                        "give the full Megatron-Bridge log, or read it with format 'megatron'");
-    it.elapsed_ms = pending * 1000.0;
+    // Both clocks time the same iteration: Step Time is printed with 2 decimals, so they agree within that
+    // rounding (0.005 s) plus 5% of the elapsed time.
+    if (it->elapsed_ms && std::isfinite(*it->elapsed_ms)) {
+      double elapsed_s = *it->elapsed_ms / 1000.0;
+      if (!(std::fabs(pending - elapsed_s) <= 0.005 + 0.05 * std::fabs(elapsed_s)))
+        throw InputError(where,
+                         fmt::format("'Step Time : {}s' (line {}) contradicts this line's 'elapsed time per "
+                                     "iteration (ms): {}'; they must agree within 0.005 s + 5%",
+                                     format_double(pending), pending_line, format_double(*it->elapsed_ms)),
+                         "the step times were edited; give the run's own unedited log");
+    }
+    it->elapsed_ms = pending * 1000.0;
     pending_line = 0;
-    raw.push_back({it, i + 1});
+    raw.push_back({*it, i + 1});
   }
-  auto log = assemble(raw, file, "megatron-bridge", log_interval);
-  return log;
+  return assemble(raw, file, "megatron-bridge", log_interval);
 }
 
 }  // namespace openrecipes::evidence

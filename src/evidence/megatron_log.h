@@ -17,14 +17,18 @@ namespace openrecipes::evidence {
 /// consecutive lines; a larger gap leaves the steps between uncovered (missing lines), never a longer
 /// average. Output records are in file order with time_s in seconds.
 /// Throws InputError (file:line and the fix) when: no training_log line exists; a line is cut off or lacks the
-/// elapsed time; a number does not parse; iterations do not increase; lines disagree on N.
+/// elapsed time; a number does not parse; an iteration is < 1, > N or beyond 2^63; iterations do not increase;
+/// lines disagree on N; an elapsed time is positive but below 1 ms; a timestamp is not a real date; or the
+/// timestamps contradict the elapsed times (the log's own clock: line by line for sub-second stamps, over the
+/// first-to-last span always; bound 10% + the stamps' resolution + 1.5 s, see megatron_log.cpp).
 StepLog parse_megatron_log(std::string_view text, const std::string& file,
                            std::optional<std::int64_t> log_interval = std::nullopt);
 
 /// The same, for Megatron-Bridge logs: step time comes from the "Step Time : x.xxs" line printed before each
 /// iteration line (Megatron-Bridge's training_log, as its scripts/performance/utils/evaluate.py reads it);
 /// loss and global batch size come from the iteration line. An iteration line without a preceding Step Time
-/// line is an error.
+/// line is an error, and so is a Step Time that disagrees with the iteration line's own elapsed time by more
+/// than its 2-decimal rounding (0.005 s) + 5%. Otherwise the same checks as parse_megatron_log.
 StepLog parse_megatron_bridge_log(std::string_view text, const std::string& file,
                                   std::optional<std::int64_t> log_interval = std::nullopt);
 

@@ -76,7 +76,12 @@ class Parser {
     for (;;) {
       ws();
       if (at_end() || (s_[i_] != '\'' && s_[i_] != '"')) fail("dict keys must be strings");
+      std::size_t key_at = i_;
       std::string key = str();
+      if (obj.contains(key)) {
+        i_ = key_at;
+        fail(fmt::format("key {} appears twice in one dict", quote_for_message(key)));
+      }
       expect(':');
       obj[key] = value(depth + 1);
       ws();

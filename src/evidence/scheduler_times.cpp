@@ -1,7 +1,7 @@
 // Scheduler times (SPEC §2 "GPU-hours").
 #include "evidence/scheduler_times.h"
 
-#include <ctime>
+#include <cmath>
 #include <map>
 #include <optional>
 
@@ -9,8 +9,27 @@
 
 #include "core/error.h"
 #include "core/text.h"
+#include "evidence/calendar_time.h"
 
 namespace openrecipes::evidence {
+namespace {
+
+// Times are Unix seconds between 1970 and 9999-12-31 (what sacct can print); a run spans at most a year.
+constexpr double kLatestTimeS = 253402300799.0;  // 9999-12-31T23:59:59 UTC
+constexpr double kLongestRunS = 366.0 * 86400.0;
+
+void check_interval(const RunTimes& t, const std::string& where, const char* start_name, const char* end_name,
+                    const char* fix) {
+  if (!(t.finished_s >= t.admitted_s))
+    throw InputError(where, fmt::format("{} is before {}", end_name, start_name), fix);
+  if (t.finished_s - t.admitted_s > kLongestRunS)
+    throw InputError(where,
+                     fmt::format("{} is {} s after {}: more than a year, which no run of a recipe takes", end_name,
+                                 format_double(t.finished_s - t.admitted_s), start_name),
+                     fix);
+}
+
+}  // namespace
 
 RunTimes parse_launcher_times(std::string_view text, const std::string& file, const std::string& run) {
   std::optional<RunTimes> found;
@@ -20,39 +39,43 @@ RunTimes parse_launcher_times(std::string_view text, const std::string& file, co
     auto words = split(trim(lines[i]), ' ');
     if (words.empty() || words[0] != run) continue;
     std::string where = fmt::format("{}:{}", file, i + 1);
-    if (found) throw InputError(where, "run '" + run + "' appears twice", "keep one line per run");
+    if (found)
+      throw InputError(where, fmt::format("run '{}' appears twice (also line {})", run, found->line),
+                       "keep one line per run");
     std::map<std::string_view, std::string_view> kv;
     for (std::size_t w = 1; w < words.size(); ++w) {
       if (words[w].empty()) continue;
       auto eq = words[w].find('=');
       if (eq == std::string_view::npos) throw InputError(where, "malformed field " + quote_for_message(words[w]), fix);
-      kv[words[w].substr(0, eq)] = words[w].substr(eq + 1);
+      if (!kv.emplace(words[w].substr(0, eq), words[w].substr(eq + 1)).second)
+        throw InputError(where,
+                         fmt::format("field {} is given twice", quote_for_message(words[w].substr(0, eq + 1))), fix);
     }
+    for (const char* need : {"rc", "start", "end"})
+      if (!kv.count(need)) throw InputError(where, fmt::format("missing field '{}='", need), fix);
+    auto time_of = [&](const char* name) {
+      auto v = parse_double(kv[name]);
+      const std::string field = quote_for_message(std::string(name) + "=" + std::string(kv[name]));
+      if (!v) throw InputError(where, fmt::format("{} is not a number", field), fix);
+      if (!std::isfinite(*v) || *v < 0 || *v > kLatestTimeS)
+        throw InputError(where, fmt::format("{} is not a finite time (Unix seconds from 1970 to 9999)", field), fix);
+      return *v;
+    };
     RunTimes t;
     t.line = i + 1;
-    auto start = kv.count("start") ? parse_double(kv["start"]) : std::nullopt;
-    auto end = kv.count("end") ? parse_double(kv["end"]) : std::nullopt;
-    auto rc = kv.count("rc") ? parse_int(kv["rc"]) : std::nullopt;
-    if (!start || !end || !rc) throw InputError(where, "missing or malformed rc, start or end", fix);
-    t.admitted_s = *start;
-    t.finished_s = *end;
+    t.admitted_s = time_of("start");
+    t.finished_s = time_of("end");
+    auto rc = parse_int(kv["rc"]);
+    if (!rc || *rc < -255 || *rc > 255)
+      throw InputError(where, fmt::format("{} is not an exit code", quote_for_message("rc=" + std::string(kv["rc"]))),
+                       fix);
     t.exit_code = static_cast<int>(*rc);
-    if (!(t.finished_s >= t.admitted_s)) throw InputError(where, "end is before start", fix);
+    check_interval(t, where, "start", "end", fix);
     found = t;
   }
   if (!found) throw InputError(file, "no line for run '" + run + "'", fix);
   return *found;
 }
-
-namespace {
-std::optional<double> parse_iso_utc(std::string_view s) {
-  std::tm tm{};
-  std::string str(trim(s));
-  const char* end = strptime(str.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (!end || *end != '\0') return std::nullopt;
-  return static_cast<double>(timegm(&tm));
-}
-}  // namespace
 
 RunTimes parse_sacct_times(std::string_view text, const std::string& file, const std::string& job_id) {
   auto lines = lines_of(text);
@@ -60,7 +83,10 @@ RunTimes parse_sacct_times(std::string_view text, const std::string& file, const
   if (lines.empty()) throw InputError(file, "empty sacct output", fix);
   auto header = split(trim(lines[0]), '|');
   std::map<std::string_view, std::size_t> col;
-  for (std::size_t c = 0; c < header.size(); ++c) col[trim(header[c])] = c;
+  for (std::size_t c = 0; c < header.size(); ++c)
+    if (!col.emplace(trim(header[c]), c).second)
+      throw InputError(file + ":1", fmt::format("sacct header names the column {} twice", quote_for_message(trim(header[c]))),
+                       fix);
   for (const char* need : {"JobID", "Start", "End"})
     if (!col.count(need)) throw InputError(file + ":1", fmt::format("sacct header has no {} column", need), fix);
   std::optional<RunTimes> found;
@@ -69,23 +95,28 @@ RunTimes parse_sacct_times(std::string_view text, const std::string& file, const
     if (cells.size() != header.size()) continue;
     if (trim(cells[col["JobID"]]) != job_id) continue;
     std::string where = fmt::format("{}:{}", file, i + 1);
-    if (found) throw InputError(where, "job " + job_id + " appears twice", fix);
-    auto start = parse_iso_utc(cells[col["Start"]]);
-    auto end = parse_iso_utc(cells[col["End"]]);
-    if (!start || !end)
-      throw InputError(where, "Start or End is not a finished time (YYYY-MM-DDTHH:MM:SS)",
-                       "give sacct output for a finished job");
+    if (found) throw InputError(where, fmt::format("job {} appears twice (also line {})", job_id, found->line), fix);
+    auto time_of = [&](const char* name) {
+      std::string_view cell = trim(cells[col[name]]);
+      const char* why = "";
+      auto v = parse_calendar_time(cell, 'T', &why);
+      if (!v)
+        throw InputError(where, fmt::format("{} {} is {}", name, quote_for_message(cell), why),
+                         "give sacct output for a finished job (times as YYYY-MM-DDTHH:MM:SS)");
+      return v->seconds;
+    };
     RunTimes t;
-    t.admitted_s = *start;
-    t.finished_s = *end;
+    t.admitted_s = time_of("Start");
+    t.finished_s = time_of("End");
     t.line = i + 1;
     if (col.count("ExitCode")) {
       auto code = split(cells[col["ExitCode"]], ':');
       auto v = parse_int(code[0]);
-      if (!v) throw InputError(where, "malformed ExitCode", fix);
+      if (!v || *v < 0 || *v > 255)
+        throw InputError(where, "malformed ExitCode " + quote_for_message(cells[col["ExitCode"]]), fix);
       t.exit_code = static_cast<int>(*v);
     }
-    if (t.finished_s < t.admitted_s) throw InputError(where, "End is before Start", fix);
+    check_interval(t, where, "Start", "End", fix);
     found = t;
   }
   if (!found) throw InputError(file, "no line for job " + job_id, fix);

@@ -16,12 +16,14 @@ struct RunTimes {
 };
 
 /// Launcher format: picks the line whose first word is `run`. Throws InputError (file:line, fix) when the
-/// run is absent or given twice, a field is missing or malformed, or end < start.
+/// run is absent or given twice, a field is missing, malformed or given twice, a time is not a finite Unix
+/// time from 1970 to 9999, end < start, or end − start is over a year (366 days).
 RunTimes parse_launcher_times(std::string_view text, const std::string& file, const std::string& run);
 
 /// Slurm `sacct -P -o JobID,Start,End,ExitCode` (any column order; header line required, '|' separated;
-/// times as YYYY-MM-DDTHH:MM:SS, read as UTC). Picks the job `job_id` (the allocation line, not its steps).
-/// Throws InputError like the launcher form.
+/// times as YYYY-MM-DDTHH:MM:SS, read as UTC, strictly: 2026-02-30 or hour 25 is an error naming the value).
+/// Picks the job `job_id` (the allocation line, not its steps). Throws InputError like the launcher form, and
+/// when the header names a column twice.
 RunTimes parse_sacct_times(std::string_view text, const std::string& file, const std::string& job_id);
 
 }  // namespace openrecipes::evidence

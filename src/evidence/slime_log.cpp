@@ -3,19 +3,23 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
 #include "core/text.h"
 #include "evidence/python_literal.h"
+#include "evidence/step_log.h"
 
 namespace openrecipes::evidence {
 namespace {
 
 // Finds "<word> N: {" with <word> not preceded by an identifier character or '-'; returns the offset of '{'.
-std::size_t find_tagged_dict(std::string_view line, std::string_view word, std::int64_t& n) {
+// A signed or out-of-range N ("step -1: {", "step 10^30: {") is an error naming `where`, never a skipped line.
+std::size_t find_tagged_dict(std::string_view line, std::string_view word, std::int64_t& n, const std::string& where) {
   std::size_t pos = 0;
   while ((pos = line.find(word, pos)) != std::string_view::npos) {
     std::size_t at = pos;
@@ -28,10 +32,17 @@ std::size_t find_tagged_dict(std::string_view line, std::string_view word, std::
     if (i >= line.size() || line[i] != ' ') continue;
     ++i;
     std::size_t ds = i;
+    if (i < line.size() && (line[i] == '-' || line[i] == '+')) ++i;
+    std::size_t digits_at = i;
     while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i]))) ++i;
-    if (i == ds || line.substr(i, 3) != ": {") continue;
-    auto v = parse_int(line.substr(ds, i - ds));
-    if (!v) continue;
+    if (i == digits_at || line.substr(i, 3) != ": {") continue;
+    std::string_view text = line.substr(ds, i - ds);
+    auto v = digits_at == ds ? parse_int(text) : std::nullopt;
+    if (!v)
+      throw InputError(where,
+                       fmt::format("{} is not a step number (0 to 2^63-1)",
+                                   quote_for_message(std::string(word) + " " + std::string(text) + ":", 60)),
+                       "the log is edited or damaged; give the training job's own unedited log");
     n = *v;
     return i + 2;
   }
@@ -56,13 +67,24 @@ std::optional<double> number_field(const nlohmann::json& d, const char* key, con
 
 StepLog parse_slime_log(std::string_view text, const std::string& file, const std::string& format) {
   std::map<std::int64_t, Partial> steps;
+  // The last step N of each kind of line and where it was: both kinds count up, one line per step.
+  std::optional<std::pair<std::int64_t, std::size_t>> last_step, last_perf;
+  auto in_order = [&](std::optional<std::pair<std::int64_t, std::size_t>>& last, std::string_view word,
+                      std::int64_t n, const std::string& where, std::size_t line) {
+    if (last && n < last->first)
+      throw InputError(where,
+                       fmt::format("{} {} comes after {} {} (line {}): steps must count up", word, n, word,
+                                   last->first, last->second),
+                       "give the log of one run only, without restarts");
+    last = std::make_pair(n, line);
+  };
   auto lines = lines_of(text);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     std::string_view line = lines[i];
     std::string where = fmt::format("{}:{}", file, i + 1);
     for (std::string_view word : {std::string_view("step"), std::string_view("perf")}) {
       std::int64_t n = 0;
-      auto at = find_tagged_dict(line, word, n);
+      auto at = find_tagged_dict(line, word, n, where);
       if (at == std::string_view::npos) continue;
       nlohmann::json d;
       std::size_t used = 0;
@@ -77,6 +99,7 @@ StepLog parse_slime_log(std::string_view text, const std::string& file, const st
       if (word == "step") {
         if (p.step_line) throw InputError(where, fmt::format("step {} logged twice (also line {})", n, p.step_line),
                                           "give the log of one run only");
+        in_order(last_step, word, n, where, i + 1);
         p.step_line = i + 1;
         p.loss = number_field(d, "train/loss", where);
         if (auto gbs = number_field(d, "train/global_batch_size", where)) {
@@ -90,6 +113,11 @@ StepLog parse_slime_log(std::string_view text, const std::string& file, const st
         if (p.perf_line)
           throw InputError(where, fmt::format("perf/step_time for step {} logged twice (also line {})", n, p.perf_line),
                            "give the log of one run only");
+        in_order(last_perf, word, n, where, i + 1);
+        if (*t > 0 && *t < kMinStepTimeS)
+          throw InputError(where, fmt::format("'perf/step_time' {} s is below 1 ms; no training step is that fast",
+                                              format_double(*t)),
+                           "the step times were edited or damaged; give the training job's own unedited log");
         p.perf_line = i + 1;
         p.time_s = *t;
       }

@@ -10,6 +10,12 @@
 
 namespace openrecipes::evidence {
 
+/// The shortest positive step time any parser accepts, in seconds: no optimizer step of a model we publish
+/// trains in under 1 ms, and a smaller value (a subnormal such as 1e-320) would make tokens/s infinite. Parsers
+/// throw InputError for 0 < t < this; zero, negative and non-finite times are left to the measurement, which
+/// names the step ("step time 0 s; it must be positive").
+constexpr double kMinStepTimeS = 0.001;
+
 /// Formats `read_step_log` understands: megatron, megatron-bridge, slime, miles, steps-jsonl.
 const std::vector<std::string>& step_log_formats();
 

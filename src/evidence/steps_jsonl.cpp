@@ -1,13 +1,17 @@
 // steps.jsonl parser (SPEC §2).
 #include "evidence/steps_jsonl.h"
 
+#include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/text.h"
+#include "evidence/step_log.h"
 
 namespace openrecipes::evidence {
 
@@ -22,8 +26,24 @@ StepLog parse_steps_jsonl(std::string_view text, const std::string& file) {
     std::string_view line = trim(lines[i]);
     if (line.empty()) continue;
     std::string where = fmt::format("{}:{}", file, i + 1);
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    // nlohmann keeps the last of two equal keys silently; a key given twice is an error here, seen through the
+    // parser's key events (one set of keys per open object).
+    std::vector<std::set<std::string>> open_keys;
+    std::optional<std::string> repeated;
+    nlohmann::json::parser_callback_t on_event = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+      using E = nlohmann::json::parse_event_t;
+      if (event == E::object_start) open_keys.emplace_back();
+      else if (event == E::object_end && !open_keys.empty()) open_keys.pop_back();
+      else if (event == E::key && !open_keys.empty() && !open_keys.back().insert(parsed.get<std::string>()).second &&
+               !repeated)
+        repeated = parsed.get<std::string>();
+      return true;
+    };
+    nlohmann::json j = nlohmann::json::parse(line, on_event, false);
     if (j.is_discarded() || !j.is_object()) throw InputError(where, "not a JSON object", fix);
+    if (repeated)
+      throw InputError(where, fmt::format("field {} appears twice", quote_for_message(*repeated)),
+                       "give each field once per line");
     for (auto& [k, v] : j.items()) {
       (void)v;
       if (k != "step" && k != "tokens" && k != "time_s" && k != "loss" && k != "skipped" && k != "nan")
@@ -41,6 +61,9 @@ StepLog parse_steps_jsonl(std::string_view text, const std::string& file) {
     if (!tokens.is_number_integer() || tokens.get<std::int64_t>() < 0)
       throw InputError(where, "'tokens' must be a non-negative integer", fix);
     if (!time.is_number()) throw InputError(where, "'time_s' must be a number", fix);
+    if (double t = time.get<double>(); t > 0 && t < kMinStepTimeS)
+      throw InputError(where, fmt::format("'time_s' {} s is below 1 ms; no training step is that fast", format_double(t)),
+                       "time_s is the step's wall-clock time in seconds; give the run's own measured times");
     StepRecord r;
     r.first_step = step.get<std::int64_t>();
     r.tokens = tokens.get<std::int64_t>();

@@ -10,7 +10,8 @@
 namespace openrecipes::evidence {
 
 /// Parses steps.jsonl. Empty lines are ignored. Throws InputError (file:line, fix) on invalid JSON, a missing
-/// or mistyped field, an unknown field, or a step given twice. Records are in file order.
+/// or mistyped field, an unknown field, a field given twice in one object, a positive time_s below 1 ms
+/// (kMinStepTimeS), or a step given twice. Records are in file order.
 StepLog parse_steps_jsonl(std::string_view text, const std::string& file);
 
 }  // namespace openrecipes::evidence

@@ -88,5 +88,22 @@ TEST(ArgumentRules, malformed_rules_are_errors) {
   EXPECT_NE(load_error("version: 1\nrules: [\n").find("malformed YAML"), std::string::npos);
 }
 
+TEST(ArgumentRules, a_file_that_is_not_a_rules_file_says_so_and_names_the_bundled_one) {
+  TempDir d;
+  for (const char* text : {"root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n",
+                           "model: qwen3\ngpus: 8\n"}) {
+    auto path = d.write("passwd", text);
+    try {
+      ArgumentRules::load(path);
+      FAIL() << "accepted";
+    } catch (const InputError& e) {
+      std::string m = e.what();
+      EXPECT_NE(m.find(path.string() + ": not an argument-rules file"), std::string::npos) << m;
+      EXPECT_NE(m.find("registry/rules/arguments.yaml"), std::string::npos) << m;
+      EXPECT_EQ(m.find("recipe-format"), std::string::npos) << m;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace openrecipes::checks

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -183,6 +184,73 @@ TEST(Convergence, interval_records_cannot_make_a_loss_curve) {
 TEST(Convergence, golden_file_with_a_step_without_loss_is_an_error) {
   EXPECT_THROW(read_golden_values("{\"0\": {\"elapsed time per iteration (ms)\": 1}}", "g.json"), InputError);
   EXPECT_THROW(read_golden_values("[1, 2]", "g.json"), InputError);
+}
+
+std::string golden_error(const std::string& json) {
+  try {
+    read_golden_values(json, "g.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Convergence, golden_keys_are_canonical_steps_or_the_known_run_level_keys) {
+  const std::string loss = "{\"lm loss\": 2.0}";
+  for (const char* key : {"five", "99999999999999999999999", "05", "+5", "-1", " 5", "5.0", "", "allocated"}) {
+    auto m = golden_error(fmt::format("{{\"0\": {}, \"{}\": {}}}", loss, key, loss));
+    EXPECT_NE(m.find("g.json: key '" + std::string(key) + "' is neither a step"), std::string::npos) << key << ": " << m;
+  }
+  // The real file's run-level keys (alloc, max_alloc) are read past; "0" and "10" are steps.
+  auto c = read_golden_values("{\"0\": " + loss + ", \"10\": " + loss + ", \"alloc\": 81.9, \"max_alloc\": 93.2}", "g.json");
+  EXPECT_EQ(c.loss.size(), 2u);
+  EXPECT_EQ(c.loss.count(10), 1u);
+}
+
+TEST(Convergence, constant_curves_have_no_correlation_and_fail_that_test) {
+  // Identical constant arms: numpy.corrcoef gives nan (0/0), and upstream's r >= 0.95 is then false. Every
+  // other test passes (no pointwise difference, no residual spread).
+  auto flat = curve(std::vector<double>(20, 1.2));
+  auto r = check_convergence(flat, flat);
+  EXPECT_TRUE(std::isnan(r.correlation));
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.failed_tests, std::vector<std::string>{"correlation"});
+  // 0.1 summed in different orders is not exactly constant in floating point, but the values are: still nan.
+  auto tenth = curve(std::vector<double>(20, 0.1));
+  EXPECT_TRUE(std::isnan(check_convergence(tenth, tenth).correlation));
+}
+
+TEST(Convergence, an_arm_must_be_a_run_of_exactly_20_steps) {
+  StepLog log;
+  log.file = "arm.log";
+  log.train_iters = 25;
+  EXPECT_THROW(require_arm_length(log), InputError);
+  try {
+    require_arm_length(log);
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("arm.log: this arm ran 25 steps; the convergence check compares 20-step arms"),
+              std::string::npos)
+        << e.what();
+  }
+  // A format without a run length (slime, steps.jsonl): a record at step 24 shows a 25-step run.
+  StepLog nolen;
+  nolen.file = "arm.jsonl";
+  for (int s = 0; s < 25; ++s) {
+    StepRecord r;
+    r.first_step = s;
+    r.line = static_cast<std::size_t>(s + 1);
+    nolen.records.push_back(r);
+  }
+  try {
+    require_arm_length(nolen);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("arm.jsonl:21: this arm has step 20, so it ran more than 20 steps"),
+              std::string::npos)
+        << e.what();
+  }
+  nolen.records.resize(20);
+  EXPECT_NO_THROW(require_arm_length(nolen));
 }
 
 }  // namespace

@@ -108,9 +108,9 @@ TEST(MeasureCli, measures_a_megatron_log_with_its_own_argument_dump) {
 
 TEST(MeasureCli, window_that_cuts_a_logging_interval_exits_2_naming_it) {
   OPENRECIPES_REQUIRE_FIXTURES();
-  // The fp16 7B log has log interval 10: a 20-step window 5-19 cuts the interval of steps 0-9.
+  // The fp16 7B log (a 500,000-iteration run) has log interval 10: the window 5-19 cuts the interval of steps 0-9.
   auto r = run_cli({"measure", (testing::fixtures_dir() / "logs/mdk-gpt3-7b-fp16-1node.log").string(), "--gpus", "8",
-                    "--steps-per-run", "20"});
+                    "--window", "5-19"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("averages steps 0–9 (a logging interval of 10), which the measured window 5–19 cuts"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--log-interval 1"), std::string::npos);

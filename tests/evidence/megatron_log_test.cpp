@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/error.h"
@@ -189,6 +190,113 @@ TEST(MegatronBridgeLog, iteration_without_step_time_is_an_error) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("no 'Step Time : x.xxs' line before it"), std::string::npos) << e.what();
   }
+}
+
+// A training_log line at iteration k of 20 with the given timestamp and elapsed time.
+std::string line_at(int k, const std::string& stamp, const std::string& elapsed_ms, int n = 20) {
+  return fmt::format(" [{}] iteration {:>8}/{:>8} | consumed samples: {} | elapsed time per iteration (ms): {} | "
+                     "global batch size:    32 | lm loss: 1.2E+01 | number of skipped iterations:   0 | number of "
+                     "nan iterations:   0 |\n",
+                     stamp, k, n, 32 * k, elapsed_ms);
+}
+
+TEST(MegatronLog, real_logs_agree_with_their_own_clock_within_the_bound) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  // Each parses (the clock cross-check passes); the worst real line is ref.log's iteration 2 (1.207 s off).
+  for (const char* f : {"runs/megatron-h200/ref.log", "runs/megatron-h200/mbs2.log", "runs/megatron-h200/lr10.log",
+                        "logs/mdk-gpt3-7b-fp16-1node.log", "logs/seo-dense-0.2b-a100.log",
+                        "logs/seo-moe64-top1-ep4-a100.log"}) {
+    SCOPED_TRACE(f);
+    EXPECT_NO_THROW(parse_megatron_log(read_file(fixtures_dir() / f), f));
+  }
+}
+
+TEST(MegatronLog, elapsed_time_that_contradicts_the_timestamps_is_an_error_naming_line_and_both_numbers) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  // mbs2.log with iteration 2's elapsed time set to 1 ms (the tester's absurd-MFU case). Its stamps
+  // 17:26:32.012116 (line 1185, iteration 1) and 17:26:34.594476 (line 1197) are 2.582360 s apart.
+  std::string text = read_file(fixtures_dir() / "runs/megatron-h200/mbs2.log");
+  auto at = text.find("(ms): 3538.7");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 13, "(ms): 1.0");
+  auto m = error_of(text);
+  EXPECT_NE(m.find("t.log:1197: the timestamps say 2.582 s passed since line 1185 (iteration 1), but the step "
+                   "times say 0.001 s (1 iteration(s) x 1 ms)"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("(fix: "), std::string::npos) << m;
+}
+
+TEST(MegatronLog, one_second_stamps_are_checked_over_the_span_not_per_line) {
+  // 1 s stamps: line pairs 15 s and 5 s apart against 10 s each (off by 5 s, more than a per-line bound of
+  // 10% x 15 + 1 + 1.5 = 4 s) are not checked one by one; the span, 20 s against 20 s, agrees.
+  // (N = 40, so that iterations 10..30 lie inside the run.)
+  std::string ok = line_at(10, "2024-01-01 00:00:00", "1000.0", 40) + line_at(20, "2024-01-01 00:00:15", "1000.0", 40) +
+       line_at(30, "2024-01-01 00:00:20", "1000.0", 40);
+  EXPECT_EQ(error_of(ok), "(no error)");
+  // Half the elapsed time: 20 iterations x 0.5 s = 10 s against a 20 s span; bound 10% x 20 + 1 + 1.5 = 4.5 s.
+  std::string half = line_at(10, "2024-01-01 00:00:00", "500.0", 40) + line_at(20, "2024-01-01 00:00:10", "500.0", 40) +
+                     line_at(30, "2024-01-01 00:00:20", "500.0", 40);
+  auto m = error_of(half);
+  EXPECT_NE(m.find("t.log:3: the timestamps say 20.000 s passed from line 1 (iteration 10) to line 3 (iteration "
+                   "30), but the step times in between sum to 10.000 s"),
+            std::string::npos)
+      << m;
+}
+
+TEST(MegatronLog, timestamp_that_is_not_a_date_is_an_error) {
+  auto m = error_of(line_at(1, "2026-02-30 10:00:00", "100.0"));
+  EXPECT_NE(m.find("t.log:1: timestamp '2026-02-30 10:00:00' is not a date or time of day"), std::string::npos) << m;
+}
+
+TEST(MegatronLog, iteration_beyond_the_run_length_is_an_error_naming_the_line) {
+  std::string text = line_at(20, "2026-01-01 00:00:00.000000", "100.0") + line_at(21, "2026-01-01 00:00:00.100000", "100.0");
+  auto m = error_of(text);
+  EXPECT_NE(m.find("t.log:2: iteration 21 is beyond the run's length ('21/ 20')"), std::string::npos) << m;
+  std::string huge = line_at(20, "2026-01-01 00:00:00", "100.0");
+  huge += " [2026-01-01 00:00:01] iteration 9223372036854775808/      20 | elapsed time per iteration (ms): 100.0 |\n";
+  m = error_of(huge);
+  EXPECT_NE(m.find("t.log:2: iteration '9223372036854775808/ 20' is beyond any run length"), std::string::npos) << m;
+}
+
+TEST(MegatronLog, iteration_zero_error_says_how_to_fix_it) {
+  auto m = error_of(line_at(0, "2026-01-01 00:00:00", "100.0"));
+  EXPECT_NE(m.find("t.log:1: iteration number must be at least 1 (this line says 0) (fix: Megatron counts "
+                   "iterations from 1"),
+            std::string::npos)
+      << m;
+}
+
+TEST(MegatronLog, step_time_below_one_millisecond_is_an_error) {
+  auto m = error_of(line_at(1, "2026-01-01 00:00:00", "0.5"));
+  EXPECT_NE(m.find("t.log:1: step time 0.5 ms is below 1 ms"), std::string::npos) << m;
+}
+
+TEST(MegatronLog, integer_field_error_says_how_to_fix_it) {
+  std::string line = kLine20;
+  line.replace(line.find("size:    32"), 11, "size:    1000000000000000000000000000000");
+  auto m = error_of(line);
+  EXPECT_NE(m.find("'global batch size' is not an integer (or is beyond 2^63)"), std::string::npos) << m;
+  EXPECT_NE(m.find("(fix: "), std::string::npos) << m;
+}
+
+TEST(MegatronBridgeLog, step_time_that_contradicts_the_elapsed_time_of_its_line_is_an_error) {
+  // Step Time 0.01 s against elapsed 2800 ms: they differ by far more than 0.005 s + 5% of 2.8 s.
+  std::string text = "Step Time : 0.01s GPU utilization: 487.3MODEL_TFLOP/s/GPU\n" +
+                     line_at(1, "2026-01-01 00:00:00.000000", "2800.0");
+  try {
+    parse_megatron_bridge_log(text, "b.log", 1);
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("b.log:2: 'Step Time : 0.01s' (line 1) contradicts this line's 'elapsed "
+                                         "time per iteration (ms): 2800'"),
+              std::string::npos)
+        << e.what();
+  }
+  // 2.94 s against 2941.7 ms (a real pair) agrees.
+  std::string real = "Step Time : 2.94s GPU utilization: 487.3MODEL_TFLOP/s/GPU\n" +
+                     line_at(1, "2026-01-01 00:00:00.000000", "2941.7");
+  EXPECT_NO_THROW(parse_megatron_bridge_log(real, "b.log", 1));
 }
 
 }  // namespace

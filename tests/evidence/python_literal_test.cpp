@@ -38,5 +38,16 @@ TEST(PythonLiteral, malformed_and_hostile_inputs_throw) {
   EXPECT_THROW(parse(std::string(100, '[')), std::invalid_argument);  // nesting bound
 }
 
+TEST(PythonLiteral, a_key_given_twice_in_one_dict_throws_naming_the_key) {
+  try {
+    parse("{'perf/step_time': 4.5, 'perf/step_time': 0.001}");
+    FAIL() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("key 'perf/step_time' appears twice in one dict"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(parse("{'a': {'x': 1}, 'b': {'x': 2}}")["b"]["x"], 2);  // the same key in two dicts is fine
+}
+
 }  // namespace
 }  // namespace openrecipes::evidence

@@ -39,5 +39,57 @@ TEST(SchedulerTimes, sacct_start_to_end_of_the_allocation) {
   EXPECT_THROW(parse_sacct_times("JobID|Start|End\n7|Unknown|Unknown\n", "s.txt", "7"), InputError);
 }
 
+std::string launcher_error(const std::string& line) {
+  try {
+    parse_launcher_times(line, "t.txt", "a");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string sacct_error(const std::string& text) {
+  try {
+    parse_sacct_times(text, "s.txt", "7");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(SchedulerTimes, launcher_time_that_is_not_finite_says_so) {
+  auto m = launcher_error("a rc=0 start=nan end=1795973250.85\n");
+  EXPECT_NE(m.find("t.txt:1: 'start=nan' is not a finite time"), std::string::npos) << m;
+  m = launcher_error("a rc=0 start=0 end=1e300\n");
+  EXPECT_NE(m.find("t.txt:1: 'end=1e300' is not a finite time"), std::string::npos) << m;
+}
+
+TEST(SchedulerTimes, launcher_field_given_twice_is_an_error) {
+  auto m = launcher_error("a rc=0 start=10 start=1 end=20\n");
+  EXPECT_NE(m.find("t.txt:1: field 'start=' is given twice"), std::string::npos) << m;
+}
+
+TEST(SchedulerTimes, a_run_longer_than_a_year_is_an_error) {
+  // 0 to 31,708,800 s is 367 days.
+  auto m = launcher_error("a rc=0 start=0 end=31708800\n");
+  EXPECT_NE(m.find("t.txt:1: end is 31708800 s after start: more than a year"), std::string::npos) << m;
+  EXPECT_EQ(launcher_error("a rc=0 start=0 end=31622400\n"), "(no error)");  // 366 days exactly
+}
+
+TEST(SchedulerTimes, sacct_column_named_twice_is_an_error) {
+  auto m = sacct_error("JobID|Start|End|End|ExitCode\n7|2026-10-11T09:05:00|2026-10-11T09:06:26|2026-10-11T19:06:26|0:0\n");
+  EXPECT_NE(m.find("s.txt:1: sacct header names the column 'End' twice"), std::string::npos) << m;
+}
+
+TEST(SchedulerTimes, sacct_date_that_does_not_exist_is_an_error_naming_it) {
+  auto m = sacct_error("JobID|Start|End|ExitCode\n7|2026-02-30T09:05:00|2026-03-01T09:06:26|0:0\n");
+  EXPECT_NE(m.find("s.txt:2: Start '2026-02-30T09:05:00' is not a date or time of day"), std::string::npos) << m;
+  m = sacct_error("JobID|Start|End|ExitCode\n7|2026-10-11T09:05:00|2026-10-11T25:06:26|0:0\n");
+  EXPECT_NE(m.find("s.txt:2: End '2026-10-11T25:06:26' is not a date or time of day"), std::string::npos) << m;
+  // 2024 is a leap year: Feb 29 exists; 00:00 to 00:10 that day is 600 s.
+  auto t = parse_sacct_times("JobID|Start|End\n7|2024-02-29T00:00:00|2024-02-29T00:10:00\n", "s.txt", "7");
+  EXPECT_DOUBLE_EQ(t.finished_s - t.admitted_s, 600);
+}
+
 }  // namespace
 }  // namespace openrecipes::evidence

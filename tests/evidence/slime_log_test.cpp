@@ -59,5 +59,39 @@ TEST(SlimeLog, no_step_lines_is_an_error) {
   EXPECT_THROW(parse_slime_log("hello\nworld\n", "s.log"), InputError);
 }
 
+std::string slime_error(const std::string& text) {
+  try {
+    parse_slime_log(text, "s.log");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(SlimeLog, negative_or_huge_step_numbers_are_errors_naming_the_line) {
+  auto m = slime_error("step 0: {'train/loss': 1.25}\nstep -1: {'train/loss': 1.25}\n");
+  EXPECT_NE(m.find("s.log:2: 'step -1:' is not a step number"), std::string::npos) << m;
+  m = slime_error("step 0: {'train/loss': 1.25}\nperf 1000000000000000000000000000000: {'perf/step_time': 4.5}\n");
+  EXPECT_NE(m.find("s.log:2: 'perf 1000000000000000000000000000000:' is not a step number"), std::string::npos) << m;
+}
+
+TEST(SlimeLog, steps_that_count_down_are_an_error_as_in_megatron_logs) {
+  auto m = slime_error("step 19: {'train/loss': 1.25}\nstep 18: {'train/loss': 1.25}\n");
+  EXPECT_NE(m.find("s.log:2: step 18 comes after step 19 (line 1): steps must count up"), std::string::npos) << m;
+  m = slime_error("perf 3: {'perf/step_time': 4.5}\nperf 2: {'perf/step_time': 4.5}\n");
+  EXPECT_NE(m.find("s.log:2: perf 2 comes after perf 3 (line 1)"), std::string::npos) << m;
+}
+
+TEST(SlimeLog, a_key_given_twice_in_a_dict_is_an_error_naming_key_and_line) {
+  auto m = slime_error("step 0: {'train/loss': 1.25}\nperf 0: {'perf/step_time': 4.5, 'perf/step_time': 0.001}\n");
+  EXPECT_NE(m.find("s.log:2: cannot read the perf 0 dict"), std::string::npos) << m;
+  EXPECT_NE(m.find("key 'perf/step_time' appears twice in one dict"), std::string::npos) << m;
+}
+
+TEST(SlimeLog, step_time_below_one_millisecond_is_an_error) {
+  auto m = slime_error("perf 0: {'perf/step_time': 1e-320}\n");
+  EXPECT_NE(m.find("s.log:1: 'perf/step_time' 1e-320 s is below 1 ms"), std::string::npos) << m;
+}
+
 }  // namespace
 }  // namespace openrecipes::evidence

@@ -43,5 +43,19 @@ TEST(StepsJsonl, bad_lines_name_the_line_and_field) {
   EXPECT_NE(error_of("").find("no step lines"), std::string::npos);
 }
 
+TEST(StepsJsonl, a_field_given_twice_is_an_error_naming_field_and_line) {
+  auto m = error_of("{\"step\": 0, \"tokens\": 8, \"time_s\": 4.5, \"loss\": 1.2}\n"
+                    "{\"step\":1,\"tokens\":8,\"time_s\":4.5,\"time_s\":0.0001,\"loss\":1.2}\n");
+  EXPECT_NE(m.find("steps.jsonl:2: field 'time_s' appears twice"), std::string::npos) << m;
+}
+
+TEST(StepsJsonl, step_time_below_one_millisecond_or_subnormal_is_an_error) {
+  auto m = error_of("{\"step\": 0, \"tokens\": 262144, \"time_s\": 1e-320, \"loss\": 1.2}\n");
+  EXPECT_NE(m.find("steps.jsonl:1: 'time_s' 1e-320 s is below 1 ms"), std::string::npos) << m;
+  m = error_of("{\"step\": 0, \"tokens\": 262144, \"time_s\": 0.0009, \"loss\": 1.2}\n");
+  EXPECT_NE(m.find("'time_s' 9e-04 s is below 1 ms"), std::string::npos) << m;  // format_double's form of 0.0009
+  EXPECT_EQ(error_of("{\"step\": 0, \"tokens\": 262144, \"time_s\": 0.001, \"loss\": 1.2}\n"), "(no error)");
+}
+
 }  // namespace
 }  // namespace openrecipes::evidence
