@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -30,7 +31,19 @@ struct Loaded {
   std::string log_error;
   std::optional<checks::LossCurve> arm;  ///< the 20-step convergence arm
   std::string arm_error;
+  std::string arm_sha256;   ///< sha256 of the arm's file bytes (empty when it could not be read)
+  std::string arm_file;     ///< the arm's path as the recipe writes it
+  /// The argument dump of a separate arm file (evidence.convergence_arm other than the measured log).
+  std::optional<evidence::ArgumentDump> arm_args;
+  std::string arm_args_error;
 };
+
+// Arguments that set how long a run is, not what it computes: a 20-step convergence arm of a longer measured
+// run differs from it in these only.
+bool is_run_length_argument(const std::string& name) {
+  return name == "train_iters" || name == "train_samples" || name == "exit_interval" ||
+         name == "exit_duration_in_mins";
+}
 
 Loaded load_evidence(const Recipe& r) {
   Loaded out;
@@ -55,6 +68,15 @@ Loaded load_evidence(const Recipe& r) {
   }
   try {
     if (r.convergence_arm) {
+      out.arm_file = r.convergence_arm->relative;
+      out.arm_sha256 = sha256_hex(read_file(r.convergence_arm->path));
+      if (r.convergence_arm->path != r.log.path) {
+        try {
+          out.arm_args = evidence::parse_megatron_args(read_file(r.convergence_arm->path), r.convergence_arm->relative);
+        } catch (const InputError& e) {
+          out.arm_args_error = e.what();
+        }
+      }
       auto arm = evidence::read_step_log(r.convergence_arm->path, r.convergence_arm->format, interval,
                                          r.convergence_arm->relative);
       if (arm.train_iters && *arm.train_iters != 20)
@@ -63,6 +85,8 @@ Loaded load_evidence(const Recipe& r) {
                          "a convergence arm is a 20-step run");
       out.arm = checks::loss_curve_from_log(arm);
     } else if (r.steps_per_run == 20) {
+      out.arm_file = r.log.relative;
+      if (out.log) out.arm_sha256 = sha256_hex(read_file(r.log.path));
       if (out.log) out.arm = checks::loss_curve_from_log(*out.log);
       else out.arm_error = out.log_error;
     } else {
@@ -160,6 +184,110 @@ void check_layout(const Recipe& r, const Loaded& ev, RecipeResult& out) {
   else expect("virtual_pipeline_model_parallel_size", 0, "VPP (none)");
 }
 
+std::string pair_key(const Recipe& r) { return r.model + "\n" + r.gpu + "\n" + r.workload.key; }
+
+// The one reference recipe of each pair (docs/recipe-format.md "Reference"): of the pair's recipes with
+// `reference: null`, the one the most recipes are tuned from (following reference chains to their root), then
+// the earliest date, then the smallest id. Keyed by pair_key.
+std::map<std::string, std::string> choose_pair_references(const Registry& reg,
+                                                          const std::map<std::string, const RecipeEntry*>& by_id) {
+  std::map<std::string, std::int64_t> tuned_from;  // root id -> recipes whose chain ends there
+  for (const auto& e : reg.recipes) {
+    if (!e.recipe || !e.recipe->reference) continue;
+    std::set<std::string> seen{e.id};
+    const Recipe* cur = &*e.recipe;
+    while (cur && cur->reference) {
+      auto it = by_id.find(*cur->reference);
+      if (it == by_id.end() || !it->second->recipe || !seen.insert(it->first).second) cur = nullptr;
+      else cur = &*it->second->recipe;
+    }
+    if (cur) ++tuned_from[cur->id];
+  }
+  std::map<std::string, const Recipe*> best;
+  for (const auto& e : reg.recipes) {
+    if (!e.recipe || e.recipe->reference) continue;
+    const Recipe* r = &*e.recipe;
+    auto [it, fresh] = best.emplace(pair_key(*r), r);
+    if (fresh) continue;
+    const Recipe* b = it->second;
+    auto rank = [&](const Recipe* x) { return std::make_tuple(-tuned_from[x->id], x->date, x->id); };
+    if (rank(r) < rank(b)) it->second = r;
+  }
+  std::map<std::string, std::string> out;
+  for (const auto& [k, r] : best) out[k] = r->id;
+  return out;
+}
+
+// Seconds of training the log itself reports for the whole run: each distinct record's step time times the
+// steps it covers (a step logged twice counts once).
+double logged_step_seconds(const StepLog& log) {
+  std::map<std::int64_t, double> by_first;
+  for (const auto& rec : log.records)
+    if (rec.time_s && std::isfinite(*rec.time_s) && *rec.time_s > 0)
+      by_first.emplace(rec.first_step, *rec.time_s * static_cast<double>(rec.steps));
+  double sum = 0;
+  for (const auto& [step, t] : by_first) sum += t;
+  return sum;
+}
+
+// Numbers no real run can give: a non-finite score, cost or MFU, or an MFU above the GPU's dense BF16 peak.
+void check_plausible(RecipeResult& out) {
+  const double score = out.throughput->tokens_per_s_per_gpu;
+  if (!std::isfinite(score) || score <= 0)
+    out.reasons.push_back(fmt::format("measurement: the score {} tokens/s/GPU is not a finite positive number", score));
+  if (out.dollars_per_million_tokens && !std::isfinite(*out.dollars_per_million_tokens))
+    out.reasons.push_back(fmt::format("measurement: the cost {} $/1M tokens is not finite", *out.dollars_per_million_tokens));
+  if (out.mfu && !std::isfinite(*out.mfu))
+    out.reasons.push_back(fmt::format("measurement: the MFU {} is not finite", *out.mfu));
+  else if (out.mfu && *out.mfu > 1)
+    out.reasons.push_back(fmt::format("measurement: MFU {:.1f}% is above 100% of the GPU's dense BF16 peak: the step "
+                                      "times cannot be right",
+                                      100 * *out.mfu));
+}
+
+// A recipe is verified only if its reference is, transitively to the pair's root (SPEC §4): a recipe whose
+// reference is not verified gets a reason naming it and the first reason of the recipe where the chain breaks.
+void require_verified_references(std::vector<RecipeResult>& results) {
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < results.size(); ++i) index[results[i].id] = i;
+  // cause[i]: empty while unsettled; for a settled unverified recipe, (the recipe whose own reasons break the
+  // chain, its first reason).
+  std::vector<int> state(results.size(), 0);  // 0 unvisited, 1 on the current walk, 2 settled
+  std::vector<std::pair<std::string, std::string>> cause(results.size());
+  auto reference_of = [&](std::size_t i) -> std::optional<std::size_t> {
+    const auto* e = results[i].entry;
+    if (!e || !e->recipe || !e->recipe->reference) return std::nullopt;
+    auto it = index.find(*e->recipe->reference);
+    if (it == index.end() || !results[it->second].entry || !results[it->second].entry->recipe) return std::nullopt;
+    return it->second;
+  };
+  for (std::size_t start = 0; start < results.size(); ++start) {
+    std::vector<std::size_t> walk;
+    std::optional<std::size_t> cur = start;
+    while (cur && state[*cur] == 0) {
+      state[*cur] = 1;
+      walk.push_back(*cur);
+      cur = reference_of(*cur);
+    }
+    // Settle from the far end of the walk back to `start` (a cycle's members already carry their reason).
+    for (auto it = walk.rbegin(); it != walk.rend(); ++it) {
+      RecipeResult& res = results[*it];
+      const bool own = !res.reasons.empty();
+      if (own) cause[*it] = {res.id, res.reasons.front()};
+      auto ref = reference_of(*it);
+      if (ref && state[*ref] == 2 && !results[*ref].reasons.empty()) {
+        const RecipeResult& rr = results[*ref];
+        const auto& [where, why] = cause[*ref];
+        std::string detail = where == rr.id ? why : "it is tuned from '" + where + "', which is not verified: " + why;
+        res.reasons.push_back("reference: '" + rr.id + "' is not verified (" + detail + ")");
+        if (!own) cause[*it] = cause[*ref];
+      }
+      state[*it] = 2;
+      res.verified = res.reasons.empty();
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<RecipeResult> evaluate_registry(const Registry& reg,
@@ -175,6 +303,7 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
   std::map<std::string, Loaded> loaded;
   for (const auto& e : reg.recipes)
     if (e.recipe) loaded.emplace(e.id, load_evidence(*e.recipe));
+  const auto pair_reference = choose_pair_references(reg, by_id);
 
   std::vector<RecipeResult> results;
   for (const auto& e : reg.recipes) {
@@ -232,6 +361,7 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
           for (const auto& p : n.problems) out.reasons.push_back(p);
         }
       }
+      check_plausible(out);
     }
     if (r.times) {
       try {
@@ -242,6 +372,14 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
           out.reasons.push_back(fmt::format("measurement: the run exited with code {} ({}:{})", t.exit_code,
                                             r.times->relative, t.line));
         out.gpu_hours = measure::gpu_hours(r.gpus, t.admitted_s, t.finished_s);
+        if (ev.log) {
+          const double logged = logged_step_seconds(*ev.log);
+          const double span = t.finished_s - t.admitted_s;
+          if (span < logged * (1 - 1e-3))
+            out.reasons.push_back(fmt::format("measurement: the scheduler times span {:.2f} s, less than the {:.2f} s "
+                                              "the log's own step times add up to",
+                                              span, logged));
+        }
         if (!close_rel(r.claims.gpu_hours, *out.gpu_hours, 0.005))
           out.reasons.push_back(fmt::format("measurement: the recipe claims {:.4f} GPU-hours, but its scheduler times give {:.4f}",
                                             r.claims.gpu_hours, *out.gpu_hours));
@@ -250,6 +388,23 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
       }
     } else {
       out.reasons.push_back("measurement: no scheduler times (evidence.times), so GPU-hours cannot be computed");
+    }
+
+    // A separate convergence arm must be the measured recipe's own configuration, only shorter.
+    if (r.convergence_arm && r.convergence_arm->path != r.log.path) {
+      if (!ev.arm_args) {
+        out.reasons.push_back("convergence: the arm's arguments cannot be compared with the measured run's: " +
+                              ev.arm_args_error);
+      } else if (ev.args) {
+        auto diff = checks::check_configuration(ev.arm_args->values, ev.args->values, reg.rules, {}, {});
+        std::string why;
+        for (const auto& c : diff.changes) {
+          if (c.classification.cls != checks::ArgClass::math || is_run_length_argument(c.name)) continue;
+          why += fmt::format("{}{} is {} in the arm but {} in the measured run", why.empty() ? "" : "; ", c.name,
+                             c.recipe_value.value_or("(absent)"), c.reference_value.value_or("(absent)"));
+        }
+        if (!why.empty()) out.reasons.push_back("convergence: the arm's arguments differ from the measured run's: " + why);
+      }
     }
 
     check_layout(r, ev, out);
@@ -304,10 +459,21 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
         ref = &*it->second->recipe;
       }
     } else {
-      out.is_reference = true;
+      const std::string& chosen = pair_reference.at(pair_key(r));
+      if (chosen == r.id) {
+        out.is_reference = true;
+      } else {
+        out.reasons.push_back(fmt::format("reference: the pair already has the reference recipe '{}'; a second "
+                                          "reference would rank without any check (set `reference: {}` and pass "
+                                          "both checks against it)",
+                                          chosen, chosen));
+      }
     }
     if (r.reference && ref) {
       const Loaded& rev = loaded.at(ref->id);
+      if (!ev.arm_sha256.empty() && ev.arm_sha256 == rev.arm_sha256)
+        out.reasons.push_back(fmt::format("convergence: the recipe's arm is byte-identical to the reference's arm '{}/{}'",
+                                          ref->id, rev.arm_file));
       if (ref->model != r.model) out.reasons.push_back("reference: '" + ref->id + "' is a recipe of another model");
       if (ref->workload.key != r.workload.key || ref->workload.row_length != r.workload.row_length ||
           ref->workload.global_batch != r.workload.global_batch ||
@@ -381,6 +547,7 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
     out.verified = out.reasons.empty();
     results.push_back(std::move(out));
   }
+  require_verified_references(results);
   return results;
 }
 

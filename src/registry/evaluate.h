@@ -38,14 +38,21 @@ struct RecipeResult {
   std::string active_params_from;   ///< how N was (re)counted: "config arithmetic", "safetensors headers", ...
   std::optional<checks::ConfigCheck> configuration;
   std::optional<checks::ConvergenceResult> convergence;
-  bool is_reference = false;  ///< no reference: both checks pass trivially
+  bool is_reference = false;  ///< the pair's one reference recipe: both checks pass trivially
   std::string rows_status;    ///< "verified", "not applicable (non-standard workload)", or why not
   std::vector<StackStatus> stack;
 };
 
 /// Evaluates every recipe of `reg` (sorted by id). `checkpoints` maps a model id to a checkpoint (folder, index
 /// or .safetensors) whose headers recount that model's N. Never throws for a recipe's bad input: it becomes a
-/// reason.
+/// reason. Beyond each recipe's own evidence (SPEC §2–§6), these make a recipe not verified:
+/// - its reference is not verified, transitively to the pair's root ("reference: 'X' is not verified (…)");
+/// - it declares `reference: null` but its pair (model, GPU, workload) already has the reference recipe: of
+///   several roots, the one the most recipes are tuned from, then the earliest date, then the smallest id;
+/// - an MFU above 100% of the GPU's dense BF16 peak, or a non-finite score, cost or MFU;
+/// - scheduler times spanning less than the step times its log reports for the whole run;
+/// - a convergence arm byte-identical to its reference's arm, or a separate arm whose argument dump differs from
+///   the measured run's in a math argument other than the run length (train_iters, train_samples, exit_*).
 std::vector<RecipeResult> evaluate_registry(const Registry& reg,
                                             const std::map<std::string, std::filesystem::path>& checkpoints = {});
 

@@ -9,24 +9,33 @@ namespace openrecipes::registry {
 
 std::vector<Pair> build_pairs(const Registry& reg, const std::vector<RecipeResult>& results, bool include_unverified) {
   std::map<std::tuple<std::string, std::string, std::string>, Pair> pairs;
+  std::map<std::tuple<std::string, std::string, std::string>, const RecipeResult*> described_by;
+  Pair unreadable;
+  unreadable.unreadable = true;
   for (const auto& res : results) {
-    std::tuple<std::string, std::string, std::string> key{"(unreadable)", "", ""};
-    Pair proto;
-    if (res.entry && res.entry->recipe) {
-      const Recipe& r = *res.entry->recipe;
-      key = {r.model, r.gpu, r.workload.key};
-      proto.model = r.model;
-      auto m = reg.models.find(r.model);
-      proto.model_name = m == reg.models.end() ? r.model : m->second.name;
-      proto.gpu = r.gpu;
-      proto.workload_key = r.workload.key;
-      proto.workload_description = r.workload.description;
-      proto.standard_workload = r.workload.standard;
-    } else {
-      proto.model = proto.model_name = "(unreadable)";
+    if (!res.entry || !res.entry->recipe) {
+      unreadable.unranked.push_back(&res);
+      continue;
     }
+    const Recipe& r = *res.entry->recipe;
+    std::tuple<std::string, std::string, std::string> key{r.model, r.gpu, r.workload.key};
+    Pair proto;
+    proto.model = r.model;
+    auto m = reg.models.find(r.model);
+    proto.model_name = m == reg.models.end() ? r.model : m->second.name;
+    proto.gpu = r.gpu;
+    proto.workload_key = r.workload.key;
+    proto.standard_workload = r.workload.standard;
     auto [it, fresh] = pairs.emplace(key, proto);
     Pair& p = it->second;
+    // Only a verified recipe speaks for the pair: its reference first, else the first verified by id.
+    if (res.verified) {
+      const RecipeResult*& d = described_by[key];
+      if (!d || (res.is_reference && !d->is_reference)) {
+        d = &res;
+        p.workload_description = r.workload.description;
+      }
+    }
     bool rankable = res.verified || (include_unverified && res.throughput.has_value());
     (rankable ? p.ranked : p.unranked).push_back(&res);
     if (!res.verified && rankable) p.unranked.push_back(&res);
@@ -39,6 +48,7 @@ std::vector<Pair> build_pairs(const Registry& reg, const std::vector<RecipeResul
     });
     out.push_back(std::move(p));
   }
+  if (!unreadable.unranked.empty()) out.push_back(std::move(unreadable));
   return out;
 }
 

@@ -14,11 +14,14 @@ struct Pair {
   bool standard_workload = false;
   std::vector<const RecipeResult*> ranked;    ///< verified (or, with include_unverified, all measured), best first
   std::vector<const RecipeResult*> unranked;  ///< not verified, by id
+  bool unreadable = false;  ///< not a pair: the recipes that could not be read (all in `unranked`)
 };
 
 /// Groups results into pairs sorted by (model, gpu, workload key). Verified recipes rank by tokens/s/GPU
 /// (ties by id). With `include_unverified`, recipes that measured but are not verified are ranked too (the
-/// site marks them), for a submitter's preview. Recipes that cannot be read form the pair "(unreadable)".
+/// site marks them), for a submitter's preview. The pair's workload description comes from its verified
+/// reference recipe, else from its first verified recipe by id (never from an unverified one; empty when none
+/// is verified). Recipes that cannot be read come last, in one entry marked `unreadable`.
 std::vector<Pair> build_pairs(const Registry& reg, const std::vector<RecipeResult>& results, bool include_unverified);
 
 }  // namespace openrecipes::registry

@@ -51,12 +51,35 @@ EvidenceFile evidence_file(const YamlField& f, const fs::path& dir, const std::v
 
 std::int64_t parallel_size(const YamlField& f) { return f.as_int(1, 1 << 20); }
 
+// A real calendar date (proleptic Gregorian): YYYY-MM-DD with the month's true length (29 February only in a
+// leap year).
+bool is_calendar_date(const std::string& s) {
+  if (!std::regex_match(s, kDate)) return false;
+  int y = std::stoi(s.substr(0, 4)), m = std::stoi(s.substr(5, 2)), d = std::stoi(s.substr(8, 2));
+  static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return d <= days[m - 1] + (m == 2 && leap ? 1 : 0);
+}
+
 }  // namespace
 
 Recipe load_recipe(const fs::path& dir) {
   Recipe r;
   r.dir = dir;
   r.file = dir / "recipe.yaml";
+  if (fs::is_symlink(r.file)) {
+    // Never read a recipe.yaml that lives outside its recipe folder (its content would reach the messages).
+    try {
+      r.file = resolve_inside(dir, "recipe.yaml", r.file.string());
+    } catch (const InputError&) {
+      std::error_code ec;
+      auto target = fs::read_symlink(dir / "recipe.yaml", ec);
+      throw InputError((dir / "recipe.yaml").string(),
+                       "recipe.yaml is a symbolic link to '" + (ec ? std::string("?") : target.string()) +
+                           "', outside the recipe's folder; it is not read",
+                       "make recipe.yaml a regular file inside the recipe's folder");
+    }
+  }
   r.name = dir.filename().string();
   r.gpu = dir.parent_path().filename().string();
   r.model = dir.parent_path().parent_path().filename().string();
@@ -91,7 +114,9 @@ Recipe load_recipe(const fs::path& dir) {
       throw InputError(author["link"].where(), "the link must be an https:// URL");
   }
   r.date = y.require("date").as_string(10);
-  if (!std::regex_match(r.date, kDate)) throw InputError(y["date"].where(), "expected a date YYYY-MM-DD");
+  if (!is_calendar_date(r.date))
+    throw InputError(y["date"].where(), "'" + r.date + "' is not a calendar date YYYY-MM-DD",
+                     "give the day the run was measured, e.g. 2026-02-28");
   if (auto ref = y["reference"].string_or_null(200)) {
     static const std::regex full("([a-z0-9][a-z0-9._-]{0,79})/([A-Za-z0-9][A-Za-z0-9_.-]{0,31})/([a-z0-9][a-z0-9._-]{0,79})");
     if (std::regex_match(*ref, kName)) r.reference = r.model + "/" + r.gpu + "/" + *ref;

@@ -79,7 +79,7 @@ struct Recipe {
   std::int64_t gpus = 0;
   std::string author;      ///< GitHub handle, or a tool's name
   std::string author_link; ///< https link for a tool, or https://github.com/<handle>
-  std::string date;        ///< YYYY-MM-DD measured
+  std::string date;        ///< YYYY-MM-DD measured (a real calendar day)
   std::optional<std::string> reference;  ///< full id of the reference recipe; nullopt: it is a reference
   Workload workload;
   std::int64_t steps_per_run = 0;
@@ -98,7 +98,8 @@ struct Recipe {
 /// Loads `dir`/recipe.yaml, where `dir` is registry/recipes/<model>/<gpu>/<name>. Throws InputError naming the
 /// file, line and field, with the fix, for: malformed YAML, a missing, mistyped, out-of-range or unknown field,
 /// an id/model/gpu that does not match the folder, an evidence or patch path that escapes the folder or does not
-/// exist, an unknown evidence format, a layout whose GPU count is not gpus.
+/// exist, an unknown evidence format, a layout whose GPU count is not gpus, a date that is not a real calendar
+/// day, and a recipe.yaml that is a symbolic link resolving outside `dir` (it is never read).
 Recipe load_recipe(const std::filesystem::path& dir);
 
 }  // namespace openrecipes::registry

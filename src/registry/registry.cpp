@@ -9,12 +9,33 @@ namespace openrecipes::registry {
 namespace fs = std::filesystem;
 
 namespace {
-std::vector<fs::path> subfolders(const fs::path& dir) {
+// The real folders in `dir`, sorted; symbolic links to folders go to `links` (they are reported, never followed).
+std::vector<fs::path> subfolders(const fs::path& dir, std::vector<fs::path>& links) {
   std::vector<fs::path> out;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_directory() && !e.is_symlink()) out.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.is_symlink()) {
+      if (e.is_directory()) links.push_back(e.path());
+    } else if (e.is_directory()) {
+      out.push_back(e.path());
+    }
+  }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// A recipe entry for a folder link in the recipes tree: listed as unreadable with why.
+RecipeEntry link_entry(const fs::path& recipes, const fs::path& link) {
+  RecipeEntry e;
+  e.dir = link;
+  e.id = link.lexically_relative(recipes).generic_string();
+  std::error_code ec;
+  auto target = fs::read_symlink(link, ec);
+  e.load_error = InputError(link.string(),
+                            "the folder is a symbolic link (to '" + (ec ? std::string("?") : target.string()) +
+                                "'); the registry does not follow links, so nothing in it is read",
+                            "put the recipe's real folder at registry/recipes/<model>/<gpu>/<id>/")
+                     .what();
+  return e;
 }
 }  // namespace
 
@@ -28,9 +49,10 @@ Registry load_registry(const fs::path& root) {
   reg.rules = checks::ArgumentRules::load(root / "rules" / "arguments.yaml");
   fs::path recipes = root / "recipes";
   if (!fs::is_directory(recipes)) return reg;
-  for (const auto& model : subfolders(recipes))
-    for (const auto& gpu : subfolders(model))
-      for (const auto& dir : subfolders(gpu)) {
+  std::vector<fs::path> links;
+  for (const auto& model : subfolders(recipes, links))
+    for (const auto& gpu : subfolders(model, links))
+      for (const auto& dir : subfolders(gpu, links)) {
         if (reg.recipes.size() >= 10000)
           throw InputError(recipes.string(), "more than 10,000 recipes", "split the registry");
         RecipeEntry e;
@@ -43,6 +65,10 @@ Registry load_registry(const fs::path& root) {
         }
         reg.recipes.push_back(std::move(e));
       }
+  for (const auto& link : links) {
+    if (reg.recipes.size() >= 10000) throw InputError(recipes.string(), "more than 10,000 recipes", "split the registry");
+    reg.recipes.push_back(link_entry(recipes, link));
+  }
   std::sort(reg.recipes.begin(), reg.recipes.end(), [](const RecipeEntry& a, const RecipeEntry& b) { return a.id < b.id; });
   return reg;
 }

@@ -35,7 +35,8 @@ struct Registry {
 /// Loads the registry at `root`. Throws InputError for a missing or malformed gpus.yaml, models/ or
 /// rules/arguments.yaml (the build cannot run without them). Recipe folders are found at exactly
 /// recipes/<model>/<gpu>/<id>/ (a folder there without recipe.yaml is a load error for that entry);
-/// at most 10,000 recipes.
+/// a symbolic link to a folder at any of those levels is never followed: it becomes an entry (its id is its
+/// path under recipes/) with a load error saying so. At most 10,000 recipes.
 Registry load_registry(const std::filesystem::path& root);
 
 }  // namespace openrecipes::registry

@@ -8,6 +8,47 @@
 #include "checks/check_json.h"
 
 namespace openrecipes::site {
+
+std::string terminal_safe(std::string_view s, bool escape_c0) {
+  std::string out;
+  out.reserve(s.size());
+  auto hex = [&](unsigned char c) { out += fmt::format("\\x{:02x}", c); };
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 || c == 0x7f) && escape_c0) hex(c);
+      else out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // The length of a well-formed UTF-8 sequence starting here (RFC 3629), or 0.
+    std::size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    bool ok = n > 0 && i + n <= s.size();
+    for (std::size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+    if (ok && n == 3) {
+      const auto c1 = static_cast<unsigned char>(s[i + 1]);
+      ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);  // overlong, surrogate
+    }
+    if (ok && n == 4) {
+      const auto c1 = static_cast<unsigned char>(s[i + 1]);
+      ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);  // overlong, above U+10FFFF
+    }
+    if (!ok) {
+      hex(c);
+      ++i;
+      continue;
+    }
+    if (n == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[i + 1]));  // a C1 control
+    } else {
+      out.append(s.substr(i, n));
+    }
+    i += n;
+  }
+  return out;
+}
+
 namespace {
 
 std::string thousands(double v, int decimals) {
@@ -25,9 +66,30 @@ std::string thousands(double v, int decimals) {
   return out + tail;
 }
 
+// Visible form of untrusted text for a terminal: every C0 control byte (newline and tab included), DEL, every
+// C1 control (U+0080..U+009F) and every byte that is not part of valid UTF-8 become "\xNN" (C1 as "\u00NN").
+std::string visible(std::string_view s) { return terminal_safe(s, true); }
+
 std::string dollars(double v) { return v >= 1 ? fmt::format("${:.3f}", v) : fmt::format("${:.4f}", v); }
 std::string hours(double v) { return v >= 10 ? fmt::format("{:.1f}", v) : v >= 1 ? fmt::format("{:.2f}", v) : fmt::format("{:.4f}", v); }
 std::string percent(double v, int d = 1) { return fmt::format("{:.{}f}%", 100 * v, d); }
+
+// `j` with every string and key made terminal-safe (C1 controls and invalid UTF-8 escaped as text; nlohmann
+// escapes C0 itself), so that dumping never throws on a stranger's bytes and never emits a raw control.
+nlohmann::json json_safe(const nlohmann::json& j) {
+  if (j.is_string()) return terminal_safe(j.get_ref<const std::string&>(), false);
+  if (j.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& x : j) out.push_back(json_safe(x));
+    return out;
+  }
+  if (j.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto it = j.begin(); it != j.end(); ++it) out[terminal_safe(it.key(), false)] = json_safe(it.value());
+    return out;
+  }
+  return j;
+}
 
 std::string checks_summary(const registry::RecipeResult& r) {
   if (r.is_reference) return "reference";
@@ -83,10 +145,13 @@ nlohmann::json result_json(const registry::RecipeResult& r) {
 std::string leaderboard_text(const registry::Registry& reg, const std::vector<registry::Pair>& pairs) {
   (void)reg;
   std::string out;
+  bool any_pair = false;
   for (const auto& p : pairs) {
-    out += fmt::format("{} · {} · workload {}{}\n", p.model_name, p.gpu, p.workload_key,
+    if (p.unreadable) continue;
+    any_pair = true;
+    out += fmt::format("{} · {} · workload {}{}\n", visible(p.model_name), visible(p.gpu), visible(p.workload_key),
                        p.standard_workload ? "" : " [non-standard workload]");
-    if (!p.workload_description.empty()) out += "  " + p.workload_description + "\n";
+    if (!p.workload_description.empty()) out += "  " + visible(p.workload_description) + "\n";
     if (!p.ranked.empty()) {
       out += fmt::format("  {:>4}  {:<22} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<14} {:<10} {:<11} {}\n", "rank",
                          "recipe", "tokens/s/GPU", "CV", "GPUs", "MFU", "$/1M tokens", "GPU-h/run", "author", "date",
@@ -95,11 +160,11 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
       for (const auto* r : p.ranked) {
         const auto& rec = *r->entry->recipe;
         out += fmt::format("  {:>4}  {:<22} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<14} {:<10} {:<11} {}{}\n",
-                           ++rank, rec.name, thousands(r->throughput->tokens_per_s_per_gpu, 1),
+                           ++rank, visible(rec.name), thousands(r->throughput->tokens_per_s_per_gpu, 1),
                            percent(r->throughput->cv), rec.gpus, r->mfu ? percent(*r->mfu) : "-",
                            r->dollars_per_million_tokens ? dollars(*r->dollars_per_million_tokens) : "-",
-                           r->gpu_hours ? hours(*r->gpu_hours) : "-", rec.author, rec.date, rec.stack.framework,
-                           checks_summary(*r), r->verified ? "" : "  [UNVERIFIED]");
+                           r->gpu_hours ? hours(*r->gpu_hours) : "-", visible(rec.author), visible(rec.date),
+                           visible(rec.stack.framework), checks_summary(*r), r->verified ? "" : "  [UNVERIFIED]");
       }
     }
     if (!p.ranked.empty())
@@ -109,13 +174,22 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
       out += "  not ranked:\n";
       for (const auto* r : p.unranked) {
         std::string name = r->entry && r->entry->recipe ? r->entry->recipe->name : r->id;
-        out += fmt::format("    {}\n", name);
-        for (const auto& why : r->reasons) out += fmt::format("      - {}\n", why);
+        out += fmt::format("    {}\n", visible(name));
+        for (const auto& why : r->reasons) out += fmt::format("      - {}\n", visible(why));
       }
     }
     out += "\n";
   }
-  if (pairs.empty()) out += "no recipes in the registry\n";
+  for (const auto& p : pairs) {
+    if (!p.unreadable) continue;
+    out += "recipes that could not be read:\n";
+    for (const auto* r : p.unranked) {
+      out += fmt::format("  {}\n", visible(r->id));
+      for (const auto& why : r->reasons) out += fmt::format("    - {}\n", visible(why));
+    }
+    out += "\n";
+  }
+  if (!any_pair && out.empty()) out += "no recipes in the registry\n";
   return out;
 }
 
@@ -128,7 +202,12 @@ nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector
                {"price_source", g.price_source}, {"peak_source", g.peak_source}};
   j["gpus"] = gpus;
   nlohmann::json ps = nlohmann::json::array();
+  nlohmann::json unreadable = nlohmann::json::array();
   for (const auto& p : pairs) {
+    if (p.unreadable) {
+      for (const auto* r : p.unranked) unreadable.push_back(result_json(*r));
+      continue;
+    }
     nlohmann::json pj;
     pj["model"] = p.model;
     pj["model_name"] = p.model_name;
@@ -150,8 +229,9 @@ nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector
     ps.push_back(pj);
   }
   j["pairs"] = ps;
+  j["unreadable"] = unreadable;
   j["schema"] = "openrecipes-leaderboard/1";
-  return j;
+  return json_safe(j);
 }
 
 }  // namespace openrecipes::site

@@ -1,0 +1,188 @@
+// Verification rules that span recipes or catch impossible evidence (registry/evaluate.h): a reference must be
+// verified itself, a pair has one reference recipe, MFU and the scheduler span must be physically possible, and
+// a convergence arm must be the recipe's own run. Each case breaks a scratch copy of the bundled registry.
+#include <cmath>
+#include <regex>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "registry/leaderboard.h"
+#include "registry/scratch_registry.h"
+
+namespace openrecipes::registry {
+namespace {
+namespace fs = std::filesystem;
+using scratch::build;
+using scratch::has_reason;
+using scratch::reasons_of;
+using scratch::Scratch;
+
+// lr10b: a copy of lr10 (lr 1e-4, rejected against ref) that names lr10 as its reference, so against lr10 alone
+// both of its checks pass. Its log gets one trailing newline so its bytes differ from lr10's.
+void add_lr10b(const Scratch& s) {
+  s.copy_recipe("lr10", "lr10b");
+  const auto y = s.recipe("lr10b") / "recipe.yaml";
+  s.replace(y, "reference: ref", "reference: lr10");
+  s.replace(y, "configuration: ineligible", "configuration: eligible");
+  s.replace(y, "convergence: {verdict: fail, correlation: 0.9693, final_loss_rel_diff: 0.11417, pointwise_failures: 3}",
+            "convergence: {verdict: pass}");
+  const auto log = s.recipe("lr10b") / "evidence/train.log";
+  s.write(log, s.read(log) + "\n");
+}
+
+TEST(ReferenceChain, recipe_tuned_from_an_unverified_recipe_is_not_verified_and_names_it) {
+  Scratch s;
+  add_lr10b(s);
+  auto b = build(s.root);
+  const auto& lr10b = b.get("lr10b");
+  ASSERT_TRUE(lr10b.configuration && lr10b.configuration->eligible);  // against lr10 alone it would pass
+  ASSERT_TRUE(lr10b.convergence && lr10b.convergence->passed);
+  EXPECT_FALSE(lr10b.verified);
+  EXPECT_TRUE(has_reason(lr10b, "reference: 'qwen3-0.6b/H200/lr10' is not verified (configuration check: ineligible: "
+                                "lr changed from 1e-05 to 0.0001"))
+      << reasons_of(lr10b);
+  EXPECT_EQ(lr10b.reasons.size(), 1u) << reasons_of(lr10b);
+  EXPECT_TRUE(b.get("mbs2").verified);  // a verified chain is untouched
+}
+
+TEST(ReferenceChain, break_two_links_up_is_named_through_the_chain) {
+  Scratch s;
+  add_lr10b(s);
+  s.copy_recipe("lr10b", "lr10c");
+  s.replace(s.recipe("lr10c") / "recipe.yaml", "reference: lr10", "reference: lr10b");
+  const auto log = s.recipe("lr10c") / "evidence/train.log";
+  s.write(log, s.read(log) + "\n");
+  auto b = build(s.root);
+  const auto& c = b.get("lr10c");
+  EXPECT_FALSE(c.verified);
+  EXPECT_TRUE(has_reason(c, "reference: 'qwen3-0.6b/H200/lr10b' is not verified (it is tuned from "
+                            "'qwen3-0.6b/H200/lr10', which is not verified: configuration check: ineligible"))
+      << reasons_of(c);
+}
+
+TEST(PairReference, second_root_in_a_pair_is_not_verified_and_the_most_used_root_stays_the_reference) {
+  Scratch s;  // lr10 declares reference: null: ref has mbs2 tuned from it, lr10 none
+  const auto y = s.recipe("lr10") / "recipe.yaml";
+  s.replace(y, "reference: ref", "reference: null");
+  s.replace(y, "configuration: ineligible", "configuration: eligible");
+  s.replace(y, "convergence: {verdict: fail, correlation: 0.9693, final_loss_rel_diff: 0.11417, pointwise_failures: 3}",
+            "convergence: {verdict: pass}");
+  auto b = build(s.root);
+  EXPECT_TRUE(b.get("ref").verified) << reasons_of(b.get("ref"));
+  EXPECT_TRUE(b.get("ref").is_reference);
+  const auto& lr10 = b.get("lr10");
+  EXPECT_FALSE(lr10.verified);
+  EXPECT_FALSE(lr10.is_reference);
+  EXPECT_TRUE(has_reason(lr10, "reference: the pair already has the reference recipe 'qwen3-0.6b/H200/ref'; a second "
+                               "reference would rank without any check (set `reference: qwen3-0.6b/H200/ref` and pass "
+                               "both checks against it)"))
+      << reasons_of(lr10);
+  auto pairs = build_pairs(b.reg, b.results, false);
+  ASSERT_EQ(pairs.size(), 1u);
+  ASSERT_EQ(pairs[0].ranked.size(), 2u);  // mbs2, ref
+  EXPECT_EQ(pairs[0].unranked.size(), 1u);
+}
+
+TEST(PairReference, roots_nobody_is_tuned_from_tie_break_by_earliest_date_then_id) {
+  Scratch s;  // three roots, none with recipes tuned from it: lr10 has the earliest date
+  for (const char* n : {"mbs2", "lr10"}) s.replace(s.recipe(n) / "recipe.yaml", "reference: ref", "reference: null");
+  s.replace(s.recipe("lr10") / "recipe.yaml", "date: 2026-11-29", "date: 2026-11-28");
+  auto b = build(s.root);
+  EXPECT_TRUE(b.get("lr10").is_reference);
+  EXPECT_TRUE(has_reason(b.get("mbs2"), "the pair already has the reference recipe 'qwen3-0.6b/H200/lr10'"));
+  EXPECT_TRUE(has_reason(b.get("ref"), "the pair already has the reference recipe 'qwen3-0.6b/H200/lr10'"));
+  // Same dates: the smallest id (lr10 < mbs2 < ref).
+  s.replace(s.recipe("lr10") / "recipe.yaml", "date: 2026-11-28", "date: 2026-11-29");
+  s.replace(s.recipe("mbs2") / "recipe.yaml", "date: 2026-11-29", "date: 2026-11-28");
+  auto b2 = build(s.root);
+  EXPECT_TRUE(b2.get("mbs2").is_reference);
+  EXPECT_TRUE(has_reason(b2.get("lr10"), "the pair already has the reference recipe 'qwen3-0.6b/H200/mbs2'"));
+}
+
+TEST(Plausibility, mfu_above_100_percent_of_peak_is_a_measurement_reason) {
+  Scratch s;  // the H200's dense BF16 peak set to 1 TFLOPS: every real run of the registry is then above it
+  s.replace(s.root / "gpus.yaml", "dollars_per_gpu_hour: 7.912\n    dense_bf16_tflops: 989\n",
+            "dollars_per_gpu_hour: 7.912\n    dense_bf16_tflops: 1\n");
+  auto b = build(s.root);
+  const auto& mbs2 = b.get("mbs2");
+  // By hand: MFU = 6 N score / peak, N = 595,984,384 (Qwen3-0.6B), score 23,232.69 tokens/s/GPU (the bundled
+  // test pins it): 6 x 595984384 x 23232.69 / 1e12 = 83.0779... = 8307.8%.
+  ASSERT_NEAR(mbs2.throughput->tokens_per_s_per_gpu, 23232.69, 0.01);
+  const double mfu = 6.0 * 595984384 * mbs2.throughput->tokens_per_s_per_gpu / 1e12;
+  ASSERT_EQ(fmt::format("{:.1f}", 100 * mfu), "8307.8");
+  EXPECT_NEAR(*mbs2.mfu, mfu, 1e-9);
+  EXPECT_TRUE(has_reason(mbs2, "measurement: MFU 8307.8% is above 100% of the GPU's dense BF16 peak: the step times "
+                               "cannot be right"))
+      << reasons_of(mbs2);
+  EXPECT_FALSE(mbs2.verified);
+  EXPECT_TRUE(has_reason(b.get("ref"), "measurement: MFU "));  // 6 N x 12,395.4 / 1e12 = 4432.5%
+}
+
+TEST(Plausibility, scheduler_span_shorter_than_the_logged_step_times_is_a_measurement_reason) {
+  Scratch s;
+  s.write(s.recipe("mbs2") / "evidence/times.txt", "mbs2 rc=0 start=1795973164.0 end=1795973164.36\n");
+  s.replace(s.recipe("mbs2") / "recipe.yaml", "gpu_hours: 0.024079", "gpu_hours: 0.0001");
+  auto b = build(s.root);
+  // The 20 step times of mbs2's log (ms), iterations 1..20, added by hand from evidence/train.log.
+  std::string text = s.read(s.recipe("mbs2") / "evidence/train.log");
+  double sum_ms = 0;
+  int n = 0;
+  std::regex re("iteration +[0-9]+/ +20 \\|.*?elapsed time per iteration \\(ms\\): ([0-9.]+)");
+  for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it, ++n) sum_ms += std::stod((*it)[1]);
+  ASSERT_EQ(n, 20);
+  const auto& mbs2 = b.get("mbs2");
+  EXPECT_TRUE(has_reason(mbs2, fmt::format("measurement: the scheduler times span 0.36 s, less than the {:.2f} s the "
+                                           "log's own step times add up to",
+                                           sum_ms / 1000)))
+      << reasons_of(mbs2);
+  EXPECT_FALSE(mbs2.verified);
+  EXPECT_TRUE(b.get("ref").verified) << reasons_of(b.get("ref"));
+}
+
+TEST(ConvergenceArm, arm_that_is_a_byte_copy_of_the_reference_arm_is_a_reason) {
+  Scratch s;  // lr10's convergence arm is ref's own train.log
+  fs::copy_file(s.recipe("ref") / "evidence/train.log", s.recipe("lr10") / "evidence/arm.log");
+  const auto y = s.recipe("lr10") / "recipe.yaml";
+  s.replace(y, "  versions: {path: evidence/env.txt", "  convergence_arm: {path: evidence/arm.log, format: megatron}\n  versions: {path: evidence/env.txt");
+  s.replace(y, "convergence: {verdict: fail, correlation: 0.9693, final_loss_rel_diff: 0.11417, pointwise_failures: 3}",
+            "convergence: {verdict: pass}");
+  auto b = build(s.root);
+  const auto& lr10 = b.get("lr10");
+  ASSERT_TRUE(lr10.convergence && lr10.convergence->passed);  // the copied curve matches, of course
+  EXPECT_TRUE(has_reason(lr10, "convergence: the recipe's arm is byte-identical to the reference's arm "
+                               "'qwen3-0.6b/H200/ref/evidence/train.log'"))
+      << reasons_of(lr10);
+  EXPECT_TRUE(has_reason(lr10, "convergence: the arm's arguments differ from the measured run's: lr is 1e-05 in the "
+                               "arm but 0.0001 in the measured run"))
+      << reasons_of(lr10);
+  EXPECT_TRUE(b.get("ref").verified);  // a reference's arm is its own: no such reason
+}
+
+TEST(ConvergenceArm, separate_arm_with_other_math_arguments_than_the_measured_run_is_a_reason) {
+  Scratch s;  // lr10's arm is mbs2's log: a different file from ref's, but run with lr 1e-05
+  fs::copy_file(s.recipe("mbs2") / "evidence/train.log", s.recipe("lr10") / "evidence/arm.log");
+  s.replace(s.recipe("lr10") / "recipe.yaml", "  versions: {path: evidence/env.txt",
+            "  convergence_arm: {path: evidence/arm.log, format: megatron}\n  versions: {path: evidence/env.txt");
+  auto b = build(s.root);
+  const auto& lr10 = b.get("lr10");
+  EXPECT_TRUE(has_reason(lr10, "convergence: the arm's arguments differ from the measured run's: lr is 1e-05 in the "
+                               "arm but 0.0001 in the measured run"))
+      << reasons_of(lr10);
+  EXPECT_FALSE(has_reason(lr10, "byte-identical")) << reasons_of(lr10);
+  EXPECT_FALSE(has_reason(lr10, "micro_batch_size")) << reasons_of(lr10);  // structural: allowed
+}
+
+TEST(ConvergenceArm, separate_arm_differing_only_in_run_length_is_accepted) {
+  Scratch s;  // mbs2's arm: its own log with the dump's train_iters changed (a longer measured run's arm)
+  std::string text = s.read(s.recipe("mbs2") / "evidence/train.log");
+  text = std::regex_replace(text, std::regex("train_iters \\.+ 20\n"), "train_iters ..................................... 25\n");
+  s.write(s.recipe("mbs2") / "evidence/arm.log", text);
+  s.replace(s.recipe("mbs2") / "recipe.yaml", "  versions: {path: evidence/env.txt",
+            "  convergence_arm: {path: evidence/arm.log, format: megatron}\n  versions: {path: evidence/env.txt");
+  auto b = build(s.root);
+  EXPECT_TRUE(b.get("mbs2").verified) << reasons_of(b.get("mbs2"));
+}
+
+}  // namespace
+}  // namespace openrecipes::registry

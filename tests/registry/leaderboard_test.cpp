@@ -1,0 +1,63 @@
+// Pairs (registry/leaderboard.h): the pair's workload description comes only from a verified recipe, and
+// recipes that could not be read are kept apart from the pairs.
+#include "registry/leaderboard.h"
+
+#include <gtest/gtest.h>
+
+#include "registry/scratch_registry.h"
+
+namespace openrecipes::registry {
+namespace {
+using scratch::build;
+using scratch::Scratch;
+
+const char* kMockDescription =
+    "Megatron-LM mock data (--mock-data, NullTokenizer, seed 1234): synthetic rows of 2,048 tokens, 32 rows per step. "
+    "Not the protocol's Tulu 3 workload.";
+
+TEST(PairDescription, unverified_recipe_cannot_supply_the_pairs_workload_description) {
+  Scratch s;  // lr10 (rejected) sorts first by id and brings its own description
+  s.replace(s.recipe("lr10") / "recipe.yaml", "description: \"Megatron-LM mock data",
+            "description: \"OFFICIAL: this pair is sponsored. Megatron-LM mock data");
+  auto b = build(s.root);
+  ASSERT_FALSE(b.get("lr10").verified);
+  for (bool include_unverified : {false, true}) {
+    auto pairs = build_pairs(b.reg, b.results, include_unverified);
+    ASSERT_EQ(pairs.size(), 1u);
+    EXPECT_EQ(pairs[0].workload_description, kMockDescription);
+  }
+}
+
+TEST(PairDescription, reference_recipe_speaks_before_other_verified_recipes) {
+  Scratch s;  // mbs2 (verified, sorts before ref) words it differently: ref's words are the pair's
+  s.replace(s.recipe("mbs2") / "recipe.yaml", "description: \"Megatron-LM mock data",
+            "description: \"Mock data as mbs2 tells it. Megatron-LM mock data");
+  auto b = build(s.root);
+  ASSERT_TRUE(b.get("mbs2").verified);
+  EXPECT_EQ(build_pairs(b.reg, b.results, false)[0].workload_description, kMockDescription);
+}
+
+TEST(PairDescription, pair_without_a_verified_recipe_has_no_description) {
+  Scratch s;  // ref's stack contradicts its evidence: ref unverified, so mbs2 and lr10 too
+  s.replace(s.recipe("ref") / "recipe.yaml", "pytorch: 2.11.0+cu130", "pytorch: 2.12.0");
+  auto b = build(s.root);
+  ASSERT_FALSE(b.get("mbs2").verified);
+  EXPECT_EQ(build_pairs(b.reg, b.results, false)[0].workload_description, "");
+}
+
+TEST(UnreadableRecipes, are_one_entry_after_the_pairs_not_a_pair) {
+  Scratch s;
+  s.replace(s.recipe("mbs2") / "recipe.yaml", "gpus: 1", "gpus: [1");
+  auto b = build(s.root);
+  auto pairs = build_pairs(b.reg, b.results, false);
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_FALSE(pairs[0].unreadable);
+  EXPECT_EQ(pairs[0].model, "qwen3-0.6b");
+  EXPECT_TRUE(pairs[1].unreadable);
+  ASSERT_EQ(pairs[1].unranked.size(), 1u);
+  EXPECT_EQ(pairs[1].unranked[0]->id, "qwen3-0.6b/H200/mbs2");
+  EXPECT_TRUE(pairs[1].ranked.empty());
+}
+
+}  // namespace
+}  // namespace openrecipes::registry

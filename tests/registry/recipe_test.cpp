@@ -1,0 +1,69 @@
+// recipe.yaml loader (registry/recipe.h): the date is a real calendar day, and a recipe.yaml that is a symbolic
+// link out of its folder is refused without being read.
+#include "registry/recipe.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "registry/scratch_registry.h"
+
+namespace openrecipes::registry {
+namespace {
+namespace fs = std::filesystem;
+using scratch::Scratch;
+
+std::string load_error(const fs::path& dir) {
+  try {
+    load_recipe(dir);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(RecipeDate, day_that_the_month_does_not_have_is_rejected) {
+  Scratch s;
+  const auto y = s.recipe("mbs2") / "recipe.yaml";
+  s.replace(y, "date: 2026-11-29", "date: 2026-02-30");
+  auto err = load_error(s.recipe("mbs2"));
+  EXPECT_NE(err.find("recipe.yaml:10: date: '2026-02-30' is not a calendar date YYYY-MM-DD"), std::string::npos) << err;
+  s.replace(y, "date: 2026-02-30", "date: 2026-04-31");  // April has 30 days
+  EXPECT_NE(load_error(s.recipe("mbs2")).find("'2026-04-31' is not a calendar date"), std::string::npos);
+}
+
+TEST(RecipeDate, february_29_only_in_leap_years) {
+  Scratch s;
+  const auto y = s.recipe("mbs2") / "recipe.yaml";
+  s.replace(y, "date: 2026-11-29", "date: 2025-02-29");  // 2025 is not a leap year
+  EXPECT_NE(load_error(s.recipe("mbs2")).find("'2025-02-29' is not a calendar date"), std::string::npos);
+  s.replace(y, "date: 2025-02-29", "date: 2024-02-29");  // divisible by 4
+  EXPECT_EQ(load_error(s.recipe("mbs2")), "");
+  EXPECT_EQ(load_recipe(s.recipe("mbs2")).date, "2024-02-29");
+  s.replace(y, "date: 2024-02-29", "date: 2000-02-29");  // divisible by 400
+  EXPECT_EQ(load_error(s.recipe("mbs2")), "");
+  s.replace(y, "date: 2000-02-29", "date: 2026-12-31");
+  EXPECT_EQ(load_error(s.recipe("mbs2")), "");
+}
+
+TEST(RecipeFile, recipe_yaml_linked_outside_its_folder_is_refused_unread) {
+  Scratch s;
+  const auto secret = s.dir.write("outside/secret.yaml", "id: mbs2\nmodel: qwen3-0.6b\ngpu: H200\ngpus: SECRET_TOKEN_42\n");
+  fs::remove(s.recipe("mbs2") / "recipe.yaml");
+  fs::create_symlink(secret, s.recipe("mbs2") / "recipe.yaml");
+  auto err = load_error(s.recipe("mbs2"));
+  EXPECT_NE(err.find("recipe.yaml: recipe.yaml is a symbolic link to '" + secret.string() +
+                     "', outside the recipe's folder; it is not read"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find("SECRET_TOKEN_42"), std::string::npos) << err;
+}
+
+TEST(RecipeFile, recipe_yaml_linked_inside_its_folder_is_read) {
+  Scratch s;
+  fs::rename(s.recipe("mbs2") / "recipe.yaml", s.recipe("mbs2") / "evidence/recipe.yaml");
+  fs::create_symlink("evidence/recipe.yaml", s.recipe("mbs2") / "recipe.yaml");
+  EXPECT_EQ(load_error(s.recipe("mbs2")), "");
+}
+
+}  // namespace
+}  // namespace openrecipes::registry

@@ -1,0 +1,73 @@
+// Test helper: a scratch copy of the bundled registry (registry/, the three real H200 runs) for a test to break,
+// and the build of a registry folder (load, evaluate) with lookups by recipe name.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/files.h"
+#include "registry/evaluate.h"
+#include "registry/registry.h"
+#include "testing/support.h"
+
+namespace openrecipes::registry::scratch {
+
+inline std::filesystem::path bundled() { return testing::source_dir() / "registry"; }
+
+struct Built {
+  Registry reg;
+  std::vector<RecipeResult> results;
+  /// The result of recipe qwen3-0.6b/H200/<name>; throws when there is none.
+  const RecipeResult& get(const std::string& name) const {
+    for (const auto& r : results)
+      if (r.id == "qwen3-0.6b/H200/" + name) return r;
+    throw std::runtime_error("no result " + name);
+  }
+};
+
+inline Built build(const std::filesystem::path& root) {
+  Built b{load_registry(root), {}};
+  b.results = evaluate_registry(b.reg);
+  return b;
+}
+
+inline bool has_reason(const RecipeResult& r, const std::string& needle) {
+  for (const auto& s : r.reasons)
+    if (s.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+inline std::string reasons_of(const RecipeResult& r) {
+  std::string s;
+  for (const auto& x : r.reasons) s += x + "\n";
+  return s;
+}
+
+struct Scratch {
+  testing::TempDir dir;
+  std::filesystem::path root;
+  Scratch() : root(dir / "registry") { std::filesystem::copy(bundled(), root, std::filesystem::copy_options::recursive); }
+  std::filesystem::path recipe(const std::string& name) const { return root / "recipes/qwen3-0.6b/H200" / name; }
+  std::string read(const std::filesystem::path& p) const { return read_file(p); }
+  void write(const std::filesystem::path& p, const std::string& s) const { std::ofstream(p, std::ios::binary) << s; }
+  /// Replaces the first `from` in `p` by `to` (fails the test when `from` is absent).
+  void replace(const std::filesystem::path& p, const std::string& from, const std::string& to) const {
+    std::string s = read(p);
+    auto at = s.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    s.replace(at, from.size(), to);
+    write(p, s);
+  }
+  /// Copies recipe `from` to a new recipe `to` (folder and id).
+  void copy_recipe(const std::string& from, const std::string& to) const {
+    std::filesystem::copy(recipe(from), recipe(to), std::filesystem::copy_options::recursive);
+    replace(recipe(to) / "recipe.yaml", "id: " + from + "\n", "id: " + to + "\n");
+  }
+};
+
+}  // namespace openrecipes::registry::scratch

@@ -1,0 +1,70 @@
+// Leaderboard text and JSON (site/leaderboard_report.h): a stranger's bytes never reach the terminal as
+// control characters, and recipes that could not be read get their own section.
+#include "site/leaderboard_report.h"
+
+#include <gtest/gtest.h>
+
+#include "registry/leaderboard.h"
+#include "registry/scratch_registry.h"
+
+namespace openrecipes::site {
+namespace {
+namespace fs = std::filesystem;
+using registry::scratch::build;
+using registry::scratch::Scratch;
+
+bool has_raw_control(const std::string& s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if ((c < 0x20 && c != '\n') || c == 0x7f) return true;
+    if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+        static_cast<unsigned char>(s[i + 1]) <= 0x9f)
+      return true;
+  }
+  return false;
+}
+
+TEST(TerminalSafe, controls_and_broken_utf8_become_visible_escapes) {
+  EXPECT_EQ(terminal_safe("a\x1b[31mb", true), "a\\x1b[31mb");
+  EXPECT_EQ(terminal_safe("line\nnext\ttab\x7f", true), "line\\x0anext\\x09tab\\x7f");
+  EXPECT_EQ(terminal_safe("csi\xc2\x9b" "2J", true), "csi\\u009b2J");   // C1 CSI, U+009B
+  EXPECT_EQ(terminal_safe("bad\xff\xc3", true), "bad\\xff\\xc3");        // not UTF-8
+  EXPECT_EQ(terminal_safe("\xed\xa0\x80", true), "\\xed\\xa0\\x80");    // a UTF-16 surrogate
+  EXPECT_EQ(terminal_safe("Qwen3 · H200 — é ✓ 😀", true), "Qwen3 · H200 — é ✓ 😀");  // text is untouched
+  EXPECT_EQ(terminal_safe("a\x1b" "b\xc2\x85", false), "a\x1b" "b\\u0085");  // C0 left to the JSON encoder
+}
+
+TEST(LeaderboardText, escape_in_a_recipe_id_or_folder_name_is_shown_escaped) {
+  Scratch s;
+  s.replace(s.recipe("mbs2") / "recipe.yaml", "id: mbs2\n", "id: \"mbs2\\x1b[31m\"\n");
+  fs::copy(s.recipe("lr10"), s.recipe("x\x1b]0;pwned\x07"), fs::copy_options::recursive);
+  auto b = build(s.root);
+  auto pairs = registry::build_pairs(b.reg, b.results, false);
+  const auto text = leaderboard_text(b.reg, pairs);
+  EXPECT_FALSE(has_raw_control(text)) << text;
+  EXPECT_NE(text.find("id 'mbs2\\x1b[31m' does not match the recipe's folder 'mbs2'"), std::string::npos) << text;
+  EXPECT_NE(text.find("  qwen3-0.6b/H200/x\\x1b]0;pwned\\x07\n"), std::string::npos) << text;
+  const auto json = leaderboard_json(b.reg, pairs).dump(2);
+  EXPECT_FALSE(has_raw_control(json)) << json;
+  EXPECT_NE(json.find("mbs2\\u001b[31m"), std::string::npos);  // nlohmann's own escape
+}
+
+TEST(LeaderboardText, unreadable_recipes_have_their_own_section) {
+  Scratch s;
+  s.replace(s.recipe("mbs2") / "recipe.yaml", "gpus: 1", "gpus: [1");
+  auto b = build(s.root);
+  auto pairs = registry::build_pairs(b.reg, b.results, false);
+  const auto text = leaderboard_text(b.reg, pairs);
+  EXPECT_EQ(text.find("(unreadable)"), std::string::npos) << text;
+  auto at = text.find("recipes that could not be read:\n  qwen3-0.6b/H200/mbs2\n    - recipe: ");
+  ASSERT_NE(at, std::string::npos) << text;
+  EXPECT_NE(text.find("malformed YAML", at), std::string::npos) << text;
+  EXPECT_LT(text.find("Qwen3-0.6B · H200 · workload"), at);  // after the pairs
+  auto j = leaderboard_json(b.reg, pairs);
+  ASSERT_EQ(j["pairs"].size(), 1u);
+  ASSERT_EQ(j["unreadable"].size(), 1u);
+  EXPECT_EQ(j["unreadable"][0]["id"], "qwen3-0.6b/H200/mbs2");
+}
+
+}  // namespace
+}  // namespace openrecipes::site
