@@ -7,6 +7,7 @@
 
 #include "cli/command.h"
 #include "core/error.h"
+#include "core/text.h"
 
 namespace openrecipes::cli {
 namespace {
@@ -50,13 +51,14 @@ int main(int argc, char** argv) {
       if (sub->parsed()) return action();
     return static_cast<int>(ExitCode::bad_input);
   } catch (const InputError& e) {
-    std::cerr << "openrecipes: error: " << e.what() << "\n";
+    // Messages quote untrusted files: escape control bytes so a file cannot drive the terminal, and cap length.
+    std::cerr << "openrecipes: error: " << escape_controls(e.what()) << "\n";
     return static_cast<int>(ExitCode::bad_input);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : static_cast<int>(ExitCode::bad_input);
   } catch (const std::exception& e) {
-    std::cerr << "openrecipes: internal error: " << e.what() << "\n"
+    std::cerr << "openrecipes: internal error: " << escape_controls(e.what()) << "\n"
               << "  This is a bug in openrecipes, not in your input; please report it with the command you ran.\n";
     return 3;
   }

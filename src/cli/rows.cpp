@@ -2,8 +2,11 @@
 // rows_sha256 a recipe records, and export rows to Megatron-LM's indexed dataset.
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <optional>
+#include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -11,9 +14,11 @@
 #include "cli/command.h"
 #include "core/error.h"
 #include "core/sha256.h"
+#include "core/text.h"
 #include "registry/recipe.h"
 #include "rows/megatron_export.h"
 #include "rows/rows_build.h"
+#include "rows/rows_hash.h"
 #include "rows/rows_verify.h"
 
 namespace openrecipes::cli {
@@ -25,13 +30,53 @@ struct RowsOptions {
   std::vector<std::string> sources;
   std::string tokenizer, tokenizer_config, chat_template, output, date = "2026-01-01", dataset_id, dataset_revision;
   std::string compression = "zstd";
-  std::uint64_t seed = 0, rows = 0;
-  std::uint32_t row_length = 8192;
-  unsigned threads = 0;
+  // Numbers are read as text and parsed strictly here: CLI11 would wrap "-1" to 2^64-1 in an unsigned option.
+  std::string seed = "0", rows, row_length = "8192", threads;
   bool json = false, quiet = false;
   // verify / export
   std::string rows_file, recipe, sha256, format = "megatron", prefix;
 };
+
+constexpr std::uint64_t kMaxThreads = 1024;
+
+// A non-negative decimal integer in [min, max] (no sign, no spaces); InputError naming the option otherwise.
+std::uint64_t parse_count(const char* option, const std::string& text, std::uint64_t min, std::uint64_t max,
+                          const std::string& fix) {
+  if (!text.empty() && text[0] == '-')
+    throw InputError(option, quote_for_message(text) + " is negative; it must be a whole number from " +
+                                 std::to_string(min) + " to " + std::to_string(max),
+                     fix);
+  std::uint64_t v = 0;
+  bool ok = !text.empty() && text.size() <= 20;
+  for (char c : text) {
+    if (c < '0' || c > '9') {
+      ok = false;
+      break;
+    }
+    const std::uint64_t d = static_cast<std::uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10) {
+      ok = false;
+      break;
+    }
+    v = v * 10 + d;
+  }
+  if (!ok || v < min || v > max)
+    throw InputError(option, quote_for_message(text) + " is not a whole number from " + std::to_string(min) + " to " +
+                                 std::to_string(max),
+                     fix);
+  return v;
+}
+
+std::optional<std::uint64_t> parse_rows(const std::string& text, const char* what) {
+  if (text.empty()) return std::nullopt;
+  return parse_count("--rows", text, 1, UINT64_MAX, std::string("leave --rows out to ") + what);
+}
+
+unsigned parse_threads(const std::string& text) {
+  if (text.empty()) return 0;  // all cores
+  return static_cast<unsigned>(parse_count("--threads", text, 1, kMaxThreads,
+                                           "give 1 to 1024 threads, or leave --threads out to use all cores"));
+}
 
 void print_progress(const rows::RowsBuildProgress& p) {
   double mb = static_cast<double>(p.text_bytes) / 1e6;
@@ -48,10 +93,14 @@ int run_build(const RowsOptions& o) {
   b.tokenizer.dir = o.tokenizer;
   if (!o.tokenizer_config.empty()) b.tokenizer.tokenizer_config = fs::path(o.tokenizer_config);
   if (!o.chat_template.empty()) b.tokenizer.chat_template = fs::path(o.chat_template);
-  b.seed = o.seed;
-  b.row_length = o.row_length;
-  if (o.rows) b.rows = o.rows;
-  b.threads = o.threads;
+  b.seed = parse_count("--seed", o.seed, 0, UINT64_MAX,
+                       "give a non-negative integer seed (numpy's default_rng accepts 0..2^128-1; this tool records "
+                       "seeds 0..2^64-1)");
+  b.row_length = static_cast<std::uint32_t>(
+      parse_count("--row-length", o.row_length, 1, rows::kMaxRowLength,
+                  fmt::format("give a row length from 1 to {} tokens (docs/rows-format.md)", rows::kMaxRowLength)));
+  b.rows = parse_rows(o.rows, "build all the rows");
+  b.threads = parse_threads(o.threads);
   b.today = o.date;
   b.dataset_id = o.dataset_id;
   b.dataset_revision = o.dataset_revision;
@@ -91,7 +140,8 @@ int run_build(const RowsOptions& o) {
 }
 
 int run_verify(const RowsOptions& o) {
-  std::uint64_t count = o.rows;
+  std::uint64_t count = parse_rows(o.rows, "verify against a recipe with --recipe").value_or(0);
+  const unsigned threads = parse_threads(o.threads);
   std::string sha = o.sha256;
   std::uint32_t row_length = 0;
   if (!o.recipe.empty()) {
@@ -107,14 +157,14 @@ int run_verify(const RowsOptions& o) {
   } else if (!count || sha.empty()) {
     throw InputError("rows verify", "nothing to verify against", "give --recipe recipe.yaml, or --rows R --sha256 HEX");
   }
-  auto v = rows::verify_rows_file(o.rows_file, count, sha, row_length, o.threads);
+  auto v = rows::verify_rows_file(o.rows_file, count, sha, row_length, threads);
   std::cout << v.message << "\n";
   return v.match ? 0 : 1;
 }
 
 int run_export(const RowsOptions& o) {
   if (o.format != "megatron") throw InputError("--format", "unknown export format '" + o.format + "'", "use megatron");
-  auto r = rows::export_megatron(o.rows_file, o.prefix, o.rows ? std::optional<std::uint64_t>(o.rows) : std::nullopt);
+  auto r = rows::export_megatron(o.rows_file, o.prefix, parse_rows(o.rows, "export all the rows"));
   std::cout << fmt::format("{}.bin / {}.idx: {} sequences, rows_sha256 {}\n", o.prefix, o.prefix, r.rows, r.rows_sha256);
   return 0;
 }
@@ -131,8 +181,8 @@ const bool registered = register_command({
       build->add_option("--chat-template", o->chat_template, "Chat template file (default: the folder's or the config's)");
       build->add_option("--seed", o->seed, "numpy default_rng seed of the permutation")->capture_default_str();
       build->add_option("--row-length", o->row_length, "Tokens per row")->capture_default_str();
-      build->add_option("--rows", o->rows, "Stop after this many rows (tokenizes only what they need)");
-      build->add_option("--threads", o->threads, "Worker threads (default: all cores)");
+      build->add_option("--rows", o->rows, "Stop after this many rows, at least 1 (tokenizes only what they need)");
+      build->add_option("--threads", o->threads, "Worker threads, 1..1024 (default: all cores)");
       build->add_option("--date", o->date, "The date strftime_now() gives templates")->capture_default_str();
       build->add_option("--dataset-id", o->dataset_id, "Dataset id for the manifest, e.g. allenai/tulu-3-sft-mixture");
       build->add_option("--dataset-revision", o->dataset_revision, "Dataset revision for the manifest");

@@ -7,8 +7,11 @@
 #include "cli/command.h"
 #include "core/error.h"
 #include "core/files.h"
+#include "core/text.h"
+#include "rows/rows_build.h"
 #include "rows/source_reader.h"
 #include "rows/tokenizer_bundle.h"
+#include "rows/utf8_check.h"
 
 namespace openrecipes::cli {
 namespace {
@@ -33,6 +36,9 @@ const bool registered = register_command({
       f->excludes(c);
       app.add_option("--date", o->date, "The date strftime_now() gives templates")->capture_default_str();
       return [o]() -> int {
+        if (!rows::is_calendar_date(o->date))
+          throw InputError("--date", quote_for_message(o->date) + " is not a calendar date YYYY-MM-DD",
+                           "give the date strftime_now() should return, e.g. 2026-01-01");
         rows::TokenizerFiles files{o->tokenizer, std::nullopt, std::nullopt};
         if (!o->conversations.empty()) {
           if (!o->tokenizer_config.empty()) files.tokenizer_config = fs::path(o->tokenizer_config);
@@ -52,6 +58,13 @@ const bool registered = register_command({
         std::string text;
         if (!o->text_file.empty()) text = read_file(o->text_file);
         else text = o->text;
+        // Hugging Face tokenizers decode lossily: each invalid byte becomes U+FFFD before encoding. Keep those ids
+        // (they match the reference), but say so: rows build refuses the same bytes in a conversation.
+        if (auto bad = rows::find_invalid_utf8(text); bad != std::string_view::npos)
+          std::cerr << "openrecipes: warning: " << (o->text_file.empty() ? std::string("--text") : o->text_file)
+                    << ": not valid UTF-8 at " << rows::describe_invalid_utf8(text, bad)
+                    << "; invalid bytes were encoded as U+FFFD (the replacement character), as the tokenizers "
+                       "library's lossy decoding does. rows build refuses such bytes in a conversation.\n";
         auto tok = rows::Tokenizer::load(fs::path(o->tokenizer) / "tokenizer.json");
         std::cout << nlohmann::json(tok.encode(text)).dump() << "\n";
         return 0;

@@ -89,6 +89,21 @@ QueryResult DuckDbSession::stream(const std::string& sql) {
   return r;
 }
 
+std::string strip_duckdb_sql_echo(std::string_view message) {
+  std::string out(message);
+  for (std::size_t pos = 0; pos < out.size();) {
+    if (out.compare(pos, 5, "LINE ") == 0 && (pos == 0 || out[pos - 1] == '\n')) {
+      out.resize(pos);
+      break;
+    }
+    const std::size_t nl = out.find('\n', pos);
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ' || out.back() == '\r')) out.pop_back();
+  return out.empty() ? std::string(message) : out;
+}
+
 std::string sql_literal(std::string_view s) {
   std::string out = "'";
   for (char c : s) {

@@ -12,10 +12,14 @@
 
 namespace openrecipes::rows {
 
-/// A DuckDB call that failed; what() is DuckDB's own message.
+/// DuckDB's error message without the SQL it echoes: from the first line starting "LINE " (the statement and
+/// the caret under it) on, and trailing blank lines, are cut. The file name and reason stay.
+std::string strip_duckdb_sql_echo(std::string_view message);
+
+/// A DuckDB call that failed; what() is DuckDB's own message minus its echo of our SQL (strip_duckdb_sql_echo).
 class DuckDbError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit DuckDbError(std::string_view message) : std::runtime_error(strip_duckdb_sql_echo(message)) {}
 };
 
 /// An owned duckdb_logical_type.

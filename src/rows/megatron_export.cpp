@@ -108,6 +108,10 @@ MegatronWriter::MegatronWriter(const fs::path& prefix, std::uint32_t row_length)
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     throw InputError(prefix.string(), "the folder " + dir.string() + " does not exist", "create it first");
+  for (const fs::path& out : {s_->bin, s_->idx})
+    if (fs::is_directory(fs::symlink_status(out, ec)))
+      throw InputError(out.string(), "is a folder, so the export cannot write its output there",
+                       "remove or rename that folder, or choose another -o prefix");
   s_->bin_temp = temp_path_for(s_->bin);
   s_->idx_temp = temp_path_for(s_->idx);
   s_->bin_guard.emplace(s_->bin_temp);
@@ -158,16 +162,10 @@ MegatronWriteResult MegatronWriter::commit() {
     for (std::uint64_t i = 0; i < s.rows; ++i) idx.put_le<std::int64_t>(static_cast<std::int64_t>(i * row_bytes));
     for (std::uint64_t i = 0; i <= s.rows; ++i) idx.put_le<std::int64_t>(static_cast<std::int64_t>(i));
     idx.close_synced();
-    if (::rename(s.bin_temp.c_str(), s.bin.c_str()) != 0)
-      throw InputError(s.bin.string(),
-                       std::string("cannot rename the finished file into place: ") + std::strerror(errno),
-                       "check the folder's permissions");
-    if (::rename(s.idx_temp.c_str(), s.idx.c_str()) != 0) {
-      const int e = errno;
-      ::unlink(s.bin.c_str());  // a .bin without its .idx would pair with a stale index
-      throw InputError(s.idx.string(), std::string("cannot rename the finished file into place: ") + std::strerror(e),
-                       "check the folder's permissions");
-    }
+    // Both or neither (signals held meanwhile): a .bin never pairs with another run's .idx, and a failure leaves
+    // the previous pair as it was.
+    const Replacement pair[] = {{s.bin_temp, s.bin}, {s.idx_temp, s.idx}};
+    commit_replacements(pair);
   } catch (...) {
     abort();
     throw;
@@ -189,6 +187,15 @@ MegatronWriteResult MegatronWriter::commit() {
 
 MegatronWriteResult export_megatron(const fs::path& rows_parquet, const fs::path& prefix,
                                     std::optional<std::uint64_t> rows, unsigned threads) {
+  if (rows && *rows == 0)
+    throw InputError("--rows", "the row count must be at least 1", "leave --rows out to export all the rows");
+  for (const char* suffix : {".bin", ".idx"}) {
+    std::error_code ec;
+    if (fs::equivalent(rows_parquet, with_suffix(prefix, suffix), ec))
+      throw InputError(with_suffix(prefix, suffix).string(),
+                       "is the input " + rows_parquet.string() + "; the export would overwrite it",
+                       "choose another -o prefix");
+  }
   RowsParquetReader reader(rows_parquet, 0, threads);
   const std::uint64_t want = rows.value_or(reader.row_count());
   if (want > reader.row_count())

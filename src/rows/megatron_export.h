@@ -56,7 +56,8 @@ class MegatronWriter {
 };
 
 /// Exports the first `rows` rows of a rows.parquet (all when nullopt) to PREFIX.bin / PREFIX.idx. Throws
-/// InputError for a bad rows file (see RowsParquetReader), fewer rows than asked, or a write error.
+/// InputError for a bad rows file (see RowsParquetReader), fewer rows than asked, `rows` of 0, an output that is
+/// the input file (by any path) or a folder, or a write error; the previous PREFIX.bin/.idx pair then stays.
 MegatronWriteResult export_megatron(const std::filesystem::path& rows_parquet, const std::filesystem::path& prefix,
                                     std::optional<std::uint64_t> rows = std::nullopt, unsigned threads = 0);
 

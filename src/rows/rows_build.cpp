@@ -10,8 +10,11 @@
 
 #include "core/error.h"
 #include "core/files.h"
+#include "core/text.h"
 #include "rows/permutation.h"
+#include "rows/rows_hash.h"
 #include "rows/source_reader.h"
+#include "rows/temp_file_guard.h"
 
 namespace openrecipes::rows {
 namespace fs = std::filesystem;
@@ -21,6 +24,17 @@ fs::path manifest_path_for(const fs::path& rows_parquet) {
   fs::path p = rows_parquet;
   std::string stem = p.extension() == ".parquet" ? p.stem().string() : p.filename().string();
   return p.parent_path() / (stem + ".manifest.json");
+}
+
+bool is_calendar_date(const std::string& d) {
+  if (d.size() != 10 || d[4] != '-' || d[7] != '-') return false;
+  for (std::size_t i : {0u, 1u, 2u, 3u, 5u, 6u, 8u, 9u})
+    if (d[i] < '0' || d[i] > '9') return false;
+  const int y = std::stoi(d.substr(0, 4)), m = std::stoi(d.substr(5, 2)), day = std::stoi(d.substr(8, 2));
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (y < 1 || m < 1 || m > 12 || day < 1) return false;
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return day <= kDays[m - 1] + (m == 2 && leap ? 1 : 0);
 }
 
 namespace {
@@ -83,13 +97,38 @@ class StreamCutter {
   std::uint64_t conversations_ = 0, tokens_ = 0, dropped_ = 0;
 };
 
+// Refuses, before any work, outputs that would destroy an input or could never be written: rows.parquet or its
+// manifest being one of the sources (same file by any path or link), or a folder.
+void check_outputs(const RowsBuildOptions& o) {
+  const fs::path manifest = manifest_path_for(o.output);
+  for (const fs::path& out : {o.output, manifest}) {
+    std::error_code ec;
+    if (fs::is_directory(fs::symlink_status(out, ec)))
+      throw InputError(out.string(), "is a folder, so the build cannot write its output there",
+                       "remove or rename that folder, or choose another -o path");
+    for (const auto& src : o.sources) {
+      std::error_code eq;
+      if (fs::equivalent(src, out, eq))
+        throw InputError(out.string(), "is the source file " + src.string() + "; the build would overwrite its input",
+                         "write the rows to another path with -o");
+    }
+  }
+}
+
 }  // namespace
 
 RowsBuildResult build_rows(const RowsBuildOptions& o) {
   const auto t0 = Clock::now();
-  if (o.row_length == 0) throw InputError("--row-length", "the row length must be at least 1");
-  if (o.rows && *o.rows == 0) throw InputError("--rows", "the row count must be at least 1");
+  if (o.row_length == 0 || o.row_length > kMaxRowLength)
+    throw InputError("--row-length", fmt::format("{} is outside 1..{}", o.row_length, kMaxRowLength),
+                     fmt::format("give a row length from 1 to {} tokens (docs/rows-format.md)", kMaxRowLength));
+  if (o.rows && *o.rows == 0)
+    throw InputError("--rows", "the row count must be at least 1", "leave --rows out to build all the rows");
   if (o.sources.empty()) throw InputError("--source", "no source files", "give the dataset's parquet shards or JSONL files");
+  check_outputs(o);
+  if (!is_calendar_date(o.today))
+    throw InputError("--date", quote_for_message(o.today) + " is not a calendar date YYYY-MM-DD",
+                     "give the date strftime_now() should return, e.g. 2026-01-01");
   RowsBuildResult result;
   auto bundle = TokenizerBundle::load(o.tokenizer);
   result.warnings = bundle.warnings;
@@ -188,9 +227,11 @@ RowsBuildResult build_rows(const RowsBuildOptions& o) {
                       try {
                         text = bundle.render(held[a], render_options);
                       } catch (const TemplateError& e) {
+                        // Re-worded, not nested: e.what() already carries "(fix: ...)", so take its parts.
+                        std::string fix = "fix or drop this conversation, or use a template that accepts it";
+                        if (!e.fix().empty()) fix = e.fix() + "; or " + fix;
                         throw InputError(fmt::format("conversation {} ({})", index, locate(set, index)),
-                                         "the chat template failed: " + std::string(e.what()),
-                                         "fix or drop this conversation, or use a template that accepts it");
+                                         "the chat template failed: " + e.where() + ": " + e.problem(), fix);
                       }
                       c->bytes += text.size();
                       bundle.tokenizer().encode(text, c->ids[j]);
@@ -219,7 +260,12 @@ RowsBuildResult build_rows(const RowsBuildOptions& o) {
                                  cutter.tokens(), writer.rows(), o.row_length, *o.rows),
                      "ask for fewer rows or a shorter row length");
   const std::uint64_t tokens = cutter.tokens();
-  result.written = writer.commit();
+  if (writer.rows() == 0)
+    throw InputError(o.sources.front().string(),
+                     fmt::format("the source gives {} tokens, fewer than one row of {}", cutter.tokens(),
+                                 o.row_length),
+                     "use a shorter --row-length or more source data");
+  result.written = writer.finish();
 
   RowsManifest& m = result.manifest;
   m.dataset_id = o.dataset_id;
@@ -240,7 +286,14 @@ RowsBuildResult build_rows(const RowsBuildOptions& o) {
   m.rows_sha256 = result.written.rows_sha256;
   m.tool_version = "openrecipes 0.1.0";
   result.manifest_path = manifest_path_for(o.output);
-  write_manifest(result.manifest_path, m);
+  // Both files are renamed together, or neither (signals held meanwhile): rows.parquet never sits beside the
+  // manifest of another build, and a failed build leaves an existing pair as it was.
+  TempFileGuard manifest_guard(temp_path_for(result.manifest_path));
+  write_file_synced(manifest_guard.path(), manifest_to_json(m));
+  const Replacement pair[] = {{writer.temp_path(), o.output}, {manifest_guard.path(), result.manifest_path}};
+  commit_replacements(pair);
+  writer.committed();
+  manifest_guard.release();
   result.stats = progress;
   result.stats.conversations_done = cutter.conversations();
   result.stats.rows_written = result.written.rows;

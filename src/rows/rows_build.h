@@ -50,10 +50,16 @@ struct RowsBuildResult {
 /// The manifest path for a rows file: "x.parquet" -> "x.manifest.json".
 std::filesystem::path manifest_path_for(const std::filesystem::path& rows_parquet);
 
+/// True for a calendar date "YYYY-MM-DD" (year 0001..9999, a real month and day, leap years counted): the
+/// --date that strftime_now() returns (SPEC §1.2). Checked at startup rather than when a template first asks.
+bool is_calendar_date(const std::string& date);
+
 /// Builds the rows. Throws InputError for bad input: what SourceSet, TokenizerBundle and the writer refuse; a
 /// template that raises or hits a sandbox limit (naming the conversation's index, shard and row); a token stream
-/// too short for R rows (naming both counts); n over kMaxConversations. An interrupted or failed build leaves no
-/// rows.parquet or manifest behind (an existing one is only replaced by a complete build).
+/// too short for R rows (naming both counts) or for even one row; a row length outside 1..kMaxRowLength; an output
+/// (or its manifest) that is a folder or one of the sources; n over kMaxConversations. An interrupted or failed
+/// build leaves no rows.parquet or manifest behind (an existing pair is only replaced, both files together, by a
+/// complete build: see commit_replacements).
 RowsBuildResult build_rows(const RowsBuildOptions& options);
 
 }  // namespace openrecipes::rows

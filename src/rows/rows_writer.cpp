@@ -126,6 +126,7 @@ struct RowsParquetWriter::State {
   RowsHasher hasher;
   std::uint64_t rows = 0;
   bool closed = false;
+  bool finished = false;  // the COPY is done and the temp file synced; not yet renamed
 
   explicit State(std::uint32_t l) : row_length(l), hasher(l) {}
 
@@ -240,7 +241,8 @@ void RowsParquetWriter::abort() noexcept {
 std::uint64_t RowsParquetWriter::rows() const { return s_->rows; }
 
 void RowsParquetWriter::append_row(std::span<const std::int32_t> row) {
-  if (s_->closed) throw std::logic_error("RowsParquetWriter: append_row after commit or abort");
+  if (s_->closed || s_->finished)
+    throw std::logic_error("RowsParquetWriter: append_row after commit, finish or abort");
   if (row.size() != s_->row_length)
     throw std::invalid_argument(
         fmt::format("RowsParquetWriter: a row of {} ids, expected {}", row.size(), s_->row_length));
@@ -251,8 +253,8 @@ void RowsParquetWriter::append_row(std::span<const std::int32_t> row) {
   if (s_->current.rows == s_->batch_rows) s_->push_current();
 }
 
-RowsWriteResult RowsParquetWriter::commit() {
-  if (s_->closed) throw std::logic_error("RowsParquetWriter: commit after commit or abort");
+RowsWriteResult RowsParquetWriter::finish() {
+  if (s_->closed || s_->finished) throw std::logic_error("RowsParquetWriter: finish after commit, finish or abort");
   if (s_->current.rows > 0) s_->push_current();
   {
     std::lock_guard<std::mutex> lock(s_->feed.mu);
@@ -263,24 +265,34 @@ RowsWriteResult RowsParquetWriter::commit() {
   if (s_->copy_error) s_->fail_from_copy();
   try {
     fsync_path(s_->temp, false);
-    if (::rename(s_->temp.c_str(), s_->path.c_str()) != 0)
-      throw InputError(s_->path.string(),
-                       std::string("cannot rename the finished file into place: ") + std::strerror(errno),
-                       "check the folder's permissions");
   } catch (...) {
     s_->closed = true;
     s_->guard->remove();
     throw;
   }
-  s_->guard->release();
-  s_->closed = true;
-  fsync_path(s_->path.has_parent_path() ? s_->path.parent_path() : fs::path("."), true);
+  s_->finished = true;
   RowsWriteResult r;
   r.rows = s_->rows;
   r.row_length = s_->row_length;
   r.rows_sha256 = s_->hasher.hex();
   std::error_code ec;
-  r.file_bytes = fs::file_size(s_->path, ec);
+  r.file_bytes = fs::file_size(s_->temp, ec);
+  return r;
+}
+
+const fs::path& RowsParquetWriter::temp_path() const { return s_->temp; }
+
+void RowsParquetWriter::committed() {
+  if (!s_->finished) throw std::logic_error("RowsParquetWriter: committed() before finish()");
+  s_->guard->release();
+  s_->closed = true;
+}
+
+RowsWriteResult RowsParquetWriter::commit() {
+  RowsWriteResult r = finish();
+  const Replacement one[] = {{s_->temp, s_->path}};
+  commit_replacements(one);  // on failure the temp file stays guarded: abort() (the destructor) removes it
+  committed();
   return r;
 }
 

@@ -65,9 +65,17 @@ class RowsParquetWriter {
   void append_row(std::span<const std::int32_t> row);
   /// Rows appended so far.
   std::uint64_t rows() const;
-  /// Finishes the file, fsyncs it and renames it onto the final path. Throws InputError on a write error (the
-  /// temp file is removed). Call once; appending afterwards is a std::logic_error.
+  /// Finishes the file, fsyncs it and renames it onto the final path (commit_replacements: refused when the path
+  /// is a folder). Throws InputError on a write error (the temp file is removed). Call once; appending afterwards
+  /// is a std::logic_error.
   RowsWriteResult commit();
+  /// The first half of commit() for a caller that replaces several files at once: finishes and fsyncs the temp
+  /// file (temp_path(), still guarded) without renaming it. file_bytes is the temp file's size. Then rename it
+  /// (commit_replacements) and call committed(), or let the destructor remove it.
+  RowsWriteResult finish();
+  const std::filesystem::path& temp_path() const;
+  /// After finish() and a successful rename of temp_path(): stops guarding the file.
+  void committed();
   /// Abandons the write and removes the temp file (what the destructor does without commit()). Idempotent.
   void abort() noexcept;
 

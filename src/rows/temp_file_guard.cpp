@@ -1,8 +1,14 @@
 // Temp-file guards and the signal handler that removes guarded files on SIGINT/SIGTERM/SIGHUP (DESIGN.md "Output").
 #include "rows/temp_file_guard.h"
 
+#include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <vector>
 
 #include <array>
 #include <atomic>
@@ -12,6 +18,8 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "core/error.h"
 
 namespace openrecipes::rows {
 namespace {
@@ -26,8 +34,16 @@ std::mutex g_slots_mutex;  // guards slot allocation (not the signal handler, wh
 constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 struct sigaction g_previous[3];
 std::once_flag g_install_once;
+// While commit_replacements() renames a set of files, a signal caught on any thread is only recorded here and
+// handled (cleanup, then the signal's own course) once the set is complete or rolled back.
+std::atomic<bool> g_committing{false};
+volatile sig_atomic_t g_deferred_signal = 0;
 
 extern "C" void remove_guarded_files(int sig) {
+  if (g_committing.load(std::memory_order_acquire)) {
+    g_deferred_signal = sig;
+    return;
+  }
   for (auto& s : g_slots)
     if (s.used.load(std::memory_order_acquire)) ::unlink(s.path);
   for (int i = 0; i < 3; ++i)
@@ -79,6 +95,94 @@ void TempFileGuard::remove() {
   if (slot_ < 0) return;
   ::unlink(path_.c_str());
   release();
+}
+
+namespace {
+
+// Holds SIGINT/SIGTERM/SIGHUP back for one commit: blocked in this thread, deferred by the handler elsewhere.
+class HeldSignals {
+ public:
+  HeldSignals() {
+    std::call_once(g_install_once, install_handlers);
+    sigset_t set;
+    sigemptyset(&set);
+    for (int s : kSignals) sigaddset(&set, s);
+    pthread_sigmask(SIG_BLOCK, &set, &old_);
+    g_committing.store(true, std::memory_order_release);
+  }
+  ~HeldSignals() {
+    g_committing.store(false, std::memory_order_release);
+    if (int sig = g_deferred_signal; sig != 0) {
+      g_deferred_signal = 0;
+      remove_guarded_files(sig);  // cleanup, previous disposition back, raise: pending until unblocked below
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  HeldSignals(const HeldSignals&) = delete;
+  HeldSignals& operator=(const HeldSignals&) = delete;
+
+ private:
+  sigset_t old_;
+};
+
+void sync_folder(const std::filesystem::path& file) {
+  std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+void commit_replacements(std::span<const Replacement> items, const std::function<void()>& after_first_rename) {
+  const std::string fix_folder = "remove or rename that folder, or choose another output path";
+  for (const auto& r : items) {
+    struct stat st;
+    if (::lstat(r.target.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      throw InputError(r.target.string(), "is a folder, so the output cannot replace it; nothing was written",
+                       fix_folder);
+    if (::lstat(r.temp.c_str(), &st) != 0)
+      throw InputError(r.target.string(), "the finished temp file " + r.temp.string() + " disappeared",
+                       "run again; do not clean the output folder while a run writes to it");
+  }
+  HeldSignals held;
+  std::vector<std::filesystem::path> backups(items.size());
+  std::vector<bool> had_target(items.size(), false);
+  auto drop_backups = [&] {
+    for (const auto& b : backups)
+      if (!b.empty()) ::unlink(b.c_str());
+  };
+  // Backups first: a hard link keeps the old file reachable without copying it.
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    struct stat st;
+    if (::lstat(items[i].target.c_str(), &st) != 0) continue;
+    had_target[i] = true;
+    std::filesystem::path b = temp_path_for(items[i].target);
+    if (::link(items[i].target.c_str(), b.c_str()) == 0) backups[i] = b;
+  }
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (::rename(items[i].temp.c_str(), items[i].target.c_str()) != 0) {
+      const int e = errno;
+      // Undo the renames already done: old file back from its backup, or no file where there was none.
+      for (std::size_t j = 0; j < i; ++j) {
+        if (!backups[j].empty()) {
+          if (::rename(backups[j].c_str(), items[j].target.c_str()) == 0) backups[j].clear();
+        } else if (!had_target[j]) {
+          ::unlink(items[j].target.c_str());
+        } else {
+          ::unlink(items[j].target.c_str());  // no backup possible: better no file than a mismatched pair
+        }
+      }
+      drop_backups();
+      throw InputError(items[i].target.string(),
+                       std::string("cannot replace the file: ") + std::strerror(e) + "; nothing was replaced",
+                       "check that the folder is writable and the path is not a folder");
+    }
+    if (i == 0 && after_first_rename) after_first_rename();
+  }
+  drop_backups();
+  for (const auto& r : items) sync_folder(r.target);
 }
 
 std::filesystem::path temp_path_for(const std::filesystem::path& final_path) {

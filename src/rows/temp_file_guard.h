@@ -4,6 +4,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <span>
 #include <string>
 
 namespace openrecipes::rows {
@@ -35,6 +37,24 @@ class TempFileGuard {
   std::filesystem::path path_;
   int slot_ = -1;
 };
+
+/// One finished temp file and the path it replaces (in the same folder).
+struct Replacement {
+  std::filesystem::path temp, target;
+};
+
+/// Renames each finished temp file onto its target, all of them or none: the files of one output (rows.parquet
+/// and its manifest, PREFIX.bin and PREFIX.idx) never end up from two different runs.
+///  1. Before anything is touched, every target must not be a folder (InputError naming it and the fix) and
+///     every temp file must exist.
+///  2. SIGINT, SIGTERM and SIGHUP are held back (blocked in this thread; in any other thread the TempFileGuard
+///     handler defers them) until all renames are done or undone; a held signal then takes its course.
+///  3. Each existing target is first hard-linked to a backup (`.<name>.<random>.tmp`); when a later rename fails,
+///     the earlier targets get their backups back (or are removed when there was none), so the old files stay.
+/// Throws InputError naming the target that could not be replaced ("nothing was replaced"). The temp files stay
+/// with their guards on failure. `after_first_rename` runs after the first rename, signals held (tests use it
+/// to deliver a signal at the worst moment).
+void commit_replacements(std::span<const Replacement> items, const std::function<void()>& after_first_rename = {});
 
 /// A fresh temp path next to `final_path`: `<folder>/.<name>.<8 random hex>.tmp`.
 std::filesystem::path temp_path_for(const std::filesystem::path& final_path);

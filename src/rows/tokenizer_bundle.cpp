@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/json_limits.h"
 #include "core/files.h"
 #include "core/sha256.h"
 
@@ -36,8 +37,8 @@ TokenizerBundle TokenizerBundle::load(const TokenizerFiles& files) {
   fs::path cfg_path = files.tokenizer_config.value_or(files.dir / "tokenizer_config.json");
   std::string cfg_bytes = read_file(cfg_path, 16ull << 20);
   b.tokenizer_config_sha256 = sha256_hex(cfg_bytes);
-  auto cfg = nlohmann::json::parse(cfg_bytes, nullptr, false);
-  if (cfg.is_discarded() || !cfg.is_object())
+  auto cfg = parse_json_strict(cfg_bytes, cfg_path.string(), "give the model's tokenizer_config.json");
+  if (!cfg.is_object())
     throw InputError(cfg_path.string(), "not a JSON object", "give the model's tokenizer_config.json");
   const std::string where = cfg_path.string();
 

@@ -12,6 +12,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "core/error.h"
+#include "core/files.h"
 #include "testing/support.h"
 
 namespace openrecipes::rows {
@@ -59,6 +61,80 @@ TEST(TempFileGuard, sigint_removes_guarded_files_then_ends_the_process_by_that_s
   EXPECT_EQ(WTERMSIG(status), SIGINT);
   EXPECT_FALSE(fs::exists(a));
   EXPECT_TRUE(fs::exists(kept));
+}
+
+std::string contents(const fs::path& p) { return read_file(p); }
+
+TEST(CommitReplacements, both_files_replaced_together) {
+  TempDir tmp;
+  auto a = tmp.write("r.parquet", "old-a");
+  auto b = tmp.write("r.manifest.json", "old-b");
+  auto ta = tmp.write(".r.parquet.1.tmp", "new-a");
+  auto tb = tmp.write(".r.manifest.json.1.tmp", "new-b");
+  const Replacement pair[] = {{ta, a}, {tb, b}};
+  commit_replacements(pair);
+  EXPECT_EQ(contents(a), "new-a");
+  EXPECT_EQ(contents(b), "new-b");
+  EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path()), fs::directory_iterator()), 2);  // no backups left
+}
+
+TEST(CommitReplacements, a_folder_in_the_way_is_refused_before_anything_is_replaced) {
+  TempDir tmp;
+  auto a = tmp.write("r.parquet", "old-a");
+  fs::create_directories(tmp / "r.manifest.json");
+  auto ta = tmp.write(".r.parquet.1.tmp", "new-a");
+  auto tb = tmp.write(".r.manifest.json.1.tmp", "new-b");
+  const Replacement pair[] = {{ta, a}, {tb, tmp / "r.manifest.json"}};
+  try {
+    commit_replacements(pair);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr((tmp / "r.manifest.json").string() + ": is a folder"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("fix: remove or rename that folder"));
+  }
+  EXPECT_EQ(contents(a), "old-a");
+}
+
+TEST(CommitReplacements, a_failed_second_rename_puts_the_first_file_back) {
+  TempDir tmp;
+  auto a = tmp.write("r.parquet", "old-a");
+  auto b = tmp.write("r.manifest.json", "old-b");
+  auto ta = tmp.write(".r.parquet.1.tmp", "new-a");
+  auto tb = tmp.write(".r.manifest.json.1.tmp", "new-b");
+  const Replacement pair[] = {{ta, a}, {tb, b}};
+  // The second temp file vanishes after the checks, so its rename fails (ENOENT) after the first one succeeded.
+  EXPECT_THROW(commit_replacements(pair, [&] { fs::remove(tb); }), InputError);
+  EXPECT_EQ(contents(a), "old-a");
+  EXPECT_EQ(contents(b), "old-b");
+  // A target that did not exist before is removed again.
+  auto c = tmp / "c.parquet";
+  auto tc = tmp.write(".c.parquet.1.tmp", "new-c");
+  auto td = tmp.write(".d.1.tmp", "new-d");
+  const Replacement fresh[] = {{tc, c}, {td, tmp / "d"}};
+  EXPECT_THROW(commit_replacements(fresh, [&] { fs::remove(td); }), InputError);
+  EXPECT_FALSE(fs::exists(c));
+}
+
+TEST(CommitReplacements, sigterm_between_the_renames_waits_until_both_are_done) {
+  TempDir tmp;
+  auto a = tmp.write("r.parquet", "old-a");
+  auto b = tmp.write("r.manifest.json", "old-b");
+  auto ta = tmp.write(".r.parquet.1.tmp", "new-a");
+  auto tb = tmp.write(".r.manifest.json.1.tmp", "new-b");
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    TempFileGuard ga(ta), gb(tb);
+    const Replacement pair[] = {{ta, a}, {tb, b}};
+    commit_replacements(pair, [] { kill(getpid(), SIGTERM); });
+    _exit(0);  // not reached: the held SIGTERM ends the process once both renames are done
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  EXPECT_EQ(contents(a), "new-a");
+  EXPECT_EQ(contents(b), "new-b");
 }
 
 // Runs in a fresh process (started by the test below) so that the guard installs its handlers after SIGHUP was

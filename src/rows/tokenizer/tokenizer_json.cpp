@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/files.h"
+#include "core/json_limits.h"
 #include "core/text.h"
 #include "rows/tokenizer/pipeline.h"
 #include "rows/tokenizer/split_scanners.h"
@@ -290,6 +291,9 @@ std::unique_ptr<Pipeline> load_pipeline(const std::filesystem::path& path) {
   Loader L(file);
   std::string text = read_file(path, kMaxFileBytes);
   json root;
+  // Bound nesting before building the tree: nlohmann copies trees recursively (a 170k-deep file overflows the
+  // stack), and no real tokenizer.json nests more than ~10 levels.
+  check_json_depth(text, 128, file, "re-download tokenizer.json; no real tokenizer nests this deep");
   try {
     root = json::parse(text);
   } catch (const json::parse_error& e) {
