@@ -18,6 +18,7 @@ struct StepRecord {
   std::optional<std::int64_t> rows;     ///< rows (global batch size) per step, when the log prints it
   std::optional<std::int64_t> tokens;   ///< tokens per step, when the log prints it (steps.jsonl)
   std::optional<double> loss;           ///< training loss (lm loss), averaged over the interval
+  std::optional<double> learning_rate;  ///< the learning rate the log prints after the record's last step
   std::int64_t skipped = 0;             ///< iterations in the interval the optimizer skipped
   std::int64_t nan = 0;                 ///< iterations in the interval with a nan loss or gradient
   std::size_t line = 0;                 ///< 1-based line of the record in its file (for messages)

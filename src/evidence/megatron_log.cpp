@@ -20,6 +20,7 @@ struct IterationLine {
   std::int64_t train_iters = 0;
   std::optional<double> elapsed_ms;
   std::optional<std::int64_t> global_batch;
+  std::optional<double> learning_rate;
   std::optional<double> loss;
   std::int64_t skipped = 0, nan = 0;
   std::optional<CalendarTime> stamp;  ///< the line's "[YYYY-MM-DD HH:MM:SS(.ffffff)]", when it has one
@@ -113,6 +114,7 @@ IterationLine parse_iteration_fields(std::string_view rest, const std::string& w
     if (name == "elapsed time per iteration (ms)") it.elapsed_ms = need_double(name);
     else if (name == "global batch size") it.global_batch = need_int(name);
     else if (name == "lm loss") it.loss = need_double(name);
+    else if (name == "learning rate") it.learning_rate = need_double(name);
     else if (name == "number of skipped iterations") it.skipped = need_int(name);
     else if (name == "number of nan iterations") it.nan = need_int(name);
   }
@@ -255,6 +257,7 @@ StepLog assemble(std::vector<RawLine>& raw, const std::string& file, const std::
     rec.time_s = *it.elapsed_ms / 1000.0;
     rec.rows = it.global_batch;
     rec.loss = it.loss;
+    rec.learning_rate = it.learning_rate;
     rec.skipped = it.skipped;
     rec.nan = it.nan;
     rec.line = raw[r].line;

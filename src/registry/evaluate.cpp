@@ -13,6 +13,7 @@
 #include "core/files.h"
 #include "core/sha256.h"
 #include "core/text.h"
+#include "checks/lr_schedule.h"
 #include "evidence/megatron_args.h"
 #include "evidence/scheduler_times.h"
 #include "evidence/step_log.h"
@@ -409,6 +410,9 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
 
     check_layout(r, ev, out);
     check_stack(r, ev, out);
+    if (ev.args && ev.log)
+      for (const auto& p : checks::check_logged_learning_rates(ev.args->values, *ev.log))
+        out.reasons.push_back("evidence: " + p);
     for (const auto& p : r.patches) {
       try {
         if (sha256_hex(read_file(p.path)) != p.sha256)

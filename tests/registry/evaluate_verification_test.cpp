@@ -140,6 +140,23 @@ TEST(Plausibility, scheduler_span_shorter_than_the_logged_step_times_is_a_measur
   EXPECT_TRUE(b.get("ref").verified) << reasons_of(b.get("ref"));
 }
 
+TEST(ArgumentDump, a_dump_edited_to_hide_a_learning_rate_change_is_caught_by_the_rates_the_log_prints) {
+  Scratch s;  // lr10 ran with lr 1e-4; its dump is edited to say ref's 1e-5, so the configuration diff is empty
+  s.replace(s.recipe("lr10") / "evidence/train.log", "  lr .............................................. 0.0001",
+            "  lr .............................................. 1e-05");
+  auto b = build(s.root);
+  const auto& lr10 = b.get("lr10");
+  ASSERT_TRUE(lr10.configuration && lr10.configuration->eligible) << reasons_of(lr10);
+  EXPECT_FALSE(lr10.verified);
+  // Iteration 1 of lr10 prints 9.939057E-05; the edited dump's cosine schedule gives
+  // 1e-6 + 9e-6 × (1 + cos(π/20)) / 2 = 9.944598E-06.
+  EXPECT_TRUE(has_reason(lr10, "evidence: evidence/train.log:1191: the log prints learning rate 9.939057E-05 at "
+                               "iteration 1, but the argument dump's schedule (lr 1e-05, min_lr 1e-06, lr_decay_style "
+                               "cosine) gives 9.944598E-06"))
+      << reasons_of(lr10);
+  EXPECT_TRUE(b.get("mbs2").verified) << reasons_of(b.get("mbs2"));  // unedited logs agree with their dumps
+}
+
 TEST(ConvergenceArm, arm_that_is_a_byte_copy_of_the_reference_arm_is_a_reason) {
   Scratch s;  // lr10's convergence arm is ref's own train.log
   fs::copy_file(s.recipe("ref") / "evidence/train.log", s.recipe("lr10") / "evidence/arm.log");
