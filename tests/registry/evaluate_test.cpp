@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "registry/leaderboard.h"
+#include "registry/scratch_registry.h"
 #include "testing/support.h"
 
 namespace openrecipes::registry {
@@ -19,52 +20,11 @@ namespace {
 namespace fs = std::filesystem;
 using testing::TempDir;
 
-fs::path bundled() { return testing::source_dir() / "registry"; }
-
-struct Built {
-  Registry reg;
-  std::vector<RecipeResult> results;
-  const RecipeResult& get(const std::string& name) const {
-    for (const auto& r : results)
-      if (r.id == "qwen3-0.6b/H200/" + name) return r;
-    throw std::runtime_error("no result " + name);
-  }
-};
-
-Built build(const fs::path& root) {
-  Built b{load_registry(root), {}};
-  b.results = evaluate_registry(b.reg);
-  return b;
-}
-
-bool has_reason(const RecipeResult& r, const std::string& needle) {
-  for (const auto& s : r.reasons)
-    if (s.find(needle) != std::string::npos) return true;
-  return false;
-}
-
-std::string reasons_of(const RecipeResult& r) {
-  std::string s;
-  for (const auto& x : r.reasons) s += x + "\n";
-  return s;
-}
-
-// A scratch copy of the bundled registry to break.
-struct Scratch {
-  TempDir dir;
-  fs::path root;
-  Scratch() : root(dir / "registry") { fs::copy(bundled(), root, fs::copy_options::recursive); }
-  fs::path recipe(const std::string& name) const { return root / "recipes/qwen3-0.6b/H200" / name; }
-  std::string read(const fs::path& p) const { return read_file(p); }
-  void write(const fs::path& p, const std::string& s) const { std::ofstream(p, std::ios::binary) << s; }
-  void replace(const fs::path& p, const std::string& from, const std::string& to) const {
-    std::string s = read(p);
-    auto at = s.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    s.replace(at, from.size(), to);
-    write(p, s);
-  }
-};
+using scratch::build;
+using scratch::bundled;
+using scratch::has_reason;
+using scratch::reasons_of;
+using scratch::Scratch;
 
 TEST(Build, bundled_registry_ranks_mbs2_above_ref_and_rejects_lr10) {
   auto b = build(bundled());
