@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_limits.h"
 #include "core/text.h"
 
 namespace openrecipes::checks {
@@ -48,9 +49,9 @@ const std::vector<std::string>& golden_values_run_keys() {
 }
 
 LossCurve read_golden_values(std::string_view json_text, const std::string& file) {
-  auto j = nlohmann::json::parse(json_text, nullptr, false);
-  if (j.is_discarded() || !j.is_object())
-    throw InputError(file, "not a JSON object", "give a Megatron-Bridge golden-values file ({\"0\": {\"lm loss\": x}})");
+  const char* fix = "give a Megatron-Bridge golden-values file ({\"0\": {\"lm loss\": x}}), unedited";
+  auto j = parse_json_strict(json_text, file, fix);  // a step given twice is an error, not the last one winning
+  if (!j.is_object()) throw InputError(file, "not a JSON object", fix);
   LossCurve c;
   c.source = file;
   const auto& run_keys = golden_values_run_keys();

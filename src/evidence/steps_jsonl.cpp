@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_limits.h"
 #include "core/text.h"
 #include "evidence/step_log.h"
 
@@ -26,24 +27,15 @@ StepLog parse_steps_jsonl(std::string_view text, const std::string& file) {
     std::string_view line = trim(lines[i]);
     if (line.empty()) continue;
     std::string where = fmt::format("{}:{}", file, i + 1);
-    // nlohmann keeps the last of two equal keys silently; a key given twice is an error here, seen through the
-    // parser's key events (one set of keys per open object).
-    std::vector<std::set<std::string>> open_keys;
-    std::optional<std::string> repeated;
-    nlohmann::json::parser_callback_t on_event = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-      using E = nlohmann::json::parse_event_t;
-      if (event == E::object_start) open_keys.emplace_back();
-      else if (event == E::object_end && !open_keys.empty()) open_keys.pop_back();
-      else if (event == E::key && !open_keys.empty() && !open_keys.back().insert(parsed.get<std::string>()).second &&
-               !repeated)
-        repeated = parsed.get<std::string>();
-      return true;
-    };
-    nlohmann::json j = nlohmann::json::parse(line, on_event, false);
-    if (j.is_discarded() || !j.is_object()) throw InputError(where, "not a JSON object", fix);
-    if (repeated)
-      throw InputError(where, fmt::format("field {} appears twice", quote_for_message(*repeated)),
-                       "give each field once per line");
+    // A key given twice is an error (nlohmann alone keeps the last one silently); nesting is bounded.
+    nlohmann::json j;
+    try {
+      j = parse_json_strict(line, where, fix);
+    } catch (const InputError& e) {
+      if (std::string_view(e.what()).find("appears twice") != std::string_view::npos) throw;
+      throw InputError(where, "not a JSON object", fix);
+    }
+    if (!j.is_object()) throw InputError(where, "not a JSON object", fix);
     for (auto& [k, v] : j.items()) {
       (void)v;
       if (k != "step" && k != "tokens" && k != "time_s" && k != "loss" && k != "skipped" && k != "nan")
@@ -80,6 +72,11 @@ StepLog parse_steps_jsonl(std::string_view text, const std::string& file) {
     }
     if (!seen.insert(r.first_step).second)
       throw InputError(where, fmt::format("step {} appears twice", r.first_step), "give one line per step");
+    if (!log.records.empty() && r.first_step < log.records.back().first_step)
+      throw InputError(where,
+                       fmt::format("step {} comes after step {}: steps must count up", r.first_step,
+                                   log.records.back().first_step),
+                       "give the steps in the order the run took them");
     log.records.push_back(r);
   }
   if (log.records.empty()) throw InputError(file, "no step lines", fix);

@@ -253,5 +253,16 @@ TEST(Convergence, an_arm_must_be_a_run_of_exactly_20_steps) {
   EXPECT_NO_THROW(require_arm_length(nolen));
 }
 
+
+TEST(GoldenValues, a_step_given_twice_is_an_error_not_the_last_one_winning) {
+  try {
+    read_golden_values(R"({"0": {"lm loss": 10.0}, "1": {"lm loss": 9.0}, "1": {"lm loss": 1.0}})", "g.json");
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("g.json: the key \"1\" appears twice in one object"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace openrecipes::checks
