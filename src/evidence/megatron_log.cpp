@@ -124,7 +124,17 @@ IterationLine parse_iteration_fields(std::string_view rest, const std::string& w
 struct RawLine {
   IterationLine it;
   std::size_t line;
+  bool pause_before = false;  ///< an evaluation or a checkpoint save is logged since the previous iteration line
 };
+
+// Megatron stops its 'interval-time' timer around evaluation (evaluate_and_print_results) and checkpoint saves
+// (save_checkpoint_and_time), so the wall clock runs on while the step times do not. Their log lines mark
+// where the timestamps may legitimately run ahead of the step times.
+bool is_pause_line(std::string_view line) {
+  return line.find("validation loss at") != std::string_view::npos ||
+         line.find("saving checkpoint at iteration") != std::string_view::npos ||
+         line.find("successfully saved checkpoint") != std::string_view::npos;
+}
 
 // Agreement between the log's clock and its step times. Two timestamps `dt` seconds apart must agree with the
 // step time × iterations between them (`sum` seconds) within
@@ -147,16 +157,20 @@ void check_clock(const std::vector<RawLine>& raw, const std::string& file) {
   // prefix[r]: seconds of training from raw[0] to raw[r] by the elapsed times; bad[r]: how many of those
   // lines have a time that is not a positive number (those spans are not checked).
   std::vector<double> prefix(raw.size(), 0.0);
-  std::vector<std::size_t> bad(raw.size(), 0);
+  std::vector<std::size_t> bad(raw.size(), 0), pauses(raw.size(), 0);
   for (std::size_t r = 1; r < raw.size(); ++r) {
+    pauses[r] = pauses[r - 1] + (raw[r].pause_before ? 1 : 0);
     double ms = *raw[r].it.elapsed_ms;
     bool usable = std::isfinite(ms) && ms > 0;
     bad[r] = bad[r - 1] + (usable ? 0 : 1);
     prefix[r] = prefix[r - 1] +
                 (usable ? ms / 1000.0 * static_cast<double>(raw[r].it.iteration - raw[r - 1].it.iteration) : 0.0);
   }
-  auto agree = [](double dt, double sum, double resolution) {
-    return std::fabs(dt - sum) <= kClockRelative * std::max(std::fabs(dt), std::fabs(sum)) + resolution + kClockSlackS;
+  // With an evaluation or checkpoint save in between (`paused`), the wall clock may run ahead of the step times
+  // by any amount; step times that exceed the wall clock are still impossible.
+  auto agree = [](double dt, double sum, double resolution, bool paused) {
+    const double bound = kClockRelative * std::max(std::fabs(dt), std::fabs(sum)) + resolution + kClockSlackS;
+    return paused ? sum - dt <= bound : std::fabs(dt - sum) <= bound;
   };
   auto fix = "the elapsed times or the timestamps were edited; give the run's own unedited log";
   std::optional<std::size_t> first, prev;
@@ -168,7 +182,7 @@ void check_clock(const std::vector<RawLine>& raw, const std::string& file) {
       const auto& b = *raw[r].it.stamp;
       double dt = b.seconds - a.seconds, sum = prefix[r] - prefix[*prev];
       double resolution = std::max(a.resolution_s, b.resolution_s);
-      if (resolution < 1 && bad[r] == bad[*prev] && !agree(dt, sum, resolution))
+      if (resolution < 1 && bad[r] == bad[*prev] && !agree(dt, sum, resolution, pauses[r] != pauses[*prev]))
         throw InputError(fmt::format("{}:{}", file, raw[r].line),
                          fmt::format("the timestamps say {:.3f} s passed since line {} (iteration {}), but the "
                                      "step times say {:.3f} s ({} iteration(s) x {} ms); they must agree within "
@@ -185,7 +199,7 @@ void check_clock(const std::vector<RawLine>& raw, const std::string& file) {
   const auto& b = *raw[*prev].it.stamp;
   double dt = b.seconds - a.seconds, sum = prefix[*prev] - prefix[*first];
   double resolution = std::max(a.resolution_s, b.resolution_s);
-  if (bad[*prev] == bad[*first] && std::isfinite(sum) && !agree(dt, sum, resolution))
+  if (bad[*prev] == bad[*first] && std::isfinite(sum) && !agree(dt, sum, resolution, pauses[*prev] != pauses[*first]))
     throw InputError(fmt::format("{}:{}", file, raw[*prev].line),
                      fmt::format("the timestamps say {:.3f} s passed from line {} (iteration {}) to line {} "
                                  "(iteration {}), but the step times in between sum to {:.3f} s; they must agree "
@@ -287,9 +301,15 @@ std::optional<IterationLine> read_iteration_line(std::string_view line, const st
 StepLog parse_megatron_log(std::string_view text, const std::string& file, std::optional<std::int64_t> log_interval) {
   std::vector<RawLine> raw;
   auto lines = lines_of(text);
+  bool paused = false;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     std::string where = fmt::format("{}:{}", file, i + 1);
-    if (auto it = read_iteration_line(lines[i], where)) raw.push_back({*it, i + 1});
+    if (auto it = read_iteration_line(lines[i], where)) {
+      raw.push_back({*it, i + 1, paused});
+      paused = false;
+    } else if (is_pause_line(lines[i])) {
+      paused = true;
+    }
   }
   return assemble(raw, file, "megatron", log_interval);
 }
@@ -298,6 +318,7 @@ StepLog parse_megatron_bridge_log(std::string_view text, const std::string& file
                                   std::optional<std::int64_t> log_interval) {
   std::vector<RawLine> raw;
   double pending = 0;  // the last Step Time not yet given to an iteration line (valid when pending_line > 0)
+  bool paused = false;  // an evaluation or checkpoint save logged since the last iteration line
   std::size_t pending_line = 0;
   auto lines = lines_of(text);
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -320,7 +341,10 @@ StepLog parse_megatron_bridge_log(std::string_view text, const std::string& file
       continue;
     }
     auto it = read_iteration_line(line, where);
-    if (!it) continue;
+    if (!it) {
+      paused = paused || is_pause_line(line);
+      continue;
+    }
     if (!pending_line)
       throw InputError(where, fmt::format("iteration {} has no 'Step Time : x.xxs' line before it", it->iteration),
                        "give the full Megatron-Bridge log, or read it with format 'megatron'");
@@ -337,7 +361,8 @@ StepLog parse_megatron_bridge_log(std::string_view text, const std::string& file
     }
     it->elapsed_ms = pending * 1000.0;
     pending_line = 0;
-    raw.push_back({*it, i + 1});
+    raw.push_back({*it, i + 1, paused});
+    paused = false;
   }
   return assemble(raw, file, "megatron-bridge", log_interval);
 }

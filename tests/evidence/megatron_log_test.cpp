@@ -244,6 +244,31 @@ TEST(MegatronLog, one_second_stamps_are_checked_over_the_span_not_per_line) {
       << m;
 }
 
+TEST(MegatronLog, an_evaluation_or_checkpoint_save_between_lines_lets_the_clock_run_ahead_but_never_behind) {
+  // Megatron stops its interval timer while it evaluates or saves a checkpoint: 60 s of wall clock for one
+  // 1 s step is a pause, not an edit, when the log says it evaluated in between.
+  const std::string eval = " validation loss at iteration 2 | lm loss value: 1.1E+01 | lm loss PPL: 6.0E+04 |\n";
+  std::string paused = line_at(1, "2026-01-01 00:00:00.000000", "1000.0") +
+                       line_at(2, "2026-01-01 00:00:01.000000", "1000.0") + eval +
+                       line_at(3, "2026-01-01 00:01:01.000000", "1000.0");
+  EXPECT_EQ(error_of(paused), "(no error)");
+  const std::string save = " saving checkpoint at iteration       2 to /ckpt in torch_dist format\n";
+  EXPECT_EQ(error_of(line_at(1, "2026-01-01 00:00:00.000000", "1000.0") +
+                     line_at(2, "2026-01-01 00:00:01.000000", "1000.0") + save +
+                     line_at(3, "2026-01-01 00:01:01.000000", "1000.0")),
+            "(no error)");
+  // Without the evaluation line the same log is refused: 60 s against 1 s, bound 10% x 60 + 1.5 s.
+  EXPECT_NE(error_of(line_at(1, "2026-01-01 00:00:00.000000", "1000.0") +
+                     line_at(2, "2026-01-01 00:00:01.000000", "1000.0") +
+                     line_at(3, "2026-01-01 00:01:01.000000", "1000.0"))
+                .find("t.log:3: the timestamps say 60.000 s passed since line 2"),
+            std::string::npos);
+  // Step times longer than the wall clock stay impossible across a pause: 30 s of steps in 1 s.
+  auto m = error_of(line_at(1, "2026-01-01 00:00:00.000000", "1000.0") + eval +
+                    line_at(2, "2026-01-01 00:00:01.000000", "30000.0"));
+  EXPECT_NE(m.find("t.log:3: the timestamps say 1.000 s passed since line 1"), std::string::npos) << m;
+}
+
 TEST(MegatronLog, timestamp_that_is_not_a_date_is_an_error) {
   auto m = error_of(line_at(1, "2026-02-30 10:00:00", "100.0"));
   EXPECT_NE(m.find("t.log:1: timestamp '2026-02-30 10:00:00' is not a date or time of day"), std::string::npos) << m;
