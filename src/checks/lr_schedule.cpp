@@ -65,19 +65,26 @@ std::optional<double> megatron_learning_rate(const std::map<std::string, std::st
 std::vector<std::string> check_logged_learning_rates(const std::map<std::string, std::string>& args,
                                                      const StepLog& log) {
   std::vector<std::string> out;
+  // A resumed run's scheduler state (and the skipped iterations before it) is not in the log: nothing to check.
+  if (log.records.empty() || log.records.front().first_step != 0) return out;
   std::size_t more = 0;
+  std::int64_t skipped = 0;
   for (const auto& rec : log.records) {
+    // Megatron advances the scheduler only when the update succeeds (fp16 loss-scale skips do not count).
+    skipped += rec.skipped;
     if (!rec.learning_rate) continue;
     const std::int64_t iteration = rec.last_step() + 1;
-    auto want = megatron_learning_rate(args, iteration);
+    auto want = megatron_learning_rate(args, iteration - skipped);
     if (!want) return {};
     const double got = *rec.learning_rate;
-    if (std::fabs(got - *want) <= 1e-5 * std::fabs(*want) + 1e-12) continue;
+    if (std::fabs(got - *want) <= kPrintedRateTolerance * std::fabs(*want) + 1e-12) continue;
     if (out.size() < 3)
-      out.push_back(fmt::format("{}:{}: the log prints learning rate {} at iteration {}, but the argument dump's "
+      out.push_back(fmt::format("{}:{}: the log prints learning rate {} at iteration {}{}, but the argument dump's "
                                 "schedule (lr {}, min_lr {}, lr_decay_style {}) gives {}",
-                                log.file, rec.line, fmt::format("{:.6E}", got), iteration, args.at("lr"), args.at("min_lr"),
-                                args.at("lr_decay_style"), fmt::format("{:.6E}", *want)));
+                                log.file, rec.line, fmt::format("{:.6E}", got), iteration,
+                                skipped ? fmt::format(" ({} skipped before it)", skipped) : std::string(),
+                                args.at("lr"), args.at("min_lr"), args.at("lr_decay_style"),
+                                fmt::format("{:.6E}", *want)));
     else
       ++more;
   }

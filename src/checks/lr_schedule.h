@@ -22,9 +22,15 @@ namespace openrecipes::checks {
 /// learning rate, other decay styles, or a value that is not a number. Never throws.
 std::optional<double> megatron_learning_rate(const std::map<std::string, std::string>& args, std::int64_t iteration);
 
+/// How far a printed rate may be from the schedule's, relative: Megatron prints `{:.6E}` today and `{:.3E}` in
+/// older versions, which rounds by up to 5e-4.
+inline constexpr double kPrintedRateTolerance = 6e-4;
+
 /// Problems (sentences naming file:line, the printed rate and the dump's) where a record's printed learning
-/// rate differs from megatron_learning_rate by more than 1e-5 relative (the log prints 7 significant digits),
-/// at most three, plus a count of the rest. Empty when the log prints no rates or the schedule is not modelled.
+/// rate differs from megatron_learning_rate(iteration − iterations skipped so far) by more than
+/// kPrintedRateTolerance (Megatron steps its scheduler only on successful updates), at most three, plus a
+/// count of the rest. Empty when the log prints no rates, the schedule is not modelled, or the log does not
+/// start at iteration 1 (a resumed run's scheduler state is unknown).
 std::vector<std::string> check_logged_learning_rates(const std::map<std::string, std::string>& args,
                                                      const StepLog& log);
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/files.h"
@@ -64,6 +65,36 @@ TEST(LrSchedule, a_log_whose_dump_was_swapped_for_another_runs_is_caught_naming_
   EXPECT_NE(problems[0].find("at iteration 1, but the argument dump's schedule (lr 1e-05"), std::string::npos)
       << problems[0];
   EXPECT_EQ(problems[3], "and 16 more iteration(s) like these");
+}
+
+TEST(LrSchedule, an_fp16_log_with_skipped_iterations_follows_the_schedule_shifted_by_the_skips) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  // The public fp16 7B log (log interval 10) skips 10, 5, 0, 0, 1 iterations in its first five intervals while
+  // the loss scale settles; Megatron steps the scheduler only on successful updates. Its printed rates are a
+  // linear warmup of lr 3e-4 over 2150 iterations: iteration 20 after 15 skips prints 3e-4 x 5 / 2150 =
+  // 6.976744E-07 and iteration 100 after 16 skips 3e-4 x 84 / 2150 = 1.172093E-05. Unshifted, iteration 20
+  // would be 3e-4 x 20 / 2150 = 2.790698E-06.
+  const std::map<std::string, std::string> args{
+      {"lr", "0.0003"},          {"min_lr", "3e-05"},          {"lr_decay_style", "cosine"},
+      {"train_iters", "500000"}, {"lr_decay_iters", "None"},   {"lr_warmup_iters", "2150"},
+      {"lr_warmup_init", "0.0"}, {"lr_warmup_fraction", "None"}};
+  auto log = evidence::read_step_log(testing::fixtures_dir() / "logs/mdk-gpt3-7b-fp16-1node.log", "megatron", 10);
+  ASSERT_EQ(log.records.size(), 10u);
+  EXPECT_TRUE(check_logged_learning_rates(args, log).empty());
+  auto wrong = args;
+  wrong["lr_warmup_iters"] = "1000";
+  auto problems = check_logged_learning_rates(wrong, log);
+  ASSERT_FALSE(problems.empty());
+  EXPECT_NE(problems[0].find("at iteration 20 (15 skipped before it)"), std::string::npos) << problems[0];
+}
+
+TEST(LrSchedule, rates_printed_with_four_significant_digits_by_older_megatron_pass) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  // Older Megatron prints '{:.3E}': 9.944598E-06 becomes 9.945E-06, 4e-5 relative, inside the 6e-4 tolerance.
+  auto log = log_of("ref");
+  for (auto& r : log.records)
+    if (r.learning_rate) r.learning_rate = std::stod(fmt::format("{:.3E}", *r.learning_rate));
+  EXPECT_TRUE(check_logged_learning_rates(dump("ref"), log).empty());
 }
 
 TEST(LrSchedule, linear_warmup_then_linear_decay_by_hand) {
