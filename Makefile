@@ -18,7 +18,7 @@ run: build
 	@$(BUILD)/openrecipes build registry
 
 test: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900
 
 bench: build
 	@bench/run
