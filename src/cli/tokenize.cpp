@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "core/calendar.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/text.h"
@@ -36,7 +37,7 @@ const bool registered = register_command({
       f->excludes(c);
       app.add_option("--date", o->date, "The date strftime_now() gives templates")->capture_default_str();
       return [o]() -> int {
-        if (!rows::is_calendar_date(o->date))
+        if (!is_calendar_date(o->date))
           throw InputError("--date", quote_for_message(o->date) + " is not a calendar date YYYY-MM-DD",
                            "give the date strftime_now() should return, e.g. 2026-01-01");
         rows::TokenizerFiles files{o->tokenizer, std::nullopt, std::nullopt};

@@ -101,10 +101,6 @@ std::string quote_for_message(std::string_view s, std::size_t max) {
   return out + "'";
 }
 
-namespace {
-
-// Length of the well-formed UTF-8 sequence starting at s[i] (RFC 3629: no overlongs, surrogates or values over
-// U+10FFFF), or 0 when the byte does not start one.
 std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
   const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
   const unsigned char c = b(i);
@@ -126,8 +122,6 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
     if (b(i + k) < 0x80 || b(i + k) > 0xbf) return 0;
   return n;
 }
-
-}  // namespace
 
 std::string escape_controls(std::string_view s, std::size_t max_bytes) {
   std::string out;

@@ -39,4 +39,9 @@ std::string quote_for_message(std::string_view s, std::size_t max = 80);
 /// error message that quotes it.
 std::string escape_controls(std::string_view s, std::size_t max_bytes = 4096);
 
+/// Length in bytes (1..4) of the well-formed UTF-8 sequence starting at s[i] (RFC 3629 / Unicode Table 3-7: no
+/// overlongs, surrogates or values over U+10FFFF; a truncated sequence is not one), or 0 when the byte at `i`
+/// does not start one. Requires i < s.size().
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i);
+
 }  // namespace openrecipes

@@ -80,10 +80,7 @@ Loaded load_evidence(const Recipe& r) {
       }
       auto arm = evidence::read_step_log(r.convergence_arm->path, r.convergence_arm->format, interval,
                                          r.convergence_arm->relative);
-      if (arm.train_iters && *arm.train_iters != 20)
-        throw InputError(r.convergence_arm->relative,
-                         fmt::format("the convergence arm ran {} steps, not 20", *arm.train_iters),
-                         "a convergence arm is a 20-step run");
+      checks::require_arm_length(arm);
       out.arm = checks::loss_curve_from_log(arm);
     } else if (r.steps_per_run == 20) {
       out.arm_file = r.log.relative;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/calendar.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/sha256.h"
@@ -50,16 +51,6 @@ EvidenceFile evidence_file(const YamlField& f, const fs::path& dir, const std::v
 }
 
 std::int64_t parallel_size(const YamlField& f) { return f.as_int(1, 1 << 20); }
-
-// A real calendar date (proleptic Gregorian): YYYY-MM-DD with the month's true length (29 February only in a
-// leap year).
-bool is_calendar_date(const std::string& s) {
-  if (!std::regex_match(s, kDate)) return false;
-  int y = std::stoi(s.substr(0, 4)), m = std::stoi(s.substr(5, 2)), d = std::stoi(s.substr(8, 2));
-  static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  return d <= days[m - 1] + (m == 2 && leap ? 1 : 0);
-}
 
 }  // namespace
 
@@ -114,7 +105,7 @@ Recipe load_recipe(const fs::path& dir) {
       throw InputError(author["link"].where(), "the link must be an https:// URL");
   }
   r.date = y.require("date").as_string(10);
-  if (!is_calendar_date(r.date))
+  if (!std::regex_match(r.date, kDate) || !is_calendar_date(r.date))
     throw InputError(y["date"].where(), "'" + r.date + "' is not a calendar date YYYY-MM-DD",
                      "give the day the run was measured, e.g. 2026-02-28");
   if (auto ref = y["reference"].string_or_null(200)) {

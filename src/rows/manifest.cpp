@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/calendar.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/sha256.h"
@@ -46,17 +47,6 @@ const std::vector<std::string> kSourceKeys = {"bytes", "conversations", "name", 
 
 std::string at(std::string_view where, const std::string& field) { return fmt::format("{}: {}", where, field); }
 
-bool valid_date(const std::string& d) {
-  if (d.size() != 10 || d[4] != '-' || d[7] != '-') return false;
-  for (std::size_t i : {0u, 1u, 2u, 3u, 5u, 6u, 8u, 9u})
-    if (d[i] < '0' || d[i] > '9') return false;
-  const int y = std::stoi(d.substr(0, 4)), m = std::stoi(d.substr(5, 2)), day = std::stoi(d.substr(8, 2));
-  if (m < 1 || m > 12 || day < 1) return false;
-  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  return day <= kDays[m - 1] + ((m == 2 && leap) ? 1 : 0);
-}
-
 void check_string(std::string_view where, const std::string& field, const std::string& v, bool may_be_empty) {
   if (v.size() > kMaxString)
     throw InputError(at(where, field), fmt::format("{} bytes, over the limit of {}", v.size(), kMaxString), kFix);
@@ -80,7 +70,7 @@ void validate(const RowsManifest& m, std::string_view where) {
   check_sha(where, "tokenizer_config_sha256", m.tokenizer_config_sha256);
   check_sha(where, "chat_template_sha256", m.chat_template_sha256);
   check_sha(where, "rows_sha256", m.rows_sha256);
-  if (!valid_date(m.strftime_date))
+  if (!is_calendar_date(m.strftime_date))
     throw InputError(at(where, "strftime_date"),
                      fmt::format("'{}' is not a date YYYY-MM-DD", m.strftime_date.substr(0, 40)), kFix);
   if (m.eos_id < 0 || m.eos_id > 0x7fffffff)

@@ -8,6 +8,7 @@
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 
+#include "core/calendar.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/text.h"
@@ -24,17 +25,6 @@ fs::path manifest_path_for(const fs::path& rows_parquet) {
   fs::path p = rows_parquet;
   std::string stem = p.extension() == ".parquet" ? p.stem().string() : p.filename().string();
   return p.parent_path() / (stem + ".manifest.json");
-}
-
-bool is_calendar_date(const std::string& d) {
-  if (d.size() != 10 || d[4] != '-' || d[7] != '-') return false;
-  for (std::size_t i : {0u, 1u, 2u, 3u, 5u, 6u, 8u, 9u})
-    if (d[i] < '0' || d[i] > '9') return false;
-  const int y = std::stoi(d.substr(0, 4)), m = std::stoi(d.substr(5, 2)), day = std::stoi(d.substr(8, 2));
-  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (y < 1 || m < 1 || m > 12 || day < 1) return false;
-  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  return day <= kDays[m - 1] + (m == 2 && leap ? 1 : 0);
 }
 
 namespace {

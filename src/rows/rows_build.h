@@ -50,9 +50,6 @@ struct RowsBuildResult {
 /// The manifest path for a rows file: "x.parquet" -> "x.manifest.json".
 std::filesystem::path manifest_path_for(const std::filesystem::path& rows_parquet);
 
-/// True for a calendar date "YYYY-MM-DD" (year 0001..9999, a real month and day, leap years counted): the
-/// --date that strftime_now() returns (SPEC §1.2). Checked at startup rather than when a template first asks.
-bool is_calendar_date(const std::string& date);
 
 /// Builds the rows. Throws InputError for bad input: what SourceSet, TokenizerBundle and the writer refuse; a
 /// template that raises or hits a sandbox limit (naming the conversation's index, shard and row); a token stream

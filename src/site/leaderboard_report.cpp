@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "checks/check_json.h"
+#include "core/text.h"
 
 namespace openrecipes::site {
 
@@ -22,19 +23,8 @@ std::string terminal_safe(std::string_view s, bool escape_c0) {
       ++i;
       continue;
     }
-    // The length of a well-formed UTF-8 sequence starting here (RFC 3629), or 0.
-    std::size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    bool ok = n > 0 && i + n <= s.size();
-    for (std::size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
-    if (ok && n == 3) {
-      const auto c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xe0 && c1 < 0xa0) && !(c == 0xed && c1 >= 0xa0);  // overlong, surrogate
-    }
-    if (ok && n == 4) {
-      const auto c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xf0 && c1 < 0x90) && !(c == 0xf4 && c1 >= 0x90);  // overlong, above U+10FFFF
-    }
-    if (!ok) {
+    const std::size_t n = utf8_sequence_length(s, i);
+    if (n == 0) {
       hex(c);
       ++i;
       continue;
