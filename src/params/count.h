@@ -15,9 +15,9 @@
 
 namespace openrecipes::params {
 
-/// Parameters of one class. `params` counts every stored value (FP4 unpacked, every routed expert); `active` is what
-/// the class adds to N: equal to params for counted classes, params × top_k / num_experts for routed experts, 0 for
-/// excluded classes.
+/// Parameters of one class. `params` counts every stored value (FP4 unpacked, every routed expert; for the
+/// quantization_scale class these are scale values, which are not parameters); `active` is what the class adds to N:
+/// equal to params for counted classes, params × top_k / num_experts for routed experts, 0 for excluded classes.
 struct ClassCount {
   std::int64_t tensors = 0;
   std::int64_t params = 0;
@@ -32,13 +32,25 @@ struct TensorCount {
   std::int64_t params = 0;  // unpacked value count
 };
 
+/// The quantization scales of a checkpoint: stored values that rescale quantized weights (`weight_scale_inv`,
+/// `weight_scale`, `weight_scale_2`, `input_scale`, `k_scale`, `v_scale`, gpt-oss `*_scales`, and every F8_E8M0
+/// tensor). Not parameters: outside N and outside total_params (SPEC §3: "quantization scales" are left out).
+struct ScaleCount {
+  std::int64_t tensors = 0;
+  std::int64_t values = 0;  // elements stored, one per scale
+};
+
 /// The result of a count.
 struct ParamCount {
   std::string source;                        // "checkpoint" or "config"
   std::string model_type;                    // config.json model_type
   std::int64_t n_active = 0;                 // N: sum of `active` over the counted classes
   std::int64_t counted_total = 0;            // sum of `params` over the counted classes (every routed expert)
-  std::optional<std::int64_t> total_params;  // every stored parameter, unpacked (checkpoint counts only)
+  /// Every stored parameter, FP4 unpacked: the sum of `params` over every class but quantization_scale (checkpoint
+  /// counts only). Quantization scales are not parameters and are not in it.
+  std::optional<std::int64_t> total_params;
+  /// The quantization_scale class's tensors and values, reported apart from total_params (checkpoint counts only).
+  std::optional<ScaleCount> quantization_scales;
   std::int64_t tensors = 0;                  // tensors read (checkpoint counts only)
   std::int64_t shards = 0;                   // files read (checkpoint counts only)
   std::optional<std::int64_t> top_k;         // MoE models
@@ -57,7 +69,9 @@ struct ParamCount {
 /// only. Every tensor is classed by TensorRules; routed experts count at top_k / num_experts; FP4 stored two per
 /// byte counts unpacked (gpt-oss `*_blocks`, and U8 weights when quantization_config declares FP4); with no
 /// lm_head tensor and tie_word_embeddings (default true) the output projection counts the embedding's size once.
-/// Throws InputError for every error of open_checkpoint and ModelConfig, a tensor no rule classes, routed experts
+/// Quantization scales (including every F8_E8M0 tensor) go to quantization_scales, never to total_params.
+/// Throws InputError for every error of open_checkpoint and ModelConfig, a tensor no rule classes, an F8_E8M0 tensor
+/// that the name rules class as a counted weight (E8M0 holds exponents only: a scale), routed experts
 /// without num_experts / num_experts_per_tok in the config, a layer missing some of num_experts experts, a stacked
 /// expert tensor whose first dimension is not num_experts, an expert index past num_experts, U8 weights in a config
 /// declaring no 4-bit format, integer-packed weights (I16..U64), a missing lm_head with tie_word_embeddings false,
@@ -68,8 +82,8 @@ ParamCount count_from_checkpoint(const std::filesystem::path& path, const nlohma
 /// Counts N from `config` alone: per layer, the attention (GQA, gated GQA, MLA, gated DeltaNet, sparse-attention
 /// indexer), dense MLP, shared experts, router and routed experts (top_k of num_experts), plus the output projection
 /// vocab_size × hidden_size. Predicts the counted classes and the embedding; norms, biases, MTP layers, vision towers
-/// and quantization scales are not predicted (total_params stays empty). Throws InputError naming any field the
-/// family needs that is missing or malformed, and on arithmetic overflow.
+/// and quantization scales are not predicted (total_params and quantization_scales stay empty). Throws InputError
+/// naming any field the family needs that is missing or malformed, and on arithmetic overflow.
 ParamCount count_from_config(const nlohmann::json& config, const std::string& config_source = "config.json");
 
 /// Routed experts' share of N: `routed_params` × `top_k` / `num_experts` (SPEC §3: "routed experts at top-k of the

@@ -1,5 +1,5 @@
 // N from a checkpoint's safetensors headers and config.json (SPEC §3): class every tensor, unpack FP4, scale routed
-// experts by top-k / expert count, count a tied output projection once.
+// experts by top-k / expert count, count a tied output projection once, keep quantization scales out of the totals.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -59,7 +59,8 @@ ParamCount count_from_checkpoint(const std::filesystem::path& path, const nlohma
   pc.tensors = static_cast<std::int64_t>(ck.tensors.size());
   pc.tensor_list.reserve(ck.tensors.size());
 
-  std::int64_t total = 0;
+  std::int64_t total = 0;  // every class but quantization_scale
+  ScaleCount scales;
   std::int64_t embedding_params = -1;
   std::string embedding_name;
   bool has_output = false;
@@ -80,6 +81,17 @@ ParamCount count_from_checkpoint(const std::filesystem::path& path, const nlohma
     std::int64_t params = static_cast<std::int64_t>(t.elements);
     if (t.elements > static_cast<std::uint64_t>(INT64_MAX / 2))
       throw InputError(where(), "element count is too large to count");
+    if (t.dtype == Dtype::F8_E8M0 && role.cls != ParamClass::quantization_scale) {
+      // E8M0 has an 8-bit exponent and no sign or mantissa: it can only hold powers of two, i.e. scales.
+      if (is_counted(role.cls))
+        throw InputError(where(),
+                         fmt::format("is F8_E8M0, but its name makes it a {} weight; E8M0 holds exponents only (no "
+                                     "mantissa), so it is a quantization scale, not a weight",
+                                     param_class_name(role.cls)),
+                         "check that config.json belongs to this checkpoint; a scale stored under a weight's name "
+                         "needs a rule in src/params/tensor_rules.cpp");
+      role.cls = ParamClass::quantization_scale;  // an E8M0 tensor among excluded parts (MTP, vision): still a scale
+    }
     if (role.fp4_blocks) {
       if (t.dtype != Dtype::U8)
         throw InputError(where(),
@@ -155,7 +167,12 @@ ParamCount count_from_checkpoint(const std::filesystem::path& path, const nlohma
     if (cc.tensors == 0) cc.example = t.name;
     ++cc.tensors;
     cc.params = checked_add(cc.params, params, t.name);
-    total = checked_add(total, params, t.name);
+    if (role.cls == ParamClass::quantization_scale) {
+      ++scales.tensors;
+      scales.values = checked_add(scales.values, params, t.name);
+    } else {
+      total = checked_add(total, params, t.name);
+    }
     pc.tensor_list.push_back({t.name, role.cls, params});
   }
 
@@ -196,6 +213,7 @@ ParamCount count_from_checkpoint(const std::filesystem::path& path, const nlohma
     pc.counted_total = checked_add(pc.counted_total, cc.params, path.string());
   }
   pc.total_params = total;
+  pc.quantization_scales = scales;
   if (unpacked_fp4) pc.notes.push_back("FP4 weights stored two per byte counted unpacked (2 values per byte)");
   if (pc.of(ParamClass::mtp).tensors > 0)
     pc.notes.push_back(fmt::format("MTP: {} tensors left out ({} MTP layers in config.json)",

@@ -174,8 +174,11 @@ ParamCount count_from_config(const nlohmann::json& config, const std::string& co
       continue;
     }
     c.add(ParamClass::router, a.mul({E, H}));
-    const std::int64_t expert_ffn =
-        f == Family::gpt_oss ? cfg.require_int("intermediate_size") : cfg.require_int("moe_intermediate_size");
+    // gpt-oss and Mixtral size their experts with intermediate_size (they have no dense MLP); the others with
+    // moe_intermediate_size.
+    const std::int64_t expert_ffn = f == Family::gpt_oss || f == Family::mixtral
+                                        ? cfg.require_int("intermediate_size")
+                                        : cfg.require_int("moe_intermediate_size");
     c.add(ParamClass::routed_expert, a.mul({E, 3, H, expert_ffn}));
     if (f == Family::qwen3_next || f == Family::qwen3_5) {  // one shared expert and its sigmoid gate [1, H]
       if (auto shared = cfg.find_int("shared_expert_intermediate_size"); shared && *shared > 0)

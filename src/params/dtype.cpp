@@ -54,4 +54,13 @@ std::string_view dtype_name(Dtype dtype) { return row(dtype).name; }
 int dtype_bits(Dtype dtype) { return row(dtype).bits; }
 bool dtype_is_integer(Dtype dtype) { return row(dtype).integer; }
 
+std::string known_dtype_names() {
+  std::string out;
+  for (const auto& r : kDtypes) {
+    if (!out.empty()) out += ", ";
+    out += r.name;
+  }
+  return out;
+}
+
 }  // namespace openrecipes::params

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace openrecipes::params {
@@ -44,6 +45,10 @@ std::string_view dtype_name(Dtype dtype);
 /// Bits one element occupies in the data region: 4 for F4 (two per byte), 6 for F6_*, 8 for BOOL and the byte types,
 /// 16, 32 or 64 otherwise (C64 is two F32). Matches upstream `Dtype::bitsize`.
 int dtype_bits(Dtype dtype);
+
+/// Every dtype parse_dtype accepts, as the header spells it, in the table's order, separated by ", "
+/// ("BOOL, F4, F6_E2M3, ..."): the one list that error messages quote.
+std::string known_dtype_names();
 
 /// True for the integer and boolean types (BOOL, U8, I8, I16, U16, I32, U32, I64, U64).
 bool dtype_is_integer(Dtype dtype);

@@ -20,7 +20,7 @@ struct TypeRow {
   bool indexer;
   bool experts;
 };
-constexpr std::array<TypeRow, 14> kTypes{{
+constexpr std::array<TypeRow, 15> kTypes{{
     {"llama", Family::llama, false, false},
     {"qwen3", Family::qwen3, false, false},
     {"qwen3_moe", Family::qwen3_moe, false, true},
@@ -35,6 +35,7 @@ constexpr std::array<TypeRow, 14> kTypes{{
     {"glm_moe_dsa", Family::deepseek_v3, true, true},
     {"glm4_moe", Family::glm4_moe, false, true},
     {"gpt_oss", Family::gpt_oss, false, true},
+    {"mixtral", Family::mixtral, false, true},
 }};
 
 constexpr std::int64_t kMaxField = std::int64_t{1} << 40;
@@ -204,6 +205,7 @@ std::string_view ModelConfig::experts_field() const {
     case Family::glm4_moe:
       return "n_routed_experts";
     case Family::gpt_oss:
+    case Family::mixtral:
       return "num_local_experts";
     default:
       return "num_experts";

@@ -21,6 +21,7 @@ enum class Family {
   deepseek_v3,  // deepseek_v3, kimi_k2; with the sparse-attention indexer: deepseek_v32, glm_moe_dsa (GLM-5)
   glm4_moe,     // glm4_moe (GLM-4.5, GLM-4.6, GLM-4.7)
   gpt_oss,      // gpt_oss
+  mixtral,      // mixtral (Mixtral 8x7B, 8x22B: GQA, block_sparse_moe experts w1/w3/w2, no shared experts)
 };
 
 /// A parsed config.json. Field reads throw InputError naming `source` and the field.
@@ -35,7 +36,8 @@ class ModelConfig {
   Family family() const { return family_; }
   /// True for DeepSeek-V3.2 and GLM-5 (index_n_heads, index_head_dim: the sparse-attention indexer).
   bool has_indexer() const { return indexer_; }
-  /// True when the model has routed experts (Qwen3 MoE, Qwen3-Next, Qwen3.5/3.6 MoE, DeepSeek, Kimi, GLM, gpt-oss).
+  /// True when the model has routed experts (Qwen3 MoE, Qwen3-Next, Qwen3.5/3.6 MoE, DeepSeek, Kimi, GLM, gpt-oss,
+  /// Mixtral).
   bool has_experts() const { return experts_; }
 
   /// The text model's fields: text_config when present (Qwen3.5/3.6), else the root.
@@ -60,7 +62,7 @@ class ModelConfig {
   bool fp4_two_per_byte() const;
 
   /// Name of the expert-count field for this family: num_experts (Qwen), n_routed_experts (DeepSeek, Kimi, GLM),
-  /// num_local_experts (gpt-oss).
+  /// num_local_experts (gpt-oss, Mixtral).
   std::string_view experts_field() const;
   /// Routed experts per MoE layer; throws InputError naming the field when missing (with a hint for configs that
   /// renamed it, e.g. InferSim's num_routed_experts).

@@ -71,7 +71,7 @@ std::string_view param_class_reason(ParamClass c) {
     case ParamClass::vision:
       return "vision tower: not part of the text model";
     case ParamClass::quantization_scale:
-      return "quantization scales: metadata of quantized weights, not weights";
+      return "quantization scales: metadata of quantized weights, not weights (nor parameters)";
   }
   return "?";
 }

@@ -27,7 +27,7 @@ enum class ParamClass : int {
   index_table,         // integer index tables (reserved: no fixture architecture stores one)
   mtp,                 // multi-token prediction layers
   vision,              // vision tower
-  quantization_scale,  // block/tensor scales of quantized weights
+  quantization_scale,  // block/tensor scales of quantized weights, and every F8_E8M0 tensor: not parameters
 };
 
 inline constexpr std::size_t kParamClassCount = 15;

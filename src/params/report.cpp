@@ -50,7 +50,8 @@ std::string format_table(const ParamCount& pc, const std::string& where, const P
     if (is_counted(c)) continue;
     const ClassCount& cc = pc.of(c);
     if (cc.tensors == 0 && cc.params == 0) continue;
-    if (!any_excluded) out += fmt::format("{:<20}{:>9}{:>20}   {}\n", "left out of N", "tensors", "parameters", "why");
+    // "values", not "parameters": the quantization_scale row holds scales, which are not parameters.
+    if (!any_excluded) out += fmt::format("{:<20}{:>9}{:>20}   {}\n", "left out of N", "tensors", "values", "why");
     any_excluded = true;
     out += fmt::format("{:<20}{:>9}{:>20}   {}\n", param_class_name(c),
                        pc.source == "checkpoint" ? std::to_string(cc.tensors) : std::string("-"),
@@ -60,6 +61,9 @@ std::string format_table(const ParamCount& pc, const std::string& where, const P
   if (pc.total_params)
     out += fmt::format("stored parameters (FP4 unpacked): {} ({})\n", with_commas(*pc.total_params),
                        billions(*pc.total_params));
+  if (pc.quantization_scales && pc.quantization_scales->tensors > 0)
+    out += fmt::format("quantization scales: {} values in {} tensors (not parameters: not in the total above)\n",
+                       with_commas(pc.quantization_scales->values), with_commas(pc.quantization_scales->tensors));
   for (const auto& note : pc.notes) out += "note: " + note + "\n";
   if (config_check) {
     auto diffs = compare_counts(pc, *config_check);
@@ -93,6 +97,9 @@ nlohmann::ordered_json to_json(const ParamCount& pc, const std::string& where, c
   j["N"] = pc.n_active;
   j["counted_total"] = pc.counted_total;
   j["total_params"] = pc.total_params ? oj(*pc.total_params) : oj(nullptr);
+  j["quantization_scales"] = pc.quantization_scales ? oj{{"tensors", pc.quantization_scales->tensors},
+                                                         {"values", pc.quantization_scales->values}}
+                                                    : oj(nullptr);
   j["shards"] = pc.shards;
   j["tensors"] = pc.tensors;
   j["top_k"] = pc.top_k ? oj(*pc.top_k) : oj(nullptr);

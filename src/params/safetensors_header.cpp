@@ -289,6 +289,16 @@ bool fast_parse(std::string_view text, std::vector<RawEntry>& entries,
   return true;
 }
 
+// Values of a sub-byte dtype that fill a whole number of bytes: 2 for F4 (one byte), 4 for F6_* (three bytes); 1 for
+// every dtype of a byte or more.
+int packed_row_values(Dtype d) {
+  const int bits = dtype_bits(d);
+  if (bits >= 8) return 1;
+  int n = 1;
+  while ((n * bits) % 8 != 0) ++n;
+  return n;
+}
+
 TensorInfo validate_entry(RawEntry& raw, const std::string& file_where) {
   const std::string& name = raw.name;
   auto where = [&] { return tensor_where(file_where, name); };
@@ -302,9 +312,7 @@ TensorInfo validate_entry(RawEntry& raw, const std::string& file_where) {
   auto d = parse_dtype(raw.dtype);
   if (!d)
     throw InputError(where(),
-                     "unknown dtype " + quote_for_message(raw.dtype) +
-                         " (known: BOOL, F4, F6_E2M3, F6_E3M2, U8, I8, F8_E5M2, F8_E4M3, F8_E8M0, I16, U16, F16, BF16, "
-                         "I32, U32, F32, C64, F64, I64, U64)",
+                     "unknown dtype " + quote_for_message(raw.dtype) + " (known: " + known_dtype_names() + ")",
                      "convert the checkpoint with a safetensors release that writes standard dtypes");
   t.dtype = *d;
   if (raw.shape.size() > 64)
@@ -326,14 +334,25 @@ TensorInfo validate_entry(RawEntry& raw, const std::string& file_where) {
   if (bits % 8 != 0)
     throw InputError(
         where(), fmt::format("{} elements of {} are not a whole number of bytes", elements, dtype_name(t.dtype)), kFix);
-  if (t.end - t.begin != bits / 8) {
-    std::string shape = "[";
-    for (std::size_t i = 0; i < t.shape.size(); ++i) shape += (i ? "," : "") + std::to_string(t.shape[i]);
+  std::string shape = "[";
+  for (std::size_t i = 0; i < t.shape.size(); ++i) shape += (i ? "," : "") + std::to_string(t.shape[i]);
+  shape += "]";
+  // Sub-byte types are packed along the last dimension, so each row must fill whole bytes: two F4 values per byte,
+  // four F6 values per three bytes; a row that ends mid-byte is malformed.
+  if (const int packed = packed_row_values(t.dtype); packed > 1 && !t.shape.empty() && t.shape.back() % packed != 0)
     throw InputError(where(),
-                     fmt::format("data_offsets [{}, {}) hold {} bytes, but shape {}] of {} needs {} bytes", t.begin,
+                     fmt::format("shape {} of {} has last dimension {}, not a multiple of {}: {} values are packed "
+                                 "{} to {} along the last dimension, so each row must fill whole bytes",
+                                 shape, dtype_name(t.dtype), t.shape.back(), packed, dtype_name(t.dtype), packed,
+                                 packed * dtype_bits(t.dtype) / 8 == 1
+                                     ? std::string("a byte")
+                                     : fmt::format("{} bytes", packed * dtype_bits(t.dtype) / 8)),
+                     "re-download or re-export the checkpoint; this tensor's shape cannot hold packed values");
+  if (t.end - t.begin != bits / 8)
+    throw InputError(where(),
+                     fmt::format("data_offsets [{}, {}) hold {} bytes, but shape {} of {} needs {} bytes", t.begin,
                                  t.end, t.end - t.begin, shape, dtype_name(t.dtype), bits / 8),
                      kFix);
-  }
   t.name = std::move(raw.name);
   return t;
 }

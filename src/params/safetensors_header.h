@@ -41,9 +41,10 @@ struct SafetensorsHeader {
 /// file (and the tensor, where one is at fault) when: the file is missing, unreadable or shorter than 8 bytes; N is
 /// over kMaxHeaderBytes or runs past the end of the file; the header is not a JSON object (position given); an entry
 /// lacks dtype/shape/data_offsets or has other keys; a dtype is unknown; a shape or offset is not a non-negative
-/// integer; shape × dtype overflows 64 bits or is not a whole number of bytes; data_offsets are reversed, out of the
-/// data region, overlap another tensor's, leave a gap, or hold a byte count other than shape × dtype; the tensors
-/// do not end exactly at the end of the file; `__metadata__` is not an object of strings.
+/// integer; shape × dtype overflows 64 bits or is not a whole number of bytes; a sub-byte tensor's last dimension
+/// does not fill whole bytes (F4: odd; F6_E2M3, F6_E3M2: not a multiple of 4); data_offsets are reversed, out of
+/// the data region, overlap another tensor's, leave a gap, or hold a byte count other than shape × dtype; the
+/// tensors do not end exactly at the end of the file; `__metadata__` is not an object of strings.
 SafetensorsHeader read_safetensors_header(const std::filesystem::path& file);
 
 /// Validates header JSON text for a data region of `data_bytes` bytes, as read_safetensors_header does after reading

@@ -18,6 +18,17 @@ constexpr std::array<std::string_view, 6> kScaleSuffixes{"weight_scale_inv", "we
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
+// True when the last dotted part of `name` is a quantization companion's suffix (X.weight_scale_inv, ...). Used
+// inside the excluded parts (MTP layers, vision tower), whose scales are scales, not MTP or vision parameters.
+bool scale_suffix(std::string_view name) {
+  const std::size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos) return false;
+  const std::string_view last = name.substr(dot + 1);
+  for (auto s : kScaleSuffixes)
+    if (last == s) return true;
+  return false;
+}
+
 // A decimal token of at most 9 digits (a layer or expert index).
 bool index_token(std::string_view t, std::int64_t* out) {
   if (t.empty() || t.size() > 9) return false;
@@ -92,7 +103,14 @@ TensorRules::TensorRules(const ModelConfig& config)
     }
     return;
   }
-  // Dense MLP: every family but gpt-oss (dense models; first_k_dense_replace, mlp_only_layers).
+  if (family_ == Family::mixtral) {  // every layer is sparse: router + experts w1 (gate), w3 (up), w2 (down)
+    add("block_sparse_moe.gate.weight", router);
+    for (std::string_view p : {std::string_view("w1"), std::string_view("w3"), std::string_view("w2")})
+      add(fmt::format("block_sparse_moe.experts.#.{}.weight", p),
+          Rule{C::routed_expert, Experts::per_expert, p, false, true});
+    return;
+  }
+  // Dense MLP: every family but gpt-oss and Mixtral (dense models; first_k_dense_replace, mlp_only_layers).
   for (const char* p : {"gate_proj", "up_proj", "down_proj"}) {
     add(fmt::format("mlp.{}.weight", p), mlp);
     add(fmt::format("mlp.{}.bias", p), bias);
@@ -135,7 +153,7 @@ TensorRole TensorRules::classify_layer(std::string_view name, std::string_view r
   role.layer = layer;
   if (layer >= layers_) {
     if (layer < layers_ + mtp_layers_) {  // DeepSeek/Kimi/GLM: MTP modules are layers L .. L + nextn - 1
-      role.cls = ParamClass::mtp;
+      role.cls = scale_suffix(rest) ? ParamClass::quantization_scale : ParamClass::mtp;
       return role;
     }
     unclassed(name, mtp_layers_ > 0 ? fmt::format("layer {} is past num_hidden_layers {} + {} MTP layers", layer,
@@ -205,13 +223,13 @@ TensorRole TensorRules::classify(std::string_view name) const {
   }
   const bool qwen_mtp = family_ == Family::qwen3_next || family_ == Family::qwen3_5;
   if (qwen_mtp && starts_with(name, "mtp.")) {
-    role.cls = ParamClass::mtp;
+    role.cls = scale_suffix(name) ? ParamClass::quantization_scale : ParamClass::mtp;
     return role;
   }
   std::string_view rest;
   if (family_ == Family::qwen3_5) {
     if (starts_with(name, "model.visual.") || starts_with(name, "visual.")) {
-      role.cls = ParamClass::vision;
+      role.cls = scale_suffix(name) ? ParamClass::quantization_scale : ParamClass::vision;
       return role;
     }
     if (starts_with(name, "model.language_model."))

@@ -20,7 +20,7 @@ struct TensorRole {
   std::int64_t layer = -1;          // decoder layer index (-1 outside the decoder layers)
   Experts experts = Experts::none;  // routed experts: one tensor per expert, or all experts stacked on dim 0
   std::int64_t expert = -1;         // per_expert: the expert index
-  std::string_view projection;      // routed experts: gate_proj, up_proj, down_proj or gate_up_proj
+  std::string_view projection;      // routed experts: gate_proj, up_proj, down_proj, gate_up_proj; Mixtral w1, w3, w2
   bool fp4_blocks = false;          // MXFP4 `*_blocks` (gpt-oss): U8 holding two FP4 values per byte
 };
 
@@ -30,7 +30,9 @@ struct TensorRole {
 /// `norm`, `layers.<i>.<...>`; `lm_head.weight`; `mtp.*` (Qwen3-Next, Qwen3.5/3.6); `model.visual.*` (Qwen3.5/3.6);
 /// DeepSeek/Kimi/GLM MTP as layers num_hidden_layers .. + num_nextn_predict_layers - 1. Quantization companions
 /// (`weight_scale_inv`, `weight_scale`, `weight_scale_2`, `input_scale`, `k_scale`, `v_scale`, gpt-oss `*_scales`)
-/// of a classed weight are quantization scales.
+/// of a classed weight are quantization scales; so are those suffixes anywhere in MTP layers and the vision tower
+/// (scales there are scales, not MTP or vision parameters). Mixtral: `block_sparse_moe.gate` (router) and
+/// `block_sparse_moe.experts.<e>.w1/w3/w2` (gate, up, down).
 class TensorRules {
  public:
   explicit TensorRules(const ModelConfig& config);

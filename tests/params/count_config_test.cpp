@@ -96,6 +96,38 @@ TEST(CountConfig, key_value_heads_must_group_the_attention_heads) {
   EXPECT_THAT(error_of(nested), HasSubstr("text_config.hidden_size: is 0"));
 }
 
+TEST(CountConfig, mixtral_experts_use_intermediate_size_and_num_local_experts) {
+  json c = {{"model_type", "mixtral"},
+            {"hidden_size", 64},
+            {"vocab_size", 1000},
+            {"num_hidden_layers", 3},
+            {"num_attention_heads", 8},
+            {"num_key_value_heads", 2},
+            {"intermediate_size", 96},
+            {"num_local_experts", 4},
+            {"num_experts_per_tok", 2},
+            {"tie_word_embeddings", false}};
+  ParamCount pc = count_from_config(c);
+  // head_dim 64 / 8 = 8. Per layer: q 64×64 + k, v 64×16 + o 64×64 = 10,240; router 4×64; 2 of 4 experts of 3×64×96.
+  EXPECT_EQ(pc.of(ParamClass::attention).active, 3 * 10'240);
+  EXPECT_EQ(pc.of(ParamClass::router).active, 3 * 4 * 64);
+  EXPECT_EQ(pc.of(ParamClass::routed_expert).params, 3 * 4 * 3 * 64 * 96);
+  EXPECT_EQ(pc.of(ParamClass::routed_expert).active, 3 * 2 * 3 * 64 * 96);
+  EXPECT_EQ(pc.of(ParamClass::dense_mlp).params, 0);
+  EXPECT_EQ(pc.of(ParamClass::shared_expert).params, 0);
+  EXPECT_EQ(pc.n_active, 3 * (10'240 + 256 + 2 * 3 * 64 * 96) + 1000 * 64);
+  EXPECT_FALSE(pc.output_tied);
+  json no_e = c;
+  no_e.erase("num_local_experts");
+  EXPECT_THAT(error_of(no_e), HasSubstr("config.json: num_local_experts: missing"));
+  json no_k = c;
+  no_k.erase("num_experts_per_tok");
+  EXPECT_THAT(error_of(no_k), HasSubstr("config.json: num_experts_per_tok: missing"));
+  json no_i = c;
+  no_i.erase("intermediate_size");
+  EXPECT_THAT(error_of(no_i), HasSubstr("config.json: intermediate_size: missing"));
+}
+
 TEST(CountConfig, text_config_nesting_is_followed) {
   json nested = {{"model_type", "qwen3_5"},
                  {"tie_word_embeddings", false},

@@ -1,7 +1,7 @@
 // Test support: the tensor names, dtypes and shapes of the Hugging Face checkpoints of each fixture architecture,
 // generated from a config.json (Llama 3.1, Qwen3 dense/MoE, Qwen3-Next, Qwen3.5/3.6 BF16/FP8/NVFP4 with vision tower
-// and MTP, DeepSeek-V3/R1/V3.2, Kimi-K2, GLM-4.5/4.7, GLM-5, gpt-oss). The test's own description of those layouts,
-// written from the public checkpoints' index files and loaders, independent of src/params' rules.
+// and MTP, DeepSeek-V3/R1/V3.2, Kimi-K2, GLM-4.5/4.7, GLM-5, gpt-oss, Mixtral). The test's own description of those
+// layouts, written from the public checkpoints' index files and loaders, independent of src/params' rules.
 #pragma once
 
 #include <fmt/format.h>
@@ -354,12 +354,42 @@ inline std::vector<Tensor> gpt_oss(const nlohmann::json& c) {
   return b.tensors;
 }
 
+// ---- Mixtral (every layer sparse: block_sparse_moe router and experts w1, w3, w2; untied lm_head) ----------------
+inline std::vector<Tensor> mixtral(const nlohmann::json& c) {
+  const U H = num(c, "hidden_size"), V = num(c, "vocab_size"), L = num(c, "num_hidden_layers");
+  const U nh = num(c, "num_attention_heads"), kv = num(c, "num_key_value_heads");
+  const U hd = num_or(c, "head_dim", H / nh);
+  const U E = num(c, "num_local_experts"), I = num(c, "intermediate_size");
+  Builder b;
+  b.raw("model.embed_tokens.weight", "BF16", {V, H});
+  for (U l = 0; l < L; ++l) {
+    const std::string p = fmt::format("model.layers.{}.", l);
+    b.vec(p + "input_layernorm.weight", H);
+    b.vec(p + "post_attention_layernorm.weight", H);
+    b.lin(p + "self_attn.q_proj", nh * hd, H);
+    b.lin(p + "self_attn.k_proj", kv * hd, H);
+    b.lin(p + "self_attn.v_proj", kv * hd, H);
+    b.lin(p + "self_attn.o_proj", H, nh * hd);
+    b.lin(p + "block_sparse_moe.gate", E, H);  // router [E, H]
+    for (U e = 0; e < E; ++e) {
+      const std::string x = fmt::format("{}block_sparse_moe.experts.{}.", p, e);
+      b.lin(x + "w1", I, H);  // gate
+      b.lin(x + "w3", I, H);  // up
+      b.lin(x + "w2", H, I);  // down
+    }
+  }
+  b.vec("model.norm.weight", H);
+  if (!flag_or(c, "tie_word_embeddings", false)) b.raw("lm_head.weight", "BF16", {V, H});  // MixtralConfig: untied
+  return b.tensors;
+}
+
 /// The checkpoint layout for `config` (dispatch on model_type).
 inline std::vector<Tensor> layout_for(const nlohmann::json& config) {
   const std::string mt = config.at("model_type");
   if (mt == "llama" || mt == "qwen3" || mt == "qwen3_moe") return llama_qwen3(config);
   if (mt == "qwen3_next" || mt.rfind("qwen3_5", 0) == 0) return qwen_hybrid(config);
   if (mt == "gpt_oss") return gpt_oss(config);
+  if (mt == "mixtral") return mixtral(config);
   return deepseek_glm(config);
 }
 

@@ -1,6 +1,7 @@
 // Every architecture in ../shared/fixtures/configs: a checkpoint with the Hugging Face tensor names, dtypes and
 // shapes is written (sparse), N is counted from its headers, and checked against the test's own per-layer arithmetic
-// (and against count_from_config). Five models also get a hand calculation with the numbers written out.
+// (and against count_from_config). Several models, Mixtral-8x22B (tests/params/configs) among them, also get a hand
+// calculation with the numbers written out, and gpt-oss its stored totals with the quantization scales apart.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 #include "core/error.h"
 #include "hf_layouts.h"
 #include "params/count.h"
+#include "params/report.h"
 #include "safetensors_writer.h"
 #include "testing/support.h"
 
@@ -24,6 +26,29 @@ using I = std::int64_t;
 json load_config(const std::string& model) {
   std::ifstream in(testing::fixtures_dir() / "configs" / model / "config.json");
   return json::parse(in);
+}
+
+// Configs kept with these tests (tests/params/configs/<model>/config.json, each with its SOURCE.txt).
+json load_test_config(const std::string& model) {
+  std::ifstream in(testing::source_dir() / "tests/params/configs" / model / "config.json");
+  return json::parse(in);
+}
+
+// The test's own rule for a quantization scale (SPEC §3: left out of N, and not a parameter): a companion named
+// <weight>.weight_scale_inv / .weight_scale / .weight_scale_2 / .input_scale / .k_scale / .v_scale, gpt-oss
+// `*_scales`, or any tensor of dtype F8_E8M0 (exponents only).
+bool is_scale(const st::Tensor& t) {
+  if (t.dtype == "F8_E8M0" || t.name.ends_with("_scales")) return true;
+  const std::string last = t.name.substr(t.name.rfind('.') + 1);
+  for (const char* s : {"weight_scale_inv", "weight_scale", "weight_scale_2", "input_scale", "k_scale", "v_scale"})
+    if (last == s) return true;
+  return false;
+}
+
+I elements(const st::Tensor& t) {
+  I n = 1;
+  for (auto dim : t.shape) n *= static_cast<I>(dim);
+  return n;
 }
 
 // ---- the test's own arithmetic, per architecture (SPEC §3) ----------------------------------------------------------
@@ -44,7 +69,7 @@ Expected hand_arithmetic(const json& root) {
   const I nh = get(c, "num_attention_heads");
   Expected x;
   x.output = V * H;  // lm_head, or the tied embedding counted once
-  if (mt == "llama" || mt == "qwen3" || mt == "qwen3_moe" || mt == "glm4_moe" || mt == "gpt_oss") {
+  if (mt == "llama" || mt == "qwen3" || mt == "qwen3_moe" || mt == "glm4_moe" || mt == "gpt_oss" || mt == "mixtral") {
     // q: H -> heads × head_dim; k, v: H -> kv_heads × head_dim; o: heads × head_dim -> H.
     const I kv = get(c, "num_key_value_heads"), hd = get_or(c, "head_dim", H / nh);
     x.attention = L * (H * nh * hd + 2 * H * kv * hd + nh * hd * H);
@@ -57,6 +82,12 @@ Expected hand_arithmetic(const json& root) {
     x.routed_active = L * k * 3 * H * mI;
   }
   if (mt == "gpt_oss") {  // experts: gate_up [2I, H] + down [H, I] per expert, MXFP4 unpacked
+    const I E = get(c, "num_local_experts"), k = get(c, "num_experts_per_tok"), Ie = get(c, "intermediate_size");
+    x.router = L * E * H;
+    x.routed_all = L * E * 3 * H * Ie;
+    x.routed_active = L * k * 3 * H * Ie;
+  }
+  if (mt == "mixtral") {  // every layer: router [E, H]; experts w1, w3 [I, H] and w2 [H, I]; no shared experts
     const I E = get(c, "num_local_experts"), k = get(c, "num_experts_per_tok"), Ie = get(c, "intermediate_size");
     x.router = L * E * H;
     x.routed_all = L * E * 3 * H * Ie;
@@ -139,16 +170,26 @@ TEST_P(EveryFixtureModel, n_from_headers_matches_hand_arithmetic_and_config_arit
   ParamCount arithmetic = count_from_config(config);
   expect_matches(arithmetic, hand_arithmetic(config), GetParam() + " from config.json");
   EXPECT_TRUE(compare_counts(headers, arithmetic).empty());
-  // Nothing stored is lost or counted twice: the stored total is every tensor's element count, with FP4 (U8 MXFP4
-  // blocks and NVFP4 weights) at two values per byte.
-  I stored = 0;
+  // Nothing stored is lost or counted twice: the stored total is every non-scale tensor's element count, with FP4
+  // (U8 MXFP4 blocks and NVFP4 weights) at two values per byte; the quantization scales (SPEC §3: not parameters)
+  // are summed apart, as stored.
+  I stored = 0, scale_values = 0, scale_tensors = 0;
   for (const auto& t : hf::layout_for(config)) {
-    I n = 1;
-    for (auto dim : t.shape) n *= static_cast<I>(dim);
+    const I n = elements(t);
+    if (is_scale(t)) {
+      scale_values += n;
+      ++scale_tensors;
+      continue;
+    }
     const bool fp4 = t.dtype == "U8" && (t.name.ends_with("_blocks") || t.name.ends_with(".weight"));
     stored += fp4 ? 2 * n : n;
   }
   EXPECT_EQ(*headers.total_params, stored);
+  ASSERT_TRUE(headers.quantization_scales);
+  EXPECT_EQ(headers.quantization_scales->values, scale_values);
+  EXPECT_EQ(headers.quantization_scales->tensors, scale_tensors);
+  EXPECT_EQ(headers.of(ParamClass::quantization_scale).params, scale_values);
+  EXPECT_EQ(headers.of(ParamClass::quantization_scale).tensors, scale_tensors);
   EXPECT_EQ(headers.tensors, static_cast<I>(hf::layout_for(config).size()));
 }
 
@@ -292,6 +333,102 @@ TEST(ModelsByHand, gpt_oss_20b_real_index_gives_3_6_b_and_its_total_size) {
   EXPECT_EQ(pc.n_active, 3'607'142'400);
 }
 
+// gpt-oss stored parameters by hand, for L layers of E experts (hidden 2880; 64 query and 8 KV heads of 64; vocab
+// 201088). Per layer: q [4096, 2880], k, v [512, 2880], o [2880, 4096] and their biases 4096 + 2 × 512 + 2880; sinks
+// 64; two norms 2 × 2880; router [E, 2880] and its bias E; experts as MXFP4 blocks, U8 at two FP4 values per byte:
+// gate_up [E, 5760, 90, 16] -> E × 5760 × 2880 values and down [E, 2880, 90, 16] -> E × 2880 × 2880, with biases
+// [E, 5760] and [E, 2880]. Then the embedding and lm_head [201088, 2880] and the final norm 2880.
+I gpt_oss_stored(I L, I E) {
+  const I attention = 4096 * 2880 + 2 * 512 * 2880 + 2880 * 4096 + (4096 + 2 * 512 + 2880);
+  const I experts = E * 5760 * 90 * 16 * 2 + E * 2880 * 90 * 16 * 2 + E * 5760 + E * 2880;
+  const I layer = attention + 64 + 2 * 2880 + E * 2880 + E + experts;
+  return L * layer + 2 * I{201088} * 2880 + 2880;
+}
+// Its quantization scales: one E8M0 exponent (stored as U8) per block of 32 values, gate_up [E, 5760, 90] and down
+// [E, 2880, 90] per layer. Not parameters.
+I gpt_oss_scales(I L, I E) { return L * (E * 5760 * 90 + E * 2880 * 90); }
+
+TEST(ModelsByHand, gpt_oss_20b_stores_20_914_757_184_parameters_and_597_196_800_scale_values) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  // 24 layers of 32 experts. huggingface.js's safetensors parser gives the same 20,914,757,184; counting the scales
+  // too would give 21,511,953,984.
+  const I stored = gpt_oss_stored(24, 32), scales = gpt_oss_scales(24, 32);
+  EXPECT_EQ(stored, 20'914'757'184);
+  EXPECT_EQ(scales, 597'196'800);
+  EXPECT_EQ(stored + scales, 21'511'953'984);
+  TempDir d;
+  ParamCount pc = count_written(load_config("gpt-oss-20b"), d.path());
+  EXPECT_EQ(*pc.total_params, stored);
+  ASSERT_TRUE(pc.quantization_scales);
+  EXPECT_EQ(pc.quantization_scales->values, scales);
+  EXPECT_EQ(pc.quantization_scales->tensors, 24 * 2);  // gate_up_proj_scales and down_proj_scales per layer
+  const auto j = to_json(pc, "ckpt");
+  EXPECT_EQ(j["total_params"], stored);
+  EXPECT_EQ(j["quantization_scales"]["values"], scales);
+  EXPECT_EQ(j["quantization_scales"]["tensors"], 48);
+  const std::string table = format_table(pc, "ckpt");
+  EXPECT_THAT(table, ::testing::HasSubstr("stored parameters (FP4 unpacked): 20,914,757,184 (20.91 B)"));
+  EXPECT_THAT(table, ::testing::HasSubstr("quantization scales: 597,196,800 values in 48 tensors (not parameters"));
+}
+
+TEST(ModelsByHand, gpt_oss_120b_stores_116_829_156_672_parameters_and_3_583_180_800_scale_values) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  // 36 layers of 128 experts (counting the scales too would give 120,412,337,472).
+  const I stored = gpt_oss_stored(36, 128), scales = gpt_oss_scales(36, 128);
+  EXPECT_EQ(stored, 116'829'156'672);
+  EXPECT_EQ(scales, 3'583'180'800);
+  EXPECT_EQ(stored + scales, 120'412'337'472);
+  TempDir d;
+  ParamCount pc = count_written(load_config("gpt-oss-120b"), d.path());
+  EXPECT_EQ(*pc.total_params, stored);
+  ASSERT_TRUE(pc.quantization_scales);
+  EXPECT_EQ(pc.quantization_scales->values, scales);
+  EXPECT_EQ(pc.quantization_scales->tensors, 36 * 2);
+}
+
+TEST(ModelsByHand, mixtral_8x22b_counts_2_of_8_experts_from_headers_and_config_alike) {
+  // 56 layers. Attention (GQA, head_dim 6144 / 48 = 128): q 6144×6144, k, v 6144→8×128 = 6144×1024 each,
+  // o 6144×6144. Router 8×6144. Experts: 2 of 8, each w1, w3 [16384, 6144] and w2 [6144, 16384] = 3×6144×16384.
+  // No shared experts, no dense MLP. Output lm_head 32768×6144, untied (the embedding is left out).
+  const I attention = 6144 * 6144 + 2 * 6144 * 1024 + 6144 * 6144;
+  const I router = 8 * 6144;
+  const I expert = 3 * 6144 * 16384;
+  const I output = 32768 * 6144;
+  EXPECT_EQ(attention, 88'080'384);
+  EXPECT_EQ(expert, 301'989'888);
+  const I n = 56 * (attention + router + 2 * expert) + output;
+  // N = 56 × 692,109,312 + 201,326,592 = 38,959,448,064 (published: ~39B active).
+  EXPECT_EQ(n, 38'959'448'064);
+  // Stored: every expert, the embedding 32768×6144, two norms per layer and the final norm (published: ~141B).
+  const I stored = 56 * (attention + router + 8 * expert + 2 * 6144) + 2 * output + 6144;
+  EXPECT_EQ(stored, 140'630'071'296);
+
+  const json config = load_test_config("Mixtral-8x22B");
+  TempDir d;
+  ParamCount headers = count_written(config, d.path());
+  ParamCount arithmetic = count_from_config(config);
+  for (const ParamCount* pc : {&headers, &arithmetic}) {
+    SCOPED_TRACE(pc->source);
+    EXPECT_EQ(pc->n_active, n);
+    EXPECT_EQ(pc->of(ParamClass::attention).active, 56 * attention);
+    EXPECT_EQ(pc->of(ParamClass::router).active, 56 * router);
+    EXPECT_EQ(pc->of(ParamClass::routed_expert).params, 56 * 8 * expert);
+    EXPECT_EQ(pc->of(ParamClass::routed_expert).active, 56 * 2 * expert);
+    EXPECT_EQ(pc->of(ParamClass::shared_expert).params, 0);
+    EXPECT_EQ(pc->of(ParamClass::dense_mlp).params, 0);
+    EXPECT_EQ(pc->of(ParamClass::output_projection).active, output);
+    EXPECT_FALSE(pc->output_tied);
+    EXPECT_EQ(*pc->top_k, 2);
+    EXPECT_EQ(*pc->num_experts, 8);
+  }
+  expect_matches(headers, hand_arithmetic(config), "Mixtral-8x22B from headers");
+  EXPECT_TRUE(compare_counts(headers, arithmetic).empty());
+  EXPECT_EQ(*headers.total_params, stored);
+  EXPECT_EQ(headers.quantization_scales->tensors, 0);
+  EXPECT_EQ(headers.tensors, 56 * (2 + 4 + 1 + 8 * 3) + 3);
+  EXPECT_EQ(headers.of(ParamClass::routed_expert).example, "model.layers.0.block_sparse_moe.experts.0.w1.weight");
+}
+
 // ---- configs that cannot count a MoE checkpoint ---------------------------------------------------------------------
 
 std::string count_error(const fs::path& dir, const json& config) {
@@ -346,6 +483,28 @@ TEST(ModelsMoeFields, a_layer_missing_experts_is_an_error_naming_it) {
   st::write_sharded(d.path(), tensors, st::split_evenly(tensors, 2));
   EXPECT_THAT(count_error(d.path(), config),
               ::testing::HasSubstr("layer 7 down_proj: has 127 of the 128 routed experts"));
+}
+
+TEST(ModelsMoeFields, a_mixtral_checkpoint_missing_an_expert_or_its_lm_head_is_an_error) {
+  const json config = load_test_config("Mixtral-8x22B");
+  json small = config;  // same names, small shapes
+  small["hidden_size"] = 64;
+  small["intermediate_size"] = 32;
+  small["num_attention_heads"] = 8;
+  small["num_hidden_layers"] = 2;
+  small["vocab_size"] = 100;
+  auto tensors = hf::layout_for(small);
+  auto no_expert = tensors;
+  std::erase_if(no_expert, [](const st::Tensor& t) {
+    return t.name.starts_with("model.layers.1.block_sparse_moe.experts.3.w2.");
+  });
+  TempDir d;
+  st::write_sharded(d / "a", no_expert, st::split_evenly(no_expert, 1));
+  EXPECT_THAT(count_error(d / "a", small), ::testing::HasSubstr("layer 1 w2: has 7 of the 8 routed experts"));
+  auto no_head = tensors;
+  std::erase_if(no_head, [](const st::Tensor& t) { return t.name == "lm_head.weight"; });
+  st::write_sharded(d / "b", no_head, st::split_evenly(no_head, 1));
+  EXPECT_THAT(count_error(d / "b", small), ::testing::HasSubstr("tie_word_embeddings is false"));
 }
 
 }  // namespace

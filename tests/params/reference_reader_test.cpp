@@ -29,15 +29,19 @@ TEST(ReferenceReader, python_sees_the_same_shards_tensors_and_elements) {
   json ref = json::parse(r.out);
   EXPECT_EQ(ref["shards"], 3);
   EXPECT_EQ(ref["tensors"], pc.tensors);
-  // The reference counts stored elements; N's count unpacks NVFP4 U8 weights (two values per byte), so it holds
-  // exactly one extra element per stored byte of those weights.
+  // The reference counts every stored element; N's count splits them into parameters (total_params, NVFP4 U8 weights
+  // unpacked at two values per byte, so one extra element per stored byte of those weights) and quantization scales
+  // (weight_scale, weight_scale_2, input_scale, k_scale, v_scale: not parameters), so weights + scales is exact.
   std::map<std::string, std::string> dtype;
   for (const auto& t : layout) dtype[t.name] = t.dtype;
   std::int64_t unpacked_extra = 0;
   for (const auto& t : pc.tensor_list)
     if (dtype.at(t.name) == "U8" && t.cls != ParamClass::quantization_scale) unpacked_extra += t.params / 2;
   EXPECT_GT(unpacked_extra, 0);
-  EXPECT_EQ(ref["elements"].get<std::int64_t>() + unpacked_extra, *pc.total_params);
+  ASSERT_TRUE(pc.quantization_scales);
+  EXPECT_GT(pc.quantization_scales->values, 0);
+  EXPECT_EQ(ref["elements"].get<std::int64_t>() + unpacked_extra,
+            *pc.total_params + pc.quantization_scales->values);
 }
 
 }  // namespace

@@ -50,8 +50,12 @@ TEST(Report, json_has_a_fixed_key_order_and_identical_bytes_across_runs) {
   std::vector<std::string> keys;
   for (auto it = ja.begin(); it != ja.end(); ++it) keys.push_back(it.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"source", "where", "model_type", "N", "counted_total", "total_params",
-                                            "shards", "tensors", "top_k", "num_experts", "output_tied", "classes",
-                                            "notes", "config_check"}));
+                                            "quantization_scales", "shards", "tensors", "top_k", "num_experts",
+                                            "output_tied", "classes", "notes", "config_check"}));
+  // A BF16 checkpoint: no scales, reported as zero; a config count predicts none (null, like total_params).
+  EXPECT_EQ(ja["quantization_scales"].dump(), R"({"tensors":0,"values":0})");
+  EXPECT_TRUE(to_json(c, "config.json")["quantization_scales"].is_null());
+  EXPECT_TRUE(to_json(c, "config.json")["total_params"].is_null());
   std::vector<std::string> classes;
   for (auto it = ja["classes"].begin(); it != ja["classes"].end(); ++it) classes.push_back(it.key());
   EXPECT_EQ(classes.front(), "attention");

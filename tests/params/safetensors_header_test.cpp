@@ -1,8 +1,12 @@
 #include "params/safetensors_header.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+
+#include <set>
+#include <string>
 
 #include "core/error.h"
 #include "safetensors_writer.h"
@@ -74,6 +78,39 @@ TEST(SafetensorsHeader, fp4_counts_half_a_byte_per_element) {
   std::string h = R"({"w":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})";
   st::write_raw(odd, h.size(), h, 2);
   expect_error(odd, {"tensor 'w'", "not a whole number of bytes"});
+}
+
+TEST(SafetensorsHeader, an_f4_tensor_with_an_odd_last_dimension_is_malformed) {
+  // [8, 25]: 200 values fill 100 bytes, but two F4 values share a byte along the last dimension, so each row of 25
+  // would end mid-byte.
+  TempDir d;
+  auto p = d / "odd_row.safetensors";
+  std::string h = R"({"model.w.weight":{"dtype":"F4","shape":[8,25],"data_offsets":[0,100]}})";
+  st::write_raw(p, h.size(), h, 100);
+  expect_error(p, {"odd_row.safetensors: tensor 'model.w.weight'", "shape [8,25] of F4 has last dimension 25",
+                   "not a multiple of 2", "packed 2 to a byte along the last dimension"});
+  // An even last dimension reads (and so does a 1-D tensor of even length).
+  auto ok = d / "even_row.safetensors";
+  std::string h2 = R"({"a":{"dtype":"F4","shape":[25,8],"data_offsets":[0,100]},)"
+                   R"("b":{"dtype":"F4","shape":[6],"data_offsets":[100,103]}})";
+  st::write_raw(ok, h2.size(), h2, 103);
+  EXPECT_EQ(read_safetensors_header(ok).tensors.at(0).elements, 200u);
+}
+
+TEST(SafetensorsHeader, an_f6_tensor_whose_last_dimension_is_not_a_multiple_of_4_is_malformed) {
+  // Four 6-bit values fill 3 bytes. [4, 6]: 24 values = 18 bytes in all, but rows of 6 end mid-byte.
+  TempDir d;
+  for (const char* dtype : {"F6_E2M3", "F6_E3M2"}) {
+    auto p = d / "f6.safetensors";
+    std::string h = fmt::format(R"({{"x":{{"dtype":"{}","shape":[4,6],"data_offsets":[0,18]}}}})", dtype);
+    st::write_raw(p, h.size(), h, 18);
+    expect_error(p, {"tensor 'x'", fmt::format("shape [4,6] of {} has last dimension 6", dtype).c_str(),
+                     "not a multiple of 4", "packed 4 to 3 bytes"});
+    auto ok = d / "f6_ok.safetensors";
+    std::string h2 = fmt::format(R"({{"x":{{"dtype":"{}","shape":[6,4],"data_offsets":[0,18]}}}})", dtype);
+    st::write_raw(ok, h2.size(), h2, 18);
+    EXPECT_EQ(read_safetensors_header(ok).tensors.at(0).elements, 24u) << dtype;
+  }
 }
 
 TEST(SafetensorsHeader, header_length_past_the_end_of_the_file_is_an_error) {
@@ -156,6 +193,39 @@ TEST(SafetensorsHeader, an_unknown_dtype_is_an_error_naming_the_tensor) {
   std::string h = R"({"model.x.weight":{"dtype":"F7","shape":[4],"data_offsets":[0,4]}})";
   st::write_raw(p, h.size(), h, 4);
   expect_error(p, {"dtype.safetensors: tensor 'model.x.weight'", "unknown dtype 'F7'"});
+}
+
+TEST(SafetensorsHeader, the_unknown_dtype_error_lists_every_accepted_dtype) {
+  TempDir d;
+  auto p = d / "dtype.safetensors";
+  std::string h = R"({"w":{"dtype":"F8_E4M3FN","shape":[4],"data_offsets":[0,4]}})";
+  st::write_raw(p, h.size(), h, 4);
+  std::string message;
+  try {
+    read_safetensors_header(p);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  const std::string open = "(known: ";
+  const auto at = message.find(open);
+  ASSERT_NE(at, std::string::npos) << message;
+  const auto end = message.find(')', at);
+  ASSERT_NE(end, std::string::npos) << message;
+  // Split the list and compare it as a set with the test's own list of the dtypes the reader accepts.
+  std::set<std::string> listed;
+  std::string list = message.substr(at + open.size(), end - at - open.size());
+  for (std::size_t i = 0; i <= list.size();) {
+    std::size_t comma = list.find(", ", i);
+    if (comma == std::string::npos) comma = list.size();
+    listed.insert(list.substr(i, comma - i));
+    i = comma + 2;
+  }
+  const std::set<std::string> accepted{"BOOL",    "F4",          "F6_E2M3",     "F6_E3M2", "U8",  "I8",
+                                       "F8_E5M2", "F8_E4M3",     "F8_E8M0",     "I16",     "U16", "F16",
+                                       "BF16",    "F8_E4M3FNUZ", "F8_E5M2FNUZ", "I32",     "U32", "F32",
+                                       "C64",     "F64",         "I64",         "U64"};
+  EXPECT_EQ(listed, accepted);
+  for (const auto& name : accepted) EXPECT_TRUE(parse_dtype(name)) << name;
 }
 
 TEST(SafetensorsHeader, malformed_entries_are_errors) {

@@ -1,5 +1,6 @@
 #include "params/tensor_rules.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -100,6 +101,49 @@ TEST(TensorRules, qwen3_5_text_vision_mtp_linear_attention_and_modelopt_scales) 
   EXPECT_EQ(r.classify("mtp.fc.weight").cls, ParamClass::mtp);
   EXPECT_THAT(error_of(r, "model.language_model.layers.40.mlp.gate.weight"),
               HasSubstr("layer 40 is past num_hidden_layers 40"));
+}
+
+TEST(TensorRules, scales_inside_mtp_layers_and_the_vision_tower_are_quantization_scales) {
+  TensorRules ds = rules_for(deepseek());
+  EXPECT_EQ(ds.classify("model.layers.61.mlp.experts.3.up_proj.weight_scale_inv").cls, ParamClass::quantization_scale);
+  EXPECT_EQ(ds.classify("model.layers.61.self_attn.kv_b_proj.weight_scale_inv").cls, ParamClass::quantization_scale);
+  EXPECT_EQ(ds.classify("model.layers.61.self_attn.kv_b_proj.weight").cls, ParamClass::mtp);
+  TensorRules qwen =
+      rules_for({{"model_type", "qwen3_5_moe"}, {"text_config", {{"num_hidden_layers", 40}, {"num_experts", 256}}}});
+  EXPECT_EQ(qwen.classify("mtp.layers.0.self_attn.q_proj.weight_scale_inv").cls, ParamClass::quantization_scale);
+  EXPECT_EQ(qwen.classify("mtp.layers.0.self_attn.k_proj.k_scale").cls, ParamClass::quantization_scale);
+  EXPECT_EQ(qwen.classify("mtp.layers.0.self_attn.q_proj.weight").cls, ParamClass::mtp);
+  EXPECT_EQ(qwen.classify("model.visual.blocks.0.attn.qkv.weight_scale").cls, ParamClass::quantization_scale);
+  EXPECT_EQ(qwen.classify("model.visual.blocks.0.attn.qkv.bias").cls, ParamClass::vision);
+}
+
+TEST(TensorRules, mixtral_block_sparse_moe_router_and_experts_w1_w3_w2) {
+  TensorRules r = rules_for(
+      {{"model_type", "mixtral"}, {"num_hidden_layers", 56}, {"num_local_experts", 8}, {"num_experts_per_tok", 2}});
+  EXPECT_EQ(r.classify("model.layers.0.self_attn.q_proj.weight").cls, ParamClass::attention);
+  EXPECT_EQ(r.classify("model.layers.55.self_attn.o_proj.weight").cls, ParamClass::attention);
+  EXPECT_EQ(r.classify("model.layers.3.block_sparse_moe.gate.weight").cls, ParamClass::router);
+  for (const char* w : {"w1", "w2", "w3"}) {
+    TensorRole role = r.classify(fmt::format("model.layers.3.block_sparse_moe.experts.7.{}.weight", w));
+    EXPECT_EQ(role.cls, ParamClass::routed_expert) << w;
+    EXPECT_EQ(role.experts, TensorRole::Experts::per_expert);
+    EXPECT_EQ(role.expert, 7);
+    EXPECT_EQ(role.layer, 3);
+    EXPECT_EQ(role.projection, w);
+  }
+  EXPECT_EQ(r.classify("model.layers.3.block_sparse_moe.experts.7.w2.weight_scale").cls,
+            ParamClass::quantization_scale);
+  EXPECT_EQ(r.classify("model.layers.3.input_layernorm.weight").cls, ParamClass::norm);
+  EXPECT_EQ(r.classify("model.layers.3.post_attention_layernorm.weight").cls, ParamClass::norm);
+  EXPECT_EQ(r.classify("model.embed_tokens.weight").cls, ParamClass::embedding);
+  EXPECT_EQ(r.classify("model.norm.weight").cls, ParamClass::norm);
+  EXPECT_EQ(r.classify("lm_head.weight").cls, ParamClass::output_projection);
+  // No dense MLP, no shared experts, no q/k norms, no other MoE spelling.
+  EXPECT_THAT(error_of(r, "model.layers.0.mlp.gate_proj.weight"), HasSubstr("no rule for model_type mixtral"));
+  EXPECT_THAT(error_of(r, "model.layers.0.mlp.experts.0.up_proj.weight"), HasSubstr("no rule"));
+  EXPECT_THAT(error_of(r, "model.layers.0.block_sparse_moe.experts.0.w4.weight"), HasSubstr("no rule"));
+  EXPECT_THAT(error_of(r, "model.layers.0.self_attn.q_norm.weight"), HasSubstr("no rule"));
+  EXPECT_THAT(error_of(r, "model.layers.56.block_sparse_moe.gate.weight"), HasSubstr("layer 56 is past"));
 }
 
 TEST(TensorRules, llama_has_no_qk_norm_and_qwen3_does) {
