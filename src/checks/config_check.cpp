@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/run_length.h"
 #include "core/text.h"
 
 namespace openrecipes::checks {
@@ -61,7 +62,7 @@ void check_conventions(const std::map<std::string, std::string>& args, const std
 ConfigCheck check_configuration(const std::map<std::string, std::string>& recipe,
                                 const std::optional<std::map<std::string, std::string>>& reference,
                                 const ArgumentRules& rules, const std::vector<ComponentTest>& component_tests,
-                                const ModelFacts& model) {
+                                const ModelFacts& model, const ConfigCheckOptions& options) {
   ConfigCheck out;
   if (reference) {
     std::set<std::string> names;
@@ -78,6 +79,8 @@ ConfigCheck check_configuration(const std::map<std::string, std::string>& recipe
       ch.recipe_value = av;
       ch.reference_value = bv;
       ch.classification = rules.classify(name);
+      if (options.run_length_is_bookkeeping && is_run_length_change(name, recipe, *reference))
+        ch.classification = {ArgClass::bookkeeping, "run length: " + options.run_length_why, ""};
       switch (ch.classification.cls) {
         case ArgClass::structural:
           ch.accepted = true;

@@ -34,13 +34,22 @@ struct ConfigCheck {
   std::vector<std::string> problems;    ///< one sentence per offending argument or convention, in name order
 };
 
+/// How the check treats run length (checks/run_length.h). By default a changed train_iters is math: the run length
+/// sets the learning-rate schedule, so a longer measured run is not the reference's math. When the recipe's
+/// convergence evidence is a separate 20-step arm whose arguments equal the reference's in every math argument,
+/// the caller sets `run_length_is_bookkeeping` with the reason shown for each such change.
+struct ConfigCheckOptions {
+  bool run_length_is_bookkeeping = false;
+  std::string run_length_why;
+};
+
 /// Runs the check. `reference` is nullopt for a recipe that is its own reference (it passes trivially, but
 /// the objective conventions still apply to it). Never throws on content: problems are reported in the
 /// result.
 ConfigCheck check_configuration(const std::map<std::string, std::string>& recipe,
                                 const std::optional<std::map<std::string, std::string>>& reference,
                                 const ArgumentRules& rules, const std::vector<ComponentTest>& component_tests,
-                                const ModelFacts& model);
+                                const ModelFacts& model, const ConfigCheckOptions& options = {});
 
 /// Reads an argument value as numbers: "0", "0.0", "1e-05", "[0.0, 0.0]" give their numbers; "None", text and
 /// empty lists give nullopt.

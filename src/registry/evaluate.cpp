@@ -14,6 +14,7 @@
 #include "core/sha256.h"
 #include "core/text.h"
 #include "checks/lr_schedule.h"
+#include "checks/run_length.h"
 #include "evidence/megatron_args.h"
 #include "evidence/scheduler_times.h"
 #include "evidence/step_log.h"
@@ -38,13 +39,6 @@ struct Loaded {
   std::optional<evidence::ArgumentDump> arm_args;
   std::string arm_args_error;
 };
-
-// Arguments that set how long a run is, not what it computes: a 20-step convergence arm of a longer measured
-// run differs from it in these only.
-bool is_run_length_argument(const std::string& name) {
-  return name == "train_iters" || name == "train_samples" || name == "exit_interval" ||
-         name == "exit_duration_in_mins";
-}
 
 Loaded load_evidence(const Recipe& r) {
   Loaded out;
@@ -286,6 +280,26 @@ void require_verified_references(std::vector<RecipeResult>& results) {
   }
 }
 
+// Run length in the configuration check (PROTOCOL.md "Measurement"): a profiler run (21–25 steps) or a 14-step
+// run differs from its 20-step reference in train_iters, which sets the learning-rate schedule, so by default that
+// is math. It is bookkeeping exactly when the recipe's convergence evidence is a separate 20-step arm whose
+// argument dump equals the reference's in every math argument: the arm then shows the recipe's math is the
+// reference's, and the measured run (which the arm check above ties to the arm) differs only in length. A recipe
+// whose measured run is its own arm keeps the strict rule.
+checks::ConfigCheckOptions run_length_options(const Recipe& r, const Loaded& ev, const Loaded& rev,
+                                              const checks::ArgumentRules& rules, const checks::ModelFacts& facts) {
+  checks::ConfigCheckOptions o;
+  if (!r.convergence_arm || r.convergence_arm->path == r.log.path || !ev.arm || !ev.arm_args || !rev.args) return o;
+  auto arm_vs_reference = checks::check_configuration(ev.arm_args->values, rev.args->values, rules, {}, facts);
+  for (const auto& c : arm_vs_reference.changes)
+    if (c.classification.cls == checks::ArgClass::math || c.classification.cls == checks::ArgClass::unclassified)
+      return o;
+  o.run_length_is_bookkeeping = true;
+  o.run_length_why = "the recipe's convergence arm " + ev.arm_file +
+                     " is a separate 20-step run whose arguments equal the reference's in every math argument";
+  return o;
+}
+
 }  // namespace
 
 std::vector<RecipeResult> evaluate_registry(const Registry& reg,
@@ -397,7 +411,10 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
         auto diff = checks::check_configuration(ev.arm_args->values, ev.args->values, reg.rules, {}, {});
         std::string why;
         for (const auto& c : diff.changes) {
-          if (c.classification.cls != checks::ArgClass::math || is_run_length_argument(c.name)) continue;
+          // A 20-step convergence arm of a longer measured run differs from it in run length only.
+          if (c.classification.cls != checks::ArgClass::math ||
+              checks::is_run_length_change(c.name, ev.arm_args->values, ev.args->values))
+            continue;
           why += fmt::format("{}{} is {} in the arm but {} in the measured run", why.empty() ? "" : "; ", c.name,
                              c.recipe_value.value_or("(absent)"), c.reference_value.value_or("(absent)"));
         }
@@ -483,7 +500,8 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
       if (!ev.args || !rev.args) {
         out.reasons.push_back("configuration check: cannot run: " + (ev.args ? "the reference: " + rev.args_error : ev.args_error));
       } else {
-        out.configuration = checks::check_configuration(ev.args->values, rev.args->values, reg.rules, r.component_tests, facts);
+        out.configuration = checks::check_configuration(ev.args->values, rev.args->values, reg.rules, r.component_tests,
+                                                        facts, run_length_options(r, ev, rev, reg.rules, facts));
       }
       if (!ev.arm || !rev.arm) {
         out.reasons.push_back("convergence check: cannot run: " +
