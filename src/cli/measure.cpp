@@ -80,14 +80,8 @@ const bool registered = register_command({
           declared = measure::Window{*a, *b};
         }
         std::string text = read_file(o->log);
-        std::optional<evidence::ArgumentDump> dump;
-        if (o->format == "megatron" || o->format == "megatron-bridge") {
-          try {
-            dump = evidence::parse_megatron_args(text, o->log);
-          } catch (const InputError&) {
-            // no argument dump in this log: the options must say what it would have
-          }
-        }
+        std::optional<evidence::ArgumentDump> dump;  // none: the options must say what it would have
+        if (o->format == "megatron" || o->format == "megatron-bridge") dump = evidence::find_megatron_args(text, o->log);
         auto log = evidence::read_step_log(o->log, o->format, dump_int(dump, "log_interval"));
         std::int64_t gpus = gpus_given.value_or(dump_int(dump, "world_size").value_or(0));
         if (gpus < 1) throw InputError(o->log, "the GPU count is not in the log", "pass --gpus N");
@@ -128,13 +122,15 @@ const bool registered = register_command({
                            {"gpus", gpus},           {"row_length", row},
                            {"global_batch", gbs},    {"tokens_per_s_per_gpu", m.tokens_per_s_per_gpu},
                            {"cv", m.cv},             {"total_tokens", m.total_tokens},
-                           {"total_time_s", m.total_time_s}, {"step_times_s", m.step_times_s}};
+                           {"total_time_s", m.total_time_s}, {"step_times_s", m.step_times_s},
+                           {"step_time_definition", evidence::step_time_definition(log.format, log.time_field)}};
           std::cout << j.dump(2) << "\n";
         } else {
           std::cout << fmt::format("{}: {}-step run, window {} ({} steps), {} GPU(s), {} rows x {} tokens per step\n",
                                    o->log, steps, window.str(), window.size(), gpus, gbs, row);
           std::cout << fmt::format("  tokens/s/GPU  {:.1f}\n  step time     mean {:.4f} s, CV {:.2f}%\n",
                                    m.tokens_per_s_per_gpu, m.mean_step_time_s, 100 * m.cv);
+          std::cout << "  step time is  " << evidence::step_time_definition(log.format, log.time_field) << "\n";
         }
         return 0;
       };

@@ -19,6 +19,7 @@ struct StepRecord {
   std::optional<std::int64_t> tokens;   ///< tokens per step, when the log prints it (steps.jsonl)
   std::optional<double> loss;           ///< training loss (lm loss), averaged over the interval
   std::optional<double> learning_rate;  ///< the learning rate the log prints after the record's last step
+  std::optional<double> grad_norm;      ///< gradient norm (Megatron "grad norm", slime "train/grad_norm"), if logged
   std::int64_t skipped = 0;             ///< iterations in the interval the optimizer skipped
   std::int64_t nan = 0;                 ///< iterations in the interval with a nan loss or gradient
   std::size_t line = 0;                 ///< 1-based line of the record in its file (for messages)
@@ -30,6 +31,7 @@ struct StepRecord {
 struct StepLog {
   std::string file;                          ///< the evidence file, for messages
   std::string format;                        ///< parser that read it: megatron, megatron-bridge, slime, steps-jsonl
+  std::string time_field;                    ///< the log's name for the step time (e.g. perf/step_time)
   std::vector<StepRecord> records;
   std::optional<std::int64_t> train_iters;   ///< the run length the log announces (Megatron "iteration k/ N")
 };

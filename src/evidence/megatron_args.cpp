@@ -60,4 +60,17 @@ ArgumentDump parse_megatron_args(std::string_view text, const std::string& file)
                    "the log is truncated; give the complete log");
 }
 
+std::optional<ArgumentDump> find_megatron_args(std::string_view text, const std::string& file) {
+  for (auto line : lines_of(text))
+    if (is_rule(line, "arguments")) return parse_megatron_args(text, file);
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> own_log_interval(std::string_view text, const std::string& file) {
+  auto dump = find_megatron_args(text, file);
+  if (!dump) return std::nullopt;
+  auto it = dump->values.find("log_interval");
+  return it == dump->values.end() ? std::nullopt : parse_int(it->second);
+}
+
 }  // namespace openrecipes::evidence

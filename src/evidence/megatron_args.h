@@ -3,7 +3,9 @@
 // "-------------------- end of arguments ---------------------", one "  name ........ value" per line.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,5 +21,13 @@ struct ArgumentDump {
 /// Reads the first argument block in `text`. Throws InputError (file:line, fix) when there is no block, the
 /// block is not closed (truncated log), a line inside is not "name .... value", or a name appears twice.
 ArgumentDump parse_megatron_args(std::string_view text, const std::string& file);
+
+/// The log's own argument dump, or nullopt when `text` has no argument block at all (a log of a run that
+/// printed none). A block that is there but damaged throws as parse_megatron_args does.
+std::optional<ArgumentDump> find_megatron_args(std::string_view text, const std::string& file);
+
+/// Megatron's --log-interval as the log's own dump records it (nullopt: no dump, or no log_interval in it), so
+/// that a log is read with the interval it was written with. Throws as find_megatron_args.
+std::optional<std::int64_t> own_log_interval(std::string_view text, const std::string& file);
 
 }  // namespace openrecipes::evidence

@@ -22,6 +22,7 @@ struct IterationLine {
   std::optional<std::int64_t> global_batch;
   std::optional<double> learning_rate;
   std::optional<double> loss;
+  std::optional<double> grad_norm;
   std::int64_t skipped = 0, nan = 0;
   std::optional<CalendarTime> stamp;  ///< the line's "[YYYY-MM-DD HH:MM:SS(.ffffff)]", when it has one
 };
@@ -115,6 +116,7 @@ IterationLine parse_iteration_fields(std::string_view rest, const std::string& w
     else if (name == "global batch size") it.global_batch = need_int(name);
     else if (name == "lm loss") it.loss = need_double(name);
     else if (name == "learning rate") it.learning_rate = need_double(name);
+    else if (name == "grad norm") it.grad_norm = need_double(name);
     else if (name == "number of skipped iterations") it.skipped = need_int(name);
     else if (name == "number of nan iterations") it.nan = need_int(name);
   }
@@ -217,6 +219,7 @@ StepLog assemble(std::vector<RawLine>& raw, const std::string& file, const std::
   StepLog log;
   log.file = file;
   log.format = format;
+  log.time_field = format == "megatron-bridge" ? "Step Time" : "elapsed time per iteration (ms)";
   log.train_iters = raw.front().it.train_iters;
   for (const auto& r : raw) {
     std::string where = fmt::format("{}:{}", file, r.line);
@@ -272,6 +275,7 @@ StepLog assemble(std::vector<RawLine>& raw, const std::string& file, const std::
     rec.rows = it.global_batch;
     rec.loss = it.loss;
     rec.learning_rate = it.learning_rate;
+    rec.grad_norm = it.grad_norm;
     rec.skipped = it.skipped;
     rec.nan = it.nan;
     rec.line = raw[r].line;

@@ -52,9 +52,16 @@ std::size_t find_tagged_dict(std::string_view line, std::string_view word, std::
 struct Partial {
   std::optional<double> time_s;
   std::optional<double> loss;
+  std::optional<double> grad_norm;
   std::optional<std::int64_t> rows;
   std::size_t line = 0, step_line = 0, perf_line = 0;
+  std::string step_text, perf_text;  ///< the dicts as printed, to tell a repeated line from a conflicting one
 };
+
+// slime's trainer key for the step time, and its name before slime 2e27587bc (2025-10-30), which logged the same
+// train_wait + train sum as perf/total_train_time (notes/slime.md §2.3 "Naming history").
+constexpr const char* kStepTimeKey = "perf/step_time";
+constexpr const char* kOldStepTimeKey = "perf/total_train_time";
 
 std::optional<double> number_field(const nlohmann::json& d, const char* key, const std::string& where) {
   auto it = d.find(key);
@@ -67,6 +74,7 @@ std::optional<double> number_field(const nlohmann::json& d, const char* key, con
 
 StepLog parse_slime_log(std::string_view text, const std::string& file, const std::string& format) {
   std::map<std::int64_t, Partial> steps;
+  std::string time_field = kStepTimeKey;  // the key the trainer's perf lines carry
   // The last step N of each kind of line and where it was: both kinds count up, one line per step.
   std::optional<std::pair<std::int64_t, std::size_t>> last_step, last_perf;
   auto in_order = [&](std::optional<std::pair<std::int64_t, std::size_t>>& last, std::string_view word,
@@ -95,31 +103,44 @@ StepLog parse_slime_log(std::string_view text, const std::string& file, const st
                          "the log line is truncated or damaged; give the unedited log");
       }
       if (!d.is_object()) throw InputError(where, "expected a dict after '" + std::string(word) + " N:'");
+      const std::string text(line.substr(at, used));
       Partial& p = steps[n];
+      // miles prints every `step N:` line twice with the same text (log_utils.log_train_step and model.train):
+      // a repeat of a line already read is dropped; a second line for the step that says something else is an
+      // error.
+      auto repeated = [&](std::size_t seen_line, const std::string& seen_text, std::string_view what) {
+        if (!seen_line) return false;
+        if (seen_text == text) return true;
+        throw InputError(where,
+                         fmt::format("{} {} logged twice with different values (also line {})", what, n, seen_line),
+                         "give the log of one run only");
+      };
       if (word == "step") {
-        if (p.step_line) throw InputError(where, fmt::format("step {} logged twice (also line {})", n, p.step_line),
-                                          "give the log of one run only");
+        if (repeated(p.step_line, p.step_text, "step")) continue;
         in_order(last_step, word, n, where, i + 1);
         p.step_line = i + 1;
+        p.step_text = text;
         p.loss = number_field(d, "train/loss", where);
+        p.grad_norm = number_field(d, "train/grad_norm", where);
         if (auto gbs = number_field(d, "train/global_batch_size", where)) {
           if (*gbs != std::floor(*gbs) || *gbs < 0 || *gbs > 1e12)
             throw InputError(where, "'train/global_batch_size' is not a row count");
           p.rows = static_cast<std::int64_t>(*gbs);
         }
       } else {
-        auto t = number_field(d, "perf/step_time", where);
+        const char* key = d.contains(kStepTimeKey) ? kStepTimeKey : kOldStepTimeKey;
+        auto t = number_field(d, key, where);
         if (!t) continue;  // rollout perf line, not a train step
-        if (p.perf_line)
-          throw InputError(where, fmt::format("perf/step_time for step {} logged twice (also line {})", n, p.perf_line),
-                           "give the log of one run only");
+        if (repeated(p.perf_line, p.perf_text, "the perf line of step")) continue;
         in_order(last_perf, word, n, where, i + 1);
         if (*t > 0 && *t < kMinStepTimeS)
-          throw InputError(where, fmt::format("'perf/step_time' {} s is below 1 ms; no training step is that fast",
+          throw InputError(where, fmt::format("'{}' {} s is below 1 ms; no training step is that fast", key,
                                               format_double(*t)),
                            "the step times were edited or damaged; give the training job's own unedited log");
         p.perf_line = i + 1;
+        p.perf_text = text;
         p.time_s = *t;
+        time_field = key;
       }
       if (!p.line) p.line = i + 1;
     }
@@ -130,12 +151,14 @@ StepLog parse_slime_log(std::string_view text, const std::string& file, const st
   StepLog log;
   log.file = file;
   log.format = format;
+  log.time_field = time_field;
   for (auto& [n, p] : steps) {
     StepRecord r;
     r.first_step = n;
     r.steps = 1;
     r.time_s = p.time_s;
     r.loss = p.loss;
+    r.grad_norm = p.grad_norm;
     r.rows = p.rows;
     r.line = p.perf_line ? p.perf_line : p.line;
     if (p.loss && std::isnan(*p.loss)) r.nan = 1;

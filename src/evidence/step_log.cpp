@@ -14,6 +14,34 @@ const std::vector<std::string>& step_log_formats() {
   return formats;
 }
 
+std::string step_time_definition(const std::string& format, const std::string& time_field) {
+  auto field = [&](const char* current) { return "'" + (time_field.empty() ? std::string(current) : time_field) + "'"; };
+  if (format == "megatron")
+    return field("elapsed time per iteration (ms)") +
+           ": Megatron-LM's timer of each training iteration (forward-backward and optimizer step; stopped for "
+           "evaluation and checkpoint saves), averaged over the logging interval";
+  if (format == "megatron-bridge")
+    return field("Step Time") + ": Megatron-Bridge's timer of each training iteration (forward-backward and "
+                                "optimizer step)";
+  if (format == "slime" || format == "miles") {
+    std::string out = field("perf/step_time");
+    if (time_field == "perf/total_train_time") out += " (perf/step_time's name before 2025-10-30)";
+    out += " = train_wait + train: from the end of one step's training to the end of the next, so besides "
+           "forward-backward and the optimizer step it holds all between steps: ";
+    out += format == "slime"
+               ? "slime's weight backup to CPU after every step, memory clearing, and the wait for the next "
+                 "rollout (the rollout function: for SFT it reads rows; train_async.py overlaps it with the "
+                 "previous step)"
+               : "memory clearing and the wait for the next rollout (the rollout function: for SFT it reads rows); "
+                 "miles backs weights up to CPU only when a reference, teacher or colocated model needs them";
+    return out;
+  }
+  if (format == "steps-jsonl") return field("time_s") + ": the step's wall-clock time as the run's own harness measured it";
+  std::string list;
+  for (const auto& f : step_log_formats()) list += (list.empty() ? "" : ", ") + f;
+  throw InputError("format", "unknown evidence format '" + format + "'", "use one of: " + list);
+}
+
 StepLog read_step_log(const std::filesystem::path& path, const std::string& format,
                       std::optional<std::int64_t> log_interval, const std::string& display_name) {
   const std::string file = display_name.empty() ? path.string() : display_name;

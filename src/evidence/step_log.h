@@ -19,6 +19,14 @@ constexpr double kMinStepTimeS = 0.001;
 /// Formats `read_step_log` understands: megatron, megatron-bridge, slime, miles, steps-jsonl.
 const std::vector<std::string>& step_log_formats();
 
+/// What a step time t_i is for each log format (PROTOCOL.md scores ΣT_i / (n_GPU × Σt_i), so the definition of
+/// t_i is part of every score): "'<field>': <definition>", e.g. for slime "'perf/step_time' = train_wait + train:
+/// ...". `time_field` is the name the log used (StepLog::time_field); empty gives the format's current name.
+/// Sources: Megatron-LM training.py's 'interval-time' timer; slime actor.py's train_wait/train timers
+/// (notes/slime.md §2.3), renamed from perf/total_train_time on 2025-10-30. Throws InputError for an unknown
+/// format.
+std::string step_time_definition(const std::string& format, const std::string& time_field = {});
+
 /// Reads `path` (bounded to 64 MiB) with the parser for `format`. `log_interval` (Megatron's
 /// --log-interval, from the argument dump when known) sizes Megatron's logging intervals. `display_name` is
 /// how messages and the result name the file (default: the path), e.g. the path relative to a recipe.

@@ -20,6 +20,7 @@ StepLog parse_steps_jsonl(std::string_view text, const std::string& file) {
   StepLog log;
   log.file = file;
   log.format = "steps-jsonl";
+  log.time_field = "time_s";
   std::set<std::int64_t> seen;
   auto lines = lines_of(text);
   const char* fix = "each line must be {\"step\": int, \"tokens\": int, \"time_s\": float, \"loss\": float|null}";

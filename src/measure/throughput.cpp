@@ -43,6 +43,18 @@ Throughput measure_throughput(const StepLog& log, const Window& window, const St
       throw InputError(where, fmt::format("{} has a nan loss or gradient inside the measured window {}", steps,
                                           window.str()),
                        "fix the run; a nan step cannot be scored");
+    // Megatron's counters count a nan loss and, under a loss scaler, a skipped update; a bf16 step whose gradient
+    // norm is nan or inf is applied without either counter moving (and slime logs no counter at all).
+    if (r.grad_norm && !std::isfinite(*r.grad_norm))
+      throw InputError(where,
+                       fmt::format("{} has gradient norm {} inside the measured window {}: not a valid update, "
+                                   "whatever the log's skipped and nan counters say",
+                                   steps, format_double(*r.grad_norm), window.str()),
+                       "fix the run (a non-finite gradient corrupts the update); a step with one cannot be scored");
+    if (!r.loss)
+      throw InputError(where, fmt::format("{} has no loss in the log inside the measured window {}", steps, window.str()),
+                       "give the run's own complete log (Megatron's lm loss, slime's train/loss): a step whose loss "
+                       "is not logged cannot be shown to have trained");
     if (!r.time_s)
       throw InputError(where, fmt::format("{} has no step time in the log", steps),
                        "give the log that prints the step time (perf/step_time, elapsed time per iteration)");

@@ -32,7 +32,8 @@ struct Throughput {
 /// must agree with that. A record covering k > 1 steps is used only when all k lie inside the window.
 /// Throws InputError naming the file, line and step when: a step of W is missing or covered twice; a logging
 /// interval is cut by the window (fix: --log-interval 1); a step in W was skipped or is nan (or its loss is not
-/// finite); t_i is missing, zero or negative; a record's rows or tokens disagree with the workload.
+/// finite); a step in W has a non-finite gradient norm or no loss at all, whatever the log's counters say;
+/// t_i is missing, zero or negative; a record's rows or tokens disagree with the workload.
 Throughput measure_throughput(const StepLog& log, const Window& window, const StepShape& shape);
 
 }  // namespace openrecipes::measure

@@ -2,11 +2,13 @@
 #include "site/leaderboard_report.h"
 
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "checks/check_json.h"
 #include "core/text.h"
+#include "evidence/step_log.h"
 
 namespace openrecipes::site {
 
@@ -157,9 +159,15 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
                            visible(rec.stack.framework), checks_summary(*r), r->verified ? "" : "  [UNVERIFIED]");
       }
     }
-    if (!p.ranked.empty())
+    if (!p.ranked.empty()) {
       out += "  (tokens/s/GPU over the measurement window; CV of step time; MFU = 6·N·tokens/s/GPU / dense BF16 peak;\n"
-             "   $/1M tokens at the window's rate; GPU-h/run = GPUs × launch-to-exit time of the evidence run)\n";
+             "   $/1M tokens at the window's rate; GPU-h/run = GPUs × launch-to-exit time of the evidence run;";
+      std::set<std::string> formats;  // what the step time t_i is in each ranked recipe's log format
+      for (const auto* r : p.ranked) formats.insert(r->entry->recipe->log.format);
+      for (const auto& f : formats)
+        out += fmt::format("\n   step time of a {} log = {}", visible(f), visible(evidence::step_time_definition(f)));
+      out += ")\n";
+    }
     if (!p.unranked.empty()) {
       out += "  not ranked:\n";
       for (const auto* r : p.unranked) {

@@ -54,6 +54,18 @@ TEST(MegatronLog, h200_ref_run_has_one_record_per_step_with_hand_read_values) {
   EXPECT_EQ(last.nan, 0);
 }
 
+TEST(MegatronLog, grad_norm_is_read_as_printed_nan_and_inf_included) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  auto log = parse_megatron_log(read_file(fixtures_dir() / "runs/megatron-h200/ref.log"), "ref.log");
+  EXPECT_DOUBLE_EQ(*log.records[9].grad_norm, 2.950);  // iteration 10 prints "grad norm: 2.950"
+  EXPECT_EQ(log.time_field, "elapsed time per iteration (ms)");
+  std::string nan_line = kLine20;
+  nan_line.replace(nan_line.find("grad norm: 6.979"), 16, "grad norm: nan");
+  auto one = parse_megatron_log(nan_line, "x.log", 20);
+  EXPECT_TRUE(std::isnan(*one.records[0].grad_norm));
+  EXPECT_EQ(one.records[0].nan, 0);  // Megatron's counters did not see it
+}
+
 TEST(MegatronLog, h200_mbs2_and_lr10_runs_hand_read_values) {
   OPENRECIPES_REQUIRE_FIXTURES();
   auto mbs2 = parse_megatron_log(read_file(fixtures_dir() / "runs/megatron-h200/mbs2.log"), "mbs2.log");

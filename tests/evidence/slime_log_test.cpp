@@ -1,6 +1,8 @@
 // slime / miles step and perf dict lines (formats of slime's model.py and train_metric_utils.py logger calls).
 #include "evidence/slime_log.h"
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "core/error.h"
@@ -35,15 +37,81 @@ TEST(SlimeLog, miles_format_reads_the_same_lines) {
   EXPECT_EQ(parse_slime_log(kLog, "m.log", "miles").format, "miles");
 }
 
-TEST(SlimeLog, step_logged_twice_is_an_error) {
+TEST(SlimeLog, step_logged_twice_with_different_values_is_an_error) {
   std::string text = std::string(kLog) + "step 1: {'train/loss': 2.0}\n";
   try {
     parse_slime_log(text, "s.log");
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("s.log:7: step 1 logged twice (also line 5)"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("s.log:7: step 1 logged twice with different values (also line 5)"),
+              std::string::npos)
         << e.what();
   }
+}
+
+// miles logs each step line twice with the same text: once from log_utils.py log_train_step (L542) and once from
+// megatron_utils/model.py (L854), so the logger prefixes differ and the dicts do not (notes/slime.md §2.1).
+const char* kMilesLog =
+    "[2026-11-02 09:00:01] log_utils.py:542 - step 0: {'train/loss': 1.25, 'train/grad_norm': 3.5, "
+    "'train/lr-pg_0': 1e-05, 'train/step': 0}\n"
+    "[2026-11-02 09:00:01] model.py:854 - step 0: {'train/loss': 1.25, 'train/grad_norm': 3.5, "
+    "'train/lr-pg_0': 1e-05, 'train/step': 0}\n"
+    "[2026-11-02 09:00:01] train_metric_utils.py:401 - perf 0: {'perf/train_wait_time': 0.5, 'perf/train_time': "
+    "4.25, 'perf/step_time': 4.75}\n"
+    "[2026-11-02 09:00:06] log_utils.py:542 - step 1: {'train/loss': 1.125, 'train/grad_norm': 2.75, "
+    "'train/lr-pg_0': 1e-05, 'train/step': 1}\n"
+    "[2026-11-02 09:00:06] model.py:854 - step 1: {'train/loss': 1.125, 'train/grad_norm': 2.75, "
+    "'train/lr-pg_0': 1e-05, 'train/step': 1}\n"
+    "[2026-11-02 09:00:06] train_metric_utils.py:401 - perf 1: {'perf/step_time': 4.5}\n";
+
+TEST(SlimeLog, miles_step_line_printed_twice_with_the_same_dict_is_read_once) {
+  auto log = parse_slime_log(kMilesLog, "miles.log", "miles");
+  ASSERT_EQ(log.records.size(), 2u);
+  EXPECT_DOUBLE_EQ(*log.records[0].loss, 1.25);
+  EXPECT_DOUBLE_EQ(*log.records[0].grad_norm, 3.5);
+  EXPECT_DOUBLE_EQ(*log.records[0].time_s, 4.75);
+  EXPECT_DOUBLE_EQ(*log.records[1].loss, 1.125);
+  EXPECT_DOUBLE_EQ(*log.records[1].time_s, 4.5);
+}
+
+TEST(SlimeLog, miles_repeat_that_disagrees_is_an_error_naming_both_lines) {
+  std::string text = kMilesLog;
+  auto at = text.find("model.py:854 - step 1: {'train/loss': 1.125");
+  text.replace(text.find("1.125", at), 5, "1.126");
+  try {
+    parse_slime_log(text, "miles.log", "miles");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("miles.log:5: step 1 logged twice with different values (also line 4)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(SlimeLog, perf_total_train_time_of_runs_before_the_rename_is_the_step_time) {
+  // slime before 2e27587bc (2025-10-30) logged train_wait + train as perf/total_train_time.
+  const char* old_log =
+      "step 0: {'train/loss': 1.25}\n"
+      "perf 0: {'perf/train_wait_time': 0.5, 'perf/train_time': 4.25, 'perf/total_train_time': 4.75}\n"
+      "step 1: {'train/loss': 1.125}\n"
+      "perf 1: {'perf/train_wait_time': 0.25, 'perf/train_time': 4.25, 'perf/total_train_time': 4.5}\n";
+  auto log = parse_slime_log(old_log, "old.log");
+  ASSERT_EQ(log.records.size(), 2u);
+  EXPECT_DOUBLE_EQ(*log.records[0].time_s, 4.75);
+  EXPECT_DOUBLE_EQ(*log.records[1].time_s, 4.5);
+  EXPECT_EQ(log.time_field, "perf/total_train_time");
+  EXPECT_EQ(parse_slime_log(kLog, "new.log").time_field, "perf/step_time");
+}
+
+TEST(SlimeLog, train_grad_norm_is_read_including_nan_and_inf) {
+  auto log = parse_slime_log("step 0: {'train/loss': 1.25, 'train/grad_norm': nan}\n"
+                             "step 1: {'train/loss': 1.25, 'train/grad_norm': inf}\n"
+                             "step 2: {'train/loss': 1.25, 'train/grad_norm': np.float64(2.5)}\n",
+                             "g.log");
+  ASSERT_EQ(log.records.size(), 3u);
+  EXPECT_TRUE(std::isnan(*log.records[0].grad_norm));
+  EXPECT_TRUE(std::isinf(*log.records[1].grad_norm));
+  EXPECT_DOUBLE_EQ(*log.records[2].grad_norm, 2.5);
 }
 
 TEST(SlimeLog, truncated_dict_is_an_error_naming_the_line) {

@@ -2,23 +2,28 @@
 #include "measure/throughput.h"
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/error.h"
 #include "core/files.h"
 #include "evidence/megatron_log.h"
+#include "evidence/slime_log.h"
 #include "testing/support.h"
 
 namespace openrecipes::measure {
 namespace {
 
+// A record as a log gives it: a step time and a loss (a record without a loss inside the window is an error).
 StepRecord rec(std::int64_t first, std::int64_t k, double t, std::size_t line = 1) {
   StepRecord r;
   r.first_step = first;
   r.steps = k;
   r.time_s = t;
+  r.loss = 2.5;
   r.line = line;
   return r;
 }
@@ -145,6 +150,85 @@ TEST(Throughput, step_logged_twice_is_an_error) {
   auto log = twenty_steps();
   log.records.push_back(rec(10, 1, 2.0, 99));
   EXPECT_NE(error_of(log).find("x.log:99: step 10 is logged twice"), std::string::npos);
+}
+
+// The real ref.log with one training_log line edited (`from` replaced by `to` on the line of `iteration`), as
+// Megatron prints a bf16 step whose gradient is not finite: "grad norm: nan", both counters 0.
+std::string ref_log_with(int iteration, const std::string& from, const std::string& to) {
+  std::string text = read_file(testing::fixtures_dir() / "runs/megatron-h200/ref.log");
+  auto at = text.find(fmt::format("iteration {:>8}/      20 |", iteration));
+  EXPECT_NE(at, std::string::npos);
+  auto field = text.find(from, at);
+  EXPECT_LT(field, text.find('\n', at)) << from;
+  text.replace(field, from.size(), to);
+  return text;
+}
+
+std::string measure_error(const std::string& text) {
+  try {
+    measure_throughput(evidence::parse_megatron_log(text, "ref.log", 1), {5, 19}, {1, 2048, 32});
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Throughput, nan_or_inf_grad_norm_inside_the_window_fails_though_the_counters_say_0) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  // Iteration 10 (step 9) of ref.log is at line 1222 and prints "grad norm: 2.950".
+  auto e = measure_error(ref_log_with(10, "grad norm: 2.950", "grad norm: nan"));
+  EXPECT_NE(e.find("ref.log:1222: step 9 has gradient norm nan inside the measured window 5–19"), std::string::npos)
+      << e;
+  e = measure_error(ref_log_with(10, "grad norm: 2.950", "grad norm: inf"));
+  EXPECT_NE(e.find("step 9 has gradient norm inf"), std::string::npos) << e;
+}
+
+TEST(Throughput, nan_grad_norm_outside_the_window_is_fine) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  // Iteration 3 is step 2, a warm-up step: never scored.
+  std::string text = read_file(testing::fixtures_dir() / "runs/megatron-h200/ref.log");
+  auto at = text.find("iteration        3/      20 |");
+  auto field = text.find("grad norm: ", at);
+  auto end = text.find(" |", field);
+  text.replace(field, end - field, "grad norm: nan");
+  EXPECT_EQ(measure_error(text), "(no error)");
+}
+
+TEST(Throughput, line_without_lm_loss_inside_the_window_fails_naming_the_step) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  auto e = measure_error(ref_log_with(10, " lm loss: 1.157654E+01 |", ""));
+  EXPECT_NE(e.find("ref.log:1222: step 9 has no loss in the log inside the measured window 5–19"), std::string::npos)
+      << e;
+}
+
+TEST(Throughput, record_without_loss_or_with_nan_grad_norm_is_an_error) {
+  auto log = twenty_steps();
+  log.records[15].loss.reset();
+  EXPECT_NE(error_of(log).find("x.log:16: step 15 has no loss"), std::string::npos) << error_of(log);
+  log = twenty_steps();
+  log.records[6].grad_norm = -std::numeric_limits<double>::infinity();
+  EXPECT_NE(error_of(log).find("x.log:7: step 6 has gradient norm -inf"), std::string::npos) << error_of(log);
+  log = twenty_steps();
+  log.records[6].grad_norm = 3.5;  // a finite norm is what every real step has
+  EXPECT_EQ(error_of(log), "(no error)");
+}
+
+TEST(Throughput, slime_train_grad_norm_nan_inside_the_window_fails) {
+  // 20 slime steps as slime prints them (model.py step line, train_metric_utils.py perf line), step 7's gradient
+  // norm nan: slime has no skipped/nan counters, so only the norm shows it.
+  std::string text;
+  for (int s = 0; s < 20; ++s)
+    text += fmt::format("step {}: {{'train/loss': 1.5, 'train/grad_norm': {}, 'train/global_batch_size': 128}}\n"
+                        "perf {}: {{'perf/step_time': 4.5}}\n",
+                        s, s == 7 ? "nan" : "2.25", s);
+  auto log = evidence::parse_slime_log(text, "slime.log");
+  try {
+    measure_throughput(log, {5, 19}, {8, 8192, 128});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("slime.log:16: step 7 has gradient norm nan"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

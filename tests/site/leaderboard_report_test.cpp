@@ -49,6 +49,17 @@ TEST(LeaderboardText, escape_in_a_recipe_id_or_folder_name_is_shown_escaped) {
   EXPECT_NE(json.find("mbs2\\u001b[31m"), std::string::npos);  // nlohmann's own escape
 }
 
+TEST(LeaderboardText, legend_names_what_the_step_time_is_for_the_log_formats_of_the_pair) {
+  Scratch s;
+  auto b = build(s.root);
+  const auto text = leaderboard_text(b.reg, registry::build_pairs(b.reg, b.results, false));
+  EXPECT_NE(text.find("GPU-h/run = GPUs × launch-to-exit time of the evidence run;\n   step time of a megatron log = "
+                      "'elapsed time per iteration (ms)': Megatron-LM's timer of each training iteration"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("perf/step_time"), std::string::npos) << text;  // no slime recipe in the bundled pair
+}
+
 TEST(LeaderboardText, unreadable_recipes_have_their_own_section) {
   Scratch s;
   s.replace(s.recipe("mbs2") / "recipe.yaml", "gpus: 1", "gpus: [1");
