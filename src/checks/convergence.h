@@ -35,8 +35,9 @@ const std::vector<std::string>& golden_values_run_keys();
 /// Reads a Megatron-Bridge golden-values file: {"<0-based step>": {"lm loss": x, ...}, ...}. Step keys must be
 /// canonical decimals ("0", "17"; not "05", "+5", or more than 9 digits); the only other keys allowed are
 /// golden_values_run_keys(), which are ignored. A golden file may hold more steps than an arm: the check
-/// compares the first 20. Throws InputError (file, key) on invalid JSON, any other key, or a step without a
-/// numeric "lm loss".
+/// compares the first 20. Python json's NaN, Infinity and -Infinity (bare, as json.dump writes a non-finite loss)
+/// are read as those values, so check_convergence fails on them. Throws InputError (file, key) on invalid JSON,
+/// any other key, or a step without a numeric "lm loss".
 LossCurve read_golden_values(std::string_view json_text, const std::string& file);
 
 /// The thresholds (Megatron-Bridge pipeline values, SPEC §4.3).

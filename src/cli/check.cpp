@@ -29,11 +29,14 @@ struct CheckOptions {
   bool rules_given = false;
 };
 
-// One arm of the convergence check. A log must be a run of exactly 20 steps (SPEC §4.3, as `build` requires);
+// One arm of the convergence check. A log is read with its own logging interval (from its argument dump, as
+// `measure` reads it) and must be a run of exactly 20 steps logged every step (SPEC §4.3, as `build` requires);
 // a golden-values file is a reference curve, of which the first 20 steps are compared.
 checks::LossCurve arm(const std::string& path, const std::string& format) {
   if (format == "golden-values") return checks::read_golden_values(read_file(path), path);
-  auto log = evidence::read_step_log(path, format, 1);
+  std::optional<std::int64_t> interval;
+  if (format == "megatron" || format == "megatron-bridge") interval = evidence::own_log_interval(read_file(path), path);
+  auto log = evidence::read_step_log(path, format, interval);
   checks::require_arm_length(log, 20);
   return checks::loss_curve_from_log(log);
 }

@@ -1,6 +1,7 @@
 // Depth-bounded, duplicate-key-refusing JSON parsing for untrusted files (DESIGN.md "Untrusted input").
 #include "core/json_limits.h"
 
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -77,6 +78,53 @@ nlohmann::json parse_json_strict(std::string_view text, const std::string& where
   } catch (const json::exception& e) {
     throw InputError(where, std::string("not valid JSON: ") + e.what(), fix);
   }
+}
+
+std::string quote_python_nonfinite(std::string_view text) {
+  static constexpr std::string_view kWords[] = {"-Infinity", "Infinity", "NaN"};
+  auto word_char = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '+' || c == '-';
+  };
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+      continue;
+    }
+    bool replaced = false;
+    if (i == 0 || !word_char(text[i - 1]))
+      for (auto w : kWords)
+        if (text.substr(i, w.size()) == w && (i + w.size() == text.size() || !word_char(text[i + w.size()]))) {
+          out += '"';
+          out += w;
+          out += '"';
+          i += w.size() - 1;
+          replaced = true;
+          break;
+        }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
+std::optional<double> python_nonfinite(const nlohmann::json& value) {
+  if (!value.is_string()) return std::nullopt;
+  const auto& s = value.get_ref<const std::string&>();
+  if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  if (s == "Infinity") return std::numeric_limits<double>::infinity();
+  if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
+  return std::nullopt;
 }
 
 }  // namespace openrecipes

@@ -3,6 +3,7 @@
 #include "checks/convergence.h"
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/files.h"
+#include "core/json_limits.h"
 #include "evidence/megatron_log.h"
 #include "testing/support.h"
 
@@ -71,6 +73,50 @@ TEST(Convergence, golden_values_file_format_reads_every_step) {
   EXPECT_DOUBLE_EQ(c.loss.at(0), 11.89415);
   EXPECT_DOUBLE_EQ(c.loss.at(2), 6.210149);
   EXPECT_DOUBLE_EQ(c.loss.at(5), 9.052968);
+}
+
+// The real golden-values file with steps' losses set non-finite and written back by Python's own json.dump, which
+// writes NaN, Infinity and -Infinity as bare words (not JSON).
+std::string golden_with_python_nonfinite() {
+  auto path = fixtures_dir() / "golden_values/mbridge-deepseek-fsdp-1node-gb200.golden.json";
+  auto r = testing::run_process({testing::oracle_python(), "-c",
+                                 "import json,sys\n"
+                                 "d=json.load(open(sys.argv[1]))\n"
+                                 "d['12']['lm loss']=float('nan'); d['13']['lm loss']=float('inf')\n"
+                                 "d['14']['lm loss']=float('-inf')\n"
+                                 "json.dump(d, sys.stdout, indent=4)\n",
+                                 path.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.out;
+}
+
+TEST(Convergence, golden_values_written_by_python_with_nan_and_infinity_are_read_as_non_finite_losses) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  const std::string text = golden_with_python_nonfinite();
+  ASSERT_NE(text.find("\"lm loss\": NaN"), std::string::npos);  // json.dump's own spelling
+  ASSERT_NE(text.find("\"lm loss\": -Infinity"), std::string::npos);
+  auto c = read_golden_values(text, "golden.json");
+  ASSERT_EQ(c.loss.size(), 50u);
+  EXPECT_TRUE(std::isnan(c.loss.at(12)));
+  EXPECT_EQ(c.loss.at(13), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(c.loss.at(14), -std::numeric_limits<double>::infinity());
+  EXPECT_DOUBLE_EQ(c.loss.at(2), 6.210149);  // the finite steps are unchanged
+  auto real = read_golden_values(read_file(fixtures_dir() / "golden_values/mbridge-deepseek-fsdp-1node-gb200.golden.json"),
+                                 "real.json");
+  auto r = check_convergence(c, real);  // SPEC §4.3: a non-finite loss fails the check
+  EXPECT_FALSE(r.passed);
+  EXPECT_EQ(r.failed_tests, (std::vector<std::string>{"non_finite_loss"}));
+  EXPECT_EQ(r.problems, (std::vector<std::string>{"step 12 loss is nan in the recipe's arm",
+                                                  "step 13 loss is inf in the recipe's arm",
+                                                  "step 14 loss is -inf in the recipe's arm"}));
+}
+
+TEST(Convergence, golden_values_nan_inside_a_string_or_a_longer_word_is_not_a_number) {
+  // Only the bare words json.dump writes are read as non-finite; "NaNa" stays invalid JSON and a string stays text.
+  EXPECT_THROW(read_golden_values("{\"0\": {\"lm loss\": NaNa}}", "g.json"), InputError);
+  EXPECT_THROW(read_golden_values("{\"0\": {\"lm loss\": nan}}", "g.json"), InputError);  // not Python's spelling
+  EXPECT_EQ(quote_python_nonfinite("{\"NaN\": [NaN, -Infinity, \"a NaN \\\" Infinity\"]}"),
+            "{\"NaN\": [\"NaN\", \"-Infinity\", \"a NaN \\\" Infinity\"]}");
 }
 
 TEST(Convergence, h200_structural_change_passes_and_math_change_fails_as_the_oracle_says) {

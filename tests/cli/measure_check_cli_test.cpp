@@ -105,6 +105,81 @@ TEST(CheckCli, a_convergence_arm_that_is_not_20_steps_is_an_error_naming_it) {
   EXPECT_NE(j.err.find(jsonl + ":21: this arm has step 20, so it ran more than 20 steps"), std::string::npos) << j.err;
 }
 
+TEST(CheckCli, a_log_with_log_interval_10_is_read_with_its_interval_and_refused_as_build_refuses_it) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  // A real public log (A100, --log-interval 10, 500,000 iterations): read as interval 1 its skipped-iteration
+  // counts (10 in a line) looked edited. Read with its own interval it is simply not a 20-step arm.
+  auto log = (testing::fixtures_dir() / "logs/mdk-gpt3-7b-fp16-1node.log").string();
+  auto r = run_cli({"check", "convergence", log, fixture("ref.log")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(log + ": this arm ran 500000 steps; the convergence check compares 20-step arms"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("edited or damaged"), std::string::npos) << r.err;
+  // A 20-step run logged every 10 iterations (mbs2.log's dump saying --log-interval 10, its lines for iterations 10
+  // and 20 kept): the interval comes from the dump, and a record averaging 10 steps has no per-step loss.
+  std::string text = std::regex_replace(slurp(fixture("mbs2.log")), std::regex("log_interval \\.+ 1\n"),
+                                        "log_interval .................................... 10\n");
+  std::string kept;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    auto end = text.find('\n', begin);
+    std::string line = text.substr(begin, end - begin + 1);
+    bool iteration_line = line.find(" iteration ") != std::string::npos && line.find("/      20 |") != std::string::npos;
+    if (!iteration_line || line.find("iteration       10/") != std::string::npos ||
+        line.find("iteration       20/") != std::string::npos)
+      kept += line;
+    begin = end + 1;
+  }
+  testing::TempDir d;
+  auto arm = d.write("interval10.log", kept).string();
+  auto m = run_cli({"measure", arm});  // measure reads the same interval: its window 5–19 cuts steps 0–9
+  EXPECT_NE(m.err.find("this record averages steps 0–9 (a logging interval of 10)"), std::string::npos) << m.err;
+  auto c = run_cli({"check", "convergence", arm, fixture("ref.log")});
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_NE(c.err.find("this record averages the loss over 10 steps; the convergence check needs the loss of every "
+                       "step (fix: re-run the arm with --log-interval 1)"),
+            std::string::npos)
+      << c.err;
+}
+
+TEST(CheckCli, a_golden_values_file_with_python_nan_fails_the_check_with_exit_1_not_2) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  testing::TempDir d;
+  auto real = (testing::fixtures_dir() / "golden_values/mbridge-deepseek-fsdp-1node-gb200.golden.json").string();
+  auto py = testing::run_process({testing::oracle_python(), "-c",
+                                  "import json,sys\nd=json.load(open(sys.argv[1]))\nd['7']['lm loss']=float('nan')\n"
+                                  "json.dump(d, open(sys.argv[2], 'w'))\n",
+                                  real, (d.path() / "nan.json").string()});
+  ASSERT_EQ(py.exit_code, 0) << py.err;
+  auto r = run_cli({"check", "convergence", (d.path() / "nan.json").string(), real, "--format", "golden-values"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("convergence check: fail"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("problem: step 7 loss is nan in the recipe's arm"), std::string::npos) << r.out;
+}
+
+TEST(MeasureCli, the_step_time_definition_of_each_log_format_is_printed) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  auto r = run_cli({"measure", fixture("ref.log")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  step time is  'elapsed time per iteration (ms)': Megatron-LM's timer of each training "
+                       "iteration"),
+            std::string::npos)
+      << r.out;
+  testing::TempDir d;
+  std::string slime;
+  for (int s = 0; s < 20; ++s)
+    slime += "step " + std::to_string(s) + ": {'train/loss': 1.5, 'train/global_batch_size': 128}\nperf " +
+             std::to_string(s) + ": {'perf/total_train_time': 4.5}\n";
+  auto log = d.write("slime.log", slime).string();
+  auto j = run_cli({"measure", log, "--format", "slime", "--gpus", "8", "--steps-per-run", "20", "--json"});
+  EXPECT_EQ(j.exit_code, 0) << j.err;
+  EXPECT_NE(j.out.find("\"step_time_definition\": \"'perf/total_train_time' (perf/step_time's name before "
+                       "2025-10-30) = train_wait + train"),
+            std::string::npos)
+      << j.out;
+}
+
 TEST(CheckCli, constant_loss_curves_print_an_undefined_correlation_on_every_path) {
   OPENRECIPES_REQUIRE_FIXTURES();
   testing::TempDir d;
