@@ -2,6 +2,7 @@
 #include "core/json_limits.h"
 
 #include <limits>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -32,9 +33,14 @@ void check_json_depth(std::string_view text, std::size_t max_depth, const std::s
   }
 }
 
-nlohmann::json parse_json_strict(std::string_view text, const std::string& where, const std::string& fix,
-                                 std::size_t max_depth) {
+namespace {
+
+// The strict parse; `nonfinite` (may be null) maps the ordinal of a number in document order to the value it stands
+// for (parse_json_python's masked words).
+nlohmann::json parse_strict(std::string_view text, const std::string& where, const std::string& fix,
+                            std::size_t max_depth, const std::map<std::size_t, double>* nonfinite) {
   check_json_depth(text, max_depth, where, fix);
+  std::size_t numbers = 0;
   using json = nlohmann::json;
   // One entry per open container: its keys (objects) and its name in the path, for messages.
   struct Open {
@@ -69,6 +75,10 @@ nlohmann::json parse_json_strict(std::string_view text, const std::string& where
           break;
         }
         case json::parse_event_t::value:
+          if (nonfinite && value.is_number()) {
+            auto it = nonfinite->find(numbers++);
+            if (it != nonfinite->end()) value = it->second;
+          }
           break;
       }
       return true;
@@ -80,51 +90,62 @@ nlohmann::json parse_json_strict(std::string_view text, const std::string& where
   }
 }
 
-std::string quote_python_nonfinite(std::string_view text) {
-  static constexpr std::string_view kWords[] = {"-Infinity", "Infinity", "NaN"};
-  auto word_char = [](char c) {
+// Python's json.dump spellings of the non-finite floats and numbers of the same length that stand in for them, so
+// that byte positions in error messages stay the file's own.
+struct NonfiniteWord {
+  std::string_view word, mask;
+  double value;
+};
+const NonfiniteWord kNonfiniteWords[] = {
+    {"-Infinity", "-0.000000", -std::numeric_limits<double>::infinity()},
+    {"Infinity", "0.000000", std::numeric_limits<double>::infinity()},
+    {"NaN", "0.0", std::numeric_limits<double>::quiet_NaN()},
+};
+
+}  // namespace
+
+nlohmann::json parse_json_strict(std::string_view text, const std::string& where, const std::string& fix,
+                                 std::size_t max_depth) {
+  return parse_strict(text, where, fix, max_depth, nullptr);
+}
+
+nlohmann::json parse_json_python(std::string_view text, const std::string& where, const std::string& fix,
+                                 std::size_t max_depth) {
+  // Outside strings, every token that starts with '-' or a digit is a number (in JSON that parses at all); a bare
+  // NaN / Infinity / -Infinity becomes a same-length number, and its ordinal among the numbers is remembered.
+  auto token_char = [](char c) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
            c == '+' || c == '-';
   };
-  std::string out;
-  out.reserve(text.size());
+  std::string masked(text);
+  std::map<std::size_t, double> nonfinite;
+  std::size_t numbers = 0;
   bool in_string = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      out += c;
-      if (c == '\\' && i + 1 < text.size()) out += text[++i];
+      if (c == '\\') ++i;
       else if (c == '"') in_string = false;
       continue;
     }
     if (c == '"') {
       in_string = true;
-      out += c;
       continue;
     }
-    bool replaced = false;
-    if (i == 0 || !word_char(text[i - 1]))
-      for (auto w : kWords)
-        if (text.substr(i, w.size()) == w && (i + w.size() == text.size() || !word_char(text[i + w.size()]))) {
-          out += '"';
-          out += w;
-          out += '"';
-          i += w.size() - 1;
-          replaced = true;
-          break;
-        }
-    if (!replaced) out += c;
+    if (i > 0 && token_char(text[i - 1])) continue;  // inside a token
+    bool word = false;
+    for (const auto& w : kNonfiniteWords)
+      if (text.substr(i, w.word.size()) == w.word &&
+          (i + w.word.size() == text.size() || !token_char(text[i + w.word.size()]))) {
+        masked.replace(i, w.word.size(), w.mask);
+        nonfinite.emplace(numbers++, w.value);
+        i += w.word.size() - 1;
+        word = true;
+        break;
+      }
+    if (!word && (c == '-' || (c >= '0' && c <= '9'))) ++numbers;
   }
-  return out;
-}
-
-std::optional<double> python_nonfinite(const nlohmann::json& value) {
-  if (!value.is_string()) return std::nullopt;
-  const auto& s = value.get_ref<const std::string&>();
-  if (s == "NaN") return std::numeric_limits<double>::quiet_NaN();
-  if (s == "Infinity") return std::numeric_limits<double>::infinity();
-  if (s == "-Infinity") return -std::numeric_limits<double>::infinity();
-  return std::nullopt;
+  return parse_strict(masked, where, fix, max_depth, &nonfinite);
 }
 
 }  // namespace openrecipes

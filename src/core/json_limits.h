@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,15 +25,11 @@ void check_json_depth(std::string_view text, std::size_t max_depth, const std::s
 nlohmann::json parse_json_strict(std::string_view text, const std::string& where, const std::string& fix,
                                  std::size_t max_depth = kMaxJsonConfigDepth);
 
-/// Python's json.dump writes the non-finite floats as the bare words NaN, Infinity and -Infinity, which JSON does
-/// not have. Returns `text` with each such word outside strings turned into the string "NaN", "Infinity" or
-/// "-Infinity", so a strict JSON parse reads it and the caller decides what a non-finite value means (see
-/// python_nonfinite). Other text, strings included, is unchanged; malformed JSON stays malformed.
-std::string quote_python_nonfinite(std::string_view text);
-
-/// The number a string that quote_python_nonfinite wrote stands for (NaN, +inf, -inf); nullopt for any other
-/// value.
-std::optional<double> python_nonfinite(const nlohmann::json& value);
+/// parse_json_strict that also reads Python json's spellings of the non-finite floats, the bare words NaN, Infinity
+/// and -Infinity that json.dump writes (they are not JSON), as those doubles. A string "NaN" stays a string, a word
+/// like NaNa stays invalid, and byte positions in errors are the file's own. Throws as parse_json_strict.
+nlohmann::json parse_json_python(std::string_view text, const std::string& where, const std::string& fix,
+                                 std::size_t max_depth = kMaxJsonConfigDepth);
 
 /// `dump` (a value echoed into a message) cut to its first `max` bytes with "..." appended when longer, so a
 /// message never quotes a huge value whole.

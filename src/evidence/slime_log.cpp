@@ -75,6 +75,7 @@ std::optional<double> number_field(const nlohmann::json& d, const char* key, con
 StepLog parse_slime_log(std::string_view text, const std::string& file, const std::string& format) {
   std::map<std::int64_t, Partial> steps;
   std::string time_field = kStepTimeKey;  // the key the trainer's perf lines carry
+  std::size_t time_field_line = 0;        // the first perf line that gave a step time
   // The last step N of each kind of line and where it was: both kinds count up, one line per step.
   std::optional<std::pair<std::int64_t, std::size_t>> last_step, last_perf;
   auto in_order = [&](std::optional<std::pair<std::int64_t, std::size_t>>& last, std::string_view word,
@@ -137,10 +138,18 @@ StepLog parse_slime_log(std::string_view text, const std::string& file, const st
           throw InputError(where, fmt::format("'{}' {} s is below 1 ms; no training step is that fast", key,
                                               format_double(*t)),
                            "the step times were edited or damaged; give the training job's own unedited log");
+        if (!time_field_line) {
+          time_field = key;
+          time_field_line = i + 1;
+        } else if (time_field != key) {
+          throw InputError(where,
+                           fmt::format("this perf line gives the step time as '{}', line {} as '{}'", key,
+                                       time_field_line, time_field),
+                           "give the log of one run only (a slime version logs one of the two names)");
+        }
         p.perf_line = i + 1;
         p.perf_text = text;
         p.time_s = *t;
-        time_field = key;
       }
       if (!p.line) p.line = i + 1;
     }

@@ -26,14 +26,15 @@ std::string step_time_definition(const std::string& format, const std::string& t
   if (format == "slime" || format == "miles") {
     std::string out = field("perf/step_time");
     if (time_field == "perf/total_train_time") out += " (perf/step_time's name before 2025-10-30)";
-    out += " = train_wait + train: from the end of one step's training to the end of the next, so besides "
-           "forward-backward and the optimizer step it holds all between steps: ";
-    out += format == "slime"
-               ? "slime's weight backup to CPU after every step, memory clearing, and the wait for the next "
-                 "rollout (the rollout function: for SFT it reads rows; train_async.py overlaps it with the "
-                 "previous step)"
-               : "memory clearing and the wait for the next rollout (the rollout function: for SFT it reads rows); "
-                 "miles backs weights up to CPU only when a reference, teacher or colocated model needs them";
+    out += " = train_wait + train: from the end of one step's train block to the end of the next. The train block "
+           "holds forward-backward and the optimizer step (and the log-prob pass unless "
+           "--disable-compute-advantages-and-returns); the wait holds all between steps: ";
+    out += format == "slime" ? "slime's weight backup to CPU after every step"
+                             : "the weight backup to CPU only when a reference, teacher or old-actor model or "
+                               "colocation needs it (miles)";
+    out += ", the perf logging, with train.py a memory clear, checkpoint saves (unlike Megatron's timer, it does not "
+           "stop for them), update_weights (nothing with --debug-train-only) and the wait for the next rollout (for "
+           "SFT the rollout function reads rows; train_async.py overlaps it with the previous step)";
     return out;
   }
   if (format == "steps-jsonl") return field("time_s") + ": the step's wall-clock time as the run's own harness measured it";

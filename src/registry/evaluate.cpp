@@ -72,7 +72,12 @@ Loaded load_evidence(const Recipe& r) {
           out.arm_args_error = e.what();
         }
       }
-      auto arm = evidence::read_step_log(r.convergence_arm->path, r.convergence_arm->format, interval,
+      // A separate arm is read with its own logging interval (its own dump's), as `check convergence` reads it.
+      std::optional<std::int64_t> arm_interval = interval;
+      if (r.convergence_arm->path != r.log.path &&
+          (r.convergence_arm->format == "megatron" || r.convergence_arm->format == "megatron-bridge"))
+        arm_interval = evidence::own_log_interval(read_file(r.convergence_arm->path), r.convergence_arm->relative);
+      auto arm = evidence::read_step_log(r.convergence_arm->path, r.convergence_arm->format, arm_interval,
                                          r.convergence_arm->relative);
       checks::require_arm_length(arm);
       out.arm = checks::loss_curve_from_log(arm);
@@ -341,6 +346,7 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
 
     // Measurement (SPEC §2) and what it prices (SPEC §3).
     if (ev.log) {
+      out.step_time_field = ev.log->time_field;
       if (ev.log->train_iters && *ev.log->train_iters != r.steps_per_run)
         out.reasons.push_back(fmt::format("measurement: the recipe records steps_per_run {}, but {} shows a {}-step run",
                                           r.steps_per_run, ev.log->file, *ev.log->train_iters));
@@ -402,7 +408,7 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
       out.reasons.push_back("measurement: no scheduler times (evidence.times), so GPU-hours cannot be computed");
     }
 
-    // A separate convergence arm must be the measured recipe's own configuration, only shorter.
+    // A separate convergence arm must be the measured recipe's own configuration, only shorter (SPEC §4.3).
     if (r.convergence_arm && r.convergence_arm->path != r.log.path) {
       if (!ev.arm_args) {
         out.reasons.push_back("convergence: the arm's arguments cannot be compared with the measured run's: " +
@@ -411,8 +417,10 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
         auto diff = checks::check_configuration(ev.arm_args->values, ev.args->values, reg.rules, {}, {});
         std::string why;
         for (const auto& c : diff.changes) {
-          // A 20-step convergence arm of a longer measured run differs from it in run length only.
-          if (c.classification.cls != checks::ArgClass::math ||
+          // The arm is the recipe's own run, only shorter: it differs from the measured run in run length and
+          // bookkeeping only. A structural difference would let another layout's run (the reference's own log, say)
+          // stand as the recipe's arm.
+          if (c.classification.cls == checks::ArgClass::bookkeeping ||
               checks::is_run_length_change(c.name, ev.arm_args->values, ev.args->values))
             continue;
           why += fmt::format("{}{} is {} in the arm but {} in the measured run", why.empty() ? "" : "; ", c.name,

@@ -31,6 +31,7 @@ struct RecipeResult {
   std::vector<std::string> notes;    ///< remarks that do not block verification
 
   std::optional<measure::Throughput> throughput;
+  std::string step_time_field;  ///< the log's name for the step time (StepLog::time_field), when it was read
   std::optional<double> gpu_hours;
   std::optional<double> dollars_per_million_tokens;
   std::optional<double> mfu;

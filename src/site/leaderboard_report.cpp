@@ -162,10 +162,12 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
     if (!p.ranked.empty()) {
       out += "  (tokens/s/GPU over the measurement window; CV of step time; MFU = 6·N·tokens/s/GPU / dense BF16 peak;\n"
              "   $/1M tokens at the window's rate; GPU-h/run = GPUs × launch-to-exit time of the evidence run;";
-      std::set<std::string> formats;  // what the step time t_i is in each ranked recipe's log format
-      for (const auto* r : p.ranked) formats.insert(r->entry->recipe->log.format);
-      for (const auto& f : formats)
-        out += fmt::format("\n   step time of a {} log = {}", visible(f), visible(evidence::step_time_definition(f)));
+      // What the step time t_i is for each log format (and the name its logs give it) among the ranked recipes.
+      std::set<std::pair<std::string, std::string>> formats;
+      for (const auto* r : p.ranked) formats.emplace(r->entry->recipe->log.format, r->step_time_field);
+      for (const auto& [f, field] : formats)
+        out += fmt::format("\n   step time of a {} log = {}", visible(f),
+                           visible(evidence::step_time_definition(f, field)));
       out += ")\n";
     }
     if (!p.unranked.empty()) {

@@ -115,8 +115,36 @@ TEST(Convergence, golden_values_nan_inside_a_string_or_a_longer_word_is_not_a_nu
   // Only the bare words json.dump writes are read as non-finite; "NaNa" stays invalid JSON and a string stays text.
   EXPECT_THROW(read_golden_values("{\"0\": {\"lm loss\": NaNa}}", "g.json"), InputError);
   EXPECT_THROW(read_golden_values("{\"0\": {\"lm loss\": nan}}", "g.json"), InputError);  // not Python's spelling
-  EXPECT_EQ(quote_python_nonfinite("{\"NaN\": [NaN, -Infinity, \"a NaN \\\" Infinity\"]}"),
-            "{\"NaN\": [\"NaN\", \"-Infinity\", \"a NaN \\\" Infinity\"]}");
+  try {
+    read_golden_values("{\"0\": {\"lm loss\": \"NaN\"}}", "g.json");  // json.dump of the string "NaN"
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("g.json: step 0: no numeric \"lm loss\""), std::string::npos) << e.what();
+  }
+  // NaN as a key, inside strings and inside arrays: keys and strings stay text, the bare word in an array is a number.
+  auto j = parse_json_python("{\"NaN\": [NaN, -Infinity, \"a NaN \\\" Infinity\"]}", "g.json", "fix");
+  ASSERT_TRUE(j.contains("NaN"));
+  EXPECT_TRUE(std::isnan(j["NaN"][0].get<double>()));
+  EXPECT_EQ(j["NaN"][1].get<double>(), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(j["NaN"][2].get<std::string>(), "a NaN \" Infinity");
+}
+
+TEST(Convergence, golden_values_error_positions_are_the_files_own_after_a_nan) {
+  // The same broken file with a bare NaN and with a finite number of the same length: the error names one byte.
+  auto error_of = [](const std::string& text) {
+    try {
+      read_golden_values(text, "g.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string with_nan = "{\"0\": {\"lm loss\": NaN}, \"1\": {x}}";
+  const std::string with_number = "{\"0\": {\"lm loss\": 1.5}, \"1\": {x}}";
+  auto a = error_of(with_nan), b = error_of(with_number);
+  auto at = [](const std::string& e) { return e.substr(e.find("at byte"), 12); };
+  ASSERT_NE(a.find("not valid JSON at byte"), std::string::npos) << a;
+  EXPECT_EQ(at(a), at(b)) << a << "\n" << b;
 }
 
 TEST(Convergence, h200_structural_change_passes_and_math_change_fails_as_the_oracle_says) {

@@ -103,6 +103,18 @@ TEST(SlimeLog, perf_total_train_time_of_runs_before_the_rename_is_the_step_time)
   EXPECT_EQ(parse_slime_log(kLog, "new.log").time_field, "perf/step_time");
 }
 
+TEST(SlimeLog, a_log_mixing_perf_step_time_and_perf_total_train_time_is_an_error) {
+  try {
+    parse_slime_log("perf 0: {'perf/total_train_time': 4.75}\nperf 1: {'perf/step_time': 4.5}\n", "mix.log");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("mix.log:2: this perf line gives the step time as 'perf/step_time', line 1 "
+                                         "as 'perf/total_train_time'"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(SlimeLog, train_grad_norm_is_read_including_nan_and_inf) {
   auto log = parse_slime_log("step 0: {'train/loss': 1.25, 'train/grad_norm': nan}\n"
                              "step 1: {'train/loss': 1.25, 'train/grad_norm': inf}\n"

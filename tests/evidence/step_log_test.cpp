@@ -31,7 +31,13 @@ TEST(StepTimeDefinition, slime_step_time_is_train_wait_plus_train_with_the_weigh
   // miles backs weights up only when a ref / teacher / old-actor model or colocation needs it (_enable_weight_backup).
   const auto m = step_time_definition("miles");
   EXPECT_TRUE(has(m, "= train_wait + train")) << m;
-  EXPECT_TRUE(has(m, "backs weights up to CPU only when")) << m;
+  EXPECT_TRUE(has(m, "weight backup to CPU only when a reference, teacher or old-actor model or colocation")) << m;
+  for (const auto& d : {s, m}) {  // §2.3 (ii)-(vi) and the train block's contents
+    EXPECT_TRUE(has(d, "checkpoint saves")) << d;
+    EXPECT_TRUE(has(d, "with train.py a memory clear")) << d;
+    EXPECT_TRUE(has(d, "update_weights")) << d;
+    EXPECT_TRUE(has(d, "--disable-compute-advantages-and-returns")) << d;
+  }
 }
 
 }  // namespace

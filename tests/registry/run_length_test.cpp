@@ -2,6 +2,7 @@
 // 14-step run (window 4–13) of the bundled mbs2 configuration, real H200 runs (tests/registry/data/run_length/
 // SOURCE.txt), tuned from the 20-step reference `ref`, with and without a separate 20-step convergence arm.
 #include <filesystem>
+#include <regex>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -137,8 +138,50 @@ TEST(RunLength, arm_with_other_math_than_the_reference_keeps_run_length_math) {
   const auto& r = b.get("profile25");
   EXPECT_FALSE(r.verified);
   EXPECT_TRUE(has_reason(r, "train_iters changed from 20 to 25 — math")) << reasons_of(r);
-  EXPECT_TRUE(has_reason(r, "convergence: the arm's arguments differ from the measured run's: lr is 0.0001 in the arm "
-                            "but 1e-05 in the measured run"))
+  EXPECT_TRUE(has_reason(r, "convergence: the arm's arguments differ from the measured run's: "));
+  EXPECT_TRUE(has_reason(r, "; lr is 0.0001 in the arm but 1e-05 in the measured run;")) << reasons_of(r);
+}
+
+TEST(RunLength, the_reference_log_with_a_byte_added_is_not_the_recipes_arm) {
+  // ref's own run (micro-batch 1, selective recompute) with a newline appended: not byte-identical to ref's arm, and
+  // equal to the reference in every math argument, but not the recipe's layout, so it is not the recipe's arm.
+  Scratch s;
+  s.write(s.dir.path() / "ref_plus_newline.log", s.read(s.recipe("ref") / "evidence/train.log") + "\n");
+  add_run_length_recipe(s, "profile25", "mbs2-steps25-profile", 25, claims25(), s.dir.path() / "ref_plus_newline.log");
+  auto b = build(s.root);
+  const auto& r = b.get("profile25");
+  EXPECT_FALSE(r.verified);
+  EXPECT_TRUE(has_reason(r, "convergence: the arm's arguments differ from the measured run's: eval_micro_batch_size is 1 "
+                            "in the arm but 2 in the measured run; micro_batch_size is 1 in the arm but 2 in the "
+                            "measured run; recompute_granularity is selective in the arm but None in the measured run"))
+      << reasons_of(r);
+}
+
+TEST(RunLength, a_separate_arm_is_read_with_its_own_logging_interval) {
+  // mbs2's real 20-step arm rewritten as if logged every 10 iterations (its dump says --log-interval 10, only the
+  // lines of iterations 10 and 20 kept): read with its own interval, each record averages 10 steps, which no
+  // convergence check can use; read with the measured run's interval 1 it would look like a run missing 18 steps.
+  Scratch s;
+  std::string text = s.read(s.recipe("mbs2") / "evidence/train.log");
+  text = std::regex_replace(text, std::regex("log_interval \\.+ 1\n"), "log_interval .................................... 10\n");
+  std::string kept;
+  for (std::size_t begin = 0; begin < text.size();) {
+    auto end = text.find('\n', begin);
+    std::string line = text.substr(begin, end - begin + 1);
+    bool iteration = line.find(" iteration ") != std::string::npos && line.find("/      20 |") != std::string::npos;
+    if (!iteration || line.find("iteration       10/") != std::string::npos ||
+        line.find("iteration       20/") != std::string::npos)
+      kept += line;
+    begin = end + 1;
+  }
+  s.write(s.dir.path() / "interval10.log", kept);
+  add_run_length_recipe(s, "profile25", "mbs2-steps25-profile", 25, claims25(), s.dir.path() / "interval10.log");
+  auto b = build(s.root);
+  const auto& r = b.get("profile25");
+  EXPECT_FALSE(r.verified);
+  EXPECT_TRUE(has_reason(r, "convergence check: cannot run: the recipe's arm: evidence/arm.log:"));
+  EXPECT_TRUE(has_reason(r, "this record averages the loss over 10 steps; the convergence check needs the loss of "
+                            "every step (fix: re-run the arm with --log-interval 1)"))
       << reasons_of(r);
 }
 
