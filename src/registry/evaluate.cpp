@@ -72,11 +72,16 @@ Loaded load_evidence(const Recipe& r) {
           out.arm_args_error = e.what();
         }
       }
-      // A separate arm is read with its own logging interval (its own dump's), as `check convergence` reads it.
+      // A separate arm is read with its own logging interval (its own dump's, else the gaps between its lines), as
+      // `check convergence` reads it.
       std::optional<std::int64_t> arm_interval = interval;
-      if (r.convergence_arm->path != r.log.path &&
-          (r.convergence_arm->format == "megatron" || r.convergence_arm->format == "megatron-bridge"))
-        arm_interval = evidence::own_log_interval(read_file(r.convergence_arm->path), r.convergence_arm->relative);
+      if (r.convergence_arm->path != r.log.path) {
+        arm_interval.reset();
+        if (out.arm_args) {
+          auto it = out.arm_args->values.find("log_interval");
+          if (it != out.arm_args->values.end()) arm_interval = parse_int(it->second);
+        }
+      }
       auto arm = evidence::read_step_log(r.convergence_arm->path, r.convergence_arm->format, arm_interval,
                                          r.convergence_arm->relative);
       checks::require_arm_length(arm);
