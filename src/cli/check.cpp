@@ -34,9 +34,11 @@ struct CheckOptions {
 // a golden-values file is a reference curve, of which the first 20 steps are compared.
 checks::LossCurve arm(const std::string& path, const std::string& format) {
   if (format == "golden-values") return checks::read_golden_values(read_file(path), path);
+  evidence::require_step_log_format(format, path);  // before reading, as read_step_log does
+  const std::string text = read_file(path);
   std::optional<std::int64_t> interval;
-  if (format == "megatron" || format == "megatron-bridge") interval = evidence::own_log_interval(read_file(path), path);
-  auto log = evidence::read_step_log(path, format, interval);
+  if (format == "megatron" || format == "megatron-bridge") interval = evidence::own_log_interval(text, path);
+  auto log = evidence::parse_step_log(text, format, interval, path);
   checks::require_arm_length(log, 20);
   return checks::loss_curve_from_log(log);
 }

@@ -82,7 +82,7 @@ const bool registered = register_command({
         std::string text = read_file(o->log);
         std::optional<evidence::ArgumentDump> dump;  // none: the options must say what it would have
         if (o->format == "megatron" || o->format == "megatron-bridge") dump = evidence::find_megatron_args(text, o->log);
-        auto log = evidence::read_step_log(o->log, o->format, dump_int(dump, "log_interval"));
+        auto log = evidence::parse_step_log(text, o->format, dump ? evidence::log_interval_of(*dump) : std::nullopt, o->log);
         std::int64_t gpus = gpus_given.value_or(dump_int(dump, "world_size").value_or(0));
         if (gpus < 1) throw InputError(o->log, "the GPU count is not in the log", "pass --gpus N");
         std::int64_t row = row_given.value_or(dump_int(dump, "seq_length").value_or(8192));

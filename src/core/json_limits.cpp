@@ -12,8 +12,12 @@
 
 namespace openrecipes {
 
-void check_json_depth(std::string_view text, std::size_t max_depth, const std::string& where, const std::string& fix) {
-  std::size_t depth = 0;
+namespace {
+
+// Calls `on(i)` for each byte offset i of `text` outside JSON strings (a string's quotes, contents and escapes are
+// skipped). `on` returns how many bytes after i to skip too (0 for none).
+template <class F>
+void scan_outside_strings(std::string_view text, F&& on) {
   bool in_string = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -24,13 +28,26 @@ void check_json_depth(std::string_view text, std::size_t max_depth, const std::s
     }
     if (c == '"') {
       in_string = true;
-    } else if (c == '[' || c == '{') {
+      continue;
+    }
+    i += on(i);
+  }
+}
+
+}  // namespace
+
+void check_json_depth(std::string_view text, std::size_t max_depth, const std::string& where, const std::string& fix) {
+  std::size_t depth = 0;
+  scan_outside_strings(text, [&](std::size_t i) -> std::size_t {
+    const char c = text[i];
+    if (c == '[' || c == '{') {
       if (++depth > max_depth)
         throw InputError(where, fmt::format("JSON nested deeper than {} levels (at byte {})", max_depth, i), fix);
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
     }
-  }
+    return 0;
+  });
 }
 
 namespace {
@@ -120,31 +137,18 @@ nlohmann::json parse_json_python(std::string_view text, const std::string& where
   std::string masked(text);
   std::map<std::size_t, double> nonfinite;
   std::size_t numbers = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-      continue;
-    }
-    if (i > 0 && token_char(text[i - 1])) continue;  // inside a token
-    bool word = false;
+  scan_outside_strings(text, [&](std::size_t i) -> std::size_t {
+    if (i > 0 && token_char(text[i - 1])) return 0;  // inside a token
     for (const auto& w : kNonfiniteWords)
       if (text.substr(i, w.word.size()) == w.word &&
           (i + w.word.size() == text.size() || !token_char(text[i + w.word.size()]))) {
         masked.replace(i, w.word.size(), w.mask);
         nonfinite.emplace(numbers++, w.value);
-        i += w.word.size() - 1;
-        word = true;
-        break;
+        return w.word.size() - 1;
       }
-    if (!word && (c == '-' || (c >= '0' && c <= '9'))) ++numbers;
-  }
+    if (text[i] == '-' || (text[i] >= '0' && text[i] <= '9')) ++numbers;
+    return 0;
+  });
   return parse_strict(masked, where, fix, max_depth, &nonfinite);
 }
 

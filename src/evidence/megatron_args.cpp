@@ -66,11 +66,14 @@ std::optional<ArgumentDump> find_megatron_args(std::string_view text, const std:
   return std::nullopt;
 }
 
+std::optional<std::int64_t> log_interval_of(const ArgumentDump& dump) {
+  auto it = dump.values.find("log_interval");
+  return it == dump.values.end() ? std::nullopt : parse_int(it->second);
+}
+
 std::optional<std::int64_t> own_log_interval(std::string_view text, const std::string& file) {
   auto dump = find_megatron_args(text, file);
-  if (!dump) return std::nullopt;
-  auto it = dump->values.find("log_interval");
-  return it == dump->values.end() ? std::nullopt : parse_int(it->second);
+  return dump ? log_interval_of(*dump) : std::nullopt;
 }
 
 }  // namespace openrecipes::evidence

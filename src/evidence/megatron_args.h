@@ -26,6 +26,9 @@ ArgumentDump parse_megatron_args(std::string_view text, const std::string& file)
 /// printed none). A block that is there but damaged throws as parse_megatron_args does.
 std::optional<ArgumentDump> find_megatron_args(std::string_view text, const std::string& file);
 
+/// The dump's log_interval as a number (nullopt: not in the dump, or not a number).
+std::optional<std::int64_t> log_interval_of(const ArgumentDump& dump);
+
 /// Megatron's --log-interval as the log's own dump records it (nullopt: no dump, or no log_interval in it), so
 /// that a log is read with the interval it was written with. Throws as find_megatron_args.
 std::optional<std::int64_t> own_log_interval(std::string_view text, const std::string& file);

@@ -1,6 +1,8 @@
 // Evidence format dispatch (SPEC §2).
 #include "evidence/step_log.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "core/files.h"
 #include "evidence/megatron_log.h"
@@ -12,6 +14,14 @@ namespace openrecipes::evidence {
 const std::vector<std::string>& step_log_formats() {
   static const std::vector<std::string> formats{"megatron", "megatron-bridge", "slime", "miles", "steps-jsonl"};
   return formats;
+}
+
+void require_step_log_format(const std::string& format, const std::string& where) {
+  const auto& known = step_log_formats();
+  if (std::find(known.begin(), known.end(), format) != known.end()) return;
+  std::string list;
+  for (const auto& f : known) list += (list.empty() ? "" : ", ") + f;
+  throw InputError(where, "unknown evidence format '" + format + "'", "use one of: " + list);
 }
 
 std::string step_time_definition(const std::string& format, const std::string& time_field) {
@@ -38,21 +48,24 @@ std::string step_time_definition(const std::string& format, const std::string& t
     return out;
   }
   if (format == "steps-jsonl") return field("time_s") + ": the step's wall-clock time as the run's own harness measured it";
-  std::string list;
-  for (const auto& f : step_log_formats()) list += (list.empty() ? "" : ", ") + f;
-  throw InputError("format", "unknown evidence format '" + format + "'", "use one of: " + list);
+  require_step_log_format(format, "format");
+  return {};  // unreachable: require_step_log_format threw
+}
+
+StepLog parse_step_log(std::string_view text, const std::string& format, std::optional<std::int64_t> log_interval,
+                       const std::string& file) {
+  require_step_log_format(format, file);
+  if (format == "megatron") return parse_megatron_log(text, file, log_interval);
+  if (format == "megatron-bridge") return parse_megatron_bridge_log(text, file, log_interval);
+  if (format == "slime" || format == "miles") return parse_slime_log(text, file, format);
+  return parse_steps_jsonl(text, file);
 }
 
 StepLog read_step_log(const std::filesystem::path& path, const std::string& format,
                       std::optional<std::int64_t> log_interval, const std::string& display_name) {
   const std::string file = display_name.empty() ? path.string() : display_name;
-  if (format == "megatron") return parse_megatron_log(read_file(path, kMaxTextFileBytes), file, log_interval);
-  if (format == "megatron-bridge") return parse_megatron_bridge_log(read_file(path, kMaxTextFileBytes), file, log_interval);
-  if (format == "slime" || format == "miles") return parse_slime_log(read_file(path, kMaxTextFileBytes), file, format);
-  if (format == "steps-jsonl") return parse_steps_jsonl(read_file(path, kMaxTextFileBytes), file);
-  std::string list;
-  for (const auto& f : step_log_formats()) list += (list.empty() ? "" : ", ") + f;
-  throw InputError(file, "unknown evidence format '" + format + "'", "use one of: " + list);
+  require_step_log_format(format, file);  // before reading: an unknown format is the error, not the file
+  return parse_step_log(read_file(path, kMaxTextFileBytes), format, log_interval, file);
 }
 
 }  // namespace openrecipes::evidence

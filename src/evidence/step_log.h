@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/step_record.h"
@@ -19,6 +20,10 @@ constexpr double kMinStepTimeS = 0.001;
 /// Formats `read_step_log` understands: megatron, megatron-bridge, slime, miles, steps-jsonl.
 const std::vector<std::string>& step_log_formats();
 
+/// Throws InputError naming `where` ("unknown evidence format 'F'", listing the known ones) unless `format` is one
+/// of step_log_formats().
+void require_step_log_format(const std::string& format, const std::string& where);
+
 /// What a step time t_i is for each log format (PROTOCOL.md scores ΣT_i / (n_GPU × Σt_i), so the definition of
 /// t_i is part of every score): "'<field>': <definition>", e.g. for slime "'perf/step_time' = train_wait + train:
 /// ...". `time_field` is the name the log used (StepLog::time_field); empty gives the format's current name.
@@ -31,6 +36,11 @@ std::string step_time_definition(const std::string& format, const std::string& t
 /// --log-interval, from the argument dump when known) sizes Megatron's logging intervals. `display_name` is
 /// how messages and the result name the file (default: the path), e.g. the path relative to a recipe.
 /// Throws InputError for an unknown format (listing the known ones) and whatever the parser throws.
+/// Parses the text of a log already read (bounded by the caller) with the parser for `format`; `file` names it in
+/// messages. Throws as read_step_log.
+StepLog parse_step_log(std::string_view text, const std::string& format, std::optional<std::int64_t> log_interval,
+                       const std::string& file);
+
 StepLog read_step_log(const std::filesystem::path& path, const std::string& format,
                       std::optional<std::int64_t> log_interval = std::nullopt,
                       const std::string& display_name = {});

@@ -52,10 +52,7 @@ Loaded load_evidence(const Recipe& r) {
     out.args_error = "the recipe gives no argument dump (evidence.arguments)";
   }
   std::optional<std::int64_t> interval;
-  if (out.args) {
-    auto it = out.args->values.find("log_interval");
-    if (it != out.args->values.end()) interval = parse_int(it->second);
-  }
+  if (out.args) interval = evidence::log_interval_of(*out.args);
   try {
     out.log = evidence::read_step_log(r.log.path, r.log.format, interval, r.log.relative);
   } catch (const InputError& e) {
@@ -75,13 +72,8 @@ Loaded load_evidence(const Recipe& r) {
       // A separate arm is read with its own logging interval (its own dump's, else the gaps between its lines), as
       // `check convergence` reads it.
       std::optional<std::int64_t> arm_interval = interval;
-      if (r.convergence_arm->path != r.log.path) {
-        arm_interval.reset();
-        if (out.arm_args) {
-          auto it = out.arm_args->values.find("log_interval");
-          if (it != out.arm_args->values.end()) arm_interval = parse_int(it->second);
-        }
-      }
+      if (r.convergence_arm->path != r.log.path)
+        arm_interval = out.arm_args ? evidence::log_interval_of(*out.arm_args) : std::nullopt;
       auto arm = evidence::read_step_log(r.convergence_arm->path, r.convergence_arm->format, arm_interval,
                                          r.convergence_arm->relative);
       checks::require_arm_length(arm);
