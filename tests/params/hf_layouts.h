@@ -53,6 +53,16 @@ class Builder {
     }
     if (bias) vec(module + ".bias", out);
   }
+  // A layer's two RMSNorms and its GQA attention (`nh` query heads, `kv` key/value heads of `hd`, hidden H) under
+  // prefix `p` ("model.layers.N."), q/k/v/o with biases when `bias`.
+  void norms_and_gqa(const std::string& p, U H, U nh, U kv, U hd, bool bias = false) {
+    vec(p + "input_layernorm.weight", H);
+    vec(p + "post_attention_layernorm.weight", H);
+    lin(p + "self_attn.q_proj", nh * hd, H, Quant::bf16, bias);
+    lin(p + "self_attn.k_proj", kv * hd, H, Quant::bf16, bias);
+    lin(p + "self_attn.v_proj", kv * hd, H, Quant::bf16, bias);
+    lin(p + "self_attn.o_proj", H, nh * hd, Quant::bf16, bias);
+  }
 };
 
 inline U num(const nlohmann::json& c, const char* key) { return c.at(key).get<U>(); }
@@ -73,12 +83,7 @@ inline std::vector<Tensor> llama_qwen3(const nlohmann::json& c) {
   b.raw("model.embed_tokens.weight", "BF16", {V, H});
   for (U l = 0; l < L; ++l) {
     const std::string p = fmt::format("model.layers.{}.", l);
-    b.vec(p + "input_layernorm.weight", H);
-    b.vec(p + "post_attention_layernorm.weight", H);
-    b.lin(p + "self_attn.q_proj", nh * hd, H);
-    b.lin(p + "self_attn.k_proj", kv * hd, H);
-    b.lin(p + "self_attn.v_proj", kv * hd, H);
-    b.lin(p + "self_attn.o_proj", H, nh * hd);
+    b.norms_and_gqa(p, H, nh, kv, hd);
     if (mt != "llama") {
       b.vec(p + "self_attn.q_norm.weight", hd);
       b.vec(p + "self_attn.k_norm.weight", hd);
@@ -333,12 +338,7 @@ inline std::vector<Tensor> gpt_oss(const nlohmann::json& c) {
   b.raw("model.embed_tokens.weight", "BF16", {V, H});
   for (U l = 0; l < L; ++l) {
     const std::string p = fmt::format("model.layers.{}.", l);
-    b.vec(p + "input_layernorm.weight", H);
-    b.vec(p + "post_attention_layernorm.weight", H);
-    b.lin(p + "self_attn.q_proj", nh * hd, H, Quant::bf16, true);
-    b.lin(p + "self_attn.k_proj", kv * hd, H, Quant::bf16, true);
-    b.lin(p + "self_attn.v_proj", kv * hd, H, Quant::bf16, true);
-    b.lin(p + "self_attn.o_proj", H, nh * hd, Quant::bf16, true);
+    b.norms_and_gqa(p, H, nh, kv, hd, true);
     b.vec(p + "self_attn.sinks", nh);
     b.lin(p + "mlp.router", E, H, Quant::bf16, true);
     // MXFP4: 32 values per block, 16 bytes per block, one E8M0 scale byte per block.
@@ -364,12 +364,7 @@ inline std::vector<Tensor> mixtral(const nlohmann::json& c) {
   b.raw("model.embed_tokens.weight", "BF16", {V, H});
   for (U l = 0; l < L; ++l) {
     const std::string p = fmt::format("model.layers.{}.", l);
-    b.vec(p + "input_layernorm.weight", H);
-    b.vec(p + "post_attention_layernorm.weight", H);
-    b.lin(p + "self_attn.q_proj", nh * hd, H);
-    b.lin(p + "self_attn.k_proj", kv * hd, H);
-    b.lin(p + "self_attn.v_proj", kv * hd, H);
-    b.lin(p + "self_attn.o_proj", H, nh * hd);
+    b.norms_and_gqa(p, H, nh, kv, hd);
     b.lin(p + "block_sparse_moe.gate", E, H);  // router [E, H]
     for (U e = 0; e < E; ++e) {
       const std::string x = fmt::format("{}block_sparse_moe.experts.{}.", p, e);

@@ -1,13 +1,14 @@
 // Run length in the configuration check (PROTOCOL.md "Measurement"): a profiler run (25 steps, window 5–19) and a
 // 14-step run (window 4–13) of the bundled mbs2 configuration, real H200 runs (tests/registry/data/run_length/
 // SOURCE.txt), tuned from the 20-step reference `ref`, with and without a separate 20-step convergence arm.
+#include <cmath>
 #include <filesystem>
-#include <regex>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "scratch_registry.h"
+#include "testing/megatron_logs.h"
 
 namespace openrecipes::registry {
 namespace {
@@ -70,6 +71,17 @@ TEST(RunLength, hand_calculation_of_the_real_runs_scores) {
   for (double t : t14) s14 += t / 1000;
   EXPECT_NEAR(15 * 32 * 2048 / s25, 20405.05, 0.01);
   EXPECT_NEAR(10 * 32 * 2048 / s14, 19645.38, 0.01);
+  // The claimed CVs (population std / mean of the same times) and GPU-hours (times.txt: 1 GPU × (end − start)).
+  auto cv = [](const double* t, int n) {
+    double mean = 0, ss = 0;
+    for (int i = 0; i < n; ++i) mean += t[i] / n;
+    for (int i = 0; i < n; ++i) ss += (t[i] - mean) * (t[i] - mean) / n;
+    return std::sqrt(ss) / mean;
+  };
+  EXPECT_NEAR(cv(t25, 15), 0.062183, 5e-7);
+  EXPECT_NEAR(cv(t14, 10), 0.059805, 5e-7);
+  EXPECT_NEAR((1796133458.788958266 - 1796133279.308312018) / 3600, 0.049856, 5e-7);
+  EXPECT_NEAR((1796133538.683598534 - 1796133458.793349114) / 3600, 0.022192, 5e-7);
   Scratch s;
   add_run_length_recipe(s, "profile25", "mbs2-steps25-profile", 25, claims25(), s.recipe("mbs2") / "evidence/train.log");
   add_run_length_recipe(s, "steps14", "mbs2-steps14", 14, claims14(), s.recipe("mbs2") / "evidence/train.log");
@@ -77,6 +89,10 @@ TEST(RunLength, hand_calculation_of_the_real_runs_scores) {
   ASSERT_TRUE(b.get("profile25").throughput && b.get("steps14").throughput);
   EXPECT_NEAR(b.get("profile25").throughput->tokens_per_s_per_gpu, 15 * 32 * 2048 / s25, 1e-6);
   EXPECT_NEAR(b.get("steps14").throughput->tokens_per_s_per_gpu, 10 * 32 * 2048 / s14, 1e-6);
+  EXPECT_NEAR(b.get("profile25").throughput->cv, cv(t25, 15), 1e-12);
+  EXPECT_NEAR(b.get("steps14").throughput->cv, cv(t14, 10), 1e-12);
+  ASSERT_TRUE(b.get("profile25").gpu_hours && b.get("steps14").gpu_hours);
+  EXPECT_NEAR(*b.get("profile25").gpu_hours, (1796133458.788958266 - 1796133279.308312018) / 3600, 1e-9);
 }
 
 TEST(RunLength, profiler_recipe_with_its_own_20_step_arm_is_verified_with_train_iters_as_bookkeeping) {
@@ -162,19 +178,7 @@ TEST(RunLength, a_separate_arm_is_read_with_its_own_logging_interval) {
   // lines of iterations 10 and 20 kept): read with its own interval, each record averages 10 steps, which no
   // convergence check can use; read with the measured run's interval 1 it would look like a run missing 18 steps.
   Scratch s;
-  std::string text = s.read(s.recipe("mbs2") / "evidence/train.log");
-  text = std::regex_replace(text, std::regex("log_interval \\.+ 1\n"), "log_interval .................................... 10\n");
-  std::string kept;
-  for (std::size_t begin = 0; begin < text.size();) {
-    auto end = text.find('\n', begin);
-    std::string line = text.substr(begin, end - begin + 1);
-    bool iteration = line.find(" iteration ") != std::string::npos && line.find("/      20 |") != std::string::npos;
-    if (!iteration || line.find("iteration       10/") != std::string::npos ||
-        line.find("iteration       20/") != std::string::npos)
-      kept += line;
-    begin = end + 1;
-  }
-  s.write(s.dir.path() / "interval10.log", kept);
+  s.write(s.dir.path() / "interval10.log", testing::relogged_every(s.read(s.recipe("mbs2") / "evidence/train.log"), 10));
   add_run_length_recipe(s, "profile25", "mbs2-steps25-profile", 25, claims25(), s.dir.path() / "interval10.log");
   auto b = build(s.root);
   const auto& r = b.get("profile25");
