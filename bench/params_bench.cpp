@@ -21,6 +21,8 @@
 
 #include "../tests/params/hf_layouts.h"
 #include "../tests/params/safetensors_writer.h"
+#include "core/subprocess.h"
+#include "core/text.h"
 #include "params/checkpoint.h"
 #include "params/count.h"
 #include "params/report.h"
@@ -47,15 +49,6 @@ Stats stats_of(std::vector<double> v) {
   return {v[v.size() / 2], v.front(), v.back()};
 }
 
-std::string run_capture(const std::string& command) {
-  std::string out;
-  FILE* p = ::popen(command.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  ::pclose(p);
-  return out;
-}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,7 +121,7 @@ int main(int argc, char** argv) {
   std::string reference;
   for (int r = 0; r < python_runs && fs::exists(script); ++r) {
     auto t = Clock::now();
-    reference = run_capture(fmt::format("/usr/bin/python3 '{}' '{}'", script.string(), dir.string()));
+    reference = openrecipes::run_process({"/usr/bin/python3", script.string(), dir.string()}).out;
     python_s.push_back(seconds_since(t));
   }
   auto c = stats_of(count_s), o = stats_of(open_s), cc = stats_of(count_cpu);
@@ -147,7 +140,7 @@ int main(int argc, char** argv) {
   } else {
     fmt::print("python reference reader: not run ({} not found)\n", script.string());
   }
-  fmt::print("N = {} ({:.2f} B)\n", openrecipes::params::with_commas(pc.n_active), pc.n_active / 1e9);
+  fmt::print("N = {} ({:.2f} B)\n", openrecipes::with_thousands(pc.n_active), pc.n_active / 1e9);
   if (keep.empty()) fs::remove_all(dir);
   return c.median < 1.0 ? 0 : 1;
 }

@@ -1,9 +1,6 @@
 // Benchmark of the rows data pieces (SPEC §1.1, §1.4, §1.7-1.8): numpy-compatible permutation side by side with
 // numpy itself, rows.parquet write and read+hash throughput, Megatron export, and source parquet loading.
 // Usage: rows_bench [--rows N] [--threads T] [--dir FOLDER]   (defaults: 2048 rows of 8192, 2 threads, /tmp)
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/subprocess.h"
 #include "rows/duckdb_session.h"
 #include "rows/megatron_export.h"
 #include "rows/permutation.h"
@@ -26,8 +24,6 @@
 #include "rows/rows_writer.h"
 #include "rows/source_reader.h"
 
-extern char** environ;
-
 namespace fs = std::filesystem;
 using namespace openrecipes::rows;
 
@@ -35,33 +31,8 @@ namespace {
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-// Runs argv (no shell) and returns its stdout; its stderr goes to /dev/null.
-std::string capture(const std::vector<std::string>& argv) {
-  int out[2];
-  if (pipe(out) != 0) return {};
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addclose(&fa, out[0]);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(out[1]);
-  std::string s;
-  if (rc == 0) {
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(out[0], buf, sizeof buf)) > 0) s.append(buf, static_cast<std::size_t>(n));
-    int status = 0;
-    waitpid(pid, &status, 0);
-  }
-  close(out[0]);
-  return s;
-}
+// Runs argv (no shell, core/subprocess) and returns its stdout; its stderr is dropped.
+std::string capture(const std::vector<std::string>& argv) { return openrecipes::run_process(argv).out; }
 
 fs::path fixtures() {
   if (const char* e = std::getenv("OPENRECIPES_FIXTURES"); e && *e) return e;

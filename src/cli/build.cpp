@@ -4,6 +4,7 @@
 
 #include "cli/command.h"
 #include "core/error.h"
+#include "core/atomic_output.h"
 #include "core/files.h"
 #include "registry/evaluate.h"
 #include "registry/leaderboard.h"

@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "core/error.h"
 #include "core/text.h"
+#include "core/version.h"
 
 namespace openrecipes::cli {
 namespace {
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
   using namespace openrecipes;
   CLI::App app{"OpenRecipes: verified SFT throughput recipes, recomputed from their evidence"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "openrecipes 0.1.0");
+  app.set_version_flag("--version", kToolVersion);
   std::map<CLI::App*, std::function<int()>> actions;
   for (auto& c : cli::registered_commands()) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);
@@ -60,6 +61,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "openrecipes: internal error: " << escape_controls(e.what()) << "\n"
               << "  This is a bug in openrecipes, not in your input; please report it with the command you ran.\n";
-    return 3;
+    return static_cast<int>(ExitCode::internal_error);
   }
 }

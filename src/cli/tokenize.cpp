@@ -12,7 +12,7 @@
 #include "rows/rows_build.h"
 #include "rows/source_reader.h"
 #include "rows/tokenizer_bundle.h"
-#include "rows/utf8_check.h"
+#include "core/utf8.h"
 
 namespace openrecipes::cli {
 namespace {
@@ -61,9 +61,9 @@ const bool registered = register_command({
         else text = o->text;
         // Hugging Face tokenizers decode lossily: each invalid byte becomes U+FFFD before encoding. Keep those ids
         // (they match the reference), but say so: rows build refuses the same bytes in a conversation.
-        if (auto bad = rows::find_invalid_utf8(text); bad != std::string_view::npos)
+        if (auto bad = find_invalid_utf8(text); bad != std::string_view::npos)
           std::cerr << "openrecipes: warning: " << (o->text_file.empty() ? std::string("--text") : o->text_file)
-                    << ": not valid UTF-8 at " << rows::describe_invalid_utf8(text, bad)
+                    << ": not valid UTF-8 at " << describe_invalid_utf8(text, bad)
                     << "; invalid bytes were encoded as U+FFFD (the replacement character), as the tokenizers "
                        "library's lossy decoding does. rows build refuses such bytes in a conversation.\n";
         auto tok = rows::Tokenizer::load(fs::path(o->tokenizer) / "tokenizer.json");

@@ -7,8 +7,10 @@
 
 namespace openrecipes {
 
-/// Process exit codes shared by every subcommand (DESIGN.md, Conventions).
-enum class ExitCode : int { ok = 0, check_failed = 1, bad_input = 2 };
+/// Process exit codes shared by every subcommand (DESIGN.md, Conventions): 0 ok; 1 a check failed (for
+/// `build --strict`, a recipe not verified); 2 bad input or usage (an InputError); 3 an internal error, i.e. a bug
+/// in openrecipes, never the input's fault.
+enum class ExitCode : int { ok = 0, check_failed = 1, bad_input = 2, internal_error = 3 };
 
 /// Bad input or usage: a file that cannot be read, a malformed field, a value out of range.
 /// `where` names the file (and line, step or field), `what` the problem, `fix` what the user should do;

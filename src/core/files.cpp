@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <random>
 
 #include <fmt/format.h>
 
@@ -35,49 +34,6 @@ std::string read_file(const fs::path& path, std::uint64_t max_bytes) {
   if (static_cast<std::uint64_t>(in.gcount()) != size)
     throw InputError(path.string(), "short read (file changed while reading?)", "read it again");
   return data;
-}
-
-void write_file_synced(const fs::path& path, std::string_view content) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw InputError(path.string(), std::string("cannot write: ") + std::strerror(errno),
-                     "check that the folder exists and is writable");
-  const char* p = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      ::close(fd);
-      ::unlink(path.c_str());
-      throw InputError(path.string(), std::string("write failed: ") + std::strerror(e), "free disk space");
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    int e = errno;
-    ::unlink(path.c_str());
-    throw InputError(path.string(), std::string("write failed: ") + std::strerror(e), "free disk space");
-  }
-}
-
-void write_file_atomic(const fs::path& path, std::string_view content) {
-  fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (fs::is_directory(fs::symlink_status(path, ec)))
-    throw InputError(path.string(), "is a folder, so the file cannot replace it; nothing was written",
-                     "remove or rename that folder, or choose another output path");
-  std::random_device rd;
-  fs::path tmp = dir / fmt::format(".{}.{:08x}.tmp", path.filename().string(), rd());
-  write_file_synced(tmp, content);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    throw InputError(path.string(), std::string("cannot replace the file: ") + std::strerror(e),
-                     "check that the folder is writable and the path is not a folder");
-  }
 }
 
 fs::path resolve_inside(const fs::path& base, const std::string& relative, const std::string& field) {

@@ -1,6 +1,8 @@
 // String helpers (locale-free parsing for log and YAML fields).
 #include "core/text.h"
 
+#include "core/utf8.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -101,31 +103,15 @@ std::string quote_for_message(std::string_view s, std::size_t max) {
   return out + "'";
 }
 
-std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = b(i);
-  if (c < 0x80) return 1;
-  std::size_t n = 0;
-  unsigned char lo = 0x80, hi = 0xbf;
-  if (c >= 0xc2 && c <= 0xdf) n = 2;
-  else if (c == 0xe0) n = 3, lo = 0xa0;
-  else if (c >= 0xe1 && c <= 0xec) n = 3;
-  else if (c == 0xed) n = 3, hi = 0x9f;
-  else if (c >= 0xee && c <= 0xef) n = 3;
-  else if (c == 0xf0) n = 4, lo = 0x90;
-  else if (c >= 0xf1 && c <= 0xf3) n = 4;
-  else if (c == 0xf4) n = 4, hi = 0x8f;
-  else return 0;
-  if (i + n > s.size()) return 0;
-  if (b(i + 1) < lo || b(i + 1) > hi) return 0;
-  for (std::size_t k = 2; k < n; ++k)
-    if (b(i + k) < 0x80 || b(i + k) > 0xbf) return 0;
-  return n;
-}
+namespace {
 
-std::string escape_controls(std::string_view s, std::size_t max_bytes) {
+// The one escaping loop behind escape_controls and terminal_safe: a C0 byte (when `escape_c0`), DEL and every
+// byte outside well-formed UTF-8 become "\xNN"; a C1 control becomes "\xC2\xNN" or, with `c1_as_codepoint`,
+// "\u00NN"; the output stops at `max_bytes` of input with "... (N more bytes)".
+std::string escape_for_terminal(std::string_view s, bool escape_c0, bool c1_as_codepoint, std::size_t max_bytes) {
   std::string out;
   out.reserve(std::min(s.size(), max_bytes) + 16);
+  auto hex = [&](unsigned char c) { out += fmt::format("\\x{:02x}", c); };
   std::size_t i = 0;
   while (i < s.size()) {
     if (i >= max_bytes) {
@@ -134,11 +120,20 @@ std::string escape_controls(std::string_view s, std::size_t max_bytes) {
     }
     const auto c = static_cast<unsigned char>(s[i]);
     const std::size_t n = utf8_sequence_length(s, i);
-    const bool c1 = n == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) <= 0x9f;
-    if (n == 0 || c < 0x20 || c == 0x7f || c1) {
-      const std::size_t k = c1 ? 2 : 1;
-      for (std::size_t j = 0; j < k; ++j) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(s[i + j]));
-      i += k;
+    if (n == 0 || ((c < 0x20 || c == 0x7f) && escape_c0)) {
+      hex(c);
+      ++i;
+      continue;
+    }
+    if (n == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) <= 0x9f) {  // a C1 control
+      const auto low = static_cast<unsigned char>(s[i + 1]);
+      if (c1_as_codepoint) {
+        out += fmt::format("\\u{:04x}", low);
+      } else {
+        hex(c);
+        hex(low);
+      }
+      i += 2;
       continue;
     }
     out.append(s.substr(i, n));
@@ -146,5 +141,32 @@ std::string escape_controls(std::string_view s, std::size_t max_bytes) {
   }
   return out;
 }
+
+// Inserts a comma between each group of three digits of the integer part of a formatted decimal number.
+std::string group_thousands(const std::string& formatted) {
+  const std::size_t sign = !formatted.empty() && formatted[0] == '-' ? 1 : 0;
+  std::size_t end = formatted.find('.');
+  if (end == std::string::npos) end = formatted.size();
+  std::string out = formatted.substr(0, sign);
+  for (std::size_t i = sign; i < end; ++i) {
+    if (i > sign && (end - i) % 3 == 0) out += ',';
+    out += formatted[i];
+  }
+  return out + formatted.substr(end);
+}
+
+}  // namespace
+
+std::string escape_controls(std::string_view s, std::size_t max_bytes) {
+  return escape_for_terminal(s, true, false, max_bytes);
+}
+
+std::string terminal_safe(std::string_view s, bool escape_c0) {
+  return escape_for_terminal(s, escape_c0, true, std::string_view::npos);
+}
+
+std::string with_thousands(std::int64_t n) { return group_thousands(fmt::format("{}", n)); }
+
+std::string with_thousands(double v, int decimals) { return group_thousands(fmt::format("{:.{}f}", v, decimals)); }
 
 }  // namespace openrecipes

@@ -39,9 +39,16 @@ std::string quote_for_message(std::string_view s, std::size_t max = 80);
 /// error message that quotes it.
 std::string escape_controls(std::string_view s, std::size_t max_bytes = 4096);
 
-/// Length in bytes (1..4) of the well-formed UTF-8 sequence starting at s[i] (RFC 3629 / Unicode Table 3-7: no
-/// overlongs, surrogates or values over U+10FFFF; a truncated sequence is not one), or 0 when the byte at `i`
-/// does not start one. Requires i < s.size().
-std::size_t utf8_sequence_length(std::string_view s, std::size_t i);
+/// `s` for a terminal, the form every registry field is shown in: C0 controls (when `escape_c0`; newline and tab
+/// included), DEL and bytes that are not well-formed UTF-8 become "\xNN", a C1 control (U+0080..U+009F) becomes
+/// "\u00NN"; other UTF-8 text is kept. With `escape_c0` false, C0 bytes are left for a JSON encoder to escape.
+std::string terminal_safe(std::string_view s, bool escape_c0);
+
+/// `n` in decimal with a comma between each group of three digits ("-1,234,567"), for reports.
+std::string with_thousands(std::int64_t n);
+
+/// `v` fixed-point with `decimals` digits after the point and commas grouping the integer part
+/// (with_thousands(20405.05, 1) == "20,405.1"); rounding as fmt's "{:.Nf}".
+std::string with_thousands(double v, int decimals);
 
 }  // namespace openrecipes

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/protocol.h"
 
 namespace openrecipes::measure {
 
@@ -11,8 +12,11 @@ std::string Window::str() const { return fmt::format("{}–{}", first, last); }
 
 Window window_for_run(std::int64_t steps_per_run, std::optional<Window> declared, const std::string& where) {
   std::optional<Window> rule;
-  if (steps_per_run >= 20 && steps_per_run <= 25) rule = Window{5, 19};
-  else if (steps_per_run == 14) rule = Window{4, 13};
+  using namespace protocol;
+  if (steps_per_run >= kStandardRunMinSteps && steps_per_run <= kStandardRunMaxSteps)
+    rule = Window{kStandardWindowFirst, kStandardWindowLast};
+  else if (steps_per_run == kShortRunSteps)
+    rule = Window{kShortWindowFirst, kShortWindowLast};
   if (declared) {
     if (declared->first < 1 || declared->last < declared->first || declared->last >= steps_per_run)
       throw InputError(where, fmt::format("window {} does not fit a {}-step run (steps 0–{}; step 0 is never measured)",

@@ -3,22 +3,9 @@
 
 #include <fmt/format.h>
 
-namespace openrecipes::params {
+#include "core/text.h"
 
-std::string with_commas(std::int64_t n) {
-  std::uint64_t v = n < 0 ? 0 - static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);
-  std::string digits;
-  do {
-    digits.insert(digits.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
-    v /= 10;
-  } while (v > 0);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return n < 0 ? "-" + out : out;
-}
+namespace openrecipes::params {
 
 namespace {
 std::string billions(std::int64_t n) { return fmt::format("{:.2f} B", static_cast<double>(n) / 1e9); }
@@ -41,9 +28,9 @@ std::string format_table(const ParamCount& pc, const std::string& where, const P
     if (c == ParamClass::output_projection && pc.output_tied) extra = "   tied to the input embedding";
     out += fmt::format("{:<20}{:>9}{:>20}{:>20}{}\n", param_class_name(c),
                        pc.source == "checkpoint" ? std::to_string(cc.tensors) : std::string("-"),
-                       with_commas(cc.params), with_commas(cc.active), extra);
+                       with_thousands(cc.params), with_thousands(cc.active), extra);
   }
-  out += fmt::format("{:<49}{:>20}   ({})\n\n", "N (active parameters per token)", with_commas(pc.n_active),
+  out += fmt::format("{:<49}{:>20}   ({})\n\n", "N (active parameters per token)", with_thousands(pc.n_active),
                      billions(pc.n_active));
   bool any_excluded = false;
   for (ParamClass c : kAllParamClasses) {
@@ -55,27 +42,27 @@ std::string format_table(const ParamCount& pc, const std::string& where, const P
     any_excluded = true;
     out += fmt::format("{:<20}{:>9}{:>20}   {}\n", param_class_name(c),
                        pc.source == "checkpoint" ? std::to_string(cc.tensors) : std::string("-"),
-                       with_commas(cc.params), param_class_reason(c));
+                       with_thousands(cc.params), param_class_reason(c));
   }
   if (any_excluded) out += "\n";
   if (pc.total_params)
-    out += fmt::format("stored parameters (FP4 unpacked): {} ({})\n", with_commas(*pc.total_params),
+    out += fmt::format("stored parameters (FP4 unpacked): {} ({})\n", with_thousands(*pc.total_params),
                        billions(*pc.total_params));
   if (pc.quantization_scales && pc.quantization_scales->tensors > 0)
     out += fmt::format("quantization scales: {} values in {} tensors (not parameters: not in the total above)\n",
-                       with_commas(pc.quantization_scales->values), with_commas(pc.quantization_scales->tensors));
+                       with_thousands(pc.quantization_scales->values), with_thousands(pc.quantization_scales->tensors));
   for (const auto& note : pc.notes) out += "note: " + note + "\n";
   if (config_check) {
     auto diffs = compare_counts(pc, *config_check);
     if (diffs.empty()) {
       out +=
-          fmt::format("config.json arithmetic: N {} — agrees with the headers\n", with_commas(config_check->n_active));
+          fmt::format("config.json arithmetic: N {} — agrees with the headers\n", with_thousands(config_check->n_active));
     } else {
       out += fmt::format("config.json arithmetic: N {} — DISAGREES with the headers:\n",
-                         with_commas(config_check->n_active));
+                         with_thousands(config_check->n_active));
       out += fmt::format("  {:<28}{:>20}{:>20}\n", "value", "headers", "config.json");
       for (const auto& d : diffs)
-        out += fmt::format("  {:<28}{:>20}{:>20}\n", d.what, with_commas(d.checkpoint), with_commas(d.config));
+        out += fmt::format("  {:<28}{:>20}{:>20}\n", d.what, with_thousands(d.checkpoint), with_thousands(d.config));
     }
   }
   return out;
@@ -84,7 +71,7 @@ std::string format_table(const ParamCount& pc, const std::string& where, const P
 std::string format_tensor_list(const ParamCount& pc) {
   std::string out;
   for (const auto& t : pc.tensor_list)
-    out += fmt::format("{:<20}{:>18}  {}\n", param_class_name(t.cls), with_commas(t.params), t.name);
+    out += fmt::format("{:<20}{:>18}  {}\n", param_class_name(t.cls), with_thousands(t.params), t.name);
   return out;
 }
 

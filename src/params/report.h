@@ -10,9 +10,6 @@
 
 namespace openrecipes::params {
 
-/// 1234567 -> "1,234,567" (negative numbers keep their sign).
-std::string with_commas(std::int64_t n);
-
 /// The human report: the counted classes (tensors, parameters, in N), N, the excluded classes (tensors, stored values)
 /// with their reasons, the stored parameter total, the quantization scales on a line of their own (checkpoint counts
 /// holding any; scales are not parameters), the notes, and — when `config_check` is given — whether config.json's

@@ -10,10 +10,11 @@
 
 #include "core/calendar.h"
 #include "core/error.h"
+#include "core/atomic_output.h"
 #include "core/files.h"
 #include "core/sha256.h"
 #include "rows/rows_hash.h"
-#include "rows/utf8_check.h"
+#include "core/utf8.h"
 
 namespace openrecipes::rows {
 namespace {

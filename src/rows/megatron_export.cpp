@@ -17,7 +17,7 @@
 #include "core/error.h"
 #include "rows/rows_hash.h"
 #include "rows/rows_reader.h"
-#include "rows/temp_file_guard.h"
+#include "core/atomic_output.h"
 
 namespace openrecipes::rows {
 namespace fs = std::filesystem;

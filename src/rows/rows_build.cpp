@@ -8,14 +8,15 @@
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 
+#include "core/atomic_output.h"
 #include "core/calendar.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/text.h"
+#include "core/version.h"
 #include "rows/permutation.h"
 #include "rows/rows_hash.h"
 #include "rows/source_reader.h"
-#include "rows/temp_file_guard.h"
 
 namespace openrecipes::rows {
 namespace fs = std::filesystem;
@@ -274,7 +275,7 @@ RowsBuildResult build_rows(const RowsBuildOptions& o) {
   m.rows_written = result.written.rows;
   m.tokens_dropped = cutter.dropped();
   m.rows_sha256 = result.written.rows_sha256;
-  m.tool_version = "openrecipes 0.1.0";
+  m.tool_version = kToolVersion;
   result.manifest_path = manifest_path_for(o.output);
   // Both files are renamed together, or neither (signals held meanwhile): rows.parquet never sits beside the
   // manifest of another build, and a failed build leaves an existing pair as it was.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/protocol.h"
 #include "rows/manifest.h"
 #include "rows/rows_writer.h"
 #include "rows/tokenizer_bundle.h"
@@ -29,7 +30,7 @@ struct RowsBuildOptions {
   std::vector<std::filesystem::path> sources;  ///< parquet shards or JSONL files
   TokenizerFiles tokenizer;
   std::uint64_t seed = 0;
-  std::uint32_t row_length = 8192;
+  std::uint32_t row_length = protocol::kRowLength;
   std::optional<std::uint64_t> rows;           ///< R: stop after R rows (tokenize only what they need)
   unsigned threads = 0;                        ///< 0: all cores
   std::string today = "2026-01-01";            ///< strftime_now's date (SPEC §1.2)

@@ -6,12 +6,13 @@
 #include <span>
 #include <string>
 
+#include "core/protocol.h"
 #include "core/sha256.h"
 
 namespace openrecipes::rows {
 
-/// Longest row any rows file may have: 4,194,304 ids (16 MiB). Bounds what a reader allocates per row.
-inline constexpr std::uint32_t kMaxRowLength = 1u << 22;
+/// Longest row any rows file may have (core/protocol.h).
+using protocol::kMaxRowLength;
 
 /// Incremental rows_sha256 over rows of one length L. Feed rows in order, then hex() once.
 class RowsHasher {

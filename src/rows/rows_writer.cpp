@@ -21,7 +21,7 @@
 #include "core/error.h"
 #include "rows/duckdb_session.h"
 #include "rows/rows_hash.h"
-#include "rows/temp_file_guard.h"
+#include "core/atomic_output.h"
 
 namespace openrecipes::rows {
 namespace fs = std::filesystem;

@@ -18,7 +18,7 @@
 #include "core/sha256.h"
 #include "core/text.h"
 #include "rows/duckdb_session.h"
-#include "rows/utf8_check.h"
+#include "core/utf8.h"
 
 namespace openrecipes::rows {
 namespace fs = std::filesystem;

@@ -12,51 +12,7 @@
 
 namespace openrecipes::site {
 
-std::string terminal_safe(std::string_view s, bool escape_c0) {
-  std::string out;
-  out.reserve(s.size());
-  auto hex = [&](unsigned char c) { out += fmt::format("\\x{:02x}", c); };
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if ((c < 0x20 || c == 0x7f) && escape_c0) hex(c);
-      else out += static_cast<char>(c);
-      ++i;
-      continue;
-    }
-    const std::size_t n = utf8_sequence_length(s, i);
-    if (n == 0) {
-      hex(c);
-      ++i;
-      continue;
-    }
-    if (n == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
-      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[i + 1]));  // a C1 control
-    } else {
-      out.append(s.substr(i, n));
-    }
-    i += n;
-  }
-  return out;
-}
-
 namespace {
-
-std::string thousands(double v, int decimals) {
-  std::string s = fmt::format("{:.{}f}", v, decimals);
-  auto dot = s.find('.');
-  std::string head = s.substr(0, dot == std::string::npos ? s.size() : dot);
-  std::string tail = dot == std::string::npos ? "" : s.substr(dot);
-  std::string out;
-  int n = 0;
-  for (auto it = head.rbegin(); it != head.rend(); ++it) {
-    if (n && n % 3 == 0 && *it != '-') out.insert(out.begin(), ',');
-    out.insert(out.begin(), *it);
-    ++n;
-  }
-  return out + tail;
-}
 
 // Visible form of untrusted text for a terminal: every C0 control byte (newline and tab included), DEL, every
 // C1 control (U+0080..U+009F) and every byte that is not part of valid UTF-8 become "\xNN" (C1 as "\u00NN").
@@ -152,7 +108,7 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
       for (const auto* r : p.ranked) {
         const auto& rec = *r->entry->recipe;
         out += fmt::format("  {:>4}  {:<22} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<14} {:<10} {:<11} {}{}\n",
-                           ++rank, visible(rec.name), thousands(r->throughput->tokens_per_s_per_gpu, 1),
+                           ++rank, visible(rec.name), with_thousands(r->throughput->tokens_per_s_per_gpu, 1),
                            percent(r->throughput->cv), rec.gpus, r->mfu ? percent(*r->mfu) : "-",
                            r->dollars_per_million_tokens ? dollars(*r->dollars_per_million_tokens) : "-",
                            r->gpu_hours ? hours(*r->gpu_hours) : "-", visible(rec.author), visible(rec.date),

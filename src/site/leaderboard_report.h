@@ -12,14 +12,9 @@
 
 namespace openrecipes::site {
 
-/// `s` made safe to print: each C1 control (U+0080..U+009F) becomes the text "\u00NN", each byte that is not
-/// part of well-formed UTF-8 the text "\xNN", and with `escape_c0` each C0 control byte and DEL too ("\x1b",
-/// "\x0a": no raw newline either). Other text is unchanged.
-std::string terminal_safe(std::string_view s, bool escape_c0);
-
 /// The human table: per pair, rank, recipe, tokens/s/GPU, CV, GPUs, MFU, $/1M tokens, GPU-hours, author,
 /// date, framework, checks; then "not ranked:" with every reason; last, "recipes that could not be read:" with
-/// theirs. Every field from a registry is shown through terminal_safe (controls as visible escapes). Plain text,
+/// theirs. Every field from a registry is shown through core terminal_safe (controls as visible escapes). Plain text,
 /// no colours.
 std::string leaderboard_text(const registry::Registry& reg, const std::vector<registry::Pair>& pairs);
 

@@ -33,29 +33,6 @@ TEST(Files, read_file_names_a_missing_file) {
   }
 }
 
-TEST(Files, atomic_write_replaces_and_leaves_no_temp_file) {
-  TempDir d;
-  write_file_atomic(d / "out.json", "one");
-  write_file_atomic(d / "out.json", "two");
-  EXPECT_EQ(read_file(d / "out.json"), "two");
-  int n = 0;
-  for (auto& e : fs::directory_iterator(d.path())) (void)e, ++n;
-  EXPECT_EQ(n, 1);
-}
-
-TEST(Files, atomic_write_onto_a_folder_names_the_path_and_the_fix) {
-  testing::TempDir d;
-  std::filesystem::create_directories(d / "out.json" / "inner");
-  try {
-    write_file_atomic(d / "out.json", "x");
-    FAIL() << "no error";
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find((d / "out.json").string() + ": is a folder"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("(fix: remove or rename that folder"), std::string::npos) << e.what();
-  }
-  EXPECT_TRUE(std::filesystem::is_directory(d / "out.json" / "inner"));
-}
-
 TEST(Files, resolve_inside_accepts_a_relative_path_in_the_folder) {
   TempDir d;
   d.write("recipe/evidence/train.log", "x");

@@ -50,4 +50,30 @@ TEST(Text, escape_controls_makes_c0_c1_del_and_bad_utf8_visible_and_keeps_other_
   EXPECT_EQ(escape_controls(std::string(10, 'x'), 4), "xxxx... (6 more bytes)");
 }
 
+TEST(Text, with_thousands_groups_integers_by_three_and_keeps_the_sign) {
+  EXPECT_EQ(with_thousands(std::int64_t{0}), "0");
+  EXPECT_EQ(with_thousands(std::int64_t{999}), "999");
+  EXPECT_EQ(with_thousands(std::int64_t{1000}), "1,000");
+  EXPECT_EQ(with_thousands(std::int64_t{595984384}), "595,984,384");
+  EXPECT_EQ(with_thousands(std::int64_t{-1234567}), "-1,234,567");
+  EXPECT_EQ(with_thousands(INT64_MIN), "-9,223,372,036,854,775,808");
+}
+
+TEST(TerminalSafe, controls_and_broken_utf8_become_visible_escapes) {
+  EXPECT_EQ(terminal_safe("a\x1b[31mb", true), "a\\x1b[31mb");
+  EXPECT_EQ(terminal_safe("line\nnext\ttab\x7f", true), "line\\x0anext\\x09tab\\x7f");
+  EXPECT_EQ(terminal_safe("csi\xc2\x9b" "2J", true), "csi\\u009b2J");   // C1 CSI, U+009B
+  EXPECT_EQ(terminal_safe("bad\xff\xc3", true), "bad\\xff\\xc3");        // not UTF-8
+  EXPECT_EQ(terminal_safe("\xed\xa0\x80", true), "\\xed\\xa0\\x80");    // a UTF-16 surrogate
+  EXPECT_EQ(terminal_safe("Qwen3 · H200 — é ✓ 😀", true), "Qwen3 · H200 — é ✓ 😀");  // text is untouched
+  EXPECT_EQ(terminal_safe("a\x1b" "b\xc2\x85", false), "a\x1b" "b\\u0085");  // C0 left to the JSON encoder
+}
+
+TEST(Text, with_thousands_of_a_double_keeps_the_decimals_and_groups_the_integer_part) {
+  EXPECT_EQ(with_thousands(1234567.891, 2), "1,234,567.89");
+  EXPECT_EQ(with_thousands(999.96, 1), "1,000.0");  // rounding carries into a new group of three
+  EXPECT_EQ(with_thousands(-12345.67, 1), "-12,345.7");
+  EXPECT_EQ(with_thousands(512.0, 0), "512");
+}
+
 }  // namespace openrecipes

@@ -1,5 +1,7 @@
 #include "params/report.h"
 
+#include "core/text.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -27,15 +29,6 @@ json tiny_moe() {
           {"num_experts", 4},
           {"num_experts_per_tok", 2},
           {"tie_word_embeddings", false}};
-}
-
-TEST(Report, with_commas_groups_thousands) {
-  EXPECT_EQ(with_commas(0), "0");
-  EXPECT_EQ(with_commas(999), "999");
-  EXPECT_EQ(with_commas(1000), "1,000");
-  EXPECT_EQ(with_commas(595984384), "595,984,384");
-  EXPECT_EQ(with_commas(-1234567), "-1,234,567");
-  EXPECT_EQ(with_commas(INT64_MIN), "-9,223,372,036,854,775,808");
 }
 
 TEST(Report, json_has_a_fixed_key_order_and_identical_bytes_across_runs) {
@@ -78,7 +71,7 @@ TEST(Report, the_table_shows_n_the_exclusions_and_a_disagreement) {
   ParamCount config = count_from_config(other);
   std::string table = format_table(headers, "ckpt", &config);
   EXPECT_THAT(table, HasSubstr("N (active parameters per token)"));
-  EXPECT_THAT(table, HasSubstr(with_commas(headers.n_active)));
+  EXPECT_THAT(table, HasSubstr(with_thousands(headers.n_active)));
   EXPECT_THAT(table, HasSubstr("top-2 of 4 experts"));
   EXPECT_THAT(table, HasSubstr("embedding"));
   EXPECT_THAT(table, HasSubstr("input embedding: a table lookup, not a matrix multiply"));

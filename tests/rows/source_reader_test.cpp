@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/atomic_output.h"
 #include "core/files.h"
 #include "core/sha256.h"
 #include "rows/duckdb_session.h"

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/subprocess.h"
+
 namespace openrecipes::testing {
 
 /// ../shared/fixtures next to the checkout (or $OPENRECIPES_FIXTURES). Empty path when missing.
@@ -16,15 +18,11 @@ std::filesystem::path fixtures_dir();
 /// The project's source tree (for registry/, tests/oracles/, tests/golden/).
 std::filesystem::path source_dir();
 
-/// Result of a child process.
-struct ProcessResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using openrecipes::ProcessResult;
 
-/// Runs `argv` (argv[0] looked up in PATH when it has no '/'), feeding `input` on stdin; captures both
-/// streams. Fails the test (and returns exit_code -1) when the program cannot start.
+/// Runs `argv` through core's run_process (no shell; argv[0] looked up in PATH when it has no '/'), feeding
+/// `input` on stdin; captures both streams. Fails the test (and returns exit_code -1) when the program cannot
+/// start.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& input = {});
 
 /// Runs the `openrecipes` binary under test with `args` ($OPENRECIPES_BIN, else the build folder's binary).

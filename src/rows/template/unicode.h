@@ -6,15 +6,17 @@
 #include <string>
 #include <string_view>
 
+#include "core/utf8.h"
+
 namespace openrecipes::rows::template_engine {
 
-/// True when `s` is well-formed UTF-8 (no surrogates, no overlongs, at most U+10FFFF).
-bool valid_utf8(std::string_view s);
+/// True when `s` is well-formed UTF-8 (core/utf8.h: no surrogates, no overlongs, at most U+10FFFF).
+inline bool valid_utf8(std::string_view s) { return is_valid_utf8(s); }
 /// Decodes the code point at byte `i` of valid UTF-8 `s` and advances `i` past it.
 char32_t next_cp(std::string_view s, std::size_t& i);
 /// Decodes the code point that ends at byte `i` (exclusive) and moves `i` back to its first byte.
 char32_t prev_cp(std::string_view s, std::size_t& i);
-void append_utf8(std::string& out, char32_t cp);
+using ::openrecipes::append_utf8;  // core/utf8.h
 /// Number of code points (Python len()).
 std::size_t cp_count(std::string_view s);
 bool is_ascii(std::string_view s);

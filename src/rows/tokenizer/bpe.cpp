@@ -6,7 +6,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "rows/tokenizer/utf8.h"
+#include "core/utf8.h"
 
 namespace openrecipes::rows::tok {
 

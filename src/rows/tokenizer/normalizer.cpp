@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "rows/tokenizer/unicode_class.h"
-#include "rows/tokenizer/utf8.h"
+#include "core/utf8.h"
 
 namespace openrecipes::rows::tok {
 namespace detail {

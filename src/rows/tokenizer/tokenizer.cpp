@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "rows/tokenizer/pipeline.h"
-#include "rows/tokenizer/utf8.h"
+#include "core/utf8.h"
 
 namespace openrecipes::rows {
 namespace {
@@ -60,8 +60,8 @@ void Tokenizer::encode(std::string_view text, std::vector<std::int32_t>& out) co
   thread_local Scratch s;
   const tok::Pipeline& p = *p_;
   std::string_view sv = text;
-  if (!tok::is_valid_utf8(text)) {
-    s.lossy = tok::lossy_utf8(text);
+  if (!is_valid_utf8(text)) {
+    s.lossy = lossy_utf8(text);
     sv = s.lossy;
   }
   if (sv.empty()) return;

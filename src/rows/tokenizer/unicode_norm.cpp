@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "rows/tokenizer/utf8.h"
+#include "core/utf8.h"
 
 namespace openrecipes::rows::tok {
 namespace detail {

@@ -31,7 +31,7 @@ json byte_level_model(bool ignore_merges) {
   for (const char* w : words) {
     std::vector<std::string> chars;
     for (std::size_t i = 0; w[i];) {
-      std::size_t len = tok::utf8_len(static_cast<unsigned char>(w[i]));
+      std::size_t len = openrecipes::utf8_len(static_cast<unsigned char>(w[i]));
       chars.emplace_back(w + i, len);
       i += len;
     }

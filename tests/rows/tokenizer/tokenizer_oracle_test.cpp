@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/text.h"
-#include "rows/tokenizer/utf8.h"
+#include "core/utf8.h"
 #include "testing/support.h"
 #include "tokenizer_testing.h"
 

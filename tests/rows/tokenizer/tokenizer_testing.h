@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rows/tokenizer/tokenizer.h"
-#include "rows/tokenizer/utf8.h"
+#include "core/utf8.h"
 #include "testing/support.h"
 
 namespace openrecipes::testing::tokenizer {
@@ -116,7 +116,7 @@ struct Rng {
 
 inline std::string utf8(char32_t c) {
   std::string s;
-  rows::tok::append_utf8(s, c);
+  openrecipes::append_utf8(s, c);
   return s;
 }
 

@@ -1,7 +1,11 @@
-// UTF-8 validation and lossy decoding for the tokenizer (SPEC.md §1 step 3; upstream: Rust from_utf8_lossy).
-#include "rows/tokenizer/utf8.h"
+// Strict UTF-8 validation, lossy decoding and encoding (Unicode Table 3-7; upstream: Rust's from_utf8_lossy).
+#include "core/utf8.h"
 
-namespace openrecipes::rows::tok {
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace openrecipes {
 namespace {
 
 // Length of the longest prefix of s[i..] that is a valid UTF-8 sequence or a prefix of one (the "maximal
@@ -39,17 +43,18 @@ Step step_at(const unsigned char* s, std::size_t n, std::size_t i) {
   return {need, true};
 }
 
+const unsigned char* bytes(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
+
 }  // namespace
 
 std::size_t find_invalid_utf8(std::string_view sv) {
-  const auto* s = reinterpret_cast<const unsigned char*>(sv.data());
+  const auto* s = bytes(sv);
   const std::size_t n = sv.size();
   std::size_t i = 0;
   while (i < n) {
-    // ASCII fast path, 8 bytes at a time.
-    while (i + 8 <= n) {
+    while (i + 8 <= n) {  // ASCII fast path, 8 bytes at a time
       unsigned long long w;
-      __builtin_memcpy(&w, s + i, 8);
+      std::memcpy(&w, s + i, 8);
       if (w & 0x8080808080808080ull) break;
       i += 8;
     }
@@ -58,29 +63,40 @@ std::size_t find_invalid_utf8(std::string_view sv) {
       ++i;
       continue;
     }
-    Step st = step_at(s, n, i);
+    const Step st = step_at(s, n, i);
     if (!st.complete) return i;
     i += st.len;
   }
   return std::string_view::npos;
 }
 
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
+  const Step st = step_at(bytes(s), s.size(), i);
+  return st.complete ? st.len : 0;
+}
+
 std::string lossy_utf8(std::string_view sv) {
-  const auto* s = reinterpret_cast<const unsigned char*>(sv.data());
+  const auto* s = bytes(sv);
   const std::size_t n = sv.size();
   std::string out;
   out.reserve(n + 16);
   std::size_t i = 0;
   while (i < n) {
-    Step st = step_at(s, n, i);
-    if (st.complete) {
+    const Step st = step_at(s, n, i);
+    if (st.complete)
       out.append(sv.data() + i, st.len);
-    } else {
+    else
       out.append("\xEF\xBF\xBD");
-    }
     i += st.len;
   }
   return out;
+}
+
+std::string describe_invalid_utf8(std::string_view s, std::size_t offset) {
+  std::string shown;
+  for (std::size_t k = offset; k < s.size() && k < offset + 4; ++k)
+    shown += fmt::format("{}0x{:02X}", shown.empty() ? "" : " ", static_cast<unsigned char>(s[k]));
+  return fmt::format("byte {} ({})", offset, shown);
 }
 
 void append_utf8(std::string& out, char32_t c) {
@@ -101,4 +117,4 @@ void append_utf8(std::string& out, char32_t c) {
   }
 }
 
-}  // namespace openrecipes::rows::tok
+}  // namespace openrecipes

@@ -1,5 +1,6 @@
-// Temp-file guards and the signal handler that removes guarded files on SIGINT/SIGTERM/SIGHUP (DESIGN.md "Output").
-#include "rows/temp_file_guard.h"
+// Temp-file guards, the signal handler that removes guarded files on SIGINT/SIGTERM/SIGHUP, the all-or-none commit
+// and the atomic write of one file (DESIGN.md "Output").
+#include "core/atomic_output.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -21,7 +22,7 @@
 
 #include "core/error.h"
 
-namespace openrecipes::rows {
+namespace openrecipes {
 namespace {
 
 constexpr std::size_t kPathMax = 4096;
@@ -191,4 +192,46 @@ std::filesystem::path temp_path_for(const std::filesystem::path& final_path) {
   return dir / fmt::format(".{}.{:08x}.tmp", final_path.filename().string(), rd());
 }
 
-}  // namespace openrecipes::rows
+void write_file_synced(const std::filesystem::path& path, std::string_view content) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw InputError(path.string(), std::string("cannot write: ") + std::strerror(errno),
+                     "check that the folder exists and is writable");
+  const char* p = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int e = errno;
+      ::close(fd);
+      ::unlink(path.c_str());
+      throw InputError(path.string(), std::string("write failed: ") + std::strerror(e), "free disk space");
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    int e = errno;
+    ::unlink(path.c_str());
+    throw InputError(path.string(), std::string("write failed: ") + std::strerror(e), "free disk space");
+  }
+}
+
+void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(std::filesystem::symlink_status(path, ec)))
+    throw InputError(path.string(), "is a folder, so the file cannot replace it; nothing was written",
+                     "remove or rename that folder, or choose another output path");
+  const std::filesystem::path tmp = temp_path_for(path);
+  TempFileGuard guard(tmp);  // removes the temp file on an error or a signal
+  write_file_synced(tmp, content);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    throw InputError(path.string(), std::string("cannot replace the file: ") + std::strerror(e),
+                     "check that the folder is writable and the path is not a folder");
+  }
+  guard.release();
+}
+
+}  // namespace openrecipes

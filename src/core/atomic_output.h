@@ -1,14 +1,16 @@
-// Removal of half-written output files on failure (DESIGN.md "Output": an interrupted run never leaves a half
-// file behind): a guard deletes its temp file when destroyed without release(), and a SIGINT/SIGTERM/SIGHUP
-// handler deletes every guarded file before the signal takes its course.
+// Atomic output, written once for every stage (DESIGN.md "Output": an interrupted run never leaves a half file
+// behind): temp names next to the output, a guard that deletes its temp file when destroyed without release(),
+// a SIGINT/SIGTERM/SIGHUP handler that deletes every guarded file before the signal takes its course, the
+// all-or-none commit of several files, and write_file_atomic built on them.
 #pragma once
 
 #include <filesystem>
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 
-namespace openrecipes::rows {
+namespace openrecipes {
 
 /// Guards one temp file. While the guard lives (and is not released), the file is removed if the process is
 /// stopped by SIGINT, SIGTERM or SIGHUP, and removed by the destructor. release() hands the file over (after it
@@ -59,4 +61,14 @@ void commit_replacements(std::span<const Replacement> items, const std::function
 /// A fresh temp path next to `final_path`: `<folder>/.<name>.<8 random hex>.tmp`.
 std::filesystem::path temp_path_for(const std::filesystem::path& final_path);
 
-}  // namespace openrecipes::rows
+/// Writes `content` to `path` atomically: a guarded temp file in the same folder (temp_path_for), fsync, rename. An interrupted run
+/// leaves either the old file or the new one, never half a file. Throws InputError when the folder cannot
+/// be written or `path` is a folder (with its path and a fix; nothing is written then).
+void write_file_atomic(const std::filesystem::path& path, std::string_view content);
+
+/// Creates `path` (which must not exist: O_EXCL), writes `content` and fsyncs it; no rename. The building block of
+/// write_file_atomic and of callers that rename several temp files together. Throws InputError naming the path
+/// (the partial file is removed on a write error).
+void write_file_synced(const std::filesystem::path& path, std::string_view content);
+
+}  // namespace openrecipes

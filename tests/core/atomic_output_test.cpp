@@ -1,6 +1,6 @@
-// Tests for src/rows/temp_file_guard: guarded temp files disappear on destruction and on SIGINT, and are kept once
-// released.
-#include "rows/temp_file_guard.h"
+// Tests for src/core/atomic_output: guarded temp files disappear on destruction and on SIGINT, and are kept once
+// released; several files are replaced all or none; one file is written atomically.
+#include "core/atomic_output.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -16,11 +16,34 @@
 #include "core/files.h"
 #include "testing/support.h"
 
-namespace openrecipes::rows {
+namespace openrecipes {
 namespace {
 
 namespace fs = std::filesystem;
 using openrecipes::testing::TempDir;
+
+TEST(AtomicOutput, atomic_write_replaces_and_leaves_no_temp_file) {
+  TempDir d;
+  write_file_atomic(d / "out.json", "one");
+  write_file_atomic(d / "out.json", "two");
+  EXPECT_EQ(read_file(d / "out.json"), "two");
+  int n = 0;
+  for (auto& e : fs::directory_iterator(d.path())) (void)e, ++n;
+  EXPECT_EQ(n, 1);
+}
+
+TEST(AtomicOutput, atomic_write_onto_a_folder_names_the_path_and_the_fix) {
+  testing::TempDir d;
+  std::filesystem::create_directories(d / "out.json" / "inner");
+  try {
+    write_file_atomic(d / "out.json", "x");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find((d / "out.json").string() + ": is a folder"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(fix: remove or rename that folder"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(std::filesystem::is_directory(d / "out.json" / "inner"));
+}
 
 TEST(TempFileGuard, temp_names_sit_next_to_the_final_file_and_are_hidden) {
   auto p = temp_path_for("/some/dir/rows.parquet");
@@ -163,4 +186,4 @@ TEST(TempFileGuard, sighup_ignored_by_the_process_keeps_files_and_the_run_going)
 }
 
 }  // namespace
-}  // namespace openrecipes::rows
+}  // namespace openrecipes

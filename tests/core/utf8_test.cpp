@@ -1,6 +1,8 @@
-// Tests for src/rows/utf8_check: the well-formed UTF-8 rule of Unicode Table 3-7, checked against Python's strict
-// decoder (the oracle) for every lead byte 0x80..0xFF followed by every second byte.
-#include "rows/utf8_check.h"
+// Tests for src/core/utf8: the well-formed UTF-8 rule of Unicode Table 3-7, checked against Python's strict
+// decoder (the oracle) for every lead byte 0x80..0xFF followed by every second byte, and the lossy decoding rules
+// (Unicode §3.9 "maximal subparts", as Rust's from_utf8_lossy and Node's Buffer.toString), expected values worked
+// out by hand from Table 3-7.
+#include "core/utf8.h"
 
 #include <string>
 #include <vector>
@@ -9,8 +11,9 @@
 
 #include "testing/support.h"
 
-namespace openrecipes::rows {
+namespace openrecipes {
 namespace {
+
 
 TEST(Utf8Check, well_formed_text_passes_and_offsets_point_at_the_first_bad_byte) {
   EXPECT_TRUE(is_valid_utf8(""));
@@ -67,5 +70,28 @@ TEST(Utf8Check, agrees_with_python_strict_decoding_for_every_lead_and_second_byt
   }
 }
 
+
+
+const std::string R = "\xEF\xBF\xBD";  // U+FFFD
+
+TEST(Utf8, valid_text_is_valid_and_unchanged) {
+  EXPECT_TRUE(is_valid_utf8("plain ascii"));
+  EXPECT_TRUE(is_valid_utf8("\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80"));
+  EXPECT_EQ(lossy_utf8("\xC3\xA9"), "\xC3\xA9");
+}
+
+TEST(Utf8, each_maximal_invalid_subpart_becomes_one_replacement_character) {
+  EXPECT_FALSE(is_valid_utf8("\xFF"));
+  EXPECT_EQ(lossy_utf8("a\xFF" "b"), "a" + R + "b");
+  EXPECT_EQ(lossy_utf8("\xE2\x82"), R);             // truncated 3-byte sequence: one subpart
+  EXPECT_EQ(lossy_utf8("\xF0\x9F\x98"), R);         // truncated 4-byte sequence: one subpart
+  EXPECT_EQ(lossy_utf8("\xC0\xAF"), R + R);         // C0 is never valid; AF is a stray continuation
+  EXPECT_EQ(lossy_utf8("\xED\xA0\x80"), R + R + R); // surrogate: ED then A0 out of range (80..9F)
+  EXPECT_EQ(lossy_utf8("\xE0\x80\x80"), R + R + R); // overlong: E0 needs A0..BF
+  EXPECT_EQ(lossy_utf8("\xF4\x90\x80\x80"), R + R + R + R);  // above U+10FFFF
+  EXPECT_EQ(lossy_utf8("\xE2\x82(" ), R + "(");
+  EXPECT_EQ(lossy_utf8("\x80\x80"), R + R);
+}
+
 }  // namespace
-}  // namespace openrecipes::rows
+}  // namespace openrecipes
