@@ -159,4 +159,45 @@ ConvergenceResult check_convergence(const LossCurve& recipe, const LossCurve& re
   return out;
 }
 
+namespace {
+
+// A fraction as a percentage with no trailing zeros: 0.1 -> "10%", 0.025 -> "2.5%".
+std::string percent_limit(double fraction) { return fmt::format("{:g}%", 100 * fraction); }
+
+// A failure count as a share of the points ("3 of 16 points (18.8%, more than the 10% allowed)").
+std::string share(std::int64_t count, std::int64_t points, const char* noun, double allowed) {
+  return fmt::format("{} of {} {} ({:.1f}%, more than the {} allowed)", count, points, noun,
+                     100.0 * static_cast<double>(count) / static_cast<double>(points), percent_limit(allowed));
+}
+
+}  // namespace
+
+std::vector<std::string> describe_failures(const ConvergenceResult& r, const ConvergenceThresholds& t) {
+  std::vector<std::string> out;
+  for (const auto& test : r.failed_tests) {
+    if (test == "missing_steps" || test == "non_finite_loss") continue;  // r.problems name the steps
+    if (test == "correlation") {
+      if (std::isfinite(r.correlation))
+        out.push_back(fmt::format("correlation r = {:.4f} < {}", r.correlation, format_double(t.correlation)));
+      else
+        out.push_back(fmt::format("correlation undefined (a constant curve), not >= {}", format_double(t.correlation)));
+    } else if (test == "point_wise_tolerance") {
+      out.push_back(share(r.pointwise_failures, r.points, "points", t.max_failure_ratio) +
+                    fmt::format(" differ from the reference loss by more than the pointwise tolerance ({}, {} or {} "
+                                "by loss level)",
+                                percent_limit(t.high_loss_tolerance), percent_limit(t.medium_loss_tolerance),
+                                percent_limit(t.low_loss_tolerance)));
+    } else if (test == "final_loss") {
+      out.push_back(fmt::format("final loss differs by {:.2f}% relative to the reference (> {})",
+                                100 * r.final_loss_rel_diff, percent_limit(t.final_loss_tolerance)));
+    } else if (test == "outliers") {
+      out.push_back(share(r.outliers, r.points, "residuals", t.max_failure_ratio) +
+                    fmt::format(" are {:g}-sigma outliers", t.outlier_sigmas));
+    } else {
+      out.push_back(test);
+    }
+  }
+  return out;
+}
+
 }  // namespace openrecipes::checks

@@ -71,4 +71,10 @@ struct ConvergenceResult {
 ConvergenceResult check_convergence(const LossCurve& recipe, const LossCurve& reference, std::int64_t steps = 20,
                                     const ConvergenceThresholds& t = {});
 
+/// One sentence per failed test of `r`, in failed_tests order, its limits read from `t` (the thresholds the check
+/// ran with), e.g. "correlation r = 0.9012 < 0.95" or "final loss differs by 11.42% relative to the reference
+/// (> 5%)". missing_steps and non_finite_loss have none: r.problems name their steps. `build` and
+/// `check convergence` both print these.
+std::vector<std::string> describe_failures(const ConvergenceResult& r, const ConvergenceThresholds& t = {});
+
 }  // namespace openrecipes::checks

@@ -96,7 +96,7 @@ int run_convergence(const CheckOptions& o) {
                                std::isfinite(r.correlation) ? fmt::format("{:.6f}", r.correlation)
                                                             : std::string("undefined (a constant curve)"),
                                100 * r.final_loss_rel_diff, r.pointwise_failures, r.outliers);
-    for (const auto& t : r.failed_tests) std::cout << "  failed: " << t << "\n";
+    for (const auto& d : checks::describe_failures(r)) std::cout << "  failed: " << d << "\n";
     for (const auto& p : r.problems) std::cout << "  problem: " << p << "\n";
   }
   return r.passed ? 0 : 1;

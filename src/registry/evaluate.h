@@ -10,17 +10,14 @@
 
 #include "checks/config_check.h"
 #include "checks/convergence.h"
+#include "checks/stack.h"
 #include "measure/throughput.h"
 #include "registry/registry.h"
 
 namespace openrecipes::registry {
 
-/// A stack component as shown: what the recipe says and whether the evidence shows it (SPEC §6 "Stack").
-struct StackStatus {
-  std::string component;
-  std::string version;
-  std::string status;  ///< "pinned" (evidence shows it), "not pinned" (evidence does not show it)
-};
+/// A stack component as shown: what the recipe says and whether the evidence shows it (checks/stack.h).
+using StackStatus = checks::StackStatus;
 
 /// Everything the build computed for one recipe.
 struct RecipeResult {

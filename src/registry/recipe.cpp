@@ -54,10 +54,10 @@ std::int64_t parallel_size(const YamlField& f) { return f.as_int(1, 1 << 20); }
 
 }  // namespace
 
-Recipe load_recipe(const fs::path& dir) {
-  Recipe r;
-  r.dir = dir;
-  r.file = dir / "recipe.yaml";
+namespace {
+
+// recipe.yaml itself: a symbolic link is followed only when it stays inside the recipe's folder.
+void resolve_recipe_file(const fs::path& dir, Recipe& r) {
   if (fs::is_symlink(r.file)) {
     // Never read a recipe.yaml that lives outside its recipe folder (its content would reach the messages).
     try {
@@ -71,14 +71,10 @@ Recipe load_recipe(const fs::path& dir) {
                        "make recipe.yaml a regular file inside the recipe's folder");
     }
   }
-  r.name = dir.filename().string();
-  r.gpu = dir.parent_path().filename().string();
-  r.model = dir.parent_path().parent_path().filename().string();
-  r.id = r.model + "/" + r.gpu + "/" + r.name;
-  auto y = load_yaml_file(r.file);
-  y.reject_unknown_keys({"id", "model", "gpu", "gpus", "author", "date", "reference", "workload", "steps_per_run",
-                         "window", "evidence", "command", "layout", "stack", "patches", "component_tests",
-                         "claims"});
+}
+
+// id, model, gpu (each must match the folder), gpus, author, date and reference.
+void read_identity(const YamlField& y, const fs::path& dir, Recipe& r) {
   auto folder_must_match = [&](const char* field, const std::string& folder) {
     std::string v = y.require(field).as_string(80);
     if (v != folder)
@@ -117,6 +113,10 @@ Recipe load_recipe(const fs::path& dir) {
                                                "write reference: null for a reference recipe");
   }
 
+}
+
+// workload: the standard Tulu 3 rows (dataset, tokenizer, seed, rows count and sha256) or a declared one.
+void read_workload(const YamlField& y, Recipe& r) {
   auto w = y.require("workload");
   std::string kind = w.require("kind").as_string(20);
   if (kind == "standard") {
@@ -147,6 +147,10 @@ Recipe load_recipe(const fs::path& dir) {
   r.workload.row_length = w.require("row_length").as_int(1, 1 << 24);
   r.workload.global_batch = w.require("global_batch").as_int(1, 1 << 24);
 
+}
+
+// steps_per_run and the optional declared window.
+void read_run_length(const YamlField& y, Recipe& r) {
   r.steps_per_run = y.require("steps_per_run").as_int(1, 100000);
   if (y["window"].defined()) {
     auto win = y["window"];
@@ -154,6 +158,10 @@ Recipe load_recipe(const fs::path& dir) {
     r.window = measure::Window{win.require("first").as_int(0, 100000), win.require("last").as_int(0, 100000)};
   }
 
+}
+
+// evidence: the step log, argument dump, versions, scheduler times and convergence arm, each inside the folder.
+void read_evidence(const YamlField& y, const fs::path& dir, Recipe& r) {
   auto ev = y.require("evidence");
   ev.reject_unknown_keys({"log", "arguments", "versions", "times", "convergence_arm"});
   r.log = evidence_file(ev.require("log"), dir, evidence::step_log_formats(), false);
@@ -163,8 +171,10 @@ Recipe load_recipe(const fs::path& dir) {
   if (ev["convergence_arm"].defined())
     r.convergence_arm = evidence_file(ev["convergence_arm"], dir, evidence::step_log_formats(), false);
 
-  r.command = y.require("command").as_string(64 << 10);
+}
 
+// layout: the parallel sizes, checked against the GPU count and the global batch (layout::violations).
+void read_layout(const YamlField& y, Recipe& r) {
   auto l = y.require("layout");
   l.reject_unknown_keys({"tp", "pp", "cp", "ep", "etp", "dp", "vpp", "micro_batch", "max_tokens_per_gpu"});
   r.layout.tp = parallel_size(l.require("tp"));
@@ -176,18 +186,13 @@ Recipe load_recipe(const fs::path& dir) {
   if (l["vpp"].defined()) r.layout.vpp = parallel_size(l["vpp"]);
   r.layout.micro_batch = l.require("micro_batch").as_int(1, 1 << 20);
   if (l["max_tokens_per_gpu"].defined()) r.layout.max_tokens_per_gpu = l["max_tokens_per_gpu"].as_int(1, 1 << 30);
-  const auto& L = r.layout;
-  if (L.tp * L.pp * L.cp * L.dp != r.gpus)
-    throw InputError(l.where(), fmt::format("TP {} x PP {} x CP {} x DP {} = {} GPUs, but the recipe ran on {}", L.tp,
-                                            L.pp, L.cp, L.dp, L.tp * L.pp * L.cp * L.dp, r.gpus),
-                     "a replica takes TP x PP x CP GPUs and DP replicas make the GPU count");
-  if ((r.gpus / L.pp) % (L.ep * L.etp) != 0)
-    throw InputError(l.where(), fmt::format("GPUs per pipeline stage ({} / PP {} = {}) is not a multiple of EP {} x ETP {}",
-                                            r.gpus, L.pp, r.gpus / L.pp, L.ep, L.etp));
-  if (r.workload.global_batch % L.dp != 0)
-    throw InputError(l.where(), fmt::format("the global batch of {} rows does not divide by DP {}",
-                                            r.workload.global_batch, L.dp));
+  if (auto broken = layout::violations(r.layout, r.gpus, r.workload.global_batch); !broken.empty())
+    throw InputError(l.where(), broken.front().what, broken.front().fix);
 
+}
+
+// stack: framework and commit, Megatron-LM, Transformer Engine, PyTorch, CUDA, NCCL, communication libraries.
+void read_stack(const YamlField& y, Recipe& r) {
   auto s = y.require("stack");
   s.reject_unknown_keys({"framework", "megatron_lm", "transformer_engine", "pytorch", "cuda", "nccl",
                          "comm_libraries", "gpus_per_node", "network"});
@@ -211,6 +216,10 @@ Recipe load_recipe(const fs::path& dir) {
   r.stack.gpus_per_node = s.require("gpus_per_node").as_int(1, 1024);
   r.stack.network = s.require("network").as_string(200);
 
+}
+
+// patches (each inside the folder, with its sha256) and component tests.
+void read_patches_and_component_tests(const YamlField& y, const fs::path& dir, Recipe& r) {
   if (y["patches"].defined()) {
     for (const auto& p : y["patches"].items()) {
       p.reject_unknown_keys({"path", "sha256"});
@@ -237,6 +246,10 @@ Recipe load_recipe(const fs::path& dir) {
     }
   }
 
+}
+
+// claims: what the recipe says it measured and what its checks concluded.
+void read_claims(const YamlField& y, Recipe& r) {
   auto cl = y.require("claims");
   cl.reject_unknown_keys({"tokens_per_s_per_gpu", "cv", "gpu_hours", "configuration", "convergence"});
   r.claims.tokens_per_s_per_gpu = cl.require("tokens_per_s_per_gpu").as_double(0, 1e12);
@@ -253,6 +266,32 @@ Recipe load_recipe(const fs::path& dir) {
   if (conv["correlation"].defined()) r.claims.correlation = conv["correlation"].as_double(-1, 1);
   if (conv["final_loss_rel_diff"].defined()) r.claims.final_loss_rel_diff = conv["final_loss_rel_diff"].as_double(0, 1e30);
   if (conv["pointwise_failures"].defined()) r.claims.pointwise_failures = conv["pointwise_failures"].as_int(0, 1000000);
+}
+
+}  // namespace
+
+Recipe load_recipe(const fs::path& dir) {
+  Recipe r;
+  r.dir = dir;
+  r.file = dir / "recipe.yaml";
+  resolve_recipe_file(dir, r);
+  r.name = dir.filename().string();
+  r.gpu = dir.parent_path().filename().string();
+  r.model = dir.parent_path().parent_path().filename().string();
+  r.id = r.model + "/" + r.gpu + "/" + r.name;
+  auto y = load_yaml_file(r.file);
+  y.reject_unknown_keys({"id", "model", "gpu", "gpus", "author", "date", "reference", "workload", "steps_per_run",
+                         "window", "evidence", "command", "layout", "stack", "patches", "component_tests",
+                         "claims"});
+  read_identity(y, dir, r);
+  read_workload(y, r);
+  read_run_length(y, r);
+  read_evidence(y, dir, r);
+  r.command = y.require("command").as_string(64 << 10);
+  read_layout(y, r);
+  read_stack(y, r);
+  read_patches_and_component_tests(y, dir, r);
+  read_claims(y, r);
   return r;
 }
 

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "checks/component_test.h"
+#include "checks/stack.h"
+#include "layout/layout.h"
 #include "measure/window.h"
 
 namespace openrecipes::registry {
@@ -35,18 +37,10 @@ struct Workload {
   std::string rows_sha256;
 };
 
-struct Layout {
-  std::int64_t tp = 1, pp = 1, cp = 1, ep = 1, etp = 1, dp = 1;
-  std::optional<std::int64_t> vpp;
-  std::int64_t micro_batch = 1;
-  std::optional<std::int64_t> max_tokens_per_gpu;
-};
+using Layout = layout::Layout;  // src/layout: the layout and its rules
 
-/// One stack entry: a component and the version the recipe says it ran (SPEC §6 "Stack").
-struct StackEntry {
-  std::string component;  ///< "pytorch", "cuda", "nccl", "transformer_engine", "megatron_lm", "framework", ...
-  std::string version;
-};
+/// One stack entry: a component and the version the recipe says it ran (checks/stack.h; SPEC §6 "Stack").
+using StackEntry = checks::StackEntry;
 
 struct Stack {
   std::string framework;            ///< slime, miles, megatron-lm

@@ -338,5 +338,50 @@ TEST(GoldenValues, a_step_given_twice_is_an_error_not_the_last_one_winning) {
   }
 }
 
+TEST(ConvergenceWording, each_failed_test_is_described_with_the_limits_the_check_ran_with) {
+  ConvergenceResult r;
+  r.points = 16;
+  r.correlation = 0.91234;
+  r.final_loss_rel_diff = 0.1142;
+  r.pointwise_failures = 3;  // 3 / 16 = 18.75%
+  r.outliers = 2;            // 2 / 16 = 12.5%
+  r.failed_tests = {"correlation", "point_wise_tolerance", "final_loss", "outliers", "missing_steps"};
+  const auto d = describe_failures(r);
+  ASSERT_EQ(d.size(), 4u);  // missing_steps is told by r.problems
+  EXPECT_EQ(d[0], "correlation r = 0.9123 < 0.95");
+  EXPECT_EQ(d[1], "3 of 16 points (18.8%, more than the 10% allowed) differ from the reference loss by more than the "
+                  "pointwise tolerance (10%, 5% or 2% by loss level)");
+  EXPECT_EQ(d[2], "final loss differs by 11.42% relative to the reference (> 5%)");
+  EXPECT_EQ(d[3], "2 of 16 residuals (12.5%, more than the 10% allowed) are 3-sigma outliers");
+  r.correlation = std::nan("");  // a constant curve: upstream's nan >= 0.95 is false
+  r.failed_tests = {"correlation"};
+  EXPECT_EQ(describe_failures(r).at(0), "correlation undefined (a constant curve), not >= 0.95");
+}
+
+TEST(ConvergenceWording, other_thresholds_give_other_numbers_in_the_wording_never_fixed_literals) {
+  ConvergenceThresholds t;
+  t.correlation = 0.9;
+  t.high_loss_tolerance = 0.2;
+  t.medium_loss_tolerance = 0.075;
+  t.low_loss_tolerance = 0.025;
+  t.max_failure_ratio = 0.15;
+  t.final_loss_tolerance = 0.03;
+  t.outlier_sigmas = 2.5;
+  ConvergenceResult r;
+  r.points = 20;
+  r.correlation = 0.5;
+  r.final_loss_rel_diff = 0.04;
+  r.pointwise_failures = 4;
+  r.outliers = 4;
+  r.failed_tests = {"correlation", "point_wise_tolerance", "final_loss", "outliers"};
+  const auto d = describe_failures(r, t);
+  ASSERT_EQ(d.size(), 4u);
+  EXPECT_EQ(d[0], "correlation r = 0.5000 < 0.9");
+  EXPECT_EQ(d[1], "4 of 20 points (20.0%, more than the 15% allowed) differ from the reference loss by more than the "
+                  "pointwise tolerance (20%, 7.5% or 2.5% by loss level)");
+  EXPECT_EQ(d[2], "final loss differs by 4.00% relative to the reference (> 3%)");
+  EXPECT_EQ(d[3], "4 of 20 residuals (20.0%, more than the 15% allowed) are 2.5-sigma outliers");
+}
+
 }  // namespace
 }  // namespace openrecipes::checks

@@ -1,0 +1,52 @@
+// The parallel layout of a run and its rules (SPEC §6 "Relayout"): what a replica takes, which GPU counts a layout
+// fits, and whether a run's argument dump shows the layout its recipe records. `build` checks recipes with these
+// rules; `relayout` will search them. Knows nothing of recipes' files: registry/ and cli/ call it with numbers.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace openrecipes::layout {
+
+/// A Megatron-style parallel layout: tensor, pipeline, context, expert, expert-tensor and data parallel sizes,
+/// the virtual pipeline size (none when not interleaved), the micro-batch (rows) and slime's
+/// max_tokens_per_gpu (tokens, when the recipe sets it).
+struct Layout {
+  std::int64_t tp = 1, pp = 1, cp = 1, ep = 1, etp = 1, dp = 1;
+  std::optional<std::int64_t> vpp;
+  std::int64_t micro_batch = 1;
+  std::optional<std::int64_t> max_tokens_per_gpu;
+};
+
+/// One rule a layout breaks: the sentence saying how, and the fix (empty where the sentence says it).
+struct Violation {
+  std::string what;
+  std::string fix;
+};
+
+/// The rules of SPEC §6 that a layout on `gpus` GPUs with a global batch of `global_batch` rows must meet, in
+/// order: a replica takes TP × PP × CP GPUs and DP replicas make the GPU count; the GPUs of one pipeline stage
+/// (gpus / PP) are a multiple of EP × ETP; the global batch divides by DP. Returns every rule broken (empty when
+/// the layout fits). All sizes must be ≥ 1 (the recipe loader bounds them).
+std::vector<Violation> violations(const Layout& l, std::int64_t gpus, std::int64_t global_batch);
+
+/// What a recipe says its run was: the layout, GPUs, rows per step and row length, and whether the micro-batch
+/// is Megatron's own `micro_batch_size` (true for framework megatron-lm; slime packs by max_tokens_per_gpu).
+struct Placement {
+  Layout layout;
+  std::int64_t gpus = 1;
+  std::int64_t global_batch = 1;
+  std::int64_t row_length = 1;
+  bool micro_batch_is_megatron_argument = false;
+};
+
+/// Each way the resolved Megatron arguments `args` (name → Python repr, from the run's argument dump) disagree
+/// with `p`: tensor/pipeline/context/expert/data parallel sizes, world size, global batch, seq_length, the
+/// micro-batch (when it is Megatron's), ETP (when the dump sets it) and VPP ("None" reads as none). An argument
+/// the dump lacks is not compared. Sentences start "layout: ".
+std::vector<std::string> argument_dump_mismatches(const Placement& p, const std::map<std::string, std::string>& args);
+
+}  // namespace openrecipes::layout

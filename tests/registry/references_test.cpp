@@ -1,0 +1,122 @@
+// Tests for src/registry/references: the pair's one reference recipe, reference chains and cycles, and
+// verification passed down a chain. Registries are built in memory; the expected ids and sentences are worked out
+// by hand from the rules in references.h.
+#include "registry/references.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace openrecipes::registry {
+namespace {
+
+using ::testing::ElementsAre;
+
+struct Fake {
+  Registry reg;
+  RecipesById by_id;
+
+  void add(const std::string& id, std::optional<std::string> reference, const std::string& date = "2026-01-01",
+           const std::string& model = "qwen3-0.6b") {
+    RecipeEntry e;
+    e.id = id;
+    Recipe r;
+    r.id = id;
+    r.model = model;
+    r.gpu = "H200";
+    r.workload.key = "tulu3-sft";
+    r.date = date;
+    r.reference = std::move(reference);
+    e.recipe = std::move(r);
+    reg.recipes.push_back(std::move(e));
+  }
+  void add_unreadable(const std::string& id) {
+    RecipeEntry e;
+    e.id = id;
+    e.load_error = "recipe.yaml: line 3: bad";
+    reg.recipes.push_back(std::move(e));
+  }
+  const Recipe& recipe(const std::string& id) const { return *by_id.at(id)->recipe; }
+  void index() {
+    by_id.clear();
+    for (const auto& e : reg.recipes) by_id[e.id] = &e;
+  }
+};
+
+TEST(References, the_pair_reference_is_the_root_most_recipes_are_tuned_from_then_the_earliest_then_the_smallest_id) {
+  Fake f;
+  f.add("a", std::nullopt, "2026-03-01");
+  f.add("b", std::nullopt, "2026-02-01");
+  f.add("c", "a");
+  f.add("d", "c");  // d → c → a: a has two recipes tuned from it, b none
+  f.index();
+  auto chosen = choose_pair_references(f.reg, f.by_id);
+  EXPECT_EQ(chosen.at(pair_key(f.recipe("a"))), "a");
+
+  Fake g;  // no recipe tuned from either: the earlier date wins, then the smaller id
+  g.add("a", std::nullopt, "2026-03-01");
+  g.add("b", std::nullopt, "2026-02-01");
+  g.add("c", std::nullopt, "2026-02-01");
+  g.index();
+  EXPECT_EQ(choose_pair_references(g.reg, g.by_id).at(pair_key(g.recipe("a"))), "b");
+}
+
+TEST(References, a_recipe_resolves_to_the_reference_it_names_and_a_root_to_whether_it_is_the_pairs_reference) {
+  Fake f;
+  f.add("a", std::nullopt, "2026-01-01");
+  f.add("b", std::nullopt, "2026-02-01");
+  f.add("c", "a");
+  f.index();
+  auto chosen = choose_pair_references(f.reg, f.by_id);
+  EXPECT_EQ(resolve_reference(f.recipe("c"), f.by_id, chosen).reference, &f.recipe("a"));
+  EXPECT_TRUE(resolve_reference(f.recipe("a"), f.by_id, chosen).is_reference);
+  auto second = resolve_reference(f.recipe("b"), f.by_id, chosen);
+  EXPECT_FALSE(second.is_reference);
+  EXPECT_EQ(second.problem, "reference: the pair already has the reference recipe 'a'; a second reference would rank "
+                            "without any check (set `reference: a` and pass both checks against it)");
+}
+
+TEST(References, a_cycle_is_named_in_order_and_a_missing_or_unreadable_reference_is_named) {
+  Fake f;
+  f.add("x", "y");
+  f.add("y", "z");
+  f.add("z", "y");
+  f.add("m", "nowhere");
+  f.add("u", "broken");
+  f.add_unreadable("broken");
+  f.index();
+  std::map<std::string, std::string> none;
+  EXPECT_EQ(resolve_reference(f.recipe("x"), f.by_id, none).problem,
+            "reference: the references form a cycle: x → y → z → y");
+  EXPECT_EQ(resolve_reference(f.recipe("m"), f.by_id, none).problem,
+            "reference: 'nowhere' does not exist in the registry");
+  EXPECT_EQ(resolve_reference(f.recipe("u"), f.by_id, none).problem,
+            "reference: 'broken' cannot be read: recipe.yaml: line 3: bad");
+}
+
+TEST(References, a_recipe_is_verified_only_when_its_chain_is_and_the_break_is_named) {
+  Fake f;
+  f.add("root", std::nullopt);
+  f.add("mid", "root");
+  f.add("leaf", "mid");
+  f.add("ok-root", std::nullopt, "2026-01-01", "other-model");
+  f.add("ok-leaf", "ok-root", "2026-01-01", "other-model");
+  f.index();
+  std::vector<RecipeResult> results;
+  for (const auto& e : f.reg.recipes) {
+    RecipeResult r;
+    r.id = e.id;
+    r.entry = &e;
+    if (e.id == "root") r.reasons = {"measurement: step 7 is missing", "rows: not verified"};
+    results.push_back(r);
+  }
+  require_verified_references(results);
+  EXPECT_FALSE(results[0].verified);
+  EXPECT_THAT(results[1].reasons, ElementsAre("reference: 'root' is not verified (measurement: step 7 is missing)"));
+  EXPECT_THAT(results[2].reasons, ElementsAre("reference: 'mid' is not verified (it is tuned from 'root', which is "
+                                              "not verified: measurement: step 7 is missing)"));
+  EXPECT_TRUE(results[3].verified);
+  EXPECT_TRUE(results[4].verified);
+}
+
+}  // namespace
+}  // namespace openrecipes::registry
