@@ -21,7 +21,7 @@ test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900
 
 bench: build
-	@bench/run
+	@bench/run $(BUILD)
 
 clean:
 	rm -rf $(BUILD)
