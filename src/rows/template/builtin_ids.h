@@ -1,6 +1,10 @@
 // Ids of Jinja2's builtin filters, tests and globals (jinja2/filters.py FILTERS, jinja2/tests.py TESTS,
-// jinja2/defaults.py DEFAULT_NAMESPACE) plus transformers' tojson, raise_exception and strftime_now.
+// jinja2/defaults.py DEFAULT_NAMESPACE) plus transformers' tojson, raise_exception and strftime_now, and of the
+// attributes and methods of the builtin types the sandbox exposes.
 #pragma once
+
+#include <array>
+#include <cstddef>
 
 namespace openrecipes::rows::template_engine {
 
@@ -116,5 +120,156 @@ enum GlobalId : int {
   g_strftime_now,
   g_count_of_globals
 };
+
+/// Attributes and methods of the builtin types (str, list, tuple, dict, int, float, range) and of Jinja2's
+/// LoopContext, Cycler, Joiner and Macro, as the sandbox looks them up (attr_id()).
+enum AttrId : int {
+  // str
+  a_capitalize,
+  a_casefold,
+  a_center,
+  a_count,
+  a_encode,
+  a_endswith,
+  a_expandtabs,
+  a_find,
+  a_format,
+  a_format_map,
+  a_index,
+  a_isalnum,
+  a_isalpha,
+  a_isascii,
+  a_isdecimal,
+  a_isdigit,
+  a_isidentifier,
+  a_islower,
+  a_isnumeric,
+  a_isprintable,
+  a_isspace,
+  a_istitle,
+  a_isupper,
+  a_join,
+  a_ljust,
+  a_lower,
+  a_lstrip,
+  a_maketrans,
+  a_partition,
+  a_removeprefix,
+  a_removesuffix,
+  a_replace,
+  a_rfind,
+  a_rindex,
+  a_rjust,
+  a_rpartition,
+  a_rsplit,
+  a_rstrip,
+  a_split,
+  a_splitlines,
+  a_startswith,
+  a_strip,
+  a_swapcase,
+  a_title,
+  a_translate,
+  a_upper,
+  a_zfill,
+  // list
+  a_append,
+  a_clear,
+  a_copy,
+  a_extend,
+  a_insert,
+  a_pop,
+  a_remove,
+  a_reverse,
+  a_sort,
+  // dict
+  a_fromkeys,
+  a_get,
+  a_items,
+  a_keys,
+  a_popitem,
+  a_setdefault,
+  a_update,
+  a_values,
+  // numbers
+  a_real,
+  a_imag,
+  a_numerator,
+  a_denominator,
+  a_bit_length,
+  a_bit_count,
+  a_conjugate,
+  a_as_integer_ratio,
+  a_to_bytes,
+  a_from_bytes,
+  a_is_integer,
+  a_hex,
+  a_fromhex,
+  // range
+  a_start,
+  a_stop,
+  a_step,
+  // loop
+  a_index0,
+  a_revindex,
+  a_revindex0,
+  a_first,
+  a_last,
+  a_length,
+  a_depth,
+  a_depth0,
+  a_previtem,
+  a_nextitem,
+  a_cycle,
+  a_changed,
+  // cycler / joiner
+  a_current,
+  a_next,
+  a_reset,
+  a_pos,
+  a_sep,
+  a_used,
+  // macro
+  a_name,
+  a_arguments,
+  a_catch_kwargs,
+  a_catch_varargs,
+  a_caller,
+  // groupby tuple
+  a_grouper,
+  a_list,
+  a_count_of_ids
+};
+
+/// Python names of the AttrIds.
+inline constexpr const char* kAttrNames[] = {
+    "capitalize",   "casefold",    "center",     "count",      "encode",       "endswith",
+    "expandtabs",   "find",        "format",     "format_map", "index",        "isalnum",
+    "isalpha",      "isascii",     "isdecimal",  "isdigit",    "isidentifier", "islower",
+    "isnumeric",    "isprintable", "isspace",    "istitle",    "isupper",      "join",
+    "ljust",        "lower",       "lstrip",     "maketrans",  "partition",    "removeprefix",
+    "removesuffix", "replace",     "rfind",      "rindex",     "rjust",        "rpartition",
+    "rsplit",       "rstrip",      "split",      "splitlines", "startswith",   "strip",
+    "swapcase",     "title",       "translate",  "upper",      "zfill",        "append",
+    "clear",        "copy",        "extend",     "insert",     "pop",          "remove",
+    "reverse",      "sort",        "fromkeys",   "get",        "items",        "keys",
+    "popitem",      "setdefault",  "update",     "values",     "real",         "imag",
+    "numerator",    "denominator", "bit_length", "bit_count",  "conjugate",    "as_integer_ratio",
+    "to_bytes",     "from_bytes",  "is_integer", "hex",        "fromhex",      "start",
+    "stop",         "step",        "index0",     "revindex",   "revindex0",    "first",
+    "last",         "length",      "depth",      "depth0",     "previtem",     "nextitem",
+    "cycle",        "changed",     "current",    "next",       "reset",        "pos",
+    "sep",          "used",        "name",       "arguments",  "catch_kwargs", "catch_varargs",
+    "caller",       "grouper",     "list",
+};
+static_assert(sizeof(kAttrNames) / sizeof(kAttrNames[0]) == a_count_of_ids, "attribute name table");
+
+/// Whether every entry of a builtin table (an array of function pointers indexed by an id enum) is set.
+template <class Fn, std::size_t N>
+constexpr bool every_entry_set(const std::array<Fn, N>& table) {
+  for (Fn f : table)
+    if (f == nullptr) return false;
+  return true;
+}
 
 }  // namespace openrecipes::rows::template_engine

@@ -1,4 +1,6 @@
-// Jinja2's builtin tests (`x is defined`, `x is string`, ...; jinja2/tests.py, 3.1) over the engine's values.
+// Jinja2's builtin tests (`x is defined`, `x is string`, ...; jinja2/tests.py TESTS, 3.1) over the engine's
+// values: one `test_<name>` function per test, registered by TestId like Jinja2's TESTS dict.
+#include <array>
 #include <string>
 #include <unordered_map>
 
@@ -22,6 +24,9 @@ const char* const kTestNames[] = {
     "ge",      ">=",     "<",           "lt",       "lessthan",  "<=",     "le",
 };
 static_assert(sizeof(kTestNames) / sizeof(kTestNames[0]) == t_count_of_tests, "test table");
+
+/// A test: `v is name(*args)`.
+using TestFn = bool (*)(Interp& in, const Value& v, Args& args);
 
 // Python `a % b` including str % args.
 Value py_mod(const Value& a, const Value& b) {
@@ -100,6 +105,218 @@ bool same_as(const Value& a, const Value& b) {
   }
 }
 
+void no_args(Args& a, TestId id) {
+  const Value* p[1];
+  bind_args(a, {}, p, kTestNames[id]);
+}
+
+const Value& one_arg(Args& a, TestId id, const char* name) {
+  const Value* p[1];
+  bind_args(a, {name}, p, kTestNames[id], 1);
+  return *p[0];
+}
+
+bool test_odd(Interp&, const Value& v, Args& a) {
+  no_args(a, t_odd);
+  return py_eq(py_mod(v, Value::integer(2)), Value::integer(1));
+}
+
+bool test_even(Interp&, const Value& v, Args& a) {
+  no_args(a, t_even);
+  return py_eq(py_mod(v, Value::integer(2)), Value::integer(0));
+}
+
+bool test_divisibleby(Interp&, const Value& v, Args& a) {
+  const Value& n = one_arg(a, t_divisibleby, "num");
+  return py_eq(py_mod(v, n), Value::integer(0));
+}
+
+bool test_defined(Interp&, const Value& v, Args& a) {
+  no_args(a, t_defined);
+  return !v.is_undefined();
+}
+
+bool test_undefined(Interp&, const Value& v, Args& a) {
+  no_args(a, t_undefined);
+  return v.is_undefined();
+}
+
+bool test_filter(Interp&, const Value& v, Args& a) {
+  no_args(a, t_filter);
+  return v.is_str() && filter_id(std::string(v.str())) >= 0;
+}
+
+bool test_test(Interp&, const Value& v, Args& a) {
+  no_args(a, t_test);
+  return v.is_str() && test_id(std::string(v.str())) >= 0;
+}
+
+bool test_none(Interp&, const Value& v, Args& a) {
+  no_args(a, t_none);
+  return v.is(Kind::None);
+}
+
+bool test_boolean(Interp&, const Value& v, Args& a) {
+  no_args(a, t_boolean);
+  return v.is(Kind::Bool);
+}
+
+bool test_false(Interp&, const Value& v, Args& a) {
+  no_args(a, t_false);
+  return v.is(Kind::Bool) && !v.as_bool();
+}
+
+bool test_true(Interp&, const Value& v, Args& a) {
+  no_args(a, t_true);
+  return v.is(Kind::Bool) && v.as_bool();
+}
+
+bool test_integer(Interp&, const Value& v, Args& a) {
+  no_args(a, t_integer);
+  return v.is(Kind::Int);
+}
+
+bool test_float(Interp&, const Value& v, Args& a) {
+  no_args(a, t_float);
+  return v.is(Kind::Float);
+}
+
+bool test_lower(Interp& in, const Value& v, Args& a) {
+  no_args(a, t_lower);
+  in.work(to_str(v).size());
+  return py_islower(to_str(v));
+}
+
+bool test_upper(Interp& in, const Value& v, Args& a) {
+  no_args(a, t_upper);
+  in.work(to_str(v).size());
+  return py_isupper(to_str(v));
+}
+
+bool test_string(Interp&, const Value& v, Args& a) {
+  no_args(a, t_string);
+  return v.is_str();
+}
+
+bool test_mapping(Interp&, const Value& v, Args& a) {
+  no_args(a, t_mapping);
+  return v.is(Kind::Dict);
+}
+
+bool test_number(Interp&, const Value& v, Args& a) {
+  no_args(a, t_number);
+  return v.is_number();
+}
+
+bool test_sequence(Interp&, const Value& v, Args& a) {
+  no_args(a, t_sequence);
+  return is_sequence(v);
+}
+
+bool test_iterable(Interp&, const Value& v, Args& a) {
+  no_args(a, t_iterable);
+  return is_iterable(v);
+}
+
+bool test_callable(Interp&, const Value& v, Args& a) {
+  no_args(a, t_callable);
+  return is_callable(v);
+}
+
+bool test_sameas(Interp&, const Value& v, Args& a) { return same_as(v, one_arg(a, t_sameas, "other")); }
+
+bool test_escaped(Interp&, const Value& v, Args& a) {
+  no_args(a, t_escaped);
+  return v.is_str() && v.is_safe();
+}
+
+bool test_in(Interp& in, const Value& v, Args& a) {
+  const Value& seq = one_arg(a, t_in, "seq");
+  if (seq.is(Kind::Iterator)) {
+    Cursor c = in.iter(seq);
+    Value item;
+    while (in.next(c, item))
+      if (py_eq(item, v)) return true;
+    return false;
+  }
+  return py_contains(seq, v);
+}
+
+template <TestId ID>
+bool test_eq(Interp&, const Value& v, Args& a) {
+  return py_eq(v, one_arg(a, ID, "b"));
+}
+
+template <TestId ID>
+bool test_ne(Interp&, const Value& v, Args& a) {
+  return !py_eq(v, one_arg(a, ID, "b"));
+}
+
+template <TestId ID>
+bool test_gt(Interp&, const Value& v, Args& a) {
+  return py_order(v, one_arg(a, ID, "b"), CmpOp::Gt);
+}
+
+template <TestId ID>
+bool test_ge(Interp&, const Value& v, Args& a) {
+  return py_order(v, one_arg(a, ID, "b"), CmpOp::GtEq);
+}
+
+template <TestId ID>
+bool test_lt(Interp&, const Value& v, Args& a) {
+  return py_order(v, one_arg(a, ID, "b"), CmpOp::Lt);
+}
+
+template <TestId ID>
+bool test_le(Interp&, const Value& v, Args& a) {
+  return py_order(v, one_arg(a, ID, "b"), CmpOp::LtEq);
+}
+
+constexpr std::array<TestFn, t_count_of_tests> kTests = [] {
+  std::array<TestFn, t_count_of_tests> t{};
+  t[t_odd] = test_odd;
+  t[t_even] = test_even;
+  t[t_divisibleby] = test_divisibleby;
+  t[t_defined] = test_defined;
+  t[t_undefined] = test_undefined;
+  t[t_filter] = test_filter;
+  t[t_test] = test_test;
+  t[t_none] = test_none;
+  t[t_boolean] = test_boolean;
+  t[t_false] = test_false;
+  t[t_true] = test_true;
+  t[t_integer] = test_integer;
+  t[t_float] = test_float;
+  t[t_lower] = test_lower;
+  t[t_upper] = test_upper;
+  t[t_string] = test_string;
+  t[t_mapping] = test_mapping;
+  t[t_number] = test_number;
+  t[t_sequence] = test_sequence;
+  t[t_iterable] = test_iterable;
+  t[t_callable] = test_callable;
+  t[t_sameas] = test_sameas;
+  t[t_escaped] = test_escaped;
+  t[t_in] = test_in;
+  t[t_eq_sym] = test_eq<t_eq_sym>;
+  t[t_eq] = test_eq<t_eq>;
+  t[t_equalto] = test_eq<t_equalto>;
+  t[t_ne_sym] = test_ne<t_ne_sym>;
+  t[t_ne] = test_ne<t_ne>;
+  t[t_gt_sym] = test_gt<t_gt_sym>;
+  t[t_gt] = test_gt<t_gt>;
+  t[t_greaterthan] = test_gt<t_greaterthan>;
+  t[t_ge] = test_ge<t_ge>;
+  t[t_ge_sym] = test_ge<t_ge_sym>;
+  t[t_lt_sym] = test_lt<t_lt_sym>;
+  t[t_lt] = test_lt<t_lt>;
+  t[t_lessthan] = test_lt<t_lessthan>;
+  t[t_le_sym] = test_le<t_le_sym>;
+  t[t_le] = test_le<t_le>;
+  return t;
+}();
+static_assert(every_entry_set(kTests), "every TestId has a test function");
+
 }  // namespace
 
 int test_id(const std::string& name) {
@@ -112,122 +329,9 @@ int test_id(const std::string& name) {
   return it == table.end() ? -1 : it->second;
 }
 
-bool apply_test(Interp& in, int id, const Value& v, Args& a) {
-  const Value* p[1];
-  const char* fn = kTestNames[id];
-  auto none_args = [&] { bind_args(a, {}, p, fn); };
-  auto one_arg = [&](const char* name) -> const Value& {
-    bind_args(a, {name}, p, fn, 1);
-    return *p[0];
-  };
-  switch (id) {
-    case t_odd:
-      none_args();
-      return py_eq(py_mod(v, Value::integer(2)), Value::integer(1));
-    case t_even:
-      none_args();
-      return py_eq(py_mod(v, Value::integer(2)), Value::integer(0));
-    case t_divisibleby: {
-      const Value& n = one_arg("num");
-      return py_eq(py_mod(v, n), Value::integer(0));
-    }
-    case t_defined:
-      none_args();
-      return !v.is_undefined();
-    case t_undefined:
-      none_args();
-      return v.is_undefined();
-    case t_filter:
-      none_args();
-      return v.is_str() && filter_id(std::string(v.str())) >= 0;
-    case t_test:
-      none_args();
-      return v.is_str() && test_id(std::string(v.str())) >= 0;
-    case t_none:
-      none_args();
-      return v.is(Kind::None);
-    case t_boolean:
-      none_args();
-      return v.is(Kind::Bool);
-    case t_false:
-      none_args();
-      return v.is(Kind::Bool) && !v.as_bool();
-    case t_true:
-      none_args();
-      return v.is(Kind::Bool) && v.as_bool();
-    case t_integer:
-      none_args();
-      return v.is(Kind::Int);
-    case t_float:
-      none_args();
-      return v.is(Kind::Float);
-    case t_lower:
-      none_args();
-      in.work(to_str(v).size());
-      return py_islower(to_str(v));
-    case t_upper:
-      none_args();
-      in.work(to_str(v).size());
-      return py_isupper(to_str(v));
-    case t_string:
-      none_args();
-      return v.is_str();
-    case t_mapping:
-      none_args();
-      return v.is(Kind::Dict);
-    case t_number:
-      none_args();
-      return v.is_number();
-    case t_sequence:
-      none_args();
-      return is_sequence(v);
-    case t_iterable:
-      none_args();
-      return is_iterable(v);
-    case t_callable:
-      none_args();
-      return is_callable(v);
-    case t_sameas:
-      return same_as(v, one_arg("other"));
-    case t_escaped:
-      none_args();
-      return v.is_str() && v.is_safe();
-    case t_in: {
-      const Value& seq = one_arg("seq");
-      if (seq.is(Kind::Iterator)) {
-        Cursor c = in.iter(seq);
-        Value item;
-        while (in.next(c, item))
-          if (py_eq(item, v)) return true;
-        return false;
-      }
-      return py_contains(seq, v);
-    }
-    case t_eq_sym:
-    case t_eq:
-    case t_equalto:
-      return py_eq(v, one_arg("b"));
-    case t_ne_sym:
-    case t_ne:
-      return !py_eq(v, one_arg("b"));
-    case t_gt_sym:
-    case t_gt:
-    case t_greaterthan:
-      return py_order(v, one_arg("b"), CmpOp::Gt);
-    case t_ge:
-    case t_ge_sym:
-      return py_order(v, one_arg("b"), CmpOp::GtEq);
-    case t_lt_sym:
-    case t_lt:
-    case t_lessthan:
-      return py_order(v, one_arg("b"), CmpOp::Lt);
-    case t_le_sym:
-    case t_le:
-      return py_order(v, one_arg("b"), CmpOp::LtEq);
-    default:
-      break;
-  }
-  fail(PyError::RuntimeError, "internal error: unknown test id");
+bool apply_test(Interp& in, int id, const Value& v, Args& args) {
+  if (id < 0 || id >= t_count_of_tests) fail(PyError::RuntimeError, "internal error: unknown test id");
+  return kTests[static_cast<std::size_t>(id)](in, v, args);
 }
 
 }  // namespace openrecipes::rows::template_engine

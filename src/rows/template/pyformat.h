@@ -1,6 +1,6 @@
-// Python text formatting used by chat templates: json.dumps as transformers' tojson filter calls it,
-// printf-style `str % args`, str.format (through Jinja2's sandboxed formatter), and datetime.strftime for
-// strftime_now (CPython 3.11 behaviour).
+// Python text formatting used by chat templates: json.dumps as transformers' tojson filter calls it (pyjson.cpp),
+// printf-style `str % args` (pypercent.cpp), str.format through Jinja2's sandboxed formatter (pyformat.cpp), and
+// datetime.strftime for strftime_now (pystrftime.cpp) (CPython 3.11 behaviour).
 #pragma once
 
 #include <string>
@@ -20,6 +20,9 @@ std::string json_dumps(const Value& v, bool ensure_ascii, const Value& indent, c
 /// `fmt % args` (PyUnicode_Format): args is a tuple, a mapping (for %(name)s), or a single value. With
 /// `escape_args` (the format string is a Markup), %s/%r/%a text from non-Markup arguments is HTML-escaped.
 std::string percent_format(std::string_view fmt, const Value& args, bool escape_args = false);
+
+/// ascii(x): repr(x) with non-ASCII characters as \x, \u or \U escapes (pypercent.cpp).
+std::string ascii_repr(const Value& v);
 
 /// str.format(*args, **kwargs) with field access through the sandbox (Interp::getattr/getitem).
 struct Args;

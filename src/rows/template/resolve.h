@@ -12,6 +12,10 @@ namespace openrecipes::rows::template_engine {
 /// or TemplateSyntaxError) with the node's line for Jinja2's compile-time errors.
 void resolve_program(Program& prog);
 
+/// Marks the expressions Jinja2's compiler may fold into constants (nodes.*.as_const): literals combined by
+/// operators, subscripts, and filters/tests that do not take the context. Returns e->foldable (fold.cpp).
+bool mark_foldable(Expr* e);
+
 /// Builtin filter and test ids (-1 when the name is unknown); defined with the builtins.
 int filter_id(const std::string& name);
 int test_id(const std::string& name);
