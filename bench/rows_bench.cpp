@@ -16,13 +16,13 @@
 #include <nlohmann/json.hpp>
 
 #include "core/subprocess.h"
-#include "rows/duckdb_session.h"
-#include "rows/megatron_export.h"
-#include "rows/permutation.h"
-#include "rows/rows_hash.h"
-#include "rows/rows_verify.h"
-#include "rows/rows_writer.h"
-#include "rows/source_reader.h"
+#include "db/duckdb_session.h"
+#include "rows/output/megatron_export.h"
+#include "rows/pack/permutation.h"
+#include "rows/output/rows_hash.h"
+#include "rows/output/rows_verify.h"
+#include "rows/output/rows_writer.h"
+#include "rows/source/source_reader.h"
 
 namespace fs = std::filesystem;
 using namespace openrecipes::rows;
@@ -156,18 +156,18 @@ int main(int argc, char** argv) {
     const bool have_fixture = fs::exists(jsonl);
     fs::path shard = work / "train-00000-of-00001.parquet";
     {
-      DuckDbSession db(threads);
+      openrecipes::db::DuckDbSession db(threads);
       if (have_fixture)
         db.query(
             fmt::format("CREATE TABLE t AS SELECT messages FROM read_json({}, columns={{messages: "
                         "'STRUCT(content VARCHAR, role VARCHAR)[]'}})",
-                        sql_literal(jsonl.string())));
+                        openrecipes::db::sql_literal(jsonl.string())));
       else
         db.query(
             "CREATE TABLE t AS SELECT [{'content': repeat(md5(i::VARCHAR), 12), 'role': 'user'}, "
             "{'content': repeat(md5((i + 1)::VARCHAR), 40), 'role': 'assistant'}] AS messages FROM range(100) r(i)");
       db.query("CREATE TABLE big AS SELECT t.messages FROM t, range(400)");
-      db.query(fmt::format("COPY big TO {} (FORMAT parquet)", sql_literal(shard.string())));
+      db.query(fmt::format("COPY big TO {} (FORMAT parquet)", openrecipes::db::sql_literal(shard.string())));
     }
     double t0 = now_s();
     auto set = SourceSet::open({shard}, threads);

@@ -16,10 +16,10 @@
 #include "core/sha256.h"
 #include "core/text.h"
 #include "registry/recipe.h"
-#include "rows/megatron_export.h"
+#include "rows/output/megatron_export.h"
 #include "rows/rows_build.h"
-#include "rows/rows_hash.h"
-#include "rows/rows_verify.h"
+#include "rows/output/rows_hash.h"
+#include "rows/output/rows_verify.h"
 
 namespace openrecipes::cli {
 namespace {

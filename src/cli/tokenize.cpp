@@ -10,7 +10,7 @@
 #include "core/files.h"
 #include "core/text.h"
 #include "rows/rows_build.h"
-#include "rows/source_reader.h"
+#include "rows/source/source_reader.h"
 #include "rows/tokenizer_bundle.h"
 #include "core/utf8.h"
 

@@ -2,7 +2,10 @@
 #include "rows/rows_build.h"
 
 #include <atomic>
+#include <functional>
+#include <memory>
 #include <mutex>
+#include <span>
 
 #include <fmt/format.h>
 #include <tbb/parallel_pipeline.h>
@@ -14,9 +17,10 @@
 #include "core/files.h"
 #include "core/text.h"
 #include "core/version.h"
-#include "rows/permutation.h"
-#include "rows/rows_hash.h"
-#include "rows/source_reader.h"
+#include "rows/pack/permutation.h"
+#include "rows/pack/stream_cutter.h"
+#include "rows/output/rows_hash.h"
+#include "rows/source/source_reader.h"
 
 namespace openrecipes::rows {
 namespace fs = std::filesystem;
@@ -38,56 +42,6 @@ std::string locate(const SourceSet& set, std::uint64_t index) {
   return "?";
 }
 
-// The token stream: conversations joined with EOS, cut into rows of L as they arrive (SPEC §1 steps 5-6).
-// With a row limit R, the tokens of the conversation that completes row R past its end are dropped and the
-// stream stops there, so what is dropped does not depend on how far ahead other threads tokenized.
-class StreamCutter {
- public:
-  StreamCutter(std::uint32_t L, std::int32_t eos, RowsParquetWriter& writer, std::optional<std::uint64_t> limit)
-      : L_(L), eos_(eos), writer_(writer), limit_(limit) {
-    buffer_.reserve(L);
-  }
-  // Appends one conversation (after an EOS unless it is the first); false once R rows are written.
-  bool add(const std::vector<std::int32_t>& ids) {
-    if (started_) push(eos_);
-    started_ = true;
-    for (std::int32_t id : ids) push(id);
-    ++conversations_;
-    if (full()) done_ = true;
-    return !done_;
-  }
-  // The final partial row is dropped.
-  void finish() {
-    if (!done_) dropped_ += buffer_.size();
-  }
-  bool done() const { return done_; }
-  std::uint64_t conversations() const { return conversations_; }
-  std::uint64_t tokens() const { return tokens_; }
-  std::uint64_t dropped() const { return dropped_; }
-
- private:
-  bool full() const { return limit_ && writer_.rows() >= *limit_; }
-  void push(std::int32_t id) {
-    ++tokens_;
-    if (full()) {
-      ++dropped_;
-      return;
-    }
-    buffer_.push_back(id);
-    if (buffer_.size() == L_) {
-      writer_.append_row(buffer_);
-      buffer_.clear();
-    }
-  }
-  std::uint32_t L_;
-  std::int32_t eos_;
-  RowsParquetWriter& writer_;
-  std::optional<std::uint64_t> limit_;
-  std::vector<std::int32_t> buffer_;
-  bool started_ = false, done_ = false;
-  std::uint64_t conversations_ = 0, tokens_ = 0, dropped_ = 0;
-};
-
 // Refuses, before any work, outputs that would destroy an input or could never be written: rows.parquet or its
 // manifest being one of the sources (same file by any path or link), or a folder.
 void check_outputs(const RowsBuildOptions& o) {
@@ -108,41 +62,168 @@ void check_outputs(const RowsBuildOptions& o) {
 
 }  // namespace
 
-RowsBuildResult build_rows(const RowsBuildOptions& o) {
-  const auto t0 = Clock::now();
+namespace {
+
+// Every option checked before any work (SPEC §1 inputs): the row length, the row count, the sources, the outputs
+// and the strftime date.
+void check_options(const RowsBuildOptions& o) {
   if (o.row_length == 0 || o.row_length > kMaxRowLength)
     throw InputError("--row-length", fmt::format("{} is outside 1..{}", o.row_length, kMaxRowLength),
                      fmt::format("give a row length from 1 to {} tokens (docs/rows-format.md)", kMaxRowLength));
   if (o.rows && *o.rows == 0)
     throw InputError("--rows", "the row count must be at least 1", "leave --rows out to build all the rows");
-  if (o.sources.empty()) throw InputError("--source", "no source files", "give the dataset's parquet shards or JSONL files");
+  if (o.sources.empty())
+    throw InputError("--source", "no source files", "give the dataset's parquet shards or JSONL files");
   check_outputs(o);
   if (!is_calendar_date(o.today))
     throw InputError("--date", quote_for_message(o.today) + " is not a calendar date YYYY-MM-DD",
                      "give the date strftime_now() should return, e.g. 2026-01-01");
+}
+
+// The conversations of one round, held in memory: all of them, or the slice order[next, next + take) read in one
+// pass over the sources. `slot` maps an order position (minus next) to its arena index; empty when all are held.
+struct Round {
+  ConversationArena held;
+  std::vector<std::int64_t> slot;
+  std::size_t arena_index(std::uint64_t pos, std::uint64_t index, std::uint64_t begin) const {
+    return slot.empty() ? index : static_cast<std::size_t>(slot[pos - begin]);
+  }
+};
+
+Round load_round(const SourceSet& set, const std::vector<std::uint32_t>& order, std::uint64_t next,
+                 std::uint64_t take) {
+  Round round;
+  const std::uint64_t n = set.size();
+  if (take == n) {
+    round.held = set.load_all();
+    return round;
+  }
+  std::vector<std::int64_t> wanted(n, -1);
+  for (std::uint64_t k = 0; k < take; ++k) wanted[order[next + k]] = static_cast<std::int64_t>(k);
+  round.slot.assign(take, -1);
+  set.read_each([&](std::uint64_t index, ConversationView conv) {
+    if (wanted[index] < 0) return;
+    round.slot[static_cast<std::size_t>(wanted[index])] = static_cast<std::int64_t>(round.held.size());
+    round.held.append(conv);
+  });
+  return round;
+}
+
+// Renders and tokenizes order[begin, end) in parallel (SPEC §1 steps 2–3) and feeds the ids to `cutter` in
+// permutation order (steps 5–6), `on_chunk(bytes)` after each chunk; stops early once the cutter is done.
+void tokenize_round(tbb::task_arena& arena, unsigned threads, const TokenizerBundle& bundle, const SourceSet& set,
+                    const RenderOptions& render_options, const std::vector<std::uint32_t>& order, const Round& round,
+                    std::uint64_t begin, std::uint64_t end, StreamCutter& cutter,
+                    const std::function<void(std::uint64_t)>& on_chunk) {
+  std::uint64_t cursor = begin;
+  std::atomic<bool> stop{false};
+  struct Chunk {
+    std::uint64_t first = 0, count = 0;
+    std::vector<std::vector<std::int32_t>> ids;
+    std::uint64_t bytes = 0;
+  };
+  constexpr std::uint64_t kChunk = 32;
+  auto next_chunk = [&](tbb::flow_control& fc) -> std::shared_ptr<Chunk> {
+    if (cursor >= end || stop.load()) {
+      fc.stop();
+      return nullptr;
+    }
+    auto c = std::make_shared<Chunk>();
+    c->first = cursor;
+    c->count = std::min(kChunk, end - cursor);
+    cursor += c->count;
+    return c;
+  };
+  auto encode_chunk = [&](std::shared_ptr<Chunk> c) {
+    c->ids.resize(c->count);
+    for (std::uint64_t j = 0; j < c->count; ++j) {
+      const std::uint64_t pos = c->first + j;
+      const std::uint64_t index = order[pos];
+      std::string text;
+      try {
+        text = bundle.render(round.held[round.arena_index(pos, index, begin)], render_options);
+      } catch (const TemplateError& e) {
+        // Re-worded, not nested: e.what() already carries "(fix: ...)", so take its parts.
+        std::string fix = "fix or drop this conversation, or use a template that accepts it";
+        if (!e.fix().empty()) fix = e.fix() + "; or " + fix;
+        throw InputError(fmt::format("conversation {} ({})", index, locate(set, index)),
+                         "the chat template failed: " + e.where() + ": " + e.problem(), fix);
+      }
+      c->bytes += text.size();
+      bundle.tokenizer().encode(text, c->ids[j]);
+    }
+    return c;
+  };
+  auto cut_chunk = [&](std::shared_ptr<Chunk> c) {
+    if (cutter.done()) return;
+    for (const auto& ids : c->ids)
+      if (!cutter.add(ids)) {
+        stop = true;
+        break;
+      }
+    on_chunk(c->bytes);
+  };
+  arena.execute([&] {
+    tbb::parallel_pipeline(
+        static_cast<std::size_t>(threads) * 4,
+        tbb::make_filter<void, std::shared_ptr<Chunk>>(tbb::filter_mode::serial_in_order, next_chunk) &
+            tbb::make_filter<std::shared_ptr<Chunk>, std::shared_ptr<Chunk>>(tbb::filter_mode::parallel,
+                                                                             encode_chunk) &
+            tbb::make_filter<std::shared_ptr<Chunk>, void>(tbb::filter_mode::serial_in_order, cut_chunk));
+  });
+}
+
+// The manifest of a finished build (SPEC §1.7).
+RowsManifest manifest_of(const RowsBuildOptions& o, const SourceSet& set, const TokenizerBundle& bundle,
+                         const StreamCutter& cutter, const RowsWriteResult& written) {
+  RowsManifest m;
+  m.dataset_id = o.dataset_id;
+  m.dataset_revision = o.dataset_revision;
+  for (const auto& s : set.shards()) m.sources.push_back({s.name, s.sha256, s.bytes, s.conversations});
+  m.tokenizer_json_sha256 = bundle.tokenizer_json_sha256;
+  m.tokenizer_config_sha256 = bundle.tokenizer_config_sha256;
+  m.chat_template_sha256 = bundle.chat_template_sha256;
+  m.eos_token = bundle.eos_token;
+  m.eos_id = bundle.eos_id;
+  m.strftime_date = o.today;
+  m.seed = o.seed;
+  m.row_length = o.row_length;
+  m.conversations = set.size();
+  m.rows_requested = o.rows;
+  m.rows_written = written.rows;
+  m.tokens_dropped = cutter.dropped();
+  m.rows_sha256 = written.rows_sha256;
+  m.tool_version = kToolVersion;
+  return m;
+}
+
+}  // namespace
+
+RowsBuildResult build_rows(const RowsBuildOptions& o) {
+  const auto t0 = Clock::now();
+  check_options(o);
   RowsBuildResult result;
   auto bundle = TokenizerBundle::load(o.tokenizer);
   result.warnings = bundle.warnings;
   unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  auto set = SourceSet::open(o.sources, threads);
+  auto set = SourceSet::open(o.sources, threads);  // SPEC §1.1
   set.compute_sha256();
   const std::uint64_t n = set.size();
   if (n == 0) throw InputError(o.sources.front().string(), "the sources hold no conversations");
-  const auto order = numpy_permutation(n, o.seed);
+  const auto order = numpy_permutation(n, o.seed);  // SPEC §1.4
 
   RenderOptions render_options;
   render_options.today = o.today;
   RowsWriterOptions wopt = o.writer;
-  RowsParquetWriter writer(o.output, o.row_length, wopt);
-  StreamCutter cutter(o.row_length, bundle.eos_id, writer, o.rows);
+  RowsParquetWriter writer(o.output, o.row_length, wopt);  // SPEC §1.7
+  StreamCutter cutter(
+      o.row_length, bundle.eos_id, [&](std::span<const std::int32_t> row) { writer.append_row(row); }, o.rows);
 
-  // Which conversations to hold in memory: all of them, or (with R rows) a growing prefix of the order.
   std::uint64_t next = 0;  // position in `order` of the next conversation to tokenize
   std::uint64_t text_bytes = 0;
   auto last_report = Clock::now();
   RowsBuildProgress progress;
   progress.conversations_total = n;
-
   auto report = [&](bool force) {
     if (!o.progress) return;
     auto now = Clock::now();
@@ -158,90 +239,20 @@ RowsBuildResult build_rows(const RowsBuildOptions& o) {
 
   tbb::task_arena arena(static_cast<int>(threads));
   while (next < n && !cutter.done()) {
-    // The slice of the order to tokenize in this round.
+    // Which conversations to hold in memory: all of them, or (with R rows) a growing prefix of the order: enough for
+    // the rows still missing at 64 tokens per conversation or more; a whole-source pass per round only decodes.
     std::uint64_t take = n - next;
     if (o.rows) {
-      // Enough conversations for the rows still missing, assuming at least 64 tokens per conversation, doubled on
-      // each further round; a whole-source pass per round only decodes, it does not tokenize.
       std::uint64_t missing_tokens = (*o.rows - writer.rows()) * o.row_length;
       take = std::min<std::uint64_t>(take, std::max<std::uint64_t>(4096, missing_tokens / 64 + 1));
     }
-    ConversationArena held;
-    std::vector<std::int64_t> slot;  // order position -> arena index
-    if (take == n) {
-      held = set.load_all();
-    } else {
-      std::vector<std::int64_t> wanted(n, -1);
-      for (std::uint64_t k = 0; k < take; ++k) wanted[order[next + k]] = static_cast<std::int64_t>(k);
-      std::vector<std::int64_t> arena_of(take, -1);
-      set.read_each([&](std::uint64_t index, ConversationView conv) {
-        if (wanted[index] < 0) return;
-        arena_of[static_cast<std::size_t>(wanted[index])] = static_cast<std::int64_t>(held.size());
-        held.append(conv);
-      });
-      slot = std::move(arena_of);
-    }
-    const std::uint64_t begin = next, end = next + take;
-    std::uint64_t cursor = begin;
-    std::atomic<bool> stop{false};
-    struct Chunk {
-      std::uint64_t first = 0, count = 0;
-      std::vector<std::vector<std::int32_t>> ids;
-      std::uint64_t bytes = 0;
-    };
-    constexpr std::uint64_t kChunk = 32;
-    arena.execute([&] {
-      tbb::parallel_pipeline(
-          static_cast<std::size_t>(threads) * 4,
-          tbb::make_filter<void, std::shared_ptr<Chunk>>(
-              tbb::filter_mode::serial_in_order,
-              [&](tbb::flow_control& fc) -> std::shared_ptr<Chunk> {
-                if (cursor >= end || stop.load()) {
-                  fc.stop();
-                  return nullptr;
-                }
-                auto c = std::make_shared<Chunk>();
-                c->first = cursor;
-                c->count = std::min(kChunk, end - cursor);
-                cursor += c->count;
-                return c;
-              }) &
-              tbb::make_filter<std::shared_ptr<Chunk>, std::shared_ptr<Chunk>>(
-                  tbb::filter_mode::parallel,
-                  [&](std::shared_ptr<Chunk> c) {
-                    c->ids.resize(c->count);
-                    for (std::uint64_t j = 0; j < c->count; ++j) {
-                      std::uint64_t pos = c->first + j;
-                      std::uint64_t index = order[pos];
-                      std::size_t a = slot.empty() ? index : static_cast<std::size_t>(slot[pos - begin]);
-                      std::string text;
-                      try {
-                        text = bundle.render(held[a], render_options);
-                      } catch (const TemplateError& e) {
-                        // Re-worded, not nested: e.what() already carries "(fix: ...)", so take its parts.
-                        std::string fix = "fix or drop this conversation, or use a template that accepts it";
-                        if (!e.fix().empty()) fix = e.fix() + "; or " + fix;
-                        throw InputError(fmt::format("conversation {} ({})", index, locate(set, index)),
-                                         "the chat template failed: " + e.where() + ": " + e.problem(), fix);
-                      }
-                      c->bytes += text.size();
-                      bundle.tokenizer().encode(text, c->ids[j]);
-                    }
-                    return c;
-                  }) &
-              tbb::make_filter<std::shared_ptr<Chunk>, void>(tbb::filter_mode::serial_in_order,
-                                                             [&](std::shared_ptr<Chunk> c) {
-                                                               if (cutter.done()) return;
-                                                               text_bytes += c->bytes;
-                                                               for (const auto& ids : c->ids)
-                                                                 if (!cutter.add(ids)) {
-                                                                   stop = true;
-                                                                   break;
-                                                                 }
-                                                               report(false);
-                                                             }));
-    });
-    next = end;
+    const Round round = load_round(set, order, next, take);
+    tokenize_round(arena, threads, bundle, set, render_options, order, round, next, next + take, cutter,
+                   [&](std::uint64_t bytes) {
+                     text_bytes += bytes;
+                     report(false);
+                   });
+    next += take;
   }
   cutter.finish();
   report(true);
@@ -250,37 +261,17 @@ RowsBuildResult build_rows(const RowsBuildOptions& o) {
                      fmt::format("the {} conversations give {} tokens, {} rows of {}; {} rows were asked for", n,
                                  cutter.tokens(), writer.rows(), o.row_length, *o.rows),
                      "ask for fewer rows or a shorter row length");
-  const std::uint64_t tokens = cutter.tokens();
   if (writer.rows() == 0)
     throw InputError(o.sources.front().string(),
-                     fmt::format("the source gives {} tokens, fewer than one row of {}", cutter.tokens(),
-                                 o.row_length),
+                     fmt::format("the source gives {} tokens, fewer than one row of {}", cutter.tokens(), o.row_length),
                      "use a shorter --row-length or more source data");
   result.written = writer.finish();
-
-  RowsManifest& m = result.manifest;
-  m.dataset_id = o.dataset_id;
-  m.dataset_revision = o.dataset_revision;
-  for (const auto& s : set.shards()) m.sources.push_back({s.name, s.sha256, s.bytes, s.conversations});
-  m.tokenizer_json_sha256 = bundle.tokenizer_json_sha256;
-  m.tokenizer_config_sha256 = bundle.tokenizer_config_sha256;
-  m.chat_template_sha256 = bundle.chat_template_sha256;
-  m.eos_token = bundle.eos_token;
-  m.eos_id = bundle.eos_id;
-  m.strftime_date = o.today;
-  m.seed = o.seed;
-  m.row_length = o.row_length;
-  m.conversations = n;
-  m.rows_requested = o.rows;
-  m.rows_written = result.written.rows;
-  m.tokens_dropped = cutter.dropped();
-  m.rows_sha256 = result.written.rows_sha256;
-  m.tool_version = kToolVersion;
+  result.manifest = manifest_of(o, set, bundle, cutter, result.written);
   result.manifest_path = manifest_path_for(o.output);
   // Both files are renamed together, or neither (signals held meanwhile): rows.parquet never sits beside the
-  // manifest of another build, and a failed build leaves an existing pair as it was.
+  // manifest of another build, and a failed build leaves an existing pair as it was (SPEC §1.8).
   TempFileGuard manifest_guard(temp_path_for(result.manifest_path));
-  write_file_synced(manifest_guard.path(), manifest_to_json(m));
+  write_file_synced(manifest_guard.path(), manifest_to_json(result.manifest));
   const Replacement pair[] = {{writer.temp_path(), o.output}, {manifest_guard.path(), result.manifest_path}};
   commit_replacements(pair);
   writer.committed();
@@ -288,7 +279,7 @@ RowsBuildResult build_rows(const RowsBuildOptions& o) {
   result.stats = progress;
   result.stats.conversations_done = cutter.conversations();
   result.stats.rows_written = result.written.rows;
-  result.stats.tokens = tokens;
+  result.stats.tokens = cutter.tokens();
   result.stats.text_bytes = text_bytes;
   result.stats.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return result;

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/protocol.h"
-#include "rows/manifest.h"
-#include "rows/rows_writer.h"
+#include "rows/output/manifest.h"
+#include "rows/output/rows_writer.h"
 #include "rows/tokenizer_bundle.h"
 
 namespace openrecipes::rows {

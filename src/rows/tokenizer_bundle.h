@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "rows/conversation.h"
+#include "rows/source/conversation.h"
 #include "rows/template/chat_template.h"
 #include "rows/tokenizer/tokenizer.h"
 

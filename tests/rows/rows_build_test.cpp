@@ -12,7 +12,7 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "core/sha256.h"
-#include "rows/source_reader.h"
+#include "rows/source/source_reader.h"
 #include "testing/support.h"
 
 namespace openrecipes::rows {

@@ -1,6 +1,6 @@
 // Tests for src/rows/source_reader (SPEC §1.1): parquet shards built here with DuckDB from the real Tulu 3 fixture
 // read back exactly as the JSONL holds them, shard order by file name, and each kind of bad input.
-#include "rows/source_reader.h"
+#include "rows/source/source_reader.h"
 
 #include <fstream>
 #include <string>
@@ -15,7 +15,7 @@
 #include "core/atomic_output.h"
 #include "core/files.h"
 #include "core/sha256.h"
-#include "rows/duckdb_session.h"
+#include "db/duckdb_session.h"
 #include "testing/support.h"
 
 namespace openrecipes::rows {
@@ -44,7 +44,7 @@ std::vector<Conversation> fixture_conversations() {
 
 // Writes rows [begin, end) of `rows` (each a JSON messages array) to a parquet shard, with `id` and `source`
 // columns around `messages` as the Hugging Face shards have them, in small row groups.
-void write_shard(DuckDbSession& db, const fs::path& path, const std::vector<nlohmann::json>& rows, std::size_t begin,
+void write_shard(db::DuckDbSession& db, const fs::path& path, const std::vector<nlohmann::json>& rows, std::size_t begin,
                  std::size_t end) {
   db.query(
       "CREATE OR REPLACE TABLE t (rn INTEGER, id VARCHAR, messages STRUCT(content VARCHAR, role VARCHAR)[], "
@@ -53,10 +53,10 @@ void write_shard(DuckDbSession& db, const fs::path& path, const std::vector<nloh
     db.query(
         fmt::format("INSERT INTO t VALUES ({}, 'id{}', json_transform({}, '[{{\"content\":\"VARCHAR\",\"role\":"
                     "\"VARCHAR\"}}]'), 'fixture')",
-                    i, i, sql_literal(rows[i].dump(-1, ' ', false))));
+                    i, i, db::sql_literal(rows[i].dump(-1, ' ', false))));
   db.query(
       fmt::format("COPY (SELECT id, messages, source FROM t ORDER BY rn) TO {} (FORMAT parquet, ROW_GROUP_SIZE 16)",
-                  sql_literal(path.string())));
+                  db::sql_literal(path.string())));
 }
 
 std::vector<nlohmann::json> fixture_messages_json() {
@@ -88,9 +88,9 @@ std::string error_of(const std::vector<fs::path>& files, bool read = true) {
 
 // One shard from SQL (for bad schemas and values).
 fs::path shard_from_sql(const TempDir& tmp, const std::string& name, const std::string& select) {
-  DuckDbSession db(1);
+  db::DuckDbSession db(1);
   fs::path p = tmp / name;
-  db.query(fmt::format("COPY ({}) TO {} (FORMAT parquet)", select, sql_literal(p.string())));
+  db.query(fmt::format("COPY ({}) TO {} (FORMAT parquet)", select, db::sql_literal(p.string())));
   return p;
 }
 
@@ -100,7 +100,7 @@ TEST(SourceReader, parquet_shards_read_back_exactly_as_the_jsonl_fixture_in_file
   auto rows = fixture_messages_json();
   ASSERT_EQ(rows.size(), 100u);
   {
-    DuckDbSession db(1);
+    db::DuckDbSession db(1);
     // Byte order puts part-10 before part-2: rows 0..39 go to part-10, 40..99 to part-2.
     write_shard(db, tmp / "part-10.parquet", rows, 0, 40);
     write_shard(db, tmp / "part-2.parquet", rows, 40, 100);
@@ -138,7 +138,7 @@ TEST(SourceReader, mixed_parquet_and_jsonl_follow_file_names_and_sha256_is_of_th
   TempDir tmp;
   auto rows = fixture_messages_json();
   {
-    DuckDbSession db(1);
+    db::DuckDbSession db(1);
     write_shard(db, tmp / "b.parquet", rows, 0, 10);
   }
   // a.jsonl: the fixture's last two lines, with a blank line and CRLF endings (both tolerated).
@@ -176,11 +176,11 @@ TEST(SourceReader, missing_file_is_an_input_error_naming_it) {
 
 TEST(DuckDbErrors, the_echo_of_our_sql_is_cut_from_duckdb_messages) {
   // DuckDB's binder errors end with "LINE 1: <our SQL>" and a caret line.
-  EXPECT_EQ(strip_duckdb_sql_echo("Binder Error: Referenced column \"messages\" not found\n"
+  EXPECT_EQ(db::strip_duckdb_sql_echo("Binder Error: Referenced column \"messages\" not found\n"
                                   "LINE 1: DESCRIBE SELECT * FROM read_parquet('x.parquet')\n"
                                   "                         ^"),
             "Binder Error: Referenced column \"messages\" not found");
-  EXPECT_EQ(strip_duckdb_sql_echo("IO Error: No files found that match the pattern \"x\""),
+  EXPECT_EQ(db::strip_duckdb_sql_echo("IO Error: No files found that match the pattern \"x\""),
             "IO Error: No files found that match the pattern \"x\"");
 }
 
@@ -195,7 +195,7 @@ TEST(SourceReader, garbage_and_truncated_parquet_are_input_errors_naming_the_fil
   EXPECT_THAT(e, ::testing::Not(HasSubstr("LINE 1:")));  // DuckDB's echo of our SQL is not the user's business
   EXPECT_THAT(e, ::testing::Not(HasSubstr("read_parquet(")));
   {
-    DuckDbSession db(1);
+    db::DuckDbSession db(1);
     write_shard(db, tmp / "full.parquet", fixture_messages_json(), 0, 100);
   }
   std::string bytes = read_file(tmp / "full.parquet", 1ull << 30);
@@ -268,11 +268,11 @@ TEST(SourceReader, invalid_utf8_in_a_parquet_string_is_an_input_error_naming_the
                                  std::string("\xF4\x90\x80\x80")}) {
     fs::path q = tmp / "utf8.parquet";
     {
-      DuckDbSession db(1);
+      db::DuckDbSession db(1);
       db.query(
           fmt::format("COPY (SELECT [{{'content': 'hello QQQQ world', 'role': 'user'}}] AS messages) TO {} "
                       "(FORMAT parquet, COMPRESSION uncompressed)",
-                      sql_literal(q.string())));
+                      db::sql_literal(q.string())));
     }
     std::string bytes = read_file(q);
     std::size_t at, count = 0;

@@ -1,6 +1,6 @@
 // Megatron-LM indexed dataset writer (.bin/.idx as megatron/core/datasets/indexed_dataset.py reads them),
 // written atomically from rows (SPEC §1, optional export).
-#include "rows/megatron_export.h"
+#include "rows/output/megatron_export.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -15,8 +15,8 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "rows/rows_hash.h"
-#include "rows/rows_reader.h"
+#include "rows/output/rows_hash.h"
+#include "rows/output/rows_reader.h"
 #include "core/atomic_output.h"
 
 namespace openrecipes::rows {

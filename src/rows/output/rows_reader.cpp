@@ -1,5 +1,5 @@
 // rows.parquet reader (SPEC §1.7–1.8): schema check, then rows streamed chunk by chunk from DuckDB in file order.
-#include "rows/rows_reader.h"
+#include "rows/output/rows_reader.h"
 
 #include <optional>
 #include <string>
@@ -8,8 +8,8 @@
 
 #include "core/error.h"
 #include "core/text.h"
-#include "rows/duckdb_session.h"
-#include "rows/rows_hash.h"
+#include "db/duckdb_session.h"
+#include "rows/output/rows_hash.h"
 
 namespace openrecipes::rows {
 namespace fs = std::filesystem;
@@ -23,9 +23,9 @@ std::string damaged_fix() { return "the file is damaged or incomplete: build the
 
 struct RowsParquetReader::State {
   fs::path path;
-  std::unique_ptr<DuckDbSession> db;
-  std::optional<QueryResult> result;
-  std::unique_ptr<DataChunk> chunk;
+  std::unique_ptr<db::DuckDbSession> db;
+  std::optional<db::QueryResult> result;
+  std::unique_ptr<db::DataChunk> chunk;
   std::size_t chunk_row = 0, chunk_size = 0;
   std::uint64_t row_count = 0, rows_read = 0;
   std::uint32_t row_length = 0;
@@ -46,9 +46,9 @@ RowsParquetReader::RowsParquetReader(const fs::path& path, std::uint32_t expecte
     throw InputError(path.string(),
                      fmt::format("row length {} is over the limit of {}", expected_row_length, kMaxRowLength),
                      "use a row length of at most 4194304");
-  const std::string lit = sql_literal(duckdb_file_path(path));
+  const std::string lit = db::sql_literal(db::duckdb_file_path(path));
   try {
-    s_->db = std::make_unique<DuckDbSession>(threads);
+    s_->db = std::make_unique<db::DuckDbSession>(threads);
     auto cols = s_->db->query("DESCRIBE SELECT * FROM read_parquet(" + lit + ")");
     std::string listing;
     for (std::size_t r = 0; r < cols.row_count(); ++r)
@@ -57,23 +57,23 @@ RowsParquetReader::RowsParquetReader(const fs::path& path, std::uint32_t expecte
       throw InputError(path.string(),
                        fmt::format("expected one column input_ids: list<int32>, the file has: {}", listing), kFix);
     auto probe = s_->db->query("SELECT input_ids FROM read_parquet(" + lit + ") LIMIT 0");
-    LogicalType t = probe.column_type(0);
+    db::LogicalType t = probe.column_type(0);
     bool ok = t.id() == DUCKDB_TYPE_LIST;
     if (ok) {
-      LogicalType child(duckdb_list_type_child_type(t.get()));
+      db::LogicalType child(duckdb_list_type_child_type(t.get()));
       ok = child.id() == DUCKDB_TYPE_INTEGER;
     }
     if (!ok)
       throw InputError(
           path.string(),
-          fmt::format("column input_ids has type {}, expected list<int32> (INTEGER[])", describe_type(t.get())), kFix);
+          fmt::format("column input_ids has type {}, expected list<int32> (INTEGER[])", db::describe_type(t.get())), kFix);
     auto meta = s_->db->query("SELECT num_rows FROM parquet_file_metadata(" + lit + ")");
     auto n = parse_int(meta.value_text(0, 0));
     if (!n || *n < 0) throw InputError(path.string(), "the parquet footer gives no row count", damaged_fix());
     s_->row_count = static_cast<std::uint64_t>(*n);
     s_->result.emplace(
         s_->db->stream("SELECT file_row_number, input_ids FROM read_parquet(" + lit + ", file_row_number=true)"));
-  } catch (const DuckDbError& e) {
+  } catch (const db::DuckDbError& e) {
     throw InputError(path.string(), std::string("cannot read the parquet file: ") + e.what(), damaged_fix());
   }
 }
@@ -98,8 +98,8 @@ bool RowsParquetReader::next(std::span<const std::int32_t>& row) {
                            fmt::format("read {} rows but the footer says {}", s.rows_read, s.row_count), damaged_fix());
         return false;
       }
-      s.chunk = std::make_unique<DataChunk>(c);
-    } catch (const DuckDbError& e) {
+      s.chunk = std::make_unique<db::DataChunk>(c);
+    } catch (const db::DuckDbError& e) {
       throw InputError(fmt::format("{}: row {} or later", s.path.string(), s.rows_read),
                        std::string("cannot read the parquet file: ") + e.what(), damaged_fix());
     }
@@ -114,7 +114,7 @@ bool RowsParquetReader::next(std::span<const std::int32_t>& row) {
     throw InputError(s.where_row(index), fmt::format("DuckDB delivered file row {} out of order", rownum[r]),
                      "report this as a bug in the rows reader");
   duckdb_vector list = s.chunk->vector(1);
-  if (!row_valid(duckdb_vector_get_validity(list), r))
+  if (!db::row_valid(duckdb_vector_get_validity(list), r))
     throw InputError(s.where_row(index), "input_ids is null", damaged_fix());
   const auto& e = static_cast<const duckdb_list_entry*>(duckdb_vector_get_data(list))[r];
   if (e.length > kMaxRowLength)
@@ -130,7 +130,7 @@ bool RowsParquetReader::next(std::span<const std::int32_t>& row) {
   duckdb_vector child = duckdb_list_vector_get_child(list);
   if (const std::uint64_t* valid = duckdb_vector_get_validity(child)) {
     for (std::uint64_t k = 0; k < e.length; ++k)
-      if (!row_valid(valid, static_cast<std::size_t>(e.offset + k)))
+      if (!db::row_valid(valid, static_cast<std::size_t>(e.offset + k)))
         throw InputError(s.where_row(index), fmt::format("input_ids[{}] is null", k), damaged_fix());
   }
   const auto* ids = static_cast<const std::int32_t*>(duckdb_vector_get_data(child));

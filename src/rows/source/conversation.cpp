@@ -1,5 +1,5 @@
 // Conversation arena: block-allocated text, interned roles, one MessageView per message (SPEC §1.1 source order).
-#include "rows/conversation.h"
+#include "rows/source/conversation.h"
 
 #include <algorithm>
 #include <cstring>

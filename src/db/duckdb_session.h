@@ -1,6 +1,7 @@
-// A thin RAII layer over DuckDB's C API (DuckDB 1.4.4, <duckdb.h>) for the rows stage: an in-memory database
+// A thin RAII layer over DuckDB's C API (DuckDB 1.4.4, <duckdb.h>), a module of its own so that only the stages that
+// read or write parquet link libduckdb (today the rows source reader and rows output): an in-memory database
 // that reads and writes parquet (SPEC §1.1, §1.7), results fetched chunk by chunk, and type descriptions for
-// error messages. Internal to src/rows; errors are DuckDbError, which callers turn into InputError with a file.
+// error messages. Errors are DuckDbError, which callers turn into InputError with a file.
 #pragma once
 
 #include <duckdb.h>
@@ -10,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace openrecipes::rows {
+namespace openrecipes::db {
 
 /// DuckDB's error message without the SQL it echoes: from the first line starting "LINE " (the statement and
 /// the caret under it) on, and trailing blank lines, are cut. The file name and reason stay.
@@ -123,4 +124,4 @@ inline std::string_view string_view_of(duckdb_string_t& s) {
   return std::string_view(duckdb_string_t_data(&s), duckdb_string_t_length(s));
 }
 
-}  // namespace openrecipes::rows
+}  // namespace openrecipes::db

@@ -1,5 +1,5 @@
-// Tests for src/rows/conversation: the arena keeps every conversation as given, in order, with stable views.
-#include "rows/conversation.h"
+// Tests for src/rows/source/conversation: the arena keeps every conversation as given, in order, with stable views.
+#include "rows/source/conversation.h"
 
 #include <string>
 #include <vector>

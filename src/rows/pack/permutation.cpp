@@ -1,6 +1,6 @@
 // numpy-compatible SeedSequence, PCG64 and Generator.permutation (SPEC §1.4; numpy 1.24
 // bit_generator.pyx, _pcg64.pyx, src/pcg64/pcg64.h, src/distributions/distributions.c, _generator.pyx).
-#include "rows/permutation.h"
+#include "rows/pack/permutation.h"
 
 #include <numeric>
 #include <stdexcept>

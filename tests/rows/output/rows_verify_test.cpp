@@ -1,5 +1,5 @@
 // Tests for src/rows/rows_verify (SPEC §1.8): the first R rows of a rows file against a recorded sha256.
-#include "rows/rows_verify.h"
+#include "rows/output/rows_verify.h"
 
 #include <string>
 
@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "rows/formula_rows.h"
-#include "rows/rows_writer.h"
+#include "rows/output/formula_rows.h"
+#include "rows/output/rows_writer.h"
 #include "testing/support.h"
 
 namespace openrecipes::rows {

@@ -1,6 +1,6 @@
 // Tests for src/rows/rows_reader (SPEC §1.7): only one column input_ids: list<int32> with rows of one length L is a
 // rows file; every other shape, a damaged file and a missing file are input errors naming the file (and row).
-#include "rows/rows_reader.h"
+#include "rows/output/rows_reader.h"
 
 #include <string>
 #include <vector>
@@ -11,9 +11,9 @@
 
 #include "core/error.h"
 #include "core/files.h"
-#include "rows/duckdb_session.h"
-#include "rows/formula_rows.h"
-#include "rows/rows_writer.h"
+#include "db/duckdb_session.h"
+#include "rows/output/formula_rows.h"
+#include "rows/output/rows_writer.h"
 #include "testing/support.h"
 
 namespace openrecipes::rows {
@@ -24,9 +24,9 @@ using openrecipes::testing::TempDir;
 using ::testing::HasSubstr;
 
 fs::path from_sql(const TempDir& tmp, const std::string& name, const std::string& select) {
-  DuckDbSession db(1);
+  db::DuckDbSession db(1);
   fs::path p = tmp / name;
-  db.query(fmt::format("COPY ({}) TO {} (FORMAT parquet)", select, sql_literal(p.string())));
+  db.query(fmt::format("COPY ({}) TO {} (FORMAT parquet)", select, db::sql_literal(p.string())));
   return p;
 }
 

@@ -1,5 +1,5 @@
-// Tests for src/rows/rows_hash: rows_sha256 = SHA-256 of the rows' ids as little-endian int32, row-major (SPEC §1.8).
-#include "rows/rows_hash.h"
+// Tests for src/rows/output/rows_hash: rows_sha256 = SHA-256 of the rows' ids as little-endian int32, row-major (SPEC §1.8).
+#include "rows/output/rows_hash.h"
 
 #include <stdexcept>
 #include <string>
@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "core/sha256.h"
-#include "rows/formula_rows.h"
+#include "rows/output/formula_rows.h"
 
 namespace openrecipes::rows {
 namespace {

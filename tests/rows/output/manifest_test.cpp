@@ -1,6 +1,6 @@
 // Tests for src/rows/manifest (SPEC §1.7): exact bytes of rows.manifest.json, round trip, and the checks applied to
 // a manifest read from disk.
-#include "rows/manifest.h"
+#include "rows/output/manifest.h"
 
 #include <string>
 

@@ -1,6 +1,6 @@
-// Tests for src/rows/permutation: numpy.random.default_rng(seed).permutation(n) bit-identical to Debian's
+// Tests for src/rows/pack/permutation: numpy.random.default_rng(seed).permutation(n) bit-identical to Debian's
 // numpy (the oracle, tests/oracles/numpy_permutation.py), SPEC §1.4.
-#include "rows/permutation.h"
+#include "rows/pack/permutation.h"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
-// Tests for src/rows/megatron_export: the .bin/.idx pair read back by an independent reader written in the oracle
+// Tests for src/rows/output/megatron_export: the .bin/.idx pair read back by an independent reader written in the oracle
 // (numpy.memmap + struct, the way Megatron-LM's _IndexReader reads it), and atomic writes.
-#include "rows/megatron_export.h"
+#include "rows/output/megatron_export.h"
 
 #include <algorithm>
 #include <string>
@@ -12,8 +12,8 @@
 
 #include "core/error.h"
 #include "core/files.h"
-#include "rows/formula_rows.h"
-#include "rows/rows_writer.h"
+#include "rows/output/formula_rows.h"
+#include "rows/output/rows_writer.h"
 #include "testing/support.h"
 
 namespace openrecipes::rows {

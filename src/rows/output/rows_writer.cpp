@@ -1,6 +1,6 @@
 // rows.parquet writer (SPEC §1.7): a DuckDB COPY on a background thread pulls row batches through a table
 // function; temp file + fsync + rename for atomicity; RowsHasher gives rows_sha256 (§1.8) on the way.
-#include "rows/rows_writer.h"
+#include "rows/output/rows_writer.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -19,8 +19,8 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "rows/duckdb_session.h"
-#include "rows/rows_hash.h"
+#include "db/duckdb_session.h"
+#include "rows/output/rows_hash.h"
 #include "core/atomic_output.h"
 
 namespace openrecipes::rows {
@@ -58,8 +58,8 @@ const char* compression_name(RowsCompression c) {
 }
 
 void feed_bind(duckdb_bind_info info) {
-  LogicalType int32(duckdb_create_logical_type(DUCKDB_TYPE_INTEGER));
-  LogicalType list(duckdb_create_list_type(int32.get()));
+  db::LogicalType int32(duckdb_create_logical_type(DUCKDB_TYPE_INTEGER));
+  db::LogicalType list(duckdb_create_list_type(int32.get()));
   duckdb_bind_add_result_column(info, "input_ids", list.get());
 }
 
@@ -117,7 +117,7 @@ struct RowsParquetWriter::State {
   fs::path path, temp;
   std::uint32_t row_length = 0;
   std::size_t batch_rows = 0;
-  std::unique_ptr<DuckDbSession> db;
+  std::unique_ptr<db::DuckDbSession> db;
   Feed feed;
   std::optional<TempFileGuard> guard;
   std::thread copier;
@@ -184,7 +184,7 @@ RowsParquetWriter::RowsParquetWriter(const fs::path& path, std::uint32_t row_len
   if (::access(dir.c_str(), W_OK) != 0)
     throw InputError(path.string(), "the folder " + dir.string() + " is not writable", "choose a folder you can write");
   s_->temp = temp_path_for(path);
-  const std::string temp_sql = sql_literal(duckdb_file_path(s_->temp));
+  const std::string temp_sql = db::sql_literal(db::duckdb_file_path(s_->temp));
   const std::size_t vector_rows = duckdb_vector_size();
   const std::uint64_t group_rows = options.row_group_rows ? options.row_group_rows : row_group_rows(row_length);
   // DuckDB closes a row group only between chunks: batches no larger than a row group keep groups near their size
@@ -195,8 +195,8 @@ RowsParquetWriter::RowsParquetWriter(const fs::path& path, std::uint32_t row_len
   s_->feed.row_length = row_length;
 
   try {
-    s_->db = std::make_unique<DuckDbSession>(options.threads);
-  } catch (const DuckDbError& e) {
+    s_->db = std::make_unique<db::DuckDbSession>(options.threads);
+  } catch (const db::DuckDbError& e) {
     throw InputError(path.string(), e.what(), "check the DuckDB installation");
   }
   duckdb_table_function tf = duckdb_create_table_function();
@@ -219,7 +219,7 @@ RowsParquetWriter::RowsParquetWriter(const fs::path& path, std::uint32_t row_len
   s_->copier = std::thread([s, sql] {
     try {
       s->db->query(sql);
-    } catch (const DuckDbError& e) {
+    } catch (const db::DuckDbError& e) {
       s->copy_error = e.what();
     } catch (const std::exception& e) {
       s->copy_error = e.what();

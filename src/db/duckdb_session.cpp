@@ -1,5 +1,5 @@
 // RAII wrappers over DuckDB's C API used by the source reader and the rows.parquet writer/reader (SPEC §1.1, §1.7).
-#include "rows/duckdb_session.h"
+#include "db/duckdb_session.h"
 
 #include <utility>
 
@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 
-namespace openrecipes::rows {
+namespace openrecipes::db {
 
 QueryResult::~QueryResult() {
   if (live_) duckdb_destroy_result(&r_);
@@ -194,4 +194,4 @@ std::string describe_type(duckdb_logical_type type) {
   }
 }
 
-}  // namespace openrecipes::rows
+}  // namespace openrecipes::db

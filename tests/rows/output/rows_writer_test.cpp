@@ -1,6 +1,6 @@
 // Tests for src/rows/rows_writer (SPEC §1.7-1.8): rows.parquet round trip, rows_sha256 against numpy + hashlib,
 // deterministic bytes, and the atomic-write guarantee (exception and SIGTERM mid-write leave nothing behind).
-#include "rows/rows_writer.h"
+#include "rows/output/rows_writer.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -16,10 +16,10 @@
 
 #include "core/error.h"
 #include "core/files.h"
-#include "rows/duckdb_session.h"
-#include "rows/formula_rows.h"
-#include "rows/rows_reader.h"
-#include "rows/rows_verify.h"
+#include "db/duckdb_session.h"
+#include "rows/output/formula_rows.h"
+#include "rows/output/rows_reader.h"
+#include "rows/output/rows_verify.h"
 #include "testing/support.h"
 
 namespace openrecipes::rows {
@@ -71,9 +71,9 @@ TEST(RowsWriter, round_trip_keeps_every_row_in_order_and_hash_matches_numpy) {
   EXPECT_EQ(reader.row_length(), L);
 
   // The file as DuckDB sees it: one column input_ids INTEGER[], row groups of 1024 rows.
-  DuckDbSession db(1);
+  db::DuckDbSession db(1);
   auto groups =
-      db.query("SELECT row_group_num_rows FROM parquet_metadata(" + sql_literal((tmp / "rows.parquet").string()) +
+      db.query("SELECT row_group_num_rows FROM parquet_metadata(" + db::sql_literal((tmp / "rows.parquet").string()) +
                ") GROUP BY row_group_id, row_group_num_rows " + "ORDER BY row_group_id");
   ASSERT_EQ(groups.row_count(), 2u);
   EXPECT_EQ(groups.value_text(0, 0), "1024");
@@ -90,9 +90,9 @@ TEST(RowsWriter, bytes_depend_only_on_rows_not_on_thread_count) {
     auto a = write_formula(tmp / "a.parquet", 3000, 64, 5, {c, v, 1, 100});
     auto b = write_formula(tmp / "b.parquet", 3000, 64, 5, {c, v, 4, 100});
     EXPECT_EQ(a.rows_sha256, b.rows_sha256);
-    DuckDbSession db(1);
+    db::DuckDbSession db(1);
     EXPECT_EQ(
-        db.query("SELECT num_row_groups FROM parquet_file_metadata(" + sql_literal((tmp / "a.parquet").string()) + ")")
+        db.query("SELECT num_row_groups FROM parquet_file_metadata(" + db::sql_literal((tmp / "a.parquet").string()) + ")")
             .value_text(0, 0),
         "30");
     EXPECT_EQ(read_file(tmp / "a.parquet", 1ull << 30), read_file(tmp / "b.parquet", 1ull << 30));

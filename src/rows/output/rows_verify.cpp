@@ -1,5 +1,5 @@
 // rows verify (SPEC §1.8): stream the first R rows of rows.parquet through RowsHasher and compare with a recipe.
-#include "rows/rows_verify.h"
+#include "rows/output/rows_verify.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,8 +9,8 @@
 
 #include "core/error.h"
 #include "core/sha256.h"
-#include "rows/rows_hash.h"
-#include "rows/rows_reader.h"
+#include "rows/output/rows_hash.h"
+#include "rows/output/rows_reader.h"
 
 namespace openrecipes::rows {
 

@@ -1,6 +1,6 @@
 // Source reader (SPEC §1.1): parquet shards through DuckDB's C API, JSONL through nlohmann::json, both checked
 // strictly (schema, nulls, UTF-8, sizes) and delivered in shard-name order, rows in file order.
-#include "rows/source_reader.h"
+#include "rows/source/source_reader.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -17,7 +17,7 @@
 #include "core/error.h"
 #include "core/sha256.h"
 #include "core/text.h"
-#include "rows/duckdb_session.h"
+#include "db/duckdb_session.h"
 #include "core/utf8.h"
 
 namespace openrecipes::rows {
@@ -162,7 +162,7 @@ std::string parquet_fix(const std::string& duckdb_message) {
 // Checks that `messages` exists and is list<struct<content: string, role: string>>; returns the struct child
 // index of content and role. Throws InputError.
 std::pair<idx_t, idx_t> check_messages_type(const SourceShard& shard, duckdb_logical_type type) {
-  const std::string got = describe_type(type);
+  const std::string got = db::describe_type(type);
   const std::string fix = fmt::format(
       "the rows build reads Hugging Face chat shards whose `messages` column is {} (e.g. allenai/tulu-3-sft-mixture)",
       kExpectedType);
@@ -171,7 +171,7 @@ std::pair<idx_t, idx_t> check_messages_type(const SourceShard& shard, duckdb_log
                       fmt::format("column `messages` has type {}, expected {}", got, kExpectedType), fix);
   };
   if (duckdb_get_type_id(type) != DUCKDB_TYPE_LIST) throw wrong();
-  LogicalType item(duckdb_list_type_child_type(type));
+  db::LogicalType item(duckdb_list_type_child_type(type));
   if (item.id() != DUCKDB_TYPE_STRUCT) throw wrong();
   const idx_t n = duckdb_struct_type_child_count(item.get());
   idx_t content = n, role = n;
@@ -179,7 +179,7 @@ std::pair<idx_t, idx_t> check_messages_type(const SourceShard& shard, duckdb_log
     char* raw = duckdb_struct_type_child_name(item.get(), i);
     std::string name = raw ? raw : "";
     if (raw) duckdb_free(raw);
-    LogicalType field(duckdb_struct_type_child_type(item.get(), i));
+    db::LogicalType field(duckdb_struct_type_child_type(item.get(), i));
     if (name == "content" || name == "role") {
       if (field.id() != DUCKDB_TYPE_VARCHAR) throw wrong();
       (name == "content" ? content : role) = i;
@@ -193,8 +193,8 @@ std::pair<idx_t, idx_t> check_messages_type(const SourceShard& shard, duckdb_log
   return {content, role};
 }
 
-void open_parquet(DuckDbSession& db, SourceShard& shard) {
-  const std::string lit = sql_literal(duckdb_file_path(shard.path));
+void open_parquet(db::DuckDbSession& db, SourceShard& shard) {
+  const std::string lit = db::sql_literal(db::duckdb_file_path(shard.path));
   try {
     auto cols = db.query("DESCRIBE SELECT * FROM read_parquet(" + lit + ")");
     bool found = false;
@@ -208,30 +208,30 @@ void open_parquet(DuckDbSession& db, SourceShard& shard) {
       throw InputError(shard.path.string(), fmt::format("no `messages` column (the file has: {})", listing),
                        fmt::format("give chat shards with a `messages` column of type {}", kExpectedType));
     auto probe = db.query("SELECT messages FROM read_parquet(" + lit + ") LIMIT 0");
-    LogicalType t = probe.column_type(0);
+    db::LogicalType t = probe.column_type(0);
     check_messages_type(shard, t.get());
     auto meta = db.query("SELECT num_rows FROM parquet_file_metadata(" + lit + ")");
     auto rows = parse_int(meta.value_text(0, 0));
     if (!rows || *rows < 0)
       throw InputError(shard.path.string(), "the parquet footer gives no row count", parquet_fix(""));
     shard.conversations = static_cast<std::uint64_t>(*rows);
-  } catch (const DuckDbError& e) {
+  } catch (const db::DuckDbError& e) {
     throw InputError(shard.path.string(), std::string("cannot read the parquet file: ") + e.what(),
                      parquet_fix(e.what()));
   }
 }
 
-void read_parquet(DuckDbSession& db, const SourceShard& shard, std::uint64_t& index,
+void read_parquet(db::DuckDbSession& db, const SourceShard& shard, std::uint64_t& index,
                   const std::function<void(std::uint64_t, ConversationView)>& fn) {
-  const std::string lit = sql_literal(duckdb_file_path(shard.path));
+  const std::string lit = db::sql_literal(db::duckdb_file_path(shard.path));
   std::uint64_t row = 0;
   std::vector<MessageView> conv;
   try {
     auto res = db.stream("SELECT file_row_number, messages FROM read_parquet(" + lit + ", file_row_number=true)");
-    LogicalType t = res.column_type(1);
+    db::LogicalType t = res.column_type(1);
     auto [content_idx, role_idx] = check_messages_type(shard, t.get());
     for (;;) {
-      DataChunk chunk(res.next_chunk());
+      db::DataChunk chunk(res.next_chunk());
       if (!chunk) break;
       const std::size_t n = chunk.size();
       const auto* rownum = static_cast<const std::int64_t*>(duckdb_vector_get_data(chunk.vector(0)));
@@ -253,7 +253,7 @@ void read_parquet(DuckDbSession& db, const SourceShard& shard, std::uint64_t& in
         if (row >= shard.conversations)
           throw InputError(shard.path.string(), "the file has more rows than its footer said when it was opened",
                            "do not change the shards while a build runs");
-        if (!row_valid(list_valid, r))
+        if (!db::row_valid(list_valid, r))
           throw InputError(row_where(shard, row), "messages is null", "drop the row or give it a list of messages");
         const auto& e = entries[r];
         const auto where = [&] { return row_where(shard, row); };
@@ -261,24 +261,24 @@ void read_parquet(DuckDbSession& db, const SourceShard& shard, std::uint64_t& in
         conv.clear();
         for (std::size_t k = 0; k < e.length; ++k) {
           const std::size_t m = static_cast<std::size_t>(e.offset) + k;
-          if (!row_valid(item_valid, m))
+          if (!db::row_valid(item_valid, m))
             throw InputError(row_where(shard, row), fmt::format("messages[{}] is null", k), "drop the null message");
-          if (!row_valid(role_valid, m))
+          if (!db::row_valid(role_valid, m))
             throw InputError(row_where(shard, row), fmt::format("messages[{}].role is null", k),
                              "give every message a role (user, assistant, system, ...)");
-          if (!row_valid(content_valid, m))
+          if (!db::row_valid(content_valid, m))
             throw InputError(row_where(shard, row), fmt::format("messages[{}].content is null", k),
                              "give every message a string content (\"\" for an empty one)");
           // No UTF-8 check here: DuckDB validates every parquet string as it decodes it (overlong forms, surrogates
           // and code points above U+10FFFF included) and fails the scan, which lands in the catch below.
-          MessageView v{string_view_of(role_data[m]), string_view_of(content_data[m])};
+          MessageView v{db::string_view_of(role_data[m]), db::string_view_of(content_data[m])};
           check_message_sizes(where, k, v.role, v.content);
           conv.push_back(v);
         }
         fn(index++, ConversationView(conv));
       }
     }
-  } catch (const DuckDbError& e) {
+  } catch (const db::DuckDbError& e) {
     throw InputError(fmt::format("{}: row {} or later (the rows before it read fine)", shard.path.string(), row),
                      std::string("cannot read the parquet file: ") + e.what(), parquet_fix(e.what()));
   }
@@ -401,10 +401,10 @@ SourceSet SourceSet::open(const std::vector<fs::path>& files, unsigned threads) 
   }
   std::sort(set.shards_.begin(), set.shards_.end(),
             [](const SourceShard& a, const SourceShard& b) { return a.name < b.name; });
-  std::unique_ptr<DuckDbSession> db;
+  std::unique_ptr<db::DuckDbSession> db;
   for (auto& s : set.shards_) {
     if (s.format == SourceFormat::parquet) {
-      if (!db) db = std::make_unique<DuckDbSession>(threads);
+      if (!db) db = std::make_unique<db::DuckDbSession>(threads);
       open_parquet(*db, s);
     } else {
       s.conversations = count_jsonl_rows(s);
@@ -437,11 +437,11 @@ void SourceSet::compute_sha256() {
 }
 
 void SourceSet::read_each(const std::function<void(std::uint64_t, ConversationView)>& fn) const {
-  std::unique_ptr<DuckDbSession> db;
+  std::unique_ptr<db::DuckDbSession> db;
   std::uint64_t index = 0;
   for (const auto& s : shards_) {
     if (s.format == SourceFormat::parquet) {
-      if (!db) db = std::make_unique<DuckDbSession>(threads_);
+      if (!db) db = std::make_unique<db::DuckDbSession>(threads_);
       read_parquet(*db, s, index, fn);
     } else {
       read_jsonl(s, index, fn);

@@ -1,6 +1,6 @@
 // rows.manifest.json writer and strict reader (SPEC §1.7): sorted keys, 2-space indent, trailing newline; every
 // field of a manifest read from disk is checked (type, range, format) before use.
-#include "rows/manifest.h"
+#include "rows/output/manifest.h"
 
 #include <set>
 #include <vector>
@@ -13,7 +13,7 @@
 #include "core/atomic_output.h"
 #include "core/files.h"
 #include "core/sha256.h"
-#include "rows/rows_hash.h"
+#include "rows/output/rows_hash.h"
 #include "core/utf8.h"
 
 namespace openrecipes::rows {

@@ -1,5 +1,5 @@
 // rows_sha256 (SPEC §1.8): little-endian int32 bytes of every id, rows in order, through OpenSSL SHA-256.
-#include "rows/rows_hash.h"
+#include "rows/output/rows_hash.h"
 
 #include <bit>
 #include <stdexcept>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "rows/conversation.h"
+#include "rows/source/conversation.h"
 
 namespace openrecipes::rows {
 
