@@ -101,6 +101,9 @@ class Interp {
   Flow exec(const Stmt& s);
   Flow exec_for(const ForStmt& f);
   Flow run_loop(const ForStmt& f, const Value& iterable, std::int64_t depth0);
+  /// Runs a `{% for ... recursive %}` loop body in its own activation (Jinja2's `def loop(reciter,
+  /// loop_render_func, depth=0)`) whose parent is `parent`, and returns what it rendered.
+  std::string run_recursive_loop(const ForStmt& f, Rc<Activation> parent, const Value& iterable, std::int64_t depth0);
   void exec_output(const OutputStmt& o);
   void exec_assign(const Expr& target, Value v, bool toplevel);
   void assign_test_target(const ForStmt& f, const Expr& target, const Value& v, Activation& test_act);

@@ -119,27 +119,7 @@ Value Interp::call(const Value& callee, Args& args) {
       CallDepth depth(call_depth_, options_.limits.max_depth);
       check_stack();
       const ForStmt& f = *l.recursive;
-      auto act = Rc<Activation>::adopt(new Activation());
-      act->parent = l.recurse_parent;
-      act->slots.assign(f.loop_fn.slot_count, Value::missing());
-      Activation* saved_act = act_;
-      std::string buf;
-      std::string* saved_out = out_;
-      act_ = act.get();
-      out_ = &buf;
-      struct Restore {
-        Interp& in;
-        Activation* a;
-        std::string* o;
-        Activation* cur;
-        ~Restore() {
-          cur->slots.clear();
-          in.act_ = a;
-          in.out_ = o;
-        }
-      } restore{*this, saved_act, saved_out, act.get()};
-      run_loop(f, args.pos[0], l.depth0 + 1);
-      return Value::string(buf);
+      return Value::string(run_recursive_loop(f, l.recurse_parent, args.pos[0], l.depth0 + 1));
     }
     default:
       fail(PyError::TypeError, "'" + type_name(callee) + "' object is not callable");

@@ -220,32 +220,34 @@ Interp::Flow Interp::exec_for(const ForStmt& f) {
   Value iterable = eval(*f.iter);
   if (!f.recursive) return run_loop(f, iterable, 0);
   // Recursive loops run in their own function: `def loop(reciter, loop_render_func, depth=0)`.
-  Value result;
-  {
-    auto act = Rc<Activation>::adopt(new Activation());
-    act->parent = Rc<Activation>::share(act_);
-    act->slots.assign(f.loop_fn.slot_count, Value::missing());
-    Activation* saved_act = act_;
-    std::string buf;
-    std::string* saved_out = out_;
-    act_ = act.get();
-    out_ = &buf;
-    struct Restore {
-      Interp& in;
-      Activation* a;
-      std::string* o;
-      Activation* cur;
-      ~Restore() {
-        cur->slots.clear();
-        in.act_ = a;
-        in.out_ = o;
-      }
-    } restore{*this, saved_act, saved_out, act.get()};
-    run_loop(f, iterable, 0);
-    saved_out->append(buf);
-  }
+  out_->append(run_recursive_loop(f, Rc<Activation>::share(act_), iterable, 0));
   check_output(*out_);
   return Flow::Normal;
+}
+
+std::string Interp::run_recursive_loop(const ForStmt& f, Rc<Activation> parent, const Value& iterable,
+                                       std::int64_t depth0) {
+  auto act = Rc<Activation>::adopt(new Activation());
+  act->parent = std::move(parent);
+  act->slots.assign(f.loop_fn.slot_count, Value::missing());
+  Activation* saved_act = act_;
+  std::string buf;
+  std::string* saved_out = out_;
+  act_ = act.get();
+  out_ = &buf;
+  struct Restore {
+    Interp& in;
+    Activation* a;
+    std::string* o;
+    Activation* cur;
+    ~Restore() {
+      cur->slots.clear();
+      in.act_ = a;
+      in.out_ = o;
+    }
+  } restore{*this, saved_act, saved_out, act.get()};
+  run_loop(f, iterable, depth0);
+  return buf;
 }
 
 Interp::Flow Interp::exec(const Stmt& s) {
