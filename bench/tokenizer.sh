@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tokenizer speed, side by side with Hugging Face tokenizers 0.23.2 (SPEC.md §1 step 3; issue 3 target: >= 3x at
+# Tokenizer speed, side by side with Hugging Face tokenizers 0.23.2 (SPEC §1.3; issue 3 target: >= 3x at
 # 1 and 2 threads, ids identical). For each fixture tokenizer, encodes the golden rendered Tulu-3 conversations
 # repeated REPEAT times (about 20 MB of text by default) with our tokenizer (tokenizer_bench: a thread pool over
 # the texts) and with the oracle (encodeBatch, RAYON_NUM_THREADS=N: its own Rust pool), RUNS timed runs each,

@@ -1,4 +1,4 @@
-// Tokenizer speed bench (SPEC.md §1 step 3; issue 3: >= 3x tokenizers 0.23.2 at 1 and 2 threads): encodes the
+// Tokenizer speed bench (SPEC §1.3; issue 3: >= 3x tokenizers 0.23.2 at 1 and 2 threads): encodes the
 // golden rendered conversations, repeated, on a pool of N threads; bench/tokenizer.sh runs the oracle side.
 // Usage: tokenizer_bench TOKENIZER_JSON GOLDEN_JSONL REPEAT THREADS RUNS
 // Prints one JSON line per timed run: {"seconds", "bytes", "tokens", "ids_sha256"} (encoding only; load excluded;

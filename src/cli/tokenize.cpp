@@ -1,5 +1,5 @@
 // `openrecipes tokenize`: ids for one text, or for every conversation of a JSONL/parquet file rendered with the
-// model's chat template (SPEC §1 steps 2–3), for debugging a rows build against another pipeline.
+// model's chat template (SPEC §1.2–1.3), for debugging a rows build against another pipeline.
 #include <iostream>
 
 #include <nlohmann/json.hpp>

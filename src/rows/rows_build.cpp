@@ -109,7 +109,7 @@ Round load_round(const SourceSet& set, const std::vector<std::uint32_t>& order, 
   return round;
 }
 
-// Renders and tokenizes order[begin, end) in parallel (SPEC §1 steps 2–3) and feeds the ids to `cutter` in
+// Renders and tokenizes order[begin, end) in parallel (SPEC §1.2–1.3) and feeds the ids to `cutter` in
 // permutation order (steps 5–6), `on_chunk(bytes)` after each chunk; stops early once the cutter is done.
 void tokenize_round(tbb::task_arena& arena, unsigned threads, const TokenizerBundle& bundle, const SourceSet& set,
                     const RenderOptions& render_options, const std::vector<std::uint32_t>& order, const Round& round,

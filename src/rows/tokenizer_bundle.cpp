@@ -1,4 +1,4 @@
-// Tokenizer files of a model (SPEC §1 steps 2, 3, 5).
+// Tokenizer files of a model (SPEC §1.2, §1.3, §1.5).
 #include "rows/tokenizer_bundle.h"
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// A model's tokenizer files as the rows build uses them (SPEC §1 steps 2, 3, 5): tokenizer.json (the tokenizer),
+// A model's tokenizer files as the rows build uses them (SPEC §1.2, §1.3, §1.5): tokenizer.json (the tokenizer),
 // tokenizer_config.json (special tokens, chat template) and an optional chat_template.jinja, with their digests.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Oracle for the tokenizer tests (SPEC.md §1 step 3): Hugging Face tokenizers 0.23.2 (Rust core, official Node
+// Oracle for the tokenizer tests (SPEC §1.3): Hugging Face tokenizers 0.23.2 (Rust core, official Node
 // binding). Reads JSONL requests on stdin, writes one JSONL answer per request, in order, on stdout.
 // Usage: node tokenize.js NODE_MODULES_DIR < requests.jsonl
 // Request: {"tokenizer": "/path/tokenizer.json", "text": "..."}           -> {"ids": [...]}

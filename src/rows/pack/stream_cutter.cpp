@@ -1,4 +1,4 @@
-// EOS join and cut into rows of L (SPEC §1 steps 5–6).
+// EOS join and cut into rows of L (SPEC §1.5–1.6).
 #include "rows/pack/stream_cutter.h"
 
 #include <utility>

@@ -1,4 +1,4 @@
-// The join and the cut of SPEC §1 steps 5–6: conversations in permutation order joined with EOS between them (none
+// The join and the cut of SPEC §1.5–1.6: conversations in permutation order joined with EOS between them (none
 // after the last), the stream cut into consecutive rows of exactly L tokens, the final partial row dropped.
 #pragma once
 

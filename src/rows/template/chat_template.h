@@ -1,5 +1,5 @@
 // Hugging Face chat templates: a sandboxed Jinja2 interpreter that renders exactly what transformers'
-// apply_chat_template(messages, tokenize=False) renders (SPEC §1 step 2; docs/chat-templates.md lists the subset).
+// apply_chat_template(messages, tokenize=False) renders (SPEC §1.2; docs/chat-templates.md lists the subset).
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// Added-token registration and matching (SPEC.md §1 step 3; upstream added_vocabulary.rs add_tokens,
+// Added-token registration and matching (SPEC §1.3; upstream added_vocabulary.rs add_tokens,
 // refresh_added_tokens, find_matches; daachorse leftmost-longest matching).
 #include "rows/tokenizer/added_vocabulary.h"
 

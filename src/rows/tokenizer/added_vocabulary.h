@@ -1,4 +1,4 @@
-// Added tokens of a tokenizer.json (SPEC.md §1 step 3; upstream tokenizers 0.23.2 tokenizer/added_vocabulary.rs):
+// Added tokens of a tokenizer.json (SPEC §1.3; upstream tokenizers 0.23.2 tokenizer/added_vocabulary.rs):
 // id assignment as upstream's add_tokens does it, and the leftmost-longest scan with the single_word, lstrip and
 // rstrip rules, once over the raw text for normalized=false tokens and once over each normalized piece for
 // normalized=true tokens.

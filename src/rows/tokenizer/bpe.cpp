@@ -1,4 +1,4 @@
-// BPE model (SPEC.md §1 step 3; upstream tokenizers 0.23.2 models/bpe/model.rs and word.rs).
+// BPE model (SPEC §1.3; upstream tokenizers 0.23.2 models/bpe/model.rs and word.rs).
 #include "rows/tokenizer/bpe.h"
 
 #include <algorithm>

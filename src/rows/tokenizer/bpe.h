@@ -1,4 +1,4 @@
-// The BPE model of tokenizers 0.23.2 (SPEC.md §1 step 3; upstream models/bpe: merge_word, Word::merge_all,
+// The BPE model of tokenizers 0.23.2 (SPEC §1.3; upstream models/bpe: merge_word, Word::merge_all,
 // tokenize_with_cache): initial symbols per character (continuing_subword_prefix / end_of_word_suffix,
 // byte_fallback, unk_token with fuse_unk), merges applied lowest rank first (leftmost among equal ranks, stale
 // queue entries skipped exactly as upstream), ignore_merges, and a per-thread word cache.

@@ -1,4 +1,4 @@
-// Open-addressing hash maps for the tokenizer's hot lookups (SPEC.md §1 step 3): token text -> id (vocab),
+// Open-addressing hash maps for the tokenizer's hot lookups (SPEC §1.3): token text -> id (vocab),
 // id pair -> merge (rank, new id), and the per-thread word cache. Keys live in one arena; no per-entry allocation.
 #pragma once
 

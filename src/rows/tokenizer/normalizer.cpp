@@ -1,4 +1,4 @@
-// Normalizer chain (SPEC.md §1 step 3; upstream normalizers/{unicode,utils,replace,prepend,strip}.rs and
+// Normalizer chain (SPEC §1.3; upstream normalizers/{unicode,utils,replace,prepend,strip}.rs and
 // NormalizedString::{lowercase,replace,prepend,lrstrip}).
 #include "rows/tokenizer/normalizer.h"
 

@@ -1,4 +1,4 @@
-// The normalizer chain of a tokenizer.json (SPEC.md §1 step 3; upstream tokenizers 0.23.2 normalizers): NFC, NFD,
+// The normalizer chain of a tokenizer.json (SPEC §1.3; upstream tokenizers 0.23.2 normalizers): NFC, NFD,
 // NFKC, NFKD, Lowercase, Replace, Prepend, Strip and Sequence, applied in order to each piece of text between
 // added tokens. Other normalizer types are rejected when the tokenizer is loaded.
 #pragma once

@@ -1,4 +1,4 @@
-// Oniguruma wrapper with the onig crate's iteration rules (SPEC.md §1 step 3; upstream rust-onig 6.5 find.rs).
+// Oniguruma wrapper with the onig crate's iteration rules (SPEC §1.3; upstream rust-onig 6.5 find.rs).
 #include "rows/tokenizer/onig_regex.h"
 
 #include <oniguruma.h>

@@ -1,4 +1,4 @@
-// Oniguruma regular expressions for tokenizer patterns that have no hand-written scanner (SPEC.md §1 step 3):
+// Oniguruma regular expressions for tokenizer patterns that have no hand-written scanner (SPEC §1.3):
 // Split pre-tokenizers and Replace normalizers, compiled and iterated as tokenizers 0.23.2 does through the
 // onig crate (Ruby syntax, UTF-8, no options; find_iter semantics of onig 6.5).
 #pragma once

@@ -1,5 +1,5 @@
 // The loaded parts of one tokenizer.json, shared by the loader (tokenizer_json.cpp) and the encoder
-// (tokenizer.cpp) (SPEC.md §1 step 3).
+// (tokenizer.cpp) (SPEC §1.3).
 #pragma once
 
 #include <filesystem>

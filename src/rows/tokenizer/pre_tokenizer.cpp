@@ -1,4 +1,4 @@
-// Pre-tokenizer steps (SPEC.md §1 step 3; upstream pre_tokenizers/{split,byte_level,digits,sequence}.rs,
+// Pre-tokenizer steps (SPEC §1.3; upstream pre_tokenizers/{split,byte_level,digits,sequence}.rs,
 // tokenizer/pattern.rs find_matches and NormalizedString::split behaviours).
 #include "rows/tokenizer/pre_tokenizer.h"
 

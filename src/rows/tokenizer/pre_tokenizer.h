@@ -1,4 +1,4 @@
-// The pre-tokenizer of a tokenizer.json (SPEC.md §1 step 3; upstream tokenizers 0.23.2 pre_tokenizers): Split
+// The pre-tokenizer of a tokenizer.json (SPEC §1.3; upstream tokenizers 0.23.2 pre_tokenizers): Split
 // (regex or literal; Isolated, Removed, MergedWithPrevious, MergedWithNext, Contiguous; invert), ByteLevel
 // (add_prefix_space, use_regex with GPT-2's regex), Digits (individual_digits) and Sequence. Splits with a known
 // regex run a hand-written scanner (split_scanners.h); others run Oniguruma.

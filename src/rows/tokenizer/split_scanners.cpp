@@ -1,4 +1,4 @@
-// Scanners equivalent to the known pre-tokenizer regexes (SPEC.md §1 step 3). Each match_* tries the pattern's
+// Scanners equivalent to the known pre-tokenizer regexes (SPEC §1.3). Each match_* tries the pattern's
 // alternatives in order at one position, with the backtracking outcome of each worked out by hand (comments).
 #include "rows/tokenizer/split_scanners.h"
 

@@ -1,4 +1,4 @@
-// Hand-written scanners for the pre-tokenizer regexes of real LLM tokenizers (SPEC.md §1 step 3; DESIGN.md:
+// Hand-written scanners for the pre-tokenizer regexes of real LLM tokenizers (SPEC §1.3; DESIGN.md:
 // "known pre-tokenizer patterns may compile to hand-written scanners"). Each yields exactly the matches
 // Oniguruma's leftmost-first backtracking search yields for its pattern; the differential tests against
 // tokenizers 0.23.2 prove it. Any other pattern goes to OnigRegex.

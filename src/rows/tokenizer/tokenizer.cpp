@@ -1,4 +1,4 @@
-// Tokenizer facade and the per-text encode pipeline (SPEC.md §1 step 3; upstream tokenizers 0.23.2
+// Tokenizer facade and the per-text encode pipeline (SPEC §1.3; upstream tokenizers 0.23.2
 // TokenizerImpl::encode_single_sequence: extract_and_normalize, do_pre_tokenize, do_tokenize).
 #include "rows/tokenizer/tokenizer.h"
 

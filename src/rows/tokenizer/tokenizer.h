@@ -1,5 +1,5 @@
 // Hugging Face tokenizer.json encoder, ids identical to tokenizers 0.23.2 with add_special_tokens=false
-// (SPEC.md §1 step 3). Pipeline per text, as upstream: lossy UTF-8 -> split on normalized=false added tokens ->
+// (SPEC §1.3). Pipeline per text, as upstream: lossy UTF-8 -> split on normalized=false added tokens ->
 // normalizer on each remaining piece -> split on normalized=true added tokens -> pre-tokenizer -> BPE.
 // docs/tokenizer.md lists what is supported and what is rejected.
 #pragma once

@@ -1,4 +1,4 @@
-// Loads tokenizer.json into a tokenizer Pipeline, validating every field read (SPEC.md §1 step 3; upstream
+// Loads tokenizer.json into a tokenizer Pipeline, validating every field read (SPEC §1.3; upstream
 // tokenizers 0.23.2 serialization of Tokenizer, BPE, normalizers, pre-tokenizers and added tokens). Anything
 // malformed or unsupported is an InputError naming the file, the JSON path and the fix.
 #include <nlohmann/json.hpp>

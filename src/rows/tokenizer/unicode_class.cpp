@@ -1,4 +1,4 @@
-// Builds the two-stage code point -> class table of unicode_class.h from the generated runs (SPEC.md §1 step 3).
+// Builds the two-stage code point -> class table of unicode_class.h from the generated runs (SPEC §1.3).
 #include "rows/tokenizer/unicode_class.h"
 
 #include <cstring>

@@ -1,4 +1,4 @@
-// Unicode character classes used by the tokenizer's pre-tokenizer scanners and added-token rules (SPEC.md §1
+// Unicode character classes used by the tokenizer's pre-tokenizer scanners and added-token rules (SPEC §1
 // step 3): \p{L}, \p{N}, \p{M}, \p{P}, \p{S} and \s as Oniguruma (bundled in tokenizers 0.23.2, Unicode 16.0)
 // sees them, and Rust regex's \w for single_word added tokens.
 #pragma once

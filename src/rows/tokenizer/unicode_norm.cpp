@@ -1,4 +1,4 @@
-// Unicode normalization for the tokenizer's NFC/NFD/NFKC/NFKD normalizers (SPEC.md §1 step 3; upstream
+// Unicode normalization for the tokenizer's NFC/NFD/NFKC/NFKD normalizers (SPEC §1.3; upstream
 // unicode-normalization-alignments 0.1.12, Unicode 9.0). Text is cut at "inert" characters (a starter that
 // normalizes to itself and cannot combine with what precedes it); only the stretches between them go through
 // utf8proc, so ordinary text is checked, not rewritten.

@@ -1,4 +1,4 @@
-// Unicode normalization forms (NFC, NFD, NFKC, NFKD) exactly as tokenizers 0.23.2 computes them (SPEC.md §1
+// Unicode normalization forms (NFC, NFD, NFKC, NFKD) exactly as tokenizers 0.23.2 computes them (SPEC §1
 // step 3). Upstream normalizes with unicode-normalization-alignments 0.1.12, whose tables are Unicode 9.0.0: a
 // character assigned after 9.0 is, to it, a starter with no decomposition that composes with nothing. We use
 // utf8proc (Unicode 15.0) for every character assigned in 9.0 (normalization data of assigned characters is

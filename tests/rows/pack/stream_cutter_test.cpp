@@ -1,4 +1,4 @@
-// Tests for src/rows/pack/stream_cutter: SPEC §1 steps 5–6 (EOS between conversations, none after the last; rows of
+// Tests for src/rows/pack/stream_cutter: SPEC §1.5–1.6 (EOS between conversations, none after the last; rows of
 // exactly L; the final partial row dropped; with R rows, the rest of the completing conversation dropped). The
 // expected rows are written out by hand from the stream in each test.
 #include "rows/pack/stream_cutter.h"

@@ -1,6 +1,6 @@
 // ChatTemplate's public contract: error kinds, template name and line/column in messages, the sandbox limits
 // against hostile templates (every bound fails fast with a message naming it), render options, JSON variables,
-// and concurrent rendering of one compiled template (SPEC §1 step 2, DESIGN "sandbox templates").
+// and concurrent rendering of one compiled template (SPEC §1.2, DESIGN "sandbox templates").
 #include "rows/template/chat_template.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // The golden renders in fixtures/golden/tulu3_first100 (made with Python Jinja2 3.1.6 + transformers' settings,
-// see its SOURCE.txt) are reproduced byte for byte by ChatTemplate (SPEC §1 step 2).
+// see its SOURCE.txt) are reproduced byte for byte by ChatTemplate (SPEC §1.2).
 #include <gtest/gtest.h>
 
 #include <sstream>

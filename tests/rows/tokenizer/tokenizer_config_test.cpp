@@ -1,5 +1,5 @@
 // Tokenizer components that the fixture tokenizers do not use, each checked against the live oracle,
-// tokenizers 0.23.2, on small synthetic tokenizer.json files (SPEC.md §1 step 3): normalizers, Split behaviours
+// tokenizers 0.23.2, on small synthetic tokenizer.json files (SPEC §1.3): normalizers, Split behaviours
 // and invert, Digits, ByteLevel with add_prefix_space and its regex, added-token flags, ignore_merges,
 // byte_fallback, unk_token/fuse_unk, continuing_subword_prefix/end_of_word_suffix.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Malformed or unsupported tokenizer.json files give a clear InputError naming the file, the JSON path and the
-// unsupported type (SPEC.md §1 step 3; DESIGN.md "Untrusted input").
+// unsupported type (SPEC §1.3; DESIGN.md "Untrusted input").
 #include <gtest/gtest.h>
 
 #include <filesystem>

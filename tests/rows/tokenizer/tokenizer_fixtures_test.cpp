@@ -1,4 +1,4 @@
-// Tokenizer ids vs the fixtures that ARE tokenizers 0.23.2 output (SPEC.md §1 step 3): llama.cpp test vectors,
+// Tokenizer ids vs the fixtures that ARE tokenizers 0.23.2 output (SPEC §1.3): llama.cpp test vectors,
 // the edge-case vectors, and the golden Tulu-3 renders (with the per-file sha256 from SOURCE.txt).
 #include <gtest/gtest.h>
 

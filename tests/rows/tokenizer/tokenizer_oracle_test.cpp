@@ -1,4 +1,4 @@
-// Differential tests against the live oracle, Hugging Face tokenizers 0.23.2 (SPEC.md §1 step 3): 10,000 seeded
+// Differential tests against the live oracle, Hugging Face tokenizers 0.23.2 (SPEC §1.3): 10,000 seeded
 // Unicode-stress strings per fixture tokenizer, and every code point of planes 0-3 and 14 in context.
 #include <gtest/gtest.h>
 

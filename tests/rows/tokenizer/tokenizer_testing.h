@@ -1,4 +1,4 @@
-// Shared helpers for the tokenizer tests (SPEC.md §1 step 3): the three fixture tokenizers, loaded once per test
+// Shared helpers for the tokenizer tests (SPEC §1.3): the three fixture tokenizers, loaded once per test
 // binary, and the tokenizers 0.23.2 oracle (tests/oracles/tokenize.js) run once per batch of requests.
 // Header-only: each test file of the folder is a *_test.cpp and only those are compiled.
 #pragma once
