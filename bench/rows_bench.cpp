@@ -18,10 +18,10 @@
 #include "core/subprocess.h"
 #include "db/duckdb_session.h"
 #include "rows/output/megatron_export.h"
-#include "rows/pack/permutation.h"
 #include "rows/output/rows_hash.h"
 #include "rows/output/rows_verify.h"
 #include "rows/output/rows_writer.h"
+#include "rows/pack/permutation.h"
 #include "rows/source/source_reader.h"
 
 namespace fs = std::filesystem;

@@ -14,11 +14,16 @@ namespace openrecipes::checks {
 
 std::string to_string(ArgClass c) {
   switch (c) {
-    case ArgClass::structural: return "structural";
-    case ArgClass::same_math_swap: return "same-math swap";
-    case ArgClass::bookkeeping: return "bookkeeping";
-    case ArgClass::math: return "math";
-    case ArgClass::unclassified: return "unclassified";
+    case ArgClass::structural:
+      return "structural";
+    case ArgClass::same_math_swap:
+      return "same-math swap";
+    case ArgClass::bookkeeping:
+      return "bookkeeping";
+    case ArgClass::math:
+      return "math";
+    case ArgClass::unclassified:
+      return "unclassified";
   }
   return "unclassified";
 }
@@ -67,10 +72,14 @@ ArgumentRules ArgumentRules::load(const std::filesystem::path& file) {
     r.reject_unknown_keys({"class", "why", "names", "patterns"});
     std::string cls = r.require("class").as_string(64);
     Rule rule;
-    if (cls == "structural") rule.cls = ArgClass::structural;
-    else if (cls == "same_math_swap") rule.cls = ArgClass::same_math_swap;
-    else if (cls == "bookkeeping") rule.cls = ArgClass::bookkeeping;
-    else if (cls == "math") rule.cls = ArgClass::math;
+    if (cls == "structural")
+      rule.cls = ArgClass::structural;
+    else if (cls == "same_math_swap")
+      rule.cls = ArgClass::same_math_swap;
+    else if (cls == "bookkeeping")
+      rule.cls = ArgClass::bookkeeping;
+    else if (cls == "math")
+      rule.cls = ArgClass::math;
     else
       throw InputError(r["class"].where(), "unknown class '" + cls + "'",
                        "use structural, same_math_swap, bookkeeping or math");
@@ -92,8 +101,9 @@ ArgumentRules ArgumentRules::load(const std::filesystem::path& file) {
     if (r["patterns"].defined()) {
       for (const auto& p : r["patterns"].items()) {
         std::string pat = p.as_string(200);
-        if (pat.empty() || pat == "*") throw InputError(p.where(), "a pattern must not be empty or match everything",
-                                                        "name the arguments the rule is for");
+        if (pat.empty() || pat == "*")
+          throw InputError(p.where(), "a pattern must not be empty or match everything",
+                           "name the arguments the rule is for");
         rule.patterns.push_back(pat);
       }
     }

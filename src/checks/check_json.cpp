@@ -5,7 +5,9 @@
 
 namespace openrecipes::checks {
 namespace {
-nlohmann::json text_or_null(const std::optional<std::string>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+nlohmann::json text_or_null(const std::optional<std::string>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
 nlohmann::json finite_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 }  // namespace
 

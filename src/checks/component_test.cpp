@@ -17,8 +17,10 @@ std::string component_test_problem(const ComponentTest& test, const LayerShape& 
     std::string diff;
     for (const auto& [k, v] : model_shape) {
       auto it = test.shape.find(k);
-      if (it == test.shape.end()) diff += fmt::format(" {} missing (model {});", k, v);
-      else if (it->second != v) diff += fmt::format(" {} {} (model {});", k, it->second, v);
+      if (it == test.shape.end())
+        diff += fmt::format(" {} missing (model {});", k, v);
+      else if (it->second != v)
+        diff += fmt::format(" {} {} (model {});", k, it->second, v);
     }
     for (const auto& [k, v] : test.shape)
       if (!model_shape.count(k)) diff += fmt::format(" {} {} (not a field of the model's shape);", k, v);

@@ -19,7 +19,7 @@ struct ComponentTest {
   double bound = 0;        ///< the error bound it was held to (>= 0)
   double worst_error = 0;  ///< the worst error it saw (>= 0)
   bool passed = false;
-  std::string where;       ///< recipe file:line, for messages
+  std::string where;  ///< recipe file:line, for messages
 };
 
 /// Why a component test does or does not count for `model_shape` (SPEC §4.2: it counts only if passed,

@@ -43,9 +43,10 @@ void check_conventions(const std::map<std::string, std::string>& args, const std
     if (std::find(c.families.begin(), c.families.end(), model.family) == c.families.end()) continue;
     auto it = args.find(c.argument);
     if (it == args.end()) {
-      problems.push_back(fmt::format("objective convention: the {} does not record {} ({} models must train with "
-                                     "{} = {}: {})",
-                                     whose, c.argument, model.family, c.argument, format_double(c.equals), c.why));
+      problems.push_back(
+          fmt::format("objective convention: the {} does not record {} ({} models must train with "
+                      "{} = {}: {})",
+                      whose, c.argument, model.family, c.argument, format_double(c.equals), c.why));
       continue;
     }
     auto nums = argument_numbers(it->second);

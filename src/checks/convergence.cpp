@@ -31,9 +31,10 @@ LossCurve loss_curve_from_log(const StepLog& log) {
 
 void require_arm_length(const StepLog& log, std::int64_t steps) {
   if (log.train_iters && *log.train_iters != steps)
-    throw InputError(log.file, fmt::format("this arm ran {} steps; the convergence check compares {}-step arms",
-                                           *log.train_iters, steps),
-                     fmt::format("give the log of a run of exactly {} steps (--train-iters {})", steps, steps));
+    throw InputError(
+        log.file,
+        fmt::format("this arm ran {} steps; the convergence check compares {}-step arms", *log.train_iters, steps),
+        fmt::format("give the log of a run of exactly {} steps (--train-iters {})", steps, steps));
   for (const auto& r : log.records)
     if (r.last_step() >= steps)
       throw InputError(fmt::format("{}:{}", log.file, r.line),
@@ -65,14 +66,16 @@ LossCurve read_golden_values(std::string_view json_text, const std::string& file
     bool canonical = !key.empty() && key.size() <= 9 && (key == "0" || key[0] != '0') &&
                      std::all_of(key.begin(), key.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
     if (!canonical)
-      throw InputError(file, fmt::format("key {} is neither a step (0, 1, 2, ... in plain decimal) nor one of the "
-                                         "run-level keys (alloc, max_alloc)",
-                                         quote_for_message(key)),
+      throw InputError(file,
+                       fmt::format("key {} is neither a step (0, 1, 2, ... in plain decimal) nor one of the "
+                                   "run-level keys (alloc, max_alloc)",
+                                   quote_for_message(key)),
                        "give a Megatron-Bridge golden-values file ({\"0\": {\"lm loss\": x}, ...}), unedited");
     auto step = parse_int(key);
     if (!value.is_object() || !value.contains("lm loss") || !value["lm loss"].is_number())
-      throw InputError(file + ": step " + key, "no numeric \"lm loss\"",
-                       "each step needs {\"lm loss\": <number>} (NaN, Infinity and -Infinity as json.dump writes them)");
+      throw InputError(
+          file + ": step " + key, "no numeric \"lm loss\"",
+          "each step needs {\"lm loss\": <number>} (NaN, Infinity and -Infinity as json.dump writes them)");
     c.loss[*step] = value["lm loss"].get<double>();
   }
   if (c.loss.empty()) throw InputError(file, "no steps", "give a Megatron-Bridge golden-values file");
@@ -109,7 +112,8 @@ ConvergenceResult check_convergence(const LossCurve& recipe, const LossCurve& re
     return out;
   }
   // 1. Drop the first floor(0.20 × n) points.
-  const std::size_t skip = static_cast<std::size_t>(std::floor(static_cast<double>(cur.size()) * t.skip_first_fraction));
+  const std::size_t skip =
+      static_cast<std::size_t>(std::floor(static_cast<double>(cur.size()) * t.skip_first_fraction));
   cur.erase(cur.begin(), cur.begin() + static_cast<std::ptrdiff_t>(skip));
   ref.erase(ref.begin(), ref.begin() + static_cast<std::ptrdiff_t>(skip));
   const std::size_t n = cur.size();
@@ -128,7 +132,9 @@ ConvergenceResult check_convergence(const LossCurve& recipe, const LossCurve& re
   }
   // A constant curve has no correlation (numpy.corrcoef gives nan and upstream's r >= 0.95 test then fails):
   // NaN, decided by the values themselves rather than by rounding in the sums.
-  auto constant = [](const std::vector<double>& v) { return std::all_of(v.begin(), v.end(), [&](double x) { return x == v[0]; }); };
+  auto constant = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [&](double x) { return x == v[0]; });
+  };
   out.correlation = constant(cur) || constant(ref) ? std::nan("") : sxy / std::sqrt(sxx) / std::sqrt(syy);
   if (std::isfinite(out.correlation)) out.correlation = std::clamp(out.correlation, -1.0, 1.0);
   if (!(out.correlation >= t.correlation)) out.failed_tests.push_back("correlation");

@@ -42,14 +42,14 @@ LossCurve read_golden_values(std::string_view json_text, const std::string& file
 
 /// The thresholds (Megatron-Bridge pipeline values, SPEC §4.3).
 struct ConvergenceThresholds {
-  double skip_first_fraction = 0.20;  ///< drop the first floor(0.20 × n) points
-  double correlation = 0.95;          ///< Pearson r >= this
-  double high_loss_tolerance = 0.10;  ///< pointwise, when ref > 2.0
-  double medium_loss_tolerance = 0.05;///< pointwise, when 0.5 < ref <= 2.0
-  double low_loss_tolerance = 0.02;   ///< pointwise, when ref <= 0.5
-  double max_failure_ratio = 0.10;    ///< pointwise failures and outliers: fail when ratio > this
-  double final_loss_tolerance = 0.05; ///< |cur − ref| / |ref| at the last point
-  double outlier_sigmas = 3.0;        ///< residual outlier: |r − mean| > 3 × population std
+  double skip_first_fraction = 0.20;    ///< drop the first floor(0.20 × n) points
+  double correlation = 0.95;            ///< Pearson r >= this
+  double high_loss_tolerance = 0.10;    ///< pointwise, when ref > 2.0
+  double medium_loss_tolerance = 0.05;  ///< pointwise, when 0.5 < ref <= 2.0
+  double low_loss_tolerance = 0.02;     ///< pointwise, when ref <= 0.5
+  double max_failure_ratio = 0.10;      ///< pointwise failures and outliers: fail when ratio > this
+  double final_loss_tolerance = 0.05;   ///< |cur − ref| / |ref| at the last point
+  double outlier_sigmas = 3.0;          ///< residual outlier: |r − mean| > 3 × population std
 };
 
 /// The record a recipe keeps (SPEC §4.3): verdict, r, final loss difference, pointwise failures, outliers,
@@ -57,9 +57,9 @@ struct ConvergenceThresholds {
 /// outliers; plus missing_steps and non_finite_loss, which upstream does not have).
 struct ConvergenceResult {
   bool passed = false;
-  std::int64_t points = 0;          ///< points compared after the skip
-  double correlation = 0;           ///< Pearson r (NaN when a curve is constant: counts as failed)
-  double final_loss_rel_diff = 0;   ///< |cur − ref| / |ref| at the last step (a fraction, not nats)
+  std::int64_t points = 0;         ///< points compared after the skip
+  double correlation = 0;          ///< Pearson r (NaN when a curve is constant: counts as failed)
+  double final_loss_rel_diff = 0;  ///< |cur − ref| / |ref| at the last step (a fraction, not nats)
   std::int64_t pointwise_failures = 0;
   std::int64_t outliers = 0;
   std::vector<std::string> failed_tests;

@@ -79,12 +79,12 @@ std::vector<std::string> check_logged_learning_rates(const std::map<std::string,
     const double got = *rec.learning_rate;
     if (std::fabs(got - *want) <= kPrintedRateTolerance * std::fabs(*want) + 1e-12) continue;
     if (out.size() < 3)
-      out.push_back(fmt::format("{}:{}: the log prints learning rate {} at iteration {}{}, but the argument dump's "
-                                "schedule (lr {}, min_lr {}, lr_decay_style {}) gives {}",
-                                log.file, rec.line, fmt::format("{:.6E}", got), iteration,
-                                skipped ? fmt::format(" ({} skipped before it)", skipped) : std::string(),
-                                args.at("lr"), args.at("min_lr"), args.at("lr_decay_style"),
-                                fmt::format("{:.6E}", *want)));
+      out.push_back(
+          fmt::format("{}:{}: the log prints learning rate {} at iteration {}{}, but the argument dump's "
+                      "schedule (lr {}, min_lr {}, lr_decay_style {}) gives {}",
+                      log.file, rec.line, fmt::format("{:.6E}", got), iteration,
+                      skipped ? fmt::format(" ({} skipped before it)", skipped) : std::string(), args.at("lr"),
+                      args.at("min_lr"), args.at("lr_decay_style"), fmt::format("{:.6E}", *want)));
     else
       ++more;
   }

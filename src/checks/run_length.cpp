@@ -17,7 +17,8 @@ bool is_run_length_change(const std::string& name, const std::map<std::string, s
   if (name == "train_iters" || name == "train_samples" || name == "exit_interval" || name == "exit_duration_in_mins" ||
       name == "num_rollout")
     return true;
-  if (name == "lr_decay_iters") return follows(a, "lr_decay_iters", "train_iters") && follows(b, "lr_decay_iters", "train_iters");
+  if (name == "lr_decay_iters")
+    return follows(a, "lr_decay_iters", "train_iters") && follows(b, "lr_decay_iters", "train_iters");
   if (name == "lr_decay_samples")
     return follows(a, "lr_decay_samples", "train_samples") && follows(b, "lr_decay_samples", "train_samples");
   return false;

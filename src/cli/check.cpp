@@ -23,8 +23,7 @@ namespace openrecipes::cli {
 namespace {
 
 struct CheckOptions {
-  std::string recipe, reference, rules = "registry/rules/arguments.yaml", family, format = "megatron",
-                                 reference_format;
+  std::string recipe, reference, rules = "registry/rules/arguments.yaml", family, format = "megatron", reference_format;
   bool json = false;
   bool rules_given = false;
 };
@@ -57,8 +56,9 @@ void require_known_family(const std::string& family, const checks::ArgumentRules
   std::string list;
   for (const auto& f : known) list += (list.empty() ? "" : ", ") + f;
   throw InputError("--family", fmt::format("unknown model family {}", quote_for_message(family)),
-                   "use one of: " + list + " (the families of registry/models/*.yaml and of the objective "
-                   "conventions in the rules file)");
+                   "use one of: " + list +
+                       " (the families of registry/models/*.yaml and of the objective "
+                       "conventions in the rules file)");
 }
 
 int run_config(const CheckOptions& o) {
@@ -70,8 +70,8 @@ int run_config(const CheckOptions& o) {
   if (o.json) {
     std::cout << checks::to_json(r).dump(2) << "\n";
   } else {
-    std::cout << fmt::format("configuration check: {} ({} changed argument(s))\n", r.eligible ? "eligible" : "ineligible",
-                             r.changes.size());
+    std::cout << fmt::format("configuration check: {} ({} changed argument(s))\n",
+                             r.eligible ? "eligible" : "ineligible", r.changes.size());
     for (const auto& c : r.changes)
       std::cout << fmt::format("  {:<40} {} -> {}  [{}{}]\n", c.name, c.reference_value.value_or("(absent)"),
                                c.recipe_value.value_or("(absent)"), checks::to_string(c.classification.cls),
@@ -90,45 +90,47 @@ int run_convergence(const CheckOptions& o) {
   } else {
     std::cout << fmt::format("convergence check: {}\n", r.passed ? "pass" : "fail");
     if (r.points)
-      std::cout << fmt::format("  points {} (steps {}-19), correlation {}, final loss difference {:.4f}%, "
-                               "pointwise failures {}, outliers {}\n",
-                               r.points, 20 - r.points,
-                               std::isfinite(r.correlation) ? fmt::format("{:.6f}", r.correlation)
-                                                            : std::string("undefined (a constant curve)"),
-                               100 * r.final_loss_rel_diff, r.pointwise_failures, r.outliers);
+      std::cout << fmt::format(
+          "  points {} (steps {}-19), correlation {}, final loss difference {:.4f}%, "
+          "pointwise failures {}, outliers {}\n",
+          r.points, 20 - r.points,
+          std::isfinite(r.correlation) ? fmt::format("{:.6f}", r.correlation)
+                                       : std::string("undefined (a constant curve)"),
+          100 * r.final_loss_rel_diff, r.pointwise_failures, r.outliers);
     for (const auto& d : checks::describe_failures(r)) std::cout << "  failed: " << d << "\n";
     for (const auto& p : r.problems) std::cout << "  problem: " << p << "\n";
   }
   return r.passed ? 0 : 1;
 }
 
-const bool registered = register_command({
-    "check", "Run one correctness check: config (argument diff) or convergence (20-step loss curves)",
-    [](CLI::App& app) {
-      auto o = std::make_shared<CheckOptions>();
-      app.require_subcommand(1);
-      auto* config = app.add_subcommand("config", "Diff and class the resolved arguments of two Megatron logs");
-      config->add_option("recipe", o->recipe, "Log (or dump) of the recipe's run")->required();
-      config->add_option("reference", o->reference, "Log (or dump) of the reference recipe's run")->required();
-      auto* rules_option = config->add_option("--rules", o->rules, "Argument classes (default: the bundled registry's)")
-                               ->capture_default_str();
-      config->add_option("--family", o->family, "Model family, for objective conventions (e.g. qwen3.5)");
-      config->add_flag("--json", o->json, "Machine-readable output");
-      auto* conv = app.add_subcommand("convergence", "Compare the per-step loss of two 20-step arms");
-      conv->add_option("recipe", o->recipe, "The recipe's 20-step arm")->required();
-      conv->add_option("reference", o->reference, "The reference arm")->required();
-      conv->add_option("--format", o->format,
-                       "Format of the arms: megatron, megatron-bridge, slime, miles, steps-jsonl, golden-values")
-          ->capture_default_str();
-      conv->add_option("--reference-format", o->reference_format, "Format of the reference arm, when it differs");
-      conv->add_flag("--json", o->json, "Machine-readable output");
-      return [o, config, conv, rules_option]() -> int {
-        o->rules_given = rules_option->count() > 0;
-        if (config->parsed()) return run_config(*o);
-        if (conv->parsed()) return run_convergence(*o);
-        return 2;
-      };
-    }});
+const bool registered = register_command(
+    {"check", "Run one correctness check: config (argument diff) or convergence (20-step loss curves)",
+     [](CLI::App& app) {
+       auto o = std::make_shared<CheckOptions>();
+       app.require_subcommand(1);
+       auto* config = app.add_subcommand("config", "Diff and class the resolved arguments of two Megatron logs");
+       config->add_option("recipe", o->recipe, "Log (or dump) of the recipe's run")->required();
+       config->add_option("reference", o->reference, "Log (or dump) of the reference recipe's run")->required();
+       auto* rules_option =
+           config->add_option("--rules", o->rules, "Argument classes (default: the bundled registry's)")
+               ->capture_default_str();
+       config->add_option("--family", o->family, "Model family, for objective conventions (e.g. qwen3.5)");
+       config->add_flag("--json", o->json, "Machine-readable output");
+       auto* conv = app.add_subcommand("convergence", "Compare the per-step loss of two 20-step arms");
+       conv->add_option("recipe", o->recipe, "The recipe's 20-step arm")->required();
+       conv->add_option("reference", o->reference, "The reference arm")->required();
+       conv->add_option("--format", o->format,
+                        "Format of the arms: megatron, megatron-bridge, slime, miles, steps-jsonl, golden-values")
+           ->capture_default_str();
+       conv->add_option("--reference-format", o->reference_format, "Format of the reference arm, when it differs");
+       conv->add_flag("--json", o->json, "Machine-readable output");
+       return [o, config, conv, rules_option]() -> int {
+         o->rules_given = rules_option->count() > 0;
+         if (config->parsed()) return run_config(*o);
+         if (conv->parsed()) return run_convergence(*o);
+         return 2;
+       };
+     }});
 
 }  // namespace
 }  // namespace openrecipes::cli

@@ -50,91 +50,103 @@ std::optional<std::int64_t> given(const CLI::Option* opt, std::int64_t value, co
   return value;
 }
 
-const bool registered = register_command({
-    "measure", "Score (tokens/s/GPU) and step-time CV of one training log over the measured window",
-    [](CLI::App& app) {
-      auto o = std::make_shared<MeasureOptions>();
-      app.add_option("log", o->log, "Training log (or steps.jsonl)")->required();
-      app.add_option("--format", o->format, "megatron, megatron-bridge, slime, miles or steps-jsonl")->capture_default_str();
-      auto* gpus_opt = app.add_option("--gpus", o->gpus, "GPU count, 1..100000 (default: world_size from the argument dump)");
-      auto* row_opt =
-          app.add_option("--row-length", o->row_length, "Tokens per row, 1..4194304 (default: seq_length from the dump, else 8192)");
-      auto* gbs_opt = app.add_option("--global-batch", o->global_batch, "Rows per step (default: from the log, else 128)");
-      auto* steps_opt = app.add_option("--steps-per-run", o->steps_per_run,
-                                       "Steps the run ran (default: from the log; must agree with the log's own count)");
-      app.add_option("--window", o->window, "Measured window FIRST-LAST, for runs the protocol has no window for");
-      app.add_flag("--json", o->json, "Machine-readable output");
-      return [o, gpus_opt, row_opt, gbs_opt, steps_opt]() -> int {
-        const auto gpus_given = given(gpus_opt, o->gpus, kGpus);
-        const auto row_given = given(row_opt, o->row_length, kRowLength);
-        const auto gbs_given = given(gbs_opt, o->global_batch, kGlobalBatch);
-        const auto steps_given = given(steps_opt, o->steps_per_run, kStepsPerRun);
-        std::optional<measure::Window> declared;
-        if (!o->window.empty()) {
-          auto parts = split(o->window, '-');
-          auto a = parts.size() == 2 ? parse_int(parts[0]) : std::nullopt;
-          auto b = parts.size() == 2 ? parse_int(parts[1]) : std::nullopt;
-          if (!a || !b)
-            throw InputError("--window", fmt::format("{} is not FIRST-LAST", quote_for_message(o->window)),
-                             "give two 0-based step numbers, e.g. --window 5-19");
-          declared = measure::Window{*a, *b};
-        }
-        std::string text = read_file(o->log);
-        std::optional<evidence::ArgumentDump> dump;  // none: the options must say what it would have
-        if (o->format == "megatron" || o->format == "megatron-bridge") dump = evidence::find_megatron_args(text, o->log);
-        auto log = evidence::parse_step_log(text, o->format, dump ? evidence::log_interval_of(*dump) : std::nullopt, o->log);
-        std::int64_t gpus = gpus_given.value_or(dump_int(dump, "world_size").value_or(0));
-        if (gpus < 1) throw InputError(o->log, "the GPU count is not in the log", "pass --gpus N");
-        std::int64_t row = row_given.value_or(dump_int(dump, "seq_length").value_or(8192));
-        std::int64_t gbs = gbs_given.value_or(dump_int(dump, "global_batch_size").value_or(0));
-        if (!gbs)
-          for (const auto& r : log.records)
-            if (r.rows) gbs = *r.rows;
-        if (!gbs) gbs = 128;
-        if (row < 1 || gbs < 1)
-          throw InputError(o->log,
-                           fmt::format("the log gives a row length of {} and a global batch of {}; both must be "
-                                       "positive",
-                                       row, gbs),
-                           "pass --row-length and --global-batch");
-        if (steps_given && log.train_iters && *steps_given != *log.train_iters)
-          throw InputError("--steps-per-run",
-                           fmt::format("{} steps, but the log says the run has {} ('iteration k/ {}')", *steps_given,
-                                       *log.train_iters, *log.train_iters),
-                           "leave --steps-per-run out: the log's own run length is used");
-        std::int64_t steps = steps_given.value_or(log.train_iters.value_or(0));
-        if (!steps) throw InputError(o->log, "the log does not say how many steps the run ran", "pass --steps-per-run");
-        // Window problems name --window only when the user passed it; otherwise they are about the log's run.
-        measure::Window window;
-        try {
-          window = measure::window_for_run(steps, declared, declared ? "--window" : o->log);
-        } catch (const InputError& e) {
-          if (declared) throw;
-          throw InputError(e.where(), e.problem(), "pass --window FIRST-LAST (0-based steps) to measure this run");
-        }
-        auto m = measure::measure_throughput(log, window, {gpus, row, gbs});
-        if (!std::isfinite(m.tokens_per_s_per_gpu) || !std::isfinite(m.cv) || !std::isfinite(m.mean_step_time_s))
-          throw InputError(o->log, "the step times give no finite score (tokens/s/GPU or CV is not a number)",
-                           "the step times are damaged; give the run's own unedited log");
-        if (o->json) {
-          nlohmann::json j{{"log", o->log},          {"format", log.format},
-                           {"window", {window.first, window.last}},
-                           {"gpus", gpus},           {"row_length", row},
-                           {"global_batch", gbs},    {"tokens_per_s_per_gpu", m.tokens_per_s_per_gpu},
-                           {"cv", m.cv},             {"total_tokens", m.total_tokens},
-                           {"total_time_s", m.total_time_s}, {"step_times_s", m.step_times_s},
-                           {"step_time_definition", evidence::step_time_definition(log.format, log.time_field)}};
-          std::cout << j.dump(2) << "\n";
-        } else {
-          std::cout << fmt::format("{}: {}-step run, window {} ({} steps), {} GPU(s), {} rows x {} tokens per step\n",
-                                   o->log, steps, window.str(), window.size(), gpus, gbs, row);
-          std::cout << fmt::format("  tokens/s/GPU  {:.1f}\n  step time     mean {:.4f} s, CV {:.2f}%\n",
-                                   m.tokens_per_s_per_gpu, m.mean_step_time_s, 100 * m.cv);
-          std::cout << "  step time is  " << evidence::step_time_definition(log.format, log.time_field) << "\n";
-        }
-        return 0;
-      };
-    }});
+const bool registered = register_command(
+    {"measure", "Score (tokens/s/GPU) and step-time CV of one training log over the measured window",
+     [](CLI::App& app) {
+       auto o = std::make_shared<MeasureOptions>();
+       app.add_option("log", o->log, "Training log (or steps.jsonl)")->required();
+       app.add_option("--format", o->format, "megatron, megatron-bridge, slime, miles or steps-jsonl")
+           ->capture_default_str();
+       auto* gpus_opt =
+           app.add_option("--gpus", o->gpus, "GPU count, 1..100000 (default: world_size from the argument dump)");
+       auto* row_opt = app.add_option("--row-length", o->row_length,
+                                      "Tokens per row, 1..4194304 (default: seq_length from the dump, else 8192)");
+       auto* gbs_opt =
+           app.add_option("--global-batch", o->global_batch, "Rows per step (default: from the log, else 128)");
+       auto* steps_opt =
+           app.add_option("--steps-per-run", o->steps_per_run,
+                          "Steps the run ran (default: from the log; must agree with the log's own count)");
+       app.add_option("--window", o->window, "Measured window FIRST-LAST, for runs the protocol has no window for");
+       app.add_flag("--json", o->json, "Machine-readable output");
+       return [o, gpus_opt, row_opt, gbs_opt, steps_opt]() -> int {
+         const auto gpus_given = given(gpus_opt, o->gpus, kGpus);
+         const auto row_given = given(row_opt, o->row_length, kRowLength);
+         const auto gbs_given = given(gbs_opt, o->global_batch, kGlobalBatch);
+         const auto steps_given = given(steps_opt, o->steps_per_run, kStepsPerRun);
+         std::optional<measure::Window> declared;
+         if (!o->window.empty()) {
+           auto parts = split(o->window, '-');
+           auto a = parts.size() == 2 ? parse_int(parts[0]) : std::nullopt;
+           auto b = parts.size() == 2 ? parse_int(parts[1]) : std::nullopt;
+           if (!a || !b)
+             throw InputError("--window", fmt::format("{} is not FIRST-LAST", quote_for_message(o->window)),
+                              "give two 0-based step numbers, e.g. --window 5-19");
+           declared = measure::Window{*a, *b};
+         }
+         std::string text = read_file(o->log);
+         std::optional<evidence::ArgumentDump> dump;  // none: the options must say what it would have
+         if (o->format == "megatron" || o->format == "megatron-bridge")
+           dump = evidence::find_megatron_args(text, o->log);
+         auto log =
+             evidence::parse_step_log(text, o->format, dump ? evidence::log_interval_of(*dump) : std::nullopt, o->log);
+         std::int64_t gpus = gpus_given.value_or(dump_int(dump, "world_size").value_or(0));
+         if (gpus < 1) throw InputError(o->log, "the GPU count is not in the log", "pass --gpus N");
+         std::int64_t row = row_given.value_or(dump_int(dump, "seq_length").value_or(8192));
+         std::int64_t gbs = gbs_given.value_or(dump_int(dump, "global_batch_size").value_or(0));
+         if (!gbs)
+           for (const auto& r : log.records)
+             if (r.rows) gbs = *r.rows;
+         if (!gbs) gbs = 128;
+         if (row < 1 || gbs < 1)
+           throw InputError(o->log,
+                            fmt::format("the log gives a row length of {} and a global batch of {}; both must be "
+                                        "positive",
+                                        row, gbs),
+                            "pass --row-length and --global-batch");
+         if (steps_given && log.train_iters && *steps_given != *log.train_iters)
+           throw InputError("--steps-per-run",
+                            fmt::format("{} steps, but the log says the run has {} ('iteration k/ {}')", *steps_given,
+                                        *log.train_iters, *log.train_iters),
+                            "leave --steps-per-run out: the log's own run length is used");
+         std::int64_t steps = steps_given.value_or(log.train_iters.value_or(0));
+         if (!steps)
+           throw InputError(o->log, "the log does not say how many steps the run ran", "pass --steps-per-run");
+         // Window problems name --window only when the user passed it; otherwise they are about the log's run.
+         measure::Window window;
+         try {
+           window = measure::window_for_run(steps, declared, declared ? "--window" : o->log);
+         } catch (const InputError& e) {
+           if (declared) throw;
+           throw InputError(e.where(), e.problem(), "pass --window FIRST-LAST (0-based steps) to measure this run");
+         }
+         auto m = measure::measure_throughput(log, window, {gpus, row, gbs});
+         if (!std::isfinite(m.tokens_per_s_per_gpu) || !std::isfinite(m.cv) || !std::isfinite(m.mean_step_time_s))
+           throw InputError(o->log, "the step times give no finite score (tokens/s/GPU or CV is not a number)",
+                            "the step times are damaged; give the run's own unedited log");
+         if (o->json) {
+           nlohmann::json j{{"log", o->log},
+                            {"format", log.format},
+                            {"window", {window.first, window.last}},
+                            {"gpus", gpus},
+                            {"row_length", row},
+                            {"global_batch", gbs},
+                            {"tokens_per_s_per_gpu", m.tokens_per_s_per_gpu},
+                            {"cv", m.cv},
+                            {"total_tokens", m.total_tokens},
+                            {"total_time_s", m.total_time_s},
+                            {"step_times_s", m.step_times_s},
+                            {"step_time_definition", evidence::step_time_definition(log.format, log.time_field)}};
+           std::cout << j.dump(2) << "\n";
+         } else {
+           std::cout << fmt::format("{}: {}-step run, window {} ({} steps), {} GPU(s), {} rows x {} tokens per step\n",
+                                    o->log, steps, window.str(), window.size(), gpus, gbs, row);
+           std::cout << fmt::format("  tokens/s/GPU  {:.1f}\n  step time     mean {:.4f} s, CV {:.2f}%\n",
+                                    m.tokens_per_s_per_gpu, m.mean_step_time_s, 100 * m.cv);
+           std::cout << "  step time is  " << evidence::step_time_definition(log.format, log.time_field) << "\n";
+         }
+         return 0;
+       };
+     }});
 
 }  // namespace
 }  // namespace openrecipes::cli

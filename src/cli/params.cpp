@@ -10,8 +10,8 @@
 
 #include "cli/command.h"
 #include "core/error.h"
-#include "core/json_limits.h"
 #include "core/files.h"
+#include "core/json_limits.h"
 #include "params/count.h"
 #include "params/report.h"
 

@@ -17,9 +17,9 @@
 #include "core/text.h"
 #include "registry/recipe.h"
 #include "rows/output/megatron_export.h"
-#include "rows/rows_build.h"
 #include "rows/output/rows_hash.h"
 #include "rows/output/rows_verify.h"
+#include "rows/rows_build.h"
 
 namespace openrecipes::cli {
 namespace {
@@ -43,8 +43,9 @@ constexpr std::uint64_t kMaxThreads = 1024;
 std::uint64_t parse_count(const char* option, const std::string& text, std::uint64_t min, std::uint64_t max,
                           const std::string& fix) {
   if (!text.empty() && text[0] == '-')
-    throw InputError(option, quote_for_message(text) + " is negative; it must be a whole number from " +
-                                 std::to_string(min) + " to " + std::to_string(max),
+    throw InputError(option,
+                     quote_for_message(text) + " is negative; it must be a whole number from " + std::to_string(min) +
+                         " to " + std::to_string(max),
                      fix);
   std::uint64_t v = 0;
   bool ok = !text.empty() && text.size() <= 20;
@@ -61,9 +62,10 @@ std::uint64_t parse_count(const char* option, const std::string& text, std::uint
     v = v * 10 + d;
   }
   if (!ok || v < min || v > max)
-    throw InputError(option, quote_for_message(text) + " is not a whole number from " + std::to_string(min) + " to " +
-                                 std::to_string(max),
-                     fix);
+    throw InputError(
+        option,
+        quote_for_message(text) + " is not a whole number from " + std::to_string(min) + " to " + std::to_string(max),
+        fix);
   return v;
 }
 
@@ -81,8 +83,9 @@ unsigned parse_threads(const std::string& text) {
 void print_progress(const rows::RowsBuildProgress& p) {
   double mb = static_cast<double>(p.text_bytes) / 1e6;
   std::fprintf(stderr, "\rrows: %llu/%llu conversations, %llu rows, %.1f MB rendered (%.1f MB/s, %.2f M tokens/s)   ",
-               static_cast<unsigned long long>(p.conversations_done), static_cast<unsigned long long>(p.conversations_total),
-               static_cast<unsigned long long>(p.rows_written), mb, p.seconds > 0 ? mb / p.seconds : 0.0,
+               static_cast<unsigned long long>(p.conversations_done),
+               static_cast<unsigned long long>(p.conversations_total), static_cast<unsigned long long>(p.rows_written),
+               mb, p.seconds > 0 ? mb / p.seconds : 0.0,
                p.seconds > 0 ? static_cast<double>(p.tokens) / p.seconds / 1e6 : 0.0);
   std::fflush(stderr);
 }
@@ -105,10 +108,14 @@ int run_build(const RowsOptions& o) {
   b.dataset_id = o.dataset_id;
   b.dataset_revision = o.dataset_revision;
   b.output = o.output;
-  if (o.compression == "zstd") b.writer.compression = rows::RowsCompression::zstd;
-  else if (o.compression == "snappy") b.writer.compression = rows::RowsCompression::snappy;
-  else if (o.compression == "none") b.writer.compression = rows::RowsCompression::uncompressed;
-  else throw InputError("--compression", "unknown compression '" + o.compression + "'", "use zstd, snappy or none");
+  if (o.compression == "zstd")
+    b.writer.compression = rows::RowsCompression::zstd;
+  else if (o.compression == "snappy")
+    b.writer.compression = rows::RowsCompression::snappy;
+  else if (o.compression == "none")
+    b.writer.compression = rows::RowsCompression::uncompressed;
+  else
+    throw InputError("--compression", "unknown compression '" + o.compression + "'", "use zstd, snappy or none");
   bool tty = !o.quiet && isatty(STDERR_FILENO);
   if (tty) b.progress = print_progress;
   auto r = rows::build_rows(b);
@@ -165,49 +172,52 @@ int run_verify(const RowsOptions& o) {
 int run_export(const RowsOptions& o) {
   if (o.format != "megatron") throw InputError("--format", "unknown export format '" + o.format + "'", "use megatron");
   auto r = rows::export_megatron(o.rows_file, o.prefix, parse_rows(o.rows, "export all the rows"));
-  std::cout << fmt::format("{}.bin / {}.idx: {} sequences, rows_sha256 {}\n", o.prefix, o.prefix, r.rows, r.rows_sha256);
+  std::cout << fmt::format("{}.bin / {}.idx: {} sequences, rows_sha256 {}\n", o.prefix, o.prefix, r.rows,
+                           r.rows_sha256);
   return 0;
 }
 
-const bool registered = register_command({
-    "rows", "Build the workload rows, verify them against a recipe, or export them",
-    [](CLI::App& app) {
-      auto o = std::make_shared<RowsOptions>();
-      app.require_subcommand(1);
-      auto* build = app.add_subcommand("build", "Render, tokenize, permute, join and cut the rows (SPEC §1)");
-      build->add_option("--source", o->sources, "Source parquet shards or JSONL files")->required();
-      build->add_option("--tokenizer", o->tokenizer, "Folder with tokenizer.json (and tokenizer_config.json)")->required();
-      build->add_option("--tokenizer-config", o->tokenizer_config, "tokenizer_config.json, when not in the folder");
-      build->add_option("--chat-template", o->chat_template, "Chat template file (default: the folder's or the config's)");
-      build->add_option("--seed", o->seed, "numpy default_rng seed of the permutation")->capture_default_str();
-      build->add_option("--row-length", o->row_length, "Tokens per row")->capture_default_str();
-      build->add_option("--rows", o->rows, "Stop after this many rows, at least 1 (tokenizes only what they need)");
-      build->add_option("--threads", o->threads, "Worker threads, 1..1024 (default: all cores)");
-      build->add_option("--date", o->date, "The date strftime_now() gives templates")->capture_default_str();
-      build->add_option("--dataset-id", o->dataset_id, "Dataset id for the manifest, e.g. allenai/tulu-3-sft-mixture");
-      build->add_option("--dataset-revision", o->dataset_revision, "Dataset revision for the manifest");
-      build->add_option("--compression", o->compression, "zstd, snappy or none")->capture_default_str();
-      build->add_option("-o,--output", o->output, "rows.parquet to write (the manifest goes beside it)")->required();
-      build->add_flag("--json", o->json, "Machine-readable summary");
-      build->add_flag("--quiet", o->quiet, "No progress display");
-      auto* verify = app.add_subcommand("verify", "Check the first R rows of a build against a recorded rows_sha256");
-      verify->add_option("rows_parquet", o->rows_file, "rows.parquet")->required();
-      verify->add_option("--recipe", o->recipe, "recipe.yaml whose workload.rows to check against");
-      verify->add_option("--rows", o->rows, "R, with --sha256");
-      verify->add_option("--sha256", o->sha256, "Expected rows_sha256 of the first R rows");
-      verify->add_option("--threads", o->threads, "Reader threads");
-      auto* exp = app.add_subcommand("export", "Export rows to another engine's format");
-      exp->add_option("rows_parquet", o->rows_file, "rows.parquet")->required();
-      exp->add_option("--format", o->format, "megatron (Megatron-LM .bin/.idx indexed dataset)")->capture_default_str();
-      exp->add_option("-o,--output", o->prefix, "Output prefix (writes PREFIX.bin and PREFIX.idx)")->required();
-      exp->add_option("--rows", o->rows, "Export only the first R rows");
-      return [o, build, verify, exp]() -> int {
-        if (build->parsed()) return run_build(*o);
-        if (verify->parsed()) return run_verify(*o);
-        if (exp->parsed()) return run_export(*o);
-        return 2;
-      };
-    }});
+const bool registered = register_command(
+    {"rows", "Build the workload rows, verify them against a recipe, or export them", [](CLI::App& app) {
+       auto o = std::make_shared<RowsOptions>();
+       app.require_subcommand(1);
+       auto* build = app.add_subcommand("build", "Render, tokenize, permute, join and cut the rows (SPEC §1)");
+       build->add_option("--source", o->sources, "Source parquet shards or JSONL files")->required();
+       build->add_option("--tokenizer", o->tokenizer, "Folder with tokenizer.json (and tokenizer_config.json)")
+           ->required();
+       build->add_option("--tokenizer-config", o->tokenizer_config, "tokenizer_config.json, when not in the folder");
+       build->add_option("--chat-template", o->chat_template,
+                         "Chat template file (default: the folder's or the config's)");
+       build->add_option("--seed", o->seed, "numpy default_rng seed of the permutation")->capture_default_str();
+       build->add_option("--row-length", o->row_length, "Tokens per row")->capture_default_str();
+       build->add_option("--rows", o->rows, "Stop after this many rows, at least 1 (tokenizes only what they need)");
+       build->add_option("--threads", o->threads, "Worker threads, 1..1024 (default: all cores)");
+       build->add_option("--date", o->date, "The date strftime_now() gives templates")->capture_default_str();
+       build->add_option("--dataset-id", o->dataset_id, "Dataset id for the manifest, e.g. allenai/tulu-3-sft-mixture");
+       build->add_option("--dataset-revision", o->dataset_revision, "Dataset revision for the manifest");
+       build->add_option("--compression", o->compression, "zstd, snappy or none")->capture_default_str();
+       build->add_option("-o,--output", o->output, "rows.parquet to write (the manifest goes beside it)")->required();
+       build->add_flag("--json", o->json, "Machine-readable summary");
+       build->add_flag("--quiet", o->quiet, "No progress display");
+       auto* verify = app.add_subcommand("verify", "Check the first R rows of a build against a recorded rows_sha256");
+       verify->add_option("rows_parquet", o->rows_file, "rows.parquet")->required();
+       verify->add_option("--recipe", o->recipe, "recipe.yaml whose workload.rows to check against");
+       verify->add_option("--rows", o->rows, "R, with --sha256");
+       verify->add_option("--sha256", o->sha256, "Expected rows_sha256 of the first R rows");
+       verify->add_option("--threads", o->threads, "Reader threads");
+       auto* exp = app.add_subcommand("export", "Export rows to another engine's format");
+       exp->add_option("rows_parquet", o->rows_file, "rows.parquet")->required();
+       exp->add_option("--format", o->format, "megatron (Megatron-LM .bin/.idx indexed dataset)")
+           ->capture_default_str();
+       exp->add_option("-o,--output", o->prefix, "Output prefix (writes PREFIX.bin and PREFIX.idx)")->required();
+       exp->add_option("--rows", o->rows, "Export only the first R rows");
+       return [o, build, verify, exp]() -> int {
+         if (build->parsed()) return run_build(*o);
+         if (verify->parsed()) return run_verify(*o);
+         if (exp->parsed()) return run_export(*o);
+         return 2;
+       };
+     }});
 
 }  // namespace
 }  // namespace openrecipes::cli

@@ -2,10 +2,10 @@
 // and the atomic write of one file (DESIGN.md "Output").
 #include "core/atomic_output.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>

@@ -61,9 +61,9 @@ void commit_replacements(std::span<const Replacement> items, const std::function
 /// A fresh temp path next to `final_path`: `<folder>/.<name>.<8 random hex>.tmp`.
 std::filesystem::path temp_path_for(const std::filesystem::path& final_path);
 
-/// Writes `content` to `path` atomically: a guarded temp file in the same folder (temp_path_for), fsync, rename. An interrupted run
-/// leaves either the old file or the new one, never half a file. Throws InputError when the folder cannot
-/// be written or `path` is a folder (with its path and a fix; nothing is written then).
+/// Writes `content` to `path` atomically: a guarded temp file in the same folder (temp_path_for), fsync, rename. An
+/// interrupted run leaves either the old file or the new one, never half a file. Throws InputError when the folder
+/// cannot be written or `path` is a folder (with its path and a fix; nothing is written then).
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
 
 /// Creates `path` (which must not exist: O_EXCL), writes `content` and fsyncs it; no rename. The building block of

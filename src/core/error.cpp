@@ -11,7 +11,9 @@ std::string compose(const std::string& where, const std::string& what, const std
 }  // namespace
 
 InputError::InputError(std::string where, std::string what, std::string fix)
-    : std::runtime_error(compose(where, what, fix)), where_(std::move(where)), what_(std::move(what)),
+    : std::runtime_error(compose(where, what, fix)),
+      where_(std::move(where)),
+      what_(std::move(what)),
       fix_(std::move(fix)) {}
 
 }  // namespace openrecipes

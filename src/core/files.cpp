@@ -18,8 +18,7 @@ namespace fs = std::filesystem;
 std::string read_file(const fs::path& path, std::uint64_t max_bytes) {
   std::error_code ec;
   auto st = fs::status(path, ec);
-  if (ec || !fs::exists(st))
-    throw InputError(path.string(), "file not found", "check the path");
+  if (ec || !fs::exists(st)) throw InputError(path.string(), "file not found", "check the path");
   if (!fs::is_regular_file(st))
     throw InputError(path.string(), "not a regular file", "point at a file, not a folder or device");
   auto size = fs::file_size(path, ec);

@@ -1,4 +1,5 @@
-// File access for untrusted input: bounded reads and evidence paths that may not escape their recipe's folder (DESIGN.md "Untrusted input", "Output").
+// File access for untrusted input: bounded reads and evidence paths that may not escape their recipe's folder
+// (DESIGN.md "Untrusted input", "Output").
 #pragma once
 
 #include <cstdint>

@@ -22,8 +22,10 @@ void scan_outside_strings(std::string_view text, F&& on) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') {
@@ -86,8 +88,10 @@ nlohmann::json parse_strict(std::string_view text, const std::string& where, con
         case json::parse_event_t::key: {
           last_key = value.get<std::string>();
           if (!open.empty() && open.back().object && !open.back().keys.insert(last_key).second)
-            throw InputError(where, fmt::format("the key \"{}\" appears twice in one object (JSON readers disagree "
-                                                "on which one wins)", path(last_key)),
+            throw InputError(where,
+                             fmt::format("the key \"{}\" appears twice in one object (JSON readers disagree "
+                                         "on which one wins)",
+                                         path(last_key)),
                              fix);
           break;
         }

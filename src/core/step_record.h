@@ -29,11 +29,11 @@ struct StepRecord {
 
 /// All records one evidence file gave, in file order.
 struct StepLog {
-  std::string file;                          ///< the evidence file, for messages
-  std::string format;                        ///< parser that read it: megatron, megatron-bridge, slime, steps-jsonl
-  std::string time_field;                    ///< the log's name for the step time (e.g. perf/step_time)
+  std::string file;        ///< the evidence file, for messages
+  std::string format;      ///< parser that read it: megatron, megatron-bridge, slime, steps-jsonl
+  std::string time_field;  ///< the log's name for the step time (e.g. perf/step_time)
   std::vector<StepRecord> records;
-  std::optional<std::int64_t> train_iters;   ///< the run length the log announces (Megatron "iteration k/ N")
+  std::optional<std::int64_t> train_iters;  ///< the run length the log announces (Megatron "iteration k/ N")
 };
 
 }  // namespace openrecipes

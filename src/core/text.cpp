@@ -59,8 +59,8 @@ std::optional<double> parse_double(std::string_view s) {
   if (lower == "-inf" || lower == "-infinity") return -std::numeric_limits<double>::infinity();
   std::string_view body = s;
   if (!body.empty() && body.front() == '+') body.remove_prefix(1);
-  if (body.empty() || !(std::isdigit(static_cast<unsigned char>(body.front())) || body.front() == '.' ||
-                        body.front() == '-'))
+  if (body.empty() ||
+      !(std::isdigit(static_cast<unsigned char>(body.front())) || body.front() == '.' || body.front() == '-'))
     return std::nullopt;
   double v = 0;
   auto [p, ec] = std::from_chars(body.data(), body.data() + body.size(), v, std::chars_format::general);

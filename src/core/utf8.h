@@ -49,8 +49,7 @@ inline char32_t decode_utf8(const char* p, std::size_t& len) {
     return (char32_t(u[0] & 0x0F) << 12) | (char32_t(u[1] & 0x3F) << 6) | (u[2] & 0x3F);
   }
   len = 4;
-  return (char32_t(u[0] & 0x07) << 18) | (char32_t(u[1] & 0x3F) << 12) | (char32_t(u[2] & 0x3F) << 6) |
-         (u[3] & 0x3F);
+  return (char32_t(u[0] & 0x07) << 18) | (char32_t(u[1] & 0x3F) << 12) | (char32_t(u[2] & 0x3F) << 6) | (u[3] & 0x3F);
 }
 
 /// Appends the UTF-8 encoding (1..4 bytes) of `c`, a Unicode scalar value, to `out`.

@@ -168,8 +168,7 @@ void check_tag(const YAML::Node& n, const std::string& name, const std::string& 
 // Walks the tree once after loading: duplicate keys in a map (yaml-cpp keeps the first one silently) and tags.
 void check_tree(const YAML::Node& n, const std::string& name, const std::string& path, int depth) {
   if (depth > 256)
-    throw InputError(fmt::format("{}:{}", name, line_of(n)), "YAML nested deeper than 256 levels",
-                     "flatten the file");
+    throw InputError(fmt::format("{}:{}", name, line_of(n)), "YAML nested deeper than 256 levels", "flatten the file");
   check_tag(n, name, path);
   if (n.IsMap()) {
     std::vector<std::pair<std::string, YAML::Node>> seen;
@@ -183,8 +182,8 @@ void check_tree(const YAML::Node& n, const std::string& name, const std::string&
       for (const auto& [prev, prev_node] : seen)
         if (prev == k)
           throw InputError(fmt::format("{}:{}: {}", name, line_of(kv.first), child),
-                           fmt::format("duplicate key {} (first at line {}, again at line {})",
-                                       quote_for_message(k), line_of(prev_node), line_of(kv.first)),
+                           fmt::format("duplicate key {} (first at line {}, again at line {})", quote_for_message(k),
+                                       line_of(prev_node), line_of(kv.first)),
                            "keep one of them; YAML readers disagree on which one wins");
       seen.emplace_back(k, kv.first);
       check_tree(kv.second, name, child, depth + 1);

@@ -19,7 +19,6 @@ std::int64_t days_from_civil(std::int64_t y, std::int64_t m, std::int64_t d) {
   return era * 146097 + doe - 719468;
 }
 
-
 bool digits(std::string_view s, std::size_t at, std::size_t n, std::int64_t& out) {
   if (at + n > s.size()) return false;
   out = 0;
@@ -52,8 +51,7 @@ std::optional<CalendarTime> parse_calendar_time(std::string_view s, char separat
     t.resolution_s = std::pow(10.0, -static_cast<double>(n));
     fraction = static_cast<double>(f) * t.resolution_s;
   }
-  if (y < 1970 || d < 1 || d > days_in_month(static_cast<int>(y), static_cast<int>(mo)) || h > 23 ||
-      mi > 59 || se > 59)
+  if (y < 1970 || d < 1 || d > days_in_month(static_cast<int>(y), static_cast<int>(mo)) || h > 23 || mi > 59 || se > 59)
     return fail("not a date or time of day");
   t.seconds = static_cast<double>(days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se) + fraction;
   return t;

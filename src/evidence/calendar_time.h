@@ -14,7 +14,6 @@ struct CalendarTime {
   double resolution_s = 1;
 };
 
-
 /// Parses exactly "YYYY-MM-DD<sep>HH:MM:SS[.f{1,9}]" (the whole of `text`), `sep` being ' ' or 'T' as allowed
 /// by `separator`. Years 1970..9999; the month's real length (leap years included); hours 0..23, minutes
 /// 0..59, seconds 0..59 (leap seconds are not printed by the tools we read). Returns nullopt and sets `why`

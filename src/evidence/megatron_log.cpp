@@ -80,8 +80,7 @@ std::optional<CalendarTime> stamp_before(std::string_view line, std::size_t head
   return t;
 }
 
-IterationLine parse_iteration_fields(std::string_view rest, const std::string& where, std::int64_t k,
-                                     std::int64_t n) {
+IterationLine parse_iteration_fields(std::string_view rest, const std::string& where, std::int64_t k, std::int64_t n) {
   IterationLine it;
   it.iteration = k;
   it.train_iters = n;
@@ -112,13 +111,20 @@ IterationLine parse_iteration_fields(std::string_view rest, const std::string& w
                          "the log is edited or damaged; give the run's own unedited log");
       return *v;
     };
-    if (name == "elapsed time per iteration (ms)") it.elapsed_ms = need_double(name);
-    else if (name == "global batch size") it.global_batch = need_int(name);
-    else if (name == "lm loss") it.loss = need_double(name);
-    else if (name == "learning rate") it.learning_rate = need_double(name);
-    else if (name == "grad norm") it.grad_norm = need_double(name);
-    else if (name == "number of skipped iterations") it.skipped = need_int(name);
-    else if (name == "number of nan iterations") it.nan = need_int(name);
+    if (name == "elapsed time per iteration (ms)")
+      it.elapsed_ms = need_double(name);
+    else if (name == "global batch size")
+      it.global_batch = need_int(name);
+    else if (name == "lm loss")
+      it.loss = need_double(name);
+    else if (name == "learning rate")
+      it.learning_rate = need_double(name);
+    else if (name == "grad norm")
+      it.grad_norm = need_double(name);
+    else if (name == "number of skipped iterations")
+      it.skipped = need_int(name);
+    else if (name == "number of nan iterations")
+      it.nan = need_int(name);
   }
   return it;
 }
@@ -224,25 +230,26 @@ StepLog assemble(std::vector<RawLine>& raw, const std::string& file, const std::
   for (const auto& r : raw) {
     std::string where = fmt::format("{}:{}", file, r.line);
     if (r.it.train_iters != *log.train_iters)
-      throw InputError(where, fmt::format("this line says the run has {} iterations, an earlier line said {}",
-                                          r.it.train_iters, *log.train_iters),
+      throw InputError(where,
+                       fmt::format("this line says the run has {} iterations, an earlier line said {}",
+                                   r.it.train_iters, *log.train_iters),
                        "give the log of one run only");
     if (r.it.iteration < 1)
       throw InputError(where, fmt::format("iteration number must be at least 1 (this line says {})", r.it.iteration),
                        "Megatron counts iterations from 1; give the run's own unedited log");
     if (r.it.iteration > r.it.train_iters)
       throw InputError(where,
-                       fmt::format("iteration {} is beyond the run's length ('{}/ {}')", r.it.iteration,
-                                   r.it.iteration, r.it.train_iters),
+                       fmt::format("iteration {} is beyond the run's length ('{}/ {}')", r.it.iteration, r.it.iteration,
+                                   r.it.train_iters),
                        "Megatron stops at --train-iters; give the log of one run only, unedited");
     if (!r.it.elapsed_ms)
       throw InputError(where, "training_log line has no 'elapsed time per iteration (ms)'",
                        "the log is truncated or not a Megatron-LM training log");
     if (*r.it.elapsed_ms > 0 && *r.it.elapsed_ms / 1000.0 < kMinStepTimeS)
-      throw InputError(where,
-                       fmt::format("step time {} ms is below 1 ms; no training step is that fast",
-                                   format_double(*r.it.elapsed_ms)),
-                       "the step times were edited or damaged; give the run's own unedited log");
+      throw InputError(
+          where,
+          fmt::format("step time {} ms is below 1 ms; no training step is that fast", format_double(*r.it.elapsed_ms)),
+          "the step times were edited or damaged; give the run's own unedited log");
   }
   // Megatron prints a line every `log_interval` iterations. The interval is the argument dump's when known,
   // else the smallest gap between consecutive lines; a larger gap means lines (and steps) are missing, which
@@ -264,10 +271,10 @@ StepLog assemble(std::vector<RawLine>& raw, const std::string& file, const std::
     std::string where = fmt::format("{}:{}", file, raw[r].line);
     std::int64_t k = std::min<std::int64_t>(interval, it.iteration);
     if (it.skipped < 0 || it.nan < 0 || it.skipped > k || it.nan > k)
-      throw InputError(where,
-                       fmt::format("skipped ({}) or nan ({}) iterations out of range for an interval of {}",
-                                   it.skipped, it.nan, k),
-                       "the log is edited or damaged; give the run's own unedited log");
+      throw InputError(
+          where,
+          fmt::format("skipped ({}) or nan ({}) iterations out of range for an interval of {}", it.skipped, it.nan, k),
+          "the log is edited or damaged; give the run's own unedited log");
     StepRecord rec;
     rec.first_step = it.iteration - k;  // iterations [it-k+1, it] are steps [it-k, it-1]
     rec.steps = k;
@@ -321,7 +328,7 @@ StepLog parse_megatron_log(std::string_view text, const std::string& file, std::
 StepLog parse_megatron_bridge_log(std::string_view text, const std::string& file,
                                   std::optional<std::int64_t> log_interval) {
   std::vector<RawLine> raw;
-  double pending = 0;  // the last Step Time not yet given to an iteration line (valid when pending_line > 0)
+  double pending = 0;   // the last Step Time not yet given to an iteration line (valid when pending_line > 0)
   bool paused = false;  // an evaluation or checkpoint save logged since the last iteration line
   std::size_t pending_line = 0;
   auto lines = lines_of(text);
@@ -337,9 +344,10 @@ StepLog parse_megatron_bridge_log(std::string_view text, const std::string& file
         throw InputError(where, "malformed 'Step Time : <seconds>s' line: " + quote_for_message(line),
                          "the log is truncated or not a Megatron-Bridge log");
       if (pending_line)
-        throw InputError(where, fmt::format("two Step Time lines (lines {} and {}) with no iteration line between",
-                                            pending_line, i + 1),
-                         "give the log of one run only, unedited");
+        throw InputError(
+            where,
+            fmt::format("two Step Time lines (lines {} and {}) with no iteration line between", pending_line, i + 1),
+            "give the log of one run only, unedited");
       pending = *v;
       pending_line = i + 1;
       continue;

@@ -43,8 +43,10 @@ class Parser {
         ++i_;
         ws();
         while (!at_end() && s_[i_] != ',' && s_[i_] != ')') {
-          if (s_[i_] == '\'' || s_[i_] == '"') str();
-          else ++i_;
+          if (s_[i_] == '\'' || s_[i_] == '"')
+            str();
+          else
+            ++i_;
         }
       }
       expect(')');
@@ -125,13 +127,27 @@ class Parser {
       if (at_end()) break;
       char e = s_[i_++];
       switch (e) {
-        case 'n': out.push_back('\n'); break;
-        case 't': out.push_back('\t'); break;
-        case 'r': out.push_back('\r'); break;
-        case '\\': out.push_back('\\'); break;
-        case '\'': out.push_back('\''); break;
-        case '"': out.push_back('"'); break;
-        default: out.push_back('\\'); out.push_back(e);
+        case 'n':
+          out.push_back('\n');
+          break;
+        case 't':
+          out.push_back('\t');
+          break;
+        case 'r':
+          out.push_back('\r');
+          break;
+        case '\\':
+          out.push_back('\\');
+          break;
+        case '\'':
+          out.push_back('\'');
+          break;
+        case '"':
+          out.push_back('"');
+          break;
+        default:
+          out.push_back('\\');
+          out.push_back(e);
       }
     }
     if (at_end()) fail("unterminated string");
@@ -148,10 +164,14 @@ class Parser {
     bool is_float = false;
     while (!at_end()) {
       char c = s_[i_];
-      if (c >= '0' && c <= '9') ++i_;
-      else if (c == '.' || c == 'e' || c == 'E') is_float = true, ++i_;
-      else if ((c == '-' || c == '+') && (s_[i_ - 1] == 'e' || s_[i_ - 1] == 'E')) ++i_;
-      else break;
+      if (c >= '0' && c <= '9')
+        ++i_;
+      else if (c == '.' || c == 'e' || c == 'E')
+        is_float = true, ++i_;
+      else if ((c == '-' || c == '+') && (s_[i_ - 1] == 'e' || s_[i_ - 1] == 'E'))
+        ++i_;
+      else
+        break;
     }
     std::string_view text = s_.substr(start, i_ - start);
     if (!is_float) {

@@ -48,8 +48,8 @@ RunTimes parse_launcher_times(std::string_view text, const std::string& file, co
       auto eq = words[w].find('=');
       if (eq == std::string_view::npos) throw InputError(where, "malformed field " + quote_for_message(words[w]), fix);
       if (!kv.emplace(words[w].substr(0, eq), words[w].substr(eq + 1)).second)
-        throw InputError(where,
-                         fmt::format("field {} is given twice", quote_for_message(words[w].substr(0, eq + 1))), fix);
+        throw InputError(where, fmt::format("field {} is given twice", quote_for_message(words[w].substr(0, eq + 1))),
+                         fix);
     }
     for (const char* need : {"rc", "start", "end"})
       if (!kv.count(need)) throw InputError(where, fmt::format("missing field '{}='", need), fix);
@@ -85,8 +85,8 @@ RunTimes parse_sacct_times(std::string_view text, const std::string& file, const
   std::map<std::string_view, std::size_t> col;
   for (std::size_t c = 0; c < header.size(); ++c)
     if (!col.emplace(trim(header[c]), c).second)
-      throw InputError(file + ":1", fmt::format("sacct header names the column {} twice", quote_for_message(trim(header[c]))),
-                       fix);
+      throw InputError(file + ":1",
+                       fmt::format("sacct header names the column {} twice", quote_for_message(trim(header[c]))), fix);
   for (const char* need : {"JobID", "Start", "End"})
     if (!col.count(need)) throw InputError(file + ":1", fmt::format("sacct header has no {} column", need), fix);
   std::optional<RunTimes> found;

@@ -78,12 +78,12 @@ StepLog parse_slime_log(std::string_view text, const std::string& file, const st
   std::size_t time_field_line = 0;        // the first perf line that gave a step time
   // The last step N of each kind of line and where it was: both kinds count up, one line per step.
   std::optional<std::pair<std::int64_t, std::size_t>> last_step, last_perf;
-  auto in_order = [&](std::optional<std::pair<std::int64_t, std::size_t>>& last, std::string_view word,
-                      std::int64_t n, const std::string& where, std::size_t line) {
+  auto in_order = [&](std::optional<std::pair<std::int64_t, std::size_t>>& last, std::string_view word, std::int64_t n,
+                      const std::string& where, std::size_t line) {
     if (last && n < last->first)
       throw InputError(where,
-                       fmt::format("{} {} comes after {} {} (line {}): steps must count up", word, n, word,
-                                   last->first, last->second),
+                       fmt::format("{} {} comes after {} {} (line {}): steps must count up", word, n, word, last->first,
+                                   last->second),
                        "give the log of one run only, without restarts");
     last = std::make_pair(n, line);
   };
@@ -135,9 +135,9 @@ StepLog parse_slime_log(std::string_view text, const std::string& file, const st
         if (repeated(p.perf_line, p.perf_text, "the perf line of step")) continue;
         in_order(last_perf, word, n, where, i + 1);
         if (*t > 0 && *t < kMinStepTimeS)
-          throw InputError(where, fmt::format("'{}' {} s is below 1 ms; no training step is that fast", key,
-                                              format_double(*t)),
-                           "the step times were edited or damaged; give the training job's own unedited log");
+          throw InputError(
+              where, fmt::format("'{}' {} s is below 1 ms; no training step is that fast", key, format_double(*t)),
+              "the step times were edited or damaged; give the training job's own unedited log");
         if (!time_field_line) {
           time_field = key;
           time_field_line = i + 1;

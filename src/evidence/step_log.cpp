@@ -25,29 +25,35 @@ void require_step_log_format(const std::string& format, const std::string& where
 }
 
 std::string step_time_definition(const std::string& format, const std::string& time_field) {
-  auto field = [&](const char* current) { return "'" + (time_field.empty() ? std::string(current) : time_field) + "'"; };
+  auto field = [&](const char* current) {
+    return "'" + (time_field.empty() ? std::string(current) : time_field) + "'";
+  };
   if (format == "megatron")
     return field("elapsed time per iteration (ms)") +
            ": Megatron-LM's timer of each training iteration (forward-backward and optimizer step; stopped for "
            "evaluation and checkpoint saves), averaged over the logging interval";
   if (format == "megatron-bridge")
-    return field("Step Time") + ": Megatron-Bridge's timer of each training iteration (forward-backward and "
-                                "optimizer step)";
+    return field("Step Time") +
+           ": Megatron-Bridge's timer of each training iteration (forward-backward and "
+           "optimizer step)";
   if (format == "slime" || format == "miles") {
     std::string out = field("perf/step_time");
     if (time_field == "perf/total_train_time") out += " (perf/step_time's name before 2025-10-30)";
-    out += " = train_wait + train: from the end of one step's train block to the end of the next. The train block "
-           "holds forward-backward and the optimizer step (and the log-prob pass unless "
-           "--disable-compute-advantages-and-returns); the wait holds all between steps: ";
+    out +=
+        " = train_wait + train: from the end of one step's train block to the end of the next. The train block "
+        "holds forward-backward and the optimizer step (and the log-prob pass unless "
+        "--disable-compute-advantages-and-returns); the wait holds all between steps: ";
     out += format == "slime" ? "slime's weight backup to CPU after every step"
                              : "the weight backup to CPU only when a reference, teacher or old-actor model or "
                                "colocation needs it (miles)";
-    out += ", the perf logging, with train.py a memory clear, checkpoint saves (unlike Megatron's timer, it does not "
-           "stop for them), update_weights (nothing with --debug-train-only) and the wait for the next rollout (for "
-           "SFT the rollout function reads rows; train_async.py overlaps it with the previous step)";
+    out +=
+        ", the perf logging, with train.py a memory clear, checkpoint saves (unlike Megatron's timer, it does not "
+        "stop for them), update_weights (nothing with --debug-train-only) and the wait for the next rollout (for "
+        "SFT the rollout function reads rows; train_async.py overlaps it with the previous step)";
     return out;
   }
-  if (format == "steps-jsonl") return field("time_s") + ": the step's wall-clock time as the run's own harness measured it";
+  if (format == "steps-jsonl")
+    return field("time_s") + ": the step's wall-clock time as the run's own harness measured it";
   require_step_log_format(format, "format");
   return {};  // unreachable: require_step_log_format threw
 }

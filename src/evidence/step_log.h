@@ -42,7 +42,6 @@ StepLog parse_step_log(std::string_view text, const std::string& format, std::op
                        const std::string& file);
 
 StepLog read_step_log(const std::filesystem::path& path, const std::string& format,
-                      std::optional<std::int64_t> log_interval = std::nullopt,
-                      const std::string& display_name = {});
+                      std::optional<std::int64_t> log_interval = std::nullopt, const std::string& display_name = {});
 
 }  // namespace openrecipes::evidence

@@ -55,7 +55,8 @@ StepLog parse_steps_jsonl(std::string_view text, const std::string& file) {
       throw InputError(where, "'tokens' must be a non-negative integer", fix);
     if (!time.is_number()) throw InputError(where, "'time_s' must be a number", fix);
     if (double t = time.get<double>(); t > 0 && t < kMinStepTimeS)
-      throw InputError(where, fmt::format("'time_s' {} s is below 1 ms; no training step is that fast", format_double(t)),
+      throw InputError(where,
+                       fmt::format("'time_s' {} s is below 1 ms; no training step is that fast", format_double(t)),
                        "time_s is the step's wall-clock time in seconds; give the run's own measured times");
     StepRecord r;
     r.first_step = step.get<std::int64_t>();
@@ -74,10 +75,10 @@ StepLog parse_steps_jsonl(std::string_view text, const std::string& file) {
     if (!seen.insert(r.first_step).second)
       throw InputError(where, fmt::format("step {} appears twice", r.first_step), "give one line per step");
     if (!log.records.empty() && r.first_step < log.records.back().first_step)
-      throw InputError(where,
-                       fmt::format("step {} comes after step {}: steps must count up", r.first_step,
-                                   log.records.back().first_step),
-                       "give the steps in the order the run took them");
+      throw InputError(
+          where,
+          fmt::format("step {} comes after step {}: steps must count up", r.first_step, log.records.back().first_step),
+          "give the steps in the order the run took them");
     log.records.push_back(r);
   }
   if (log.records.empty()) throw InputError(file, "no step lines", fix);

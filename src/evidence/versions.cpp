@@ -10,8 +10,10 @@ namespace openrecipes::evidence {
 std::string fold_package_name(std::string_view name) {
   std::string out;
   for (char c : name) {
-    if (c == '-' || c == '.') out.push_back('_');
-    else out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    if (c == '-' || c == '.')
+      out.push_back('_');
+    else
+      out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
   return out;
 }
@@ -38,7 +40,8 @@ bool is_version(std::string_view s) {
   if (s.empty() || s.size() > 100) return false;
   bool digit = false;
   for (char c : s) {
-    if (std::isdigit(static_cast<unsigned char>(c))) digit = true;
+    if (std::isdigit(static_cast<unsigned char>(c)))
+      digit = true;
     else if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-' || c == '_'))
       return false;
   }
@@ -73,8 +76,7 @@ VersionDump parse_versions(std::string_view text, const std::string& file) {
       if (!name.empty() && name.back() == ':') name.remove_suffix(1);
       if (version.find_first_of(" \t") != std::string_view::npos) continue;  // prose, not "name version"
     }
-    if (is_name(name) && is_version(version))
-      out.versions[fold_package_name(name)].insert(std::string(version));
+    if (is_name(name) && is_version(version)) out.versions[fold_package_name(name)].insert(std::string(version));
   }
   return out;
 }

@@ -23,12 +23,14 @@ std::vector<std::string> throughput_claim_problems(double claimed_tokens_per_s_p
   std::vector<std::string> out;
   const double score = t.tokens_per_s_per_gpu;
   if (!within_relative(claimed_tokens_per_s_per_gpu, score, protocol::kClaimTolerance))
-    out.push_back(fmt::format("the recipe claims {:.1f} tokens/s/GPU, but its log gives {:.1f} ({:+.2f}%; the "
-                              "protocol allows {:g}%)",
-                              claimed_tokens_per_s_per_gpu, score, 100 * (claimed_tokens_per_s_per_gpu / score - 1),
-                              100 * protocol::kClaimTolerance));
+    out.push_back(
+        fmt::format("the recipe claims {:.1f} tokens/s/GPU, but its log gives {:.1f} ({:+.2f}%; the "
+                    "protocol allows {:g}%)",
+                    claimed_tokens_per_s_per_gpu, score, 100 * (claimed_tokens_per_s_per_gpu / score - 1),
+                    100 * protocol::kClaimTolerance));
   if (std::fabs(claimed_cv - t.cv) > std::max(0.0005, protocol::kClaimTolerance * t.cv))
-    out.push_back(fmt::format("the recipe claims a step-time CV of {}, but its log gives {}", pct(claimed_cv), pct(t.cv)));
+    out.push_back(
+        fmt::format("the recipe claims a step-time CV of {}, but its log gives {}", pct(claimed_cv), pct(t.cv)));
   return out;
 }
 

@@ -21,8 +21,8 @@ Throughput measure_throughput(const StepLog& log, const Window& window, const St
   for (const auto& r : log.records) {
     if (r.last_step() < window.first || r.first_step > window.last) continue;
     std::string where = fmt::format("{}:{}", log.file, r.line);
-    std::string steps = r.steps == 1 ? fmt::format("step {}", r.first_step)
-                                     : fmt::format("steps {}–{}", r.first_step, r.last_step());
+    std::string steps =
+        r.steps == 1 ? fmt::format("step {}", r.first_step) : fmt::format("steps {}–{}", r.first_step, r.last_step());
     if (r.first_step < window.first || r.last_step() > window.last)
       throw InputError(where,
                        fmt::format("this record averages {} (a logging interval of {}), which the measured window "
@@ -36,12 +36,13 @@ Throughput measure_throughput(const StepLog& log, const Window& window, const St
                          "give the log of one run only");
     }
     if (r.skipped > 0)
-      throw InputError(where, fmt::format("{} skipped {} optimizer update(s) inside the measured window {}", steps,
-                                          r.skipped, window.str()),
+      throw InputError(where,
+                       fmt::format("{} skipped {} optimizer update(s) inside the measured window {}", steps, r.skipped,
+                                   window.str()),
                        "a skipped step trains nothing; fix the loss scale or the data and re-run");
     if (r.nan > 0 || (r.loss && !std::isfinite(*r.loss)))
-      throw InputError(where, fmt::format("{} has a nan loss or gradient inside the measured window {}", steps,
-                                          window.str()),
+      throw InputError(where,
+                       fmt::format("{} has a nan loss or gradient inside the measured window {}", steps, window.str()),
                        "fix the run; a nan step cannot be scored");
     // Megatron's counters count a nan loss and, under a loss scaler, a skipped update; a bf16 step whose gradient
     // norm is nan or inf is applied without either counter moving (and slime logs no counter at all).
@@ -52,7 +53,8 @@ Throughput measure_throughput(const StepLog& log, const Window& window, const St
                                    steps, format_double(*r.grad_norm), window.str()),
                        "fix the run (a non-finite gradient corrupts the update); a step with one cannot be scored");
     if (!r.loss)
-      throw InputError(where, fmt::format("{} has no loss in the log inside the measured window {}", steps, window.str()),
+      throw InputError(where,
+                       fmt::format("{} has no loss in the log inside the measured window {}", steps, window.str()),
                        "give the run's own complete log (Megatron's lm loss, slime's train/loss): a step whose loss "
                        "is not logged cannot be shown to have trained");
     if (!r.time_s)
@@ -63,14 +65,14 @@ Throughput measure_throughput(const StepLog& log, const Window& window, const St
       throw InputError(where, fmt::format("{} has step time {} s; it must be positive", steps, format_double(t)),
                        "the log is damaged; give the run's own log");
     if (r.rows && *r.rows != shape.global_batch)
-      throw InputError(where, fmt::format("{} trained {} rows, but the workload's global batch is {}", steps, *r.rows,
-                                          shape.global_batch),
-                       "record the global batch the run used");
+      throw InputError(
+          where,
+          fmt::format("{} trained {} rows, but the workload's global batch is {}", steps, *r.rows, shape.global_batch),
+          "record the global batch the run used");
     if (r.tokens && static_cast<double>(*r.tokens) != step_tokens)
       throw InputError(where,
                        fmt::format("{} reports {} tokens, but {} rows of {} tokens make {} (rows carry no padding)",
-                                   steps, *r.tokens, shape.global_batch, shape.row_length,
-                                   format_double(step_tokens)),
+                                   steps, *r.tokens, shape.global_batch, shape.row_length, format_double(step_tokens)),
                        "record the workload's global batch and row length as run");
     for (std::int64_t s = r.first_step; s <= r.last_step(); ++s)
       out.step_times_s[static_cast<std::size_t>(s - window.first)] = t;
@@ -79,8 +81,8 @@ Throughput measure_throughput(const StepLog& log, const Window& window, const St
   }
   for (std::int64_t s = window.first; s <= window.last; ++s)
     if (!covered_by.count(s))
-      throw InputError(log.file, fmt::format("step {} of the measured window {} is missing from the log", s,
-                                             window.str()),
+      throw InputError(log.file,
+                       fmt::format("step {} of the measured window {} is missing from the log", s, window.str()),
                        "give the complete log of the run (all steps 0 to the end of the window)");
   const double n = static_cast<double>(window.size());
   out.tokens_per_s_per_gpu = out.total_tokens / (static_cast<double>(shape.gpus) * out.total_time_s);

@@ -19,19 +19,22 @@ Window window_for_run(std::int64_t steps_per_run, std::optional<Window> declared
     rule = Window{kShortWindowFirst, kShortWindowLast};
   if (declared) {
     if (declared->first < 1 || declared->last < declared->first || declared->last >= steps_per_run)
-      throw InputError(where, fmt::format("window {} does not fit a {}-step run (steps 0–{}; step 0 is never measured)",
-                                          declared->str(), steps_per_run, steps_per_run - 1),
+      throw InputError(where,
+                       fmt::format("window {} does not fit a {}-step run (steps 0–{}; step 0 is never measured)",
+                                   declared->str(), steps_per_run, steps_per_run - 1),
                        "give first >= 1 and last <= steps_per_run - 1");
     if (rule && !(*declared == *rule))
-      throw InputError(where, fmt::format("a {}-step run is measured over steps {}, not {}", steps_per_run,
-                                          rule->str(), declared->str()),
-                       "remove the window field or set it to the protocol's window");
+      throw InputError(
+          where,
+          fmt::format("a {}-step run is measured over steps {}, not {}", steps_per_run, rule->str(), declared->str()),
+          "remove the window field or set it to the protocol's window");
     return *declared;
   }
   if (!rule)
-    throw InputError(where, fmt::format("a {}-step run has no protocol window (20-step runs use 5–19, 14-step runs 4–13)",
-                                        steps_per_run),
-                     "run 20 steps, or record the window the run was measured over");
+    throw InputError(
+        where,
+        fmt::format("a {}-step run has no protocol window (20-step runs use 5–19, 14-step runs 4–13)", steps_per_run),
+        "run 20 steps, or record the window the run was measured over");
   return *rule;
 }
 

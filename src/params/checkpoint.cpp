@@ -3,12 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <simdjson.h>
 #include <algorithm>
 #include <atomic>
 #include <exception>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <simdjson.h>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/json_limits.h"
 #include "core/files.h"
+#include "core/json_limits.h"
 #include "core/text.h"
 
 namespace openrecipes::params {

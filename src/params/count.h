@@ -42,19 +42,19 @@ struct ScaleCount {
 
 /// The result of a count.
 struct ParamCount {
-  std::string source;                        // "checkpoint" or "config"
-  std::string model_type;                    // config.json model_type
-  std::int64_t n_active = 0;                 // N: sum of `active` over the counted classes
-  std::int64_t counted_total = 0;            // sum of `params` over the counted classes (every routed expert)
+  std::string source;              // "checkpoint" or "config"
+  std::string model_type;          // config.json model_type
+  std::int64_t n_active = 0;       // N: sum of `active` over the counted classes
+  std::int64_t counted_total = 0;  // sum of `params` over the counted classes (every routed expert)
   /// Every stored parameter, FP4 unpacked: the sum of `params` over every class but quantization_scale (checkpoint
   /// counts only). Quantization scales are not parameters and are not in it.
   std::optional<std::int64_t> total_params;
   /// The quantization_scale class's tensors and values, reported apart from total_params (checkpoint counts only).
   std::optional<ScaleCount> quantization_scales;
-  std::int64_t tensors = 0;                  // tensors read (checkpoint counts only)
-  std::int64_t shards = 0;                   // files read (checkpoint counts only)
-  std::optional<std::int64_t> top_k;         // MoE models
-  std::optional<std::int64_t> num_experts;   // MoE models
+  std::int64_t tensors = 0;                 // tensors read (checkpoint counts only)
+  std::int64_t shards = 0;                  // files read (checkpoint counts only)
+  std::optional<std::int64_t> top_k;        // MoE models
+  std::optional<std::int64_t> num_experts;  // MoE models
   bool output_tied = false;  // no lm_head tensor: the output projection is the input embedding, counted once
   std::array<ClassCount, kParamClassCount> by_class{};
   std::vector<std::string> notes;        // how the count was made (tying, MTP layers, FP4 unpacking, ...)

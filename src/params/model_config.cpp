@@ -126,8 +126,7 @@ void ModelConfig::check_shape() const {
   const std::string fix = "use the checkpoint's own config.json";
   auto where = [&](const char* k) { return source_ + ": " + (nested_ ? "text_config." : "") + k; };
   for (const char* k : {"hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads"})
-    if (auto n = find_int(k); n && *n == 0)
-      throw InputError(where(k), "is 0; a model has at least one", fix);
+    if (auto n = find_int(k); n && *n == 0) throw InputError(where(k), "is 0; a model has at least one", fix);
   auto heads = find_int("num_attention_heads");
   auto kv = find_int("num_key_value_heads");
   if (heads && kv && *kv > *heads)
@@ -137,10 +136,9 @@ void ModelConfig::check_shape() const {
                                  *kv, *heads),
                      fix);
   if (heads && kv && *heads % *kv != 0)
-    throw InputError(where("num_key_value_heads"),
-                     fmt::format("is {}, which does not divide num_attention_heads ({}) into equal groups", *kv,
-                                 *heads),
-                     fix);
+    throw InputError(
+        where("num_key_value_heads"),
+        fmt::format("is {}, which does not divide num_attention_heads ({}) into equal groups", *kv, *heads), fix);
 }
 
 const json& ModelConfig::text() const { return nested_ ? json_["text_config"] : json_; }

@@ -55,8 +55,8 @@ std::string format_table(const ParamCount& pc, const std::string& where, const P
   if (config_check) {
     auto diffs = compare_counts(pc, *config_check);
     if (diffs.empty()) {
-      out +=
-          fmt::format("config.json arithmetic: N {} — agrees with the headers\n", with_thousands(config_check->n_active));
+      out += fmt::format("config.json arithmetic: N {} — agrees with the headers\n",
+                         with_thousands(config_check->n_active));
     } else {
       out += fmt::format("config.json arithmetic: N {} — DISAGREES with the headers:\n",
                          with_thousands(config_check->n_active));

@@ -6,11 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <simdjson.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <simdjson.h>
 
 #include "core/error.h"
 #include "core/text.h"
@@ -311,8 +311,7 @@ TensorInfo validate_entry(RawEntry& raw, const std::string& file_where) {
   TensorInfo t;
   auto d = parse_dtype(raw.dtype);
   if (!d)
-    throw InputError(where(),
-                     "unknown dtype " + quote_for_message(raw.dtype) + " (known: " + known_dtype_names() + ")",
+    throw InputError(where(), "unknown dtype " + quote_for_message(raw.dtype) + " (known: " + known_dtype_names() + ")",
                      "convert the checkpoint with a safetensors release that writes standard dtypes");
   t.dtype = *d;
   if (raw.shape.size() > 64)
@@ -340,14 +339,14 @@ TensorInfo validate_entry(RawEntry& raw, const std::string& file_where) {
   // Sub-byte types are packed along the last dimension, so each row must fill whole bytes: two F4 values per byte,
   // four F6 values per three bytes; a row that ends mid-byte is malformed.
   if (const int packed = packed_row_values(t.dtype); packed > 1 && !t.shape.empty() && t.shape.back() % packed != 0)
-    throw InputError(where(),
-                     fmt::format("shape {} of {} has last dimension {}, not a multiple of {}: {} values are packed "
-                                 "{} to {} along the last dimension, so each row must fill whole bytes",
-                                 shape, dtype_name(t.dtype), t.shape.back(), packed, dtype_name(t.dtype), packed,
-                                 packed * dtype_bits(t.dtype) / 8 == 1
-                                     ? std::string("a byte")
-                                     : fmt::format("{} bytes", packed * dtype_bits(t.dtype) / 8)),
-                     "re-download or re-export the checkpoint; this tensor's shape cannot hold packed values");
+    throw InputError(
+        where(),
+        fmt::format("shape {} of {} has last dimension {}, not a multiple of {}: {} values are packed "
+                    "{} to {} along the last dimension, so each row must fill whole bytes",
+                    shape, dtype_name(t.dtype), t.shape.back(), packed, dtype_name(t.dtype), packed,
+                    packed * dtype_bits(t.dtype) / 8 == 1 ? std::string("a byte")
+                                                          : fmt::format("{} bytes", packed * dtype_bits(t.dtype) / 8)),
+        "re-download or re-export the checkpoint; this tensor's shape cannot hold packed values");
   if (t.end - t.begin != bits / 8)
     throw InputError(where(),
                      fmt::format("data_offsets [{}, {}) hold {} bytes, but shape {} of {} needs {} bytes", t.begin,

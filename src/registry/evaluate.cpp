@@ -10,13 +10,13 @@
 
 #include <fmt/format.h>
 
+#include "checks/lr_schedule.h"
+#include "checks/run_length.h"
+#include "checks/stack.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/sha256.h"
 #include "core/text.h"
-#include "checks/lr_schedule.h"
-#include "checks/run_length.h"
-#include "checks/stack.h"
 #include "evidence/megatron_args.h"
 #include "evidence/scheduler_times.h"
 #include "evidence/step_log.h"
@@ -38,8 +38,8 @@ struct Loaded {
   std::string log_error;
   std::optional<checks::LossCurve> arm;  ///< the 20-step convergence arm
   std::string arm_error;
-  std::string arm_sha256;   ///< sha256 of the arm's file bytes (empty when it could not be read)
-  std::string arm_file;     ///< the arm's path as the recipe writes it
+  std::string arm_sha256;  ///< sha256 of the arm's file bytes (empty when it could not be read)
+  std::string arm_file;    ///< the arm's path as the recipe writes it
   /// The argument dump of a separate arm file (evidence.convergence_arm other than the measured log).
   std::optional<evidence::ArgumentDump> arm_args;
   std::string arm_args_error;
@@ -86,13 +86,16 @@ Loaded load_evidence(const Recipe& r) {
     } else if (r.steps_per_run == 20) {
       out.arm_file = r.log.relative;
       if (out.log) out.arm_sha256 = sha256_hex(read_file(r.log.path));
-      if (out.log) out.arm = checks::loss_curve_from_log(*out.log);
-      else out.arm_error = out.log_error;
+      if (out.log)
+        out.arm = checks::loss_curve_from_log(*out.log);
+      else
+        out.arm_error = out.log_error;
     } else {
-      out.arm_error = fmt::format("the measured run ran {} steps, so it is not a convergence arm (only a run of "
-                                  "exactly 20 steps is), and the recipe gives no separate 20-step arm "
-                                  "(evidence.convergence_arm)",
-                                  r.steps_per_run);
+      out.arm_error = fmt::format(
+          "the measured run ran {} steps, so it is not a convergence arm (only a run of "
+          "exactly 20 steps is), and the recipe gives no separate 20-step arm "
+          "(evidence.convergence_arm)",
+          r.steps_per_run);
     }
   } catch (const InputError& e) {
     out.arm_error = e.what();
@@ -240,9 +243,10 @@ void check_arm_is_the_measured_run(const Context& c, const Recipe& r, const Load
 // SPEC §6: the layout the argument dump shows, and the stack the versions dump shows.
 void check_layout_and_stack(const Recipe& r, const Loaded& ev, RecipeResult& out) {
   if (ev.args)
-    add_all(out, "", layout::argument_dump_mismatches({r.layout, r.gpus, r.workload.global_batch,
-                                                       r.workload.row_length, r.stack.framework == "megatron-lm"},
-                                                      ev.args->values));
+    add_all(out, "",
+            layout::argument_dump_mismatches(
+                {r.layout, r.gpus, r.workload.global_batch, r.workload.row_length, r.stack.framework == "megatron-lm"},
+                ev.args->values));
   std::optional<evidence::VersionDump> dump;
   if (r.versions) {
     try {
@@ -292,8 +296,8 @@ void run_checks(const Context& c, const Recipe& r, const Loaded& ev, RecipeResul
     const Recipe& ref = *res.reference;
     const Loaded& rev = c.loaded.at(ref.id);
     if (!ev.arm_sha256.empty() && ev.arm_sha256 == rev.arm_sha256)
-      out.reasons.push_back(fmt::format("convergence: the recipe's arm is byte-identical to the reference's arm '{}/{}'",
-                                        ref.id, rev.arm_file));
+      out.reasons.push_back(fmt::format(
+          "convergence: the recipe's arm is byte-identical to the reference's arm '{}/{}'", ref.id, rev.arm_file));
     if (ref.model != r.model) out.reasons.push_back("reference: '" + ref.id + "' is a recipe of another model");
     if (ref.workload.key != r.workload.key || ref.workload.row_length != r.workload.row_length ||
         ref.workload.global_batch != r.workload.global_batch ||
@@ -303,9 +307,8 @@ void run_checks(const Context& c, const Recipe& r, const Loaded& ev, RecipeResul
       out.reasons.push_back("configuration check: cannot run: " +
                             (ev.args ? "the reference: " + rev.args_error : ev.args_error));
     else
-      out.configuration = checks::check_configuration(ev.args->values, rev.args->values, c.reg.rules,
-                                                      r.component_tests, facts,
-                                                      run_length_options(r, ev, rev, c.reg.rules, facts));
+      out.configuration = checks::check_configuration(ev.args->values, rev.args->values, c.reg.rules, r.component_tests,
+                                                      facts, run_length_options(r, ev, rev, c.reg.rules, facts));
     if (!ev.arm || !rev.arm)
       out.reasons.push_back("convergence check: cannot run: " +
                             (ev.arm ? "the reference arm: " + rev.arm_error : "the recipe's arm: " + ev.arm_error));
@@ -368,9 +371,9 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
   std::map<std::string, ModelCount> counts;  // N per model, recounted once (SPEC §3)
   for (const auto& [id, m] : reg.models) {
     auto ck = checkpoints.find(id);
-    counts.emplace(id, recount_active_params(m, ck == checkpoints.end()
-                                                    ? std::nullopt
-                                                    : std::optional<std::filesystem::path>(ck->second)));
+    counts.emplace(id,
+                   recount_active_params(
+                       m, ck == checkpoints.end() ? std::nullopt : std::optional<std::filesystem::path>(ck->second)));
   }
   RecipesById by_id;
   for (const auto& e : reg.recipes) by_id[e.id] = &e;
@@ -399,8 +402,8 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
     check_arm_is_the_measured_run(c, r, ev, out);  // SPEC §4.3
     check_layout_and_stack(r, ev, out);            // SPEC §6
     check_evidence_consistency(r, ev, out);
-    check_rows(r, out);                            // SPEC §1, §5
-    run_checks(c, r, ev, out);                     // SPEC §4
+    check_rows(r, out);         // SPEC §1, §5
+    run_checks(c, r, ev, out);  // SPEC §4
     check_check_claims(r, out);
     out.verified = out.reasons.empty();
     results.push_back(std::move(out));

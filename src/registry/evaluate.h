@@ -32,8 +32,8 @@ struct RecipeResult {
   std::optional<double> gpu_hours;
   std::optional<double> dollars_per_million_tokens;
   std::optional<double> mfu;
-  std::int64_t active_params = 0;   ///< N used for MFU
-  std::string active_params_from;   ///< how N was (re)counted: "config arithmetic", "safetensors headers", ...
+  std::int64_t active_params = 0;  ///< N used for MFU
+  std::string active_params_from;  ///< how N was (re)counted: "config arithmetic", "safetensors headers", ...
   std::optional<checks::ConfigCheck> configuration;
   std::optional<checks::ConvergenceResult> convergence;
   bool is_reference = false;  ///< the pair's one reference recipe: both checks pass trivially

@@ -23,8 +23,8 @@ std::map<std::string, GpuType> load_gpus(const std::filesystem::path& file) {
   for (const auto& key : gpus.keys()) {
     auto g = gpus[key];
     if (!std::regex_match(key, key_re)) throw InputError(g.where(), "GPU type '" + key + "' is not a simple name");
-    g.reject_unknown_keys({"name", "instance", "instance_dollars_per_hour", "dollars_per_gpu_hour",
-                           "dense_bf16_tflops", "price_source", "peak_source", "price_date"});
+    g.reject_unknown_keys({"name", "instance", "instance_dollars_per_hour", "dollars_per_gpu_hour", "dense_bf16_tflops",
+                           "price_source", "peak_source", "price_date"});
     GpuType t;
     t.key = key;
     t.name = g.require("name").as_string(200);
@@ -38,11 +38,11 @@ std::map<std::string, GpuType> load_gpus(const std::filesystem::path& file) {
     if (!std::regex_match(t.price_date, date_re))
       throw InputError(g["price_date"].where(), "expected a date YYYY-MM-DD");
     if (std::fabs(t.instance_dollars_per_hour / 8 - t.dollars_per_gpu_hour) > 1e-4)
-      throw InputError(g["dollars_per_gpu_hour"].where(),
-                       fmt::format("{} is not the instance price {} / 8 = {}", format_double(t.dollars_per_gpu_hour),
-                                   format_double(t.instance_dollars_per_hour),
-                                   format_double(t.instance_dollars_per_hour / 8)),
-                       "the rate is the on-demand instance price divided by its 8 GPUs");
+      throw InputError(
+          g["dollars_per_gpu_hour"].where(),
+          fmt::format("{} is not the instance price {} / 8 = {}", format_double(t.dollars_per_gpu_hour),
+                      format_double(t.instance_dollars_per_hour), format_double(t.instance_dollars_per_hour / 8)),
+          "the rate is the on-demand instance price divided by its 8 GPUs");
     out.emplace(key, t);
   }
   if (out.empty()) throw InputError(file.string(), "no GPU types");

@@ -9,14 +9,14 @@ namespace openrecipes::registry {
 
 /// One GPU type. The rate is the instance's on-demand price divided by its 8 GPUs.
 struct GpuType {
-  std::string key;                    ///< "H200"
-  std::string name;                   ///< "NVIDIA H200 141GB"
-  std::string instance;               ///< "AWS p5en.48xlarge"
+  std::string key;       ///< "H200"
+  std::string name;      ///< "NVIDIA H200 141GB"
+  std::string instance;  ///< "AWS p5en.48xlarge"
   double instance_dollars_per_hour = 0;
-  double dollars_per_gpu_hour = 0;    ///< instance price / 8
-  double dense_bf16_tflops = 0;       ///< dense BF16 peak, TFLOP/s
+  double dollars_per_gpu_hour = 0;  ///< instance price / 8
+  double dense_bf16_tflops = 0;     ///< dense BF16 peak, TFLOP/s
   std::string price_source, peak_source;
-  std::string price_date;             ///< YYYY-MM-DD the price was read
+  std::string price_date;  ///< YYYY-MM-DD the price was read
 };
 
 /// Loads gpus.yaml. Throws InputError (file:line: field) on malformed YAML, missing or out-of-range fields,

@@ -14,7 +14,7 @@ struct Pair {
   bool standard_workload = false;
   std::vector<const RecipeResult*> ranked;    ///< verified (or, with include_unverified, all measured), best first
   std::vector<const RecipeResult*> unranked;  ///< not verified, by id
-  bool unreadable = false;  ///< not a pair: the recipes that could not be read (all in `unranked`)
+  bool unreadable = false;                    ///< not a pair: the recipes that could not be read (all in `unranked`)
 };
 
 /// Groups results into pairs sorted by (model, gpu, workload key). Verified recipes rank by tokens/s/GPU

@@ -14,7 +14,8 @@ namespace openrecipes::registry {
 
 std::map<std::string, ModelInfo> load_models(const std::filesystem::path& dir) {
   std::map<std::string, ModelInfo> out;
-  if (!std::filesystem::is_directory(dir)) throw InputError(dir.string(), "no models folder", "create registry/models/");
+  if (!std::filesystem::is_directory(dir))
+    throw InputError(dir.string(), "no models folder", "create registry/models/");
   static const std::regex id_re("[a-z0-9][a-z0-9._-]{0,79}");
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::directory_iterator(dir))
@@ -58,7 +59,8 @@ std::map<std::string, ModelInfo> load_models(const std::filesystem::path& dir) {
       m.config = y["config"].to_json();
     }
     if (y["layer_shape"].defined())
-      for (const auto& k : y["layer_shape"].keys()) m.layer_shape[k] = y["layer_shape"][k].as_int(0, std::int64_t{1} << 40);
+      for (const auto& k : y["layer_shape"].keys())
+        m.layer_shape[k] = y["layer_shape"][k].as_int(0, std::int64_t{1} << 40);
     if (y["notes"].defined()) m.notes = y["notes"].as_string(20000);
     out.emplace(m.id, std::move(m));
   }

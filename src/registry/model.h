@@ -15,18 +15,18 @@
 namespace openrecipes::registry {
 
 struct ModelInfo {
-  std::string id;          ///< file name without .yaml, e.g. "qwen3-0.6b"
-  std::string name;        ///< display name
-  std::string family;      ///< e.g. "qwen3", "qwen3.5" (objective conventions key on it)
-  std::string checkpoint;  ///< Hugging Face id, e.g. "Qwen/Qwen3-0.6B"
-  std::optional<std::string> revision;  ///< checkpoint revision (commit), when pinned
-  std::int64_t active_params = 0;       ///< N, parameters applied per token in matrix multiplies
-  std::string counted_from;             ///< "config" or "safetensors"
-  std::string counting;                 ///< how N was counted, in words (the arithmetic)
+  std::string id;                                 ///< file name without .yaml, e.g. "qwen3-0.6b"
+  std::string name;                               ///< display name
+  std::string family;                             ///< e.g. "qwen3", "qwen3.5" (objective conventions key on it)
+  std::string checkpoint;                         ///< Hugging Face id, e.g. "Qwen/Qwen3-0.6B"
+  std::optional<std::string> revision;            ///< checkpoint revision (commit), when pinned
+  std::int64_t active_params = 0;                 ///< N, parameters applied per token in matrix multiplies
+  std::string counted_from;                       ///< "config" or "safetensors"
+  std::string counting;                           ///< how N was counted, in words (the arithmetic)
   std::map<std::string, std::int64_t> breakdown;  ///< N by class (attention, dense_mlp, ...), sums to N
-  nlohmann::json config;                ///< the Hugging Face config.json fields N is counted from (may be empty)
-  checks::LayerShape layer_shape;       ///< for component tests
-  std::string notes;                    ///< what all of its recipes need (PROTOCOL.md "Running a recipe")
+  nlohmann::json config;           ///< the Hugging Face config.json fields N is counted from (may be empty)
+  checks::LayerShape layer_shape;  ///< for component tests
+  std::string notes;               ///< what all of its recipes need (PROTOCOL.md "Running a recipe")
   std::string file;
 };
 

@@ -11,8 +11,8 @@ namespace {
 
 void compare(const ModelInfo& m, const params::ParamCount& c, const std::string& how, ModelCount& out) {
   if (c.n_active != m.active_params)
-    out.problems.push_back(fmt::format("model: {} records N = {}, but {} gives {}", m.file, m.active_params, how,
-                                       c.n_active));
+    out.problems.push_back(
+        fmt::format("model: {} records N = {}, but {} gives {}", m.file, m.active_params, how, c.n_active));
   for (const auto& [cls, recorded] : m.breakdown) {
     bool found = false;
     for (auto pc : params::kAllParamClasses) {

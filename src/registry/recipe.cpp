@@ -44,8 +44,10 @@ EvidenceFile evidence_file(const YamlField& f, const fs::path& dir, const std::v
     throw InputError(f["format"].where(), "unknown evidence format '" + e.format + "'", "use one of: " + list);
   }
   if (needs_run) {
-    if (e.format == "launcher") e.run = f.require("run").as_string(80);
-    else e.run = f.require("job").as_string(80);
+    if (e.format == "launcher")
+      e.run = f.require("run").as_string(80);
+    else
+      e.run = f.require("job").as_string(80);
   }
   return e;
 }
@@ -78,7 +80,8 @@ void read_identity(const YamlField& y, const fs::path& dir, Recipe& r) {
   auto folder_must_match = [&](const char* field, const std::string& folder) {
     std::string v = y.require(field).as_string(80);
     if (v != folder)
-      throw InputError(y[field].where(), fmt::format("{} '{}' does not match the recipe's folder '{}'", field, v, folder),
+      throw InputError(y[field].where(),
+                       fmt::format("{} '{}' does not match the recipe's folder '{}'", field, v, folder),
                        "recipes live in registry/recipes/<model>/<gpu>/<id>/");
   };
   if (!std::regex_match(r.name, kName))
@@ -105,14 +108,18 @@ void read_identity(const YamlField& y, const fs::path& dir, Recipe& r) {
     throw InputError(y["date"].where(), "'" + r.date + "' is not a calendar date YYYY-MM-DD",
                      "give the day the run was measured, e.g. 2026-02-28");
   if (auto ref = y["reference"].string_or_null(200)) {
-    static const std::regex full("([a-z0-9][a-z0-9._-]{0,79})/([A-Za-z0-9][A-Za-z0-9_.-]{0,31})/([a-z0-9][a-z0-9._-]{0,79})");
-    if (std::regex_match(*ref, kName)) r.reference = r.model + "/" + r.gpu + "/" + *ref;
-    else if (std::regex_match(*ref, full)) r.reference = *ref;
-    else throw InputError(y["reference"].where(), "reference must be a recipe id ('<id>' or '<model>/<gpu>/<id>')");
-    if (*r.reference == r.id) throw InputError(y["reference"].where(), "a recipe cannot be its own reference",
-                                               "write reference: null for a reference recipe");
+    static const std::regex full(
+        "([a-z0-9][a-z0-9._-]{0,79})/([A-Za-z0-9][A-Za-z0-9_.-]{0,31})/([a-z0-9][a-z0-9._-]{0,79})");
+    if (std::regex_match(*ref, kName))
+      r.reference = r.model + "/" + r.gpu + "/" + *ref;
+    else if (std::regex_match(*ref, full))
+      r.reference = *ref;
+    else
+      throw InputError(y["reference"].where(), "reference must be a recipe id ('<id>' or '<model>/<gpu>/<id>')");
+    if (*r.reference == r.id)
+      throw InputError(y["reference"].where(), "a recipe cannot be its own reference",
+                       "write reference: null for a reference recipe");
   }
-
 }
 
 // workload: the standard Tulu 3 rows (dataset, tokenizer, seed, rows count and sha256) or a declared one.
@@ -135,7 +142,8 @@ void read_workload(const YamlField& y, Recipe& r) {
     rows.reject_unknown_keys({"count", "sha256"});
     r.workload.rows_count = rows.require("count").as_int(1, std::int64_t{1} << 40);
     r.workload.rows_sha256 = rows.require("sha256").as_string(64);
-    if (!is_sha256_hex(r.workload.rows_sha256)) throw InputError(rows["sha256"].where(), "expected 64 lowercase hex digits");
+    if (!is_sha256_hex(r.workload.rows_sha256))
+      throw InputError(rows["sha256"].where(), "expected 64 lowercase hex digits");
     r.workload.description = "Tulu 3 SFT mixture, packed rows";
   } else if (kind == "non-standard") {
     w.reject_unknown_keys({"kind", "key", "description", "row_length", "global_batch"});
@@ -146,7 +154,6 @@ void read_workload(const YamlField& y, Recipe& r) {
   }
   r.workload.row_length = w.require("row_length").as_int(1, 1 << 24);
   r.workload.global_batch = w.require("global_batch").as_int(1, 1 << 24);
-
 }
 
 // steps_per_run and the optional declared window.
@@ -157,7 +164,6 @@ void read_run_length(const YamlField& y, Recipe& r) {
     win.reject_unknown_keys({"first", "last"});
     r.window = measure::Window{win.require("first").as_int(0, 100000), win.require("last").as_int(0, 100000)};
   }
-
 }
 
 // evidence: the step log, argument dump, versions, scheduler times and convergence arm, each inside the folder.
@@ -170,7 +176,6 @@ void read_evidence(const YamlField& y, const fs::path& dir, Recipe& r) {
   if (ev["times"].defined()) r.times = evidence_file(ev["times"], dir, {"launcher", "sacct"}, true);
   if (ev["convergence_arm"].defined())
     r.convergence_arm = evidence_file(ev["convergence_arm"], dir, evidence::step_log_formats(), false);
-
 }
 
 // layout: the parallel sizes, checked against the GPU count and the global batch (layout::violations).
@@ -188,19 +193,19 @@ void read_layout(const YamlField& y, Recipe& r) {
   if (l["max_tokens_per_gpu"].defined()) r.layout.max_tokens_per_gpu = l["max_tokens_per_gpu"].as_int(1, 1 << 30);
   if (auto broken = layout::violations(r.layout, r.gpus, r.workload.global_batch); !broken.empty())
     throw InputError(l.where(), broken.front().what, broken.front().fix);
-
 }
 
 // stack: framework and commit, Megatron-LM, Transformer Engine, PyTorch, CUDA, NCCL, communication libraries.
 void read_stack(const YamlField& y, Recipe& r) {
   auto s = y.require("stack");
-  s.reject_unknown_keys({"framework", "megatron_lm", "transformer_engine", "pytorch", "cuda", "nccl",
-                         "comm_libraries", "gpus_per_node", "network"});
+  s.reject_unknown_keys({"framework", "megatron_lm", "transformer_engine", "pytorch", "cuda", "nccl", "comm_libraries",
+                         "gpus_per_node", "network"});
   auto fw = s.require("framework");
   fw.reject_unknown_keys({"name", "commit"});
   r.stack.framework = fw.require("name").as_string(40);
   if (r.stack.framework != "slime" && r.stack.framework != "miles" && r.stack.framework != "megatron-lm")
-    throw InputError(fw["name"].where(), "unknown framework '" + r.stack.framework + "'", "use slime, miles or megatron-lm");
+    throw InputError(fw["name"].where(), "unknown framework '" + r.stack.framework + "'",
+                     "use slime, miles or megatron-lm");
   auto version_of = [&](const YamlField& f, const std::string& component) {
     std::string v = f.as_string(100);
     if (v.empty() || v.find_first_of(" \t\n") != std::string::npos)
@@ -208,14 +213,16 @@ void read_stack(const YamlField& y, Recipe& r) {
     r.stack.versions.push_back({component, v});
   };
   version_of(fw.require("commit"), r.stack.framework + "_commit");
-  if (r.stack.framework != "megatron-lm") version_of(s.require("megatron_lm"), "megatron_lm");
-  else if (s["megatron_lm"].defined()) throw InputError(s["megatron_lm"].where(), "the framework is Megatron-LM itself; give its commit once, as framework.commit");
+  if (r.stack.framework != "megatron-lm")
+    version_of(s.require("megatron_lm"), "megatron_lm");
+  else if (s["megatron_lm"].defined())
+    throw InputError(s["megatron_lm"].where(),
+                     "the framework is Megatron-LM itself; give its commit once, as framework.commit");
   for (const char* c : {"transformer_engine", "pytorch", "cuda", "nccl"}) version_of(s.require(c), c);
   if (s["comm_libraries"].defined())
     for (const auto& k : s["comm_libraries"].keys()) version_of(s["comm_libraries"][k], k);
   r.stack.gpus_per_node = s.require("gpus_per_node").as_int(1, 1024);
   r.stack.network = s.require("network").as_string(200);
-
 }
 
 // patches (each inside the folder, with its sha256) and component tests.
@@ -245,7 +252,6 @@ void read_patches_and_component_tests(const YamlField& y, const fs::path& dir, R
       r.component_tests.push_back(std::move(t));
     }
   }
-
 }
 
 // claims: what the recipe says it measured and what its checks concluded.
@@ -264,7 +270,8 @@ void read_claims(const YamlField& y, Recipe& r) {
   if (r.claims.convergence != "pass" && r.claims.convergence != "fail")
     throw InputError(conv["verdict"].where(), "expected pass or fail");
   if (conv["correlation"].defined()) r.claims.correlation = conv["correlation"].as_double(-1, 1);
-  if (conv["final_loss_rel_diff"].defined()) r.claims.final_loss_rel_diff = conv["final_loss_rel_diff"].as_double(0, 1e30);
+  if (conv["final_loss_rel_diff"].defined())
+    r.claims.final_loss_rel_diff = conv["final_loss_rel_diff"].as_double(0, 1e30);
   if (conv["pointwise_failures"].defined()) r.claims.pointwise_failures = conv["pointwise_failures"].as_int(0, 1000000);
 }
 
@@ -281,8 +288,7 @@ Recipe load_recipe(const fs::path& dir) {
   r.id = r.model + "/" + r.gpu + "/" + r.name;
   auto y = load_yaml_file(r.file);
   y.reject_unknown_keys({"id", "model", "gpu", "gpus", "author", "date", "reference", "workload", "steps_per_run",
-                         "window", "evidence", "command", "layout", "stack", "patches", "component_tests",
-                         "claims"});
+                         "window", "evidence", "command", "layout", "stack", "patches", "component_tests", "claims"});
   read_identity(y, dir, r);
   read_workload(y, r);
   read_run_length(y, r);

@@ -18,10 +18,10 @@ namespace openrecipes::registry {
 
 /// An evidence file: its path inside the recipe's folder (validated, resolved) and its format.
 struct EvidenceFile {
-  std::filesystem::path path;   ///< resolved, inside the recipe folder
-  std::string relative;         ///< as written in recipe.yaml
+  std::filesystem::path path;  ///< resolved, inside the recipe folder
+  std::string relative;        ///< as written in recipe.yaml
   std::string format;
-  std::string run;              ///< launcher times: the run label; sacct: the job id
+  std::string run;  ///< launcher times: the run label; sacct: the job id
 };
 
 struct Workload {
@@ -43,8 +43,8 @@ using Layout = layout::Layout;  // src/layout: the layout and its rules
 using StackEntry = checks::StackEntry;
 
 struct Stack {
-  std::string framework;            ///< slime, miles, megatron-lm
-  std::vector<StackEntry> versions; ///< framework commit, megatron_lm, transformer_engine, pytorch, cuda, nccl, ...
+  std::string framework;             ///< slime, miles, megatron-lm
+  std::vector<StackEntry> versions;  ///< framework commit, megatron_lm, transformer_engine, pytorch, cuda, nccl, ...
   std::int64_t gpus_per_node = 0;
   std::string network;
 };
@@ -67,13 +67,13 @@ struct Claims {
 };
 
 struct Recipe {
-  std::string id;          ///< "<model>/<gpu>/<name>"
-  std::string name;        ///< the folder name
+  std::string id;    ///< "<model>/<gpu>/<name>"
+  std::string name;  ///< the folder name
   std::string model, gpu;
   std::int64_t gpus = 0;
-  std::string author;      ///< GitHub handle, or a tool's name
-  std::string author_link; ///< https link for a tool, or https://github.com/<handle>
-  std::string date;        ///< YYYY-MM-DD measured (a real calendar day)
+  std::string author;                    ///< GitHub handle, or a tool's name
+  std::string author_link;               ///< https link for a tool, or https://github.com/<handle>
+  std::string date;                      ///< YYYY-MM-DD measured (a real calendar day)
   std::optional<std::string> reference;  ///< full id of the reference recipe; nullopt: it is a reference
   Workload workload;
   std::int64_t steps_per_run = 0;

@@ -67,9 +67,10 @@ ReferenceResolution resolve_reference(const Recipe& r, const RecipesById& by_id,
     if (chosen == r.id)
       out.is_reference = true;
     else
-      out.problem = fmt::format("reference: the pair already has the reference recipe '{}'; a second reference "
-                                "would rank without any check (set `reference: {}` and pass both checks against it)",
-                                chosen, chosen);
+      out.problem = fmt::format(
+          "reference: the pair already has the reference recipe '{}'; a second reference "
+          "would rank without any check (set `reference: {}` and pass both checks against it)",
+          chosen, chosen);
     return out;
   }
   const auto [chain, cycle] = reference_chain(r, by_id);

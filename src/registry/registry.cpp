@@ -41,7 +41,8 @@ RecipeEntry link_entry(const fs::path& recipes, const fs::path& link) {
 
 Registry load_registry(const fs::path& root) {
   if (!fs::is_directory(root))
-    throw InputError(root.string(), "not a registry folder", "give the path of a folder holding gpus.yaml, models/, rules/ and recipes/");
+    throw InputError(root.string(), "not a registry folder",
+                     "give the path of a folder holding gpus.yaml, models/, rules/ and recipes/");
   Registry reg;
   reg.root = root;
   reg.gpus = load_gpus(root / "gpus.yaml");
@@ -66,10 +67,12 @@ Registry load_registry(const fs::path& root) {
         reg.recipes.push_back(std::move(e));
       }
   for (const auto& link : links) {
-    if (reg.recipes.size() >= 10000) throw InputError(recipes.string(), "more than 10,000 recipes", "split the registry");
+    if (reg.recipes.size() >= 10000)
+      throw InputError(recipes.string(), "more than 10,000 recipes", "split the registry");
     reg.recipes.push_back(link_entry(recipes, link));
   }
-  std::sort(reg.recipes.begin(), reg.recipes.end(), [](const RecipeEntry& a, const RecipeEntry& b) { return a.id < b.id; });
+  std::sort(reg.recipes.begin(), reg.recipes.end(),
+            [](const RecipeEntry& a, const RecipeEntry& b) { return a.id < b.id; });
   return reg;
 }
 

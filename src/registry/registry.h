@@ -18,10 +18,10 @@ namespace openrecipes::registry {
 
 /// A recipe folder and either the loaded recipe or why it could not be loaded.
 struct RecipeEntry {
-  std::string id;                 ///< "<model>/<gpu>/<name>" from the folder
+  std::string id;  ///< "<model>/<gpu>/<name>" from the folder
   std::filesystem::path dir;
   std::optional<Recipe> recipe;
-  std::string load_error;         ///< the InputError message when recipe is empty
+  std::string load_error;  ///< the InputError message when recipe is empty
 };
 
 struct Registry {

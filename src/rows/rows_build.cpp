@@ -17,9 +17,9 @@
 #include "core/files.h"
 #include "core/text.h"
 #include "core/version.h"
+#include "rows/output/rows_hash.h"
 #include "rows/pack/permutation.h"
 #include "rows/pack/stream_cutter.h"
-#include "rows/output/rows_hash.h"
 #include "rows/source/source_reader.h"
 
 namespace openrecipes::rows {
@@ -167,8 +167,7 @@ void tokenize_round(tbb::task_arena& arena, unsigned threads, const TokenizerBun
     tbb::parallel_pipeline(
         static_cast<std::size_t>(threads) * 4,
         tbb::make_filter<void, std::shared_ptr<Chunk>>(tbb::filter_mode::serial_in_order, next_chunk) &
-            tbb::make_filter<std::shared_ptr<Chunk>, std::shared_ptr<Chunk>>(tbb::filter_mode::parallel,
-                                                                             encode_chunk) &
+            tbb::make_filter<std::shared_ptr<Chunk>, std::shared_ptr<Chunk>>(tbb::filter_mode::parallel, encode_chunk) &
             tbb::make_filter<std::shared_ptr<Chunk>, void>(tbb::filter_mode::serial_in_order, cut_chunk));
   });
 }

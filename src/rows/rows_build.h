@@ -21,8 +21,8 @@ struct RowsBuildProgress {
   std::uint64_t conversations_done = 0;   ///< conversations rendered and tokenized, in stream order
   std::uint64_t conversations_total = 0;  ///< n, or the estimate needed for R rows
   std::uint64_t rows_written = 0;
-  std::uint64_t tokens = 0;               ///< tokens in the stream so far (EOS included)
-  std::uint64_t text_bytes = 0;           ///< rendered bytes tokenized so far
+  std::uint64_t tokens = 0;      ///< tokens in the stream so far (EOS included)
+  std::uint64_t text_bytes = 0;  ///< rendered bytes tokenized so far
   double seconds = 0;
 };
 
@@ -31,11 +31,11 @@ struct RowsBuildOptions {
   TokenizerFiles tokenizer;
   std::uint64_t seed = 0;
   std::uint32_t row_length = protocol::kRowLength;
-  std::optional<std::uint64_t> rows;           ///< R: stop after R rows (tokenize only what they need)
-  unsigned threads = 0;                        ///< 0: all cores
-  std::string today = "2026-01-01";            ///< strftime_now's date (SPEC §1.2)
-  std::string dataset_id, dataset_revision;    ///< recorded in the manifest
-  std::filesystem::path output;                ///< rows.parquet; the manifest goes beside it (rows.manifest.json)
+  std::optional<std::uint64_t> rows;         ///< R: stop after R rows (tokenize only what they need)
+  unsigned threads = 0;                      ///< 0: all cores
+  std::string today = "2026-01-01";          ///< strftime_now's date (SPEC §1.2)
+  std::string dataset_id, dataset_revision;  ///< recorded in the manifest
+  std::filesystem::path output;              ///< rows.parquet; the manifest goes beside it (rows.manifest.json)
   RowsWriterOptions writer;
   std::function<void(const RowsBuildProgress&)> progress;  ///< called from one thread, at most ~4 times a second
 };
@@ -50,7 +50,6 @@ struct RowsBuildResult {
 
 /// The manifest path for a rows file: "x.parquet" -> "x.manifest.json".
 std::filesystem::path manifest_path_for(const std::filesystem::path& rows_parquet);
-
 
 /// Builds the rows. Throws InputError for bad input: what SourceSet, TokenizerBundle and the writer refuse; a
 /// template that raises or hits a sandbox limit (naming the conversation's index, shard and row); a token stream

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "core/json_limits.h"
 #include "core/files.h"
+#include "core/json_limits.h"
 #include "core/sha256.h"
 
 namespace openrecipes::rows {
@@ -17,7 +17,8 @@ std::optional<std::string> token_text(const nlohmann::json& cfg, const char* key
   auto it = cfg.find(key);
   if (it == cfg.end() || it->is_null()) return std::nullopt;
   if (it->is_string()) return it->get<std::string>();
-  if (it->is_object() && it->contains("content") && (*it)["content"].is_string()) return (*it)["content"].get<std::string>();
+  if (it->is_object() && it->contains("content") && (*it)["content"].is_string())
+    return (*it)["content"].get<std::string>();
   throw InputError(where + ": " + key, "expected a string or {\"content\": ...}", "fix tokenizer_config.json");
 }
 

@@ -40,11 +40,11 @@ class TokenizerBundle {
   /// Throws TemplateError (from the template) unchanged.
   std::string render(ConversationView conversation, const RenderOptions& options) const;
 
-  std::string eos_token;             ///< tokenizer_config's eos_token
-  std::int32_t eos_id = 0;           ///< its id in tokenizer.json
+  std::string eos_token;    ///< tokenizer_config's eos_token
+  std::int32_t eos_id = 0;  ///< its id in tokenizer.json
   std::string tokenizer_json_sha256, tokenizer_config_sha256, chat_template_sha256;
-  std::string chat_template_origin;  ///< which file the template came from
-  std::vector<std::string> warnings; ///< e.g. the transformers 5.x DeepSeek-V3 warning (SPEC §1.3)
+  std::string chat_template_origin;   ///< which file the template came from
+  std::vector<std::string> warnings;  ///< e.g. the transformers 5.x DeepSeek-V3 warning (SPEC §1.3)
 
  private:
   std::shared_ptr<const Tokenizer> tokenizer_;

@@ -19,7 +19,9 @@ namespace {
 std::string visible(std::string_view s) { return terminal_safe(s, true); }
 
 std::string dollars(double v) { return v >= 1 ? fmt::format("${:.3f}", v) : fmt::format("${:.4f}", v); }
-std::string hours(double v) { return v >= 10 ? fmt::format("{:.1f}", v) : v >= 1 ? fmt::format("{:.2f}", v) : fmt::format("{:.4f}", v); }
+std::string hours(double v) {
+  return v >= 10 ? fmt::format("{:.1f}", v) : v >= 1 ? fmt::format("{:.2f}", v) : fmt::format("{:.4f}", v);
+}
 std::string percent(double v, int d = 1) { return fmt::format("{:.{}f}%", 100 * v, d); }
 
 // `j` with every string and key made terminal-safe (C1 controls and invalid UTF-8 escaped as text; nlohmann
@@ -63,12 +65,17 @@ nlohmann::json result_json(const registry::RecipeResult& r) {
   j["framework"] = rec.stack.framework;
   j["steps_per_run"] = rec.steps_per_run;
   j["command"] = rec.command;
-  j["layout"] = {{"tp", rec.layout.tp}, {"pp", rec.layout.pp}, {"cp", rec.layout.cp}, {"ep", rec.layout.ep},
-                 {"etp", rec.layout.etp}, {"dp", rec.layout.dp},
+  j["layout"] = {{"tp", rec.layout.tp},
+                 {"pp", rec.layout.pp},
+                 {"cp", rec.layout.cp},
+                 {"ep", rec.layout.ep},
+                 {"etp", rec.layout.etp},
+                 {"dp", rec.layout.dp},
                  {"vpp", rec.layout.vpp ? nlohmann::json(*rec.layout.vpp) : nlohmann::json(nullptr)},
                  {"micro_batch", rec.layout.micro_batch}};
   nlohmann::json stack = nlohmann::json::array();
-  for (const auto& s : r.stack) stack.push_back({{"component", s.component}, {"version", s.version}, {"status", s.status}});
+  for (const auto& s : r.stack)
+    stack.push_back({{"component", s.component}, {"version", s.version}, {"status", s.status}});
   j["stack"] = {{"versions", stack}, {"gpus_per_node", rec.stack.gpus_per_node}, {"network", rec.stack.network}};
   if (r.throughput) {
     j["tokens_per_s_per_gpu"] = r.throughput->tokens_per_s_per_gpu;
@@ -116,8 +123,9 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
       }
     }
     if (!p.ranked.empty()) {
-      out += "  (tokens/s/GPU over the measurement window; CV of step time; MFU = 6·N·tokens/s/GPU / dense BF16 peak;\n"
-             "   $/1M tokens at the window's rate; GPU-h/run = GPUs × launch-to-exit time of the evidence run;";
+      out +=
+          "  (tokens/s/GPU over the measurement window; CV of step time; MFU = 6·N·tokens/s/GPU / dense BF16 peak;\n"
+          "   $/1M tokens at the window's rate; GPU-h/run = GPUs × launch-to-exit time of the evidence run;";
       // What the step time t_i is for each log format (and the name its logs give it) among the ranked recipes.
       std::set<std::pair<std::string, std::string>> formats;
       for (const auto* r : p.ranked) formats.emplace(r->entry->recipe->log.format, r->step_time_field);
@@ -153,9 +161,13 @@ nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector
   nlohmann::json j;
   nlohmann::json gpus = nlohmann::json::object();
   for (const auto& [k, g] : reg.gpus)
-    gpus[k] = {{"name", g.name}, {"instance", g.instance}, {"dollars_per_gpu_hour", g.dollars_per_gpu_hour},
-               {"dense_bf16_tflops", g.dense_bf16_tflops}, {"price_date", g.price_date},
-               {"price_source", g.price_source}, {"peak_source", g.peak_source}};
+    gpus[k] = {{"name", g.name},
+               {"instance", g.instance},
+               {"dollars_per_gpu_hour", g.dollars_per_gpu_hour},
+               {"dense_bf16_tflops", g.dense_bf16_tflops},
+               {"price_date", g.price_date},
+               {"price_source", g.price_source},
+               {"peak_source", g.peak_source}};
   j["gpus"] = gpus;
   nlohmann::json ps = nlohmann::json::array();
   nlohmann::json unreadable = nlohmann::json::array();
@@ -168,8 +180,8 @@ nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector
     pj["model"] = p.model;
     pj["model_name"] = p.model_name;
     pj["gpu"] = p.gpu;
-    pj["workload"] = {{"key", p.workload_key}, {"description", p.workload_description},
-                      {"standard", p.standard_workload}};
+    pj["workload"] = {
+        {"key", p.workload_key}, {"description", p.workload_description}, {"standard", p.standard_workload}};
     pj["non_standard_workload"] = !p.standard_workload;
     nlohmann::json ranked = nlohmann::json::array();
     int rank = 0;

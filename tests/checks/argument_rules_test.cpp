@@ -12,9 +12,7 @@ namespace openrecipes::checks {
 namespace {
 using testing::TempDir;
 
-ArgumentRules registry_rules() {
-  return ArgumentRules::load(testing::source_dir() / "registry/rules/arguments.yaml");
-}
+ArgumentRules registry_rules() { return ArgumentRules::load(testing::source_dir() / "registry/rules/arguments.yaml"); }
 
 TEST(ArgumentRules, every_argument_in_the_fixture_dumps_is_classed) {
   OPENRECIPES_REQUIRE_FIXTURES();
@@ -43,7 +41,7 @@ TEST(ArgumentRules, the_protocols_examples_get_their_classes) {
   EXPECT_EQ(rules.classify("bf16").cls, ArgClass::math);
   EXPECT_EQ(rules.classify("moe_aux_loss_coeff").cls, ArgClass::math);
   EXPECT_EQ(rules.classify("hidden_size").cls, ArgClass::math);
-  EXPECT_EQ(rules.classify("fp8_recipe").cls, ArgClass::math);          // by pattern fp8*
+  EXPECT_EQ(rules.classify("fp8_recipe").cls, ArgClass::math);                     // by pattern fp8*
   EXPECT_EQ(rules.classify("inference_max_requests").cls, ArgClass::bookkeeping);  // by pattern
   EXPECT_EQ(rules.classify("no_such_argument_anywhere").cls, ArgClass::unclassified);
 }
@@ -75,16 +73,18 @@ std::string load_error(const std::string& yaml) {
 }
 
 TEST(ArgumentRules, malformed_rules_are_errors) {
-  EXPECT_NE(load_error("version: 1\nrules:\n  - class: speedy\n    why: x\n    names: [a]\n").find("unknown class 'speedy'"),
-            std::string::npos);
+  EXPECT_NE(
+      load_error("version: 1\nrules:\n  - class: speedy\n    why: x\n    names: [a]\n").find("unknown class 'speedy'"),
+      std::string::npos);
   EXPECT_NE(load_error("version: 1\nrules:\n  - class: math\n    names: [a]\n").find("missing required field 'why'"),
             std::string::npos);
   EXPECT_NE(load_error("version: 1\nrules:\n  - class: math\n    why: x\n    names: [a]\n  - class: structural\n"
                        "    why: y\n    names: [a]\n")
                 .find("argument 'a' is already classed"),
             std::string::npos);
-  EXPECT_NE(load_error("version: 1\nrules:\n  - class: math\n    why: x\n    patterns: ['*']\n").find("match everything"),
-            std::string::npos);
+  EXPECT_NE(
+      load_error("version: 1\nrules:\n  - class: math\n    why: x\n    patterns: ['*']\n").find("match everything"),
+      std::string::npos);
   EXPECT_NE(load_error("version: 1\nrules: [\n").find("malformed YAML"), std::string::npos);
 }
 

@@ -104,12 +104,16 @@ TEST(ConfigCheck, qwen35_and_qwen36_must_train_without_the_load_balancing_loss) 
   auto r = check_configuration(on, off, rules(), {}, {"qwen3.5", kShape});
   EXPECT_FALSE(r.eligible);
   bool convention = false;
-  for (const auto& p : r.problems) convention |= p.find("objective convention: the recipe trains with moe_aux_loss_coeff = 0.001") != std::string::npos;
+  for (const auto& p : r.problems)
+    convention |=
+        p.find("objective convention: the recipe trains with moe_aux_loss_coeff = 0.001") != std::string::npos;
   EXPECT_TRUE(convention);
   // the reference too, even when the recipe is its own reference
   EXPECT_FALSE(check_configuration(on, std::nullopt, rules(), {}, {"qwen3.6", kShape}).eligible);
   EXPECT_TRUE(check_configuration(off, off, rules(), {}, {"qwen3.5", kShape}).eligible);
-  EXPECT_TRUE(check_configuration({{"moe_aux_loss_coeff", "[0.0, 0.0]"}}, std::nullopt, rules(), {}, {"qwen3.5", kShape}).eligible);
+  EXPECT_TRUE(
+      check_configuration({{"moe_aux_loss_coeff", "[0.0, 0.0]"}}, std::nullopt, rules(), {}, {"qwen3.5", kShape})
+          .eligible);
   // other families are not bound by it
   EXPECT_TRUE(check_configuration(on, on, rules(), {}, {"qwen3", kShape}).eligible);
   // a dump without the argument cannot show the convention holds

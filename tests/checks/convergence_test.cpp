@@ -101,8 +101,8 @@ TEST(Convergence, golden_values_written_by_python_with_nan_and_infinity_are_read
   EXPECT_EQ(c.loss.at(13), std::numeric_limits<double>::infinity());
   EXPECT_EQ(c.loss.at(14), -std::numeric_limits<double>::infinity());
   EXPECT_DOUBLE_EQ(c.loss.at(2), 6.210149);  // the finite steps are unchanged
-  auto real = read_golden_values(read_file(fixtures_dir() / "golden_values/mbridge-deepseek-fsdp-1node-gb200.golden.json"),
-                                 "real.json");
+  auto real = read_golden_values(
+      read_file(fixtures_dir() / "golden_values/mbridge-deepseek-fsdp-1node-gb200.golden.json"), "real.json");
   auto r = check_convergence(c, real);  // SPEC §4.3: a non-finite loss fails the check
   EXPECT_FALSE(r.passed);
   EXPECT_EQ(r.failed_tests, (std::vector<std::string>{"non_finite_loss"}));
@@ -167,8 +167,8 @@ TEST(Convergence, h200_structural_change_passes_and_math_change_fails_as_the_ora
 
 TEST(Convergence, golden_reference_against_perturbed_arms_agrees_with_the_oracle) {
   OPENRECIPES_REQUIRE_FIXTURES();
-  auto golden = read_golden_values(read_file(fixtures_dir() / "golden_values/mbridge-deepseek-fsdp-1node-gb200.golden.json"),
-                                   "golden.json");
+  auto golden = read_golden_values(
+      read_file(fixtures_dir() / "golden_values/mbridge-deepseek-fsdp-1node-gb200.golden.json"), "golden.json");
   auto ref = first20(golden);
   std::vector<std::pair<std::string, std::vector<double>>> arms;
   arms.emplace_back("identical", ref);
@@ -273,10 +273,12 @@ TEST(Convergence, golden_keys_are_canonical_steps_or_the_known_run_level_keys) {
   const std::string loss = "{\"lm loss\": 2.0}";
   for (const char* key : {"five", "99999999999999999999999", "05", "+5", "-1", " 5", "5.0", "", "allocated"}) {
     auto m = golden_error(fmt::format("{{\"0\": {}, \"{}\": {}}}", loss, key, loss));
-    EXPECT_NE(m.find("g.json: key '" + std::string(key) + "' is neither a step"), std::string::npos) << key << ": " << m;
+    EXPECT_NE(m.find("g.json: key '" + std::string(key) + "' is neither a step"), std::string::npos)
+        << key << ": " << m;
   }
   // The real file's run-level keys (alloc, max_alloc) are read past; "0" and "10" are steps.
-  auto c = read_golden_values("{\"0\": " + loss + ", \"10\": " + loss + ", \"alloc\": 81.9, \"max_alloc\": 93.2}", "g.json");
+  auto c =
+      read_golden_values("{\"0\": " + loss + ", \"10\": " + loss + ", \"alloc\": 81.9, \"max_alloc\": 93.2}", "g.json");
   EXPECT_EQ(c.loss.size(), 2u);
   EXPECT_EQ(c.loss.count(10), 1u);
 }
@@ -327,7 +329,6 @@ TEST(Convergence, an_arm_must_be_a_run_of_exactly_20_steps) {
   EXPECT_NO_THROW(require_arm_length(nolen));
 }
 
-
 TEST(GoldenValues, a_step_given_twice_is_an_error_not_the_last_one_winning) {
   try {
     read_golden_values(R"({"0": {"lm loss": 10.0}, "1": {"lm loss": 9.0}, "1": {"lm loss": 1.0}})", "g.json");
@@ -349,8 +350,9 @@ TEST(ConvergenceWording, each_failed_test_is_described_with_the_limits_the_check
   const auto d = describe_failures(r);
   ASSERT_EQ(d.size(), 4u);  // missing_steps is told by r.problems
   EXPECT_EQ(d[0], "correlation r = 0.9123 < 0.95");
-  EXPECT_EQ(d[1], "3 of 16 points (18.8%, more than the 10% allowed) differ from the reference loss by more than the "
-                  "pointwise tolerance (10%, 5% or 2% by loss level)");
+  EXPECT_EQ(d[1],
+            "3 of 16 points (18.8%, more than the 10% allowed) differ from the reference loss by more than the "
+            "pointwise tolerance (10%, 5% or 2% by loss level)");
   EXPECT_EQ(d[2], "final loss differs by 11.42% relative to the reference (> 5%)");
   EXPECT_EQ(d[3], "2 of 16 residuals (12.5%, more than the 10% allowed) are 3-sigma outliers");
   r.correlation = std::nan("");  // a constant curve: upstream's nan >= 0.95 is false
@@ -377,8 +379,9 @@ TEST(ConvergenceWording, other_thresholds_give_other_numbers_in_the_wording_neve
   const auto d = describe_failures(r, t);
   ASSERT_EQ(d.size(), 4u);
   EXPECT_EQ(d[0], "correlation r = 0.5000 < 0.9");
-  EXPECT_EQ(d[1], "4 of 20 points (20.0%, more than the 15% allowed) differ from the reference loss by more than the "
-                  "pointwise tolerance (20%, 7.5% or 2.5% by loss level)");
+  EXPECT_EQ(d[1],
+            "4 of 20 points (20.0%, more than the 15% allowed) differ from the reference loss by more than the "
+            "pointwise tolerance (20%, 7.5% or 2.5% by loss level)");
   EXPECT_EQ(d[2], "final loss differs by 4.00% relative to the reference (> 3%)");
   EXPECT_EQ(d[3], "4 of 20 residuals (20.0%, more than the 15% allowed) are 2.5-sigma outliers");
 }

@@ -28,8 +28,8 @@ StepLog log_of(const char* run) { return evidence::read_step_log(run_log(run), "
 
 std::map<std::string, std::string> schedule(const std::string& style) {
   // lr 1e-3 to min_lr 1e-4 over 100 iterations after a 10-iteration warmup from 0.
-  return {{"lr", "0.001"},          {"min_lr", "0.0001"},        {"lr_decay_style", style},
-          {"train_iters", "1000"},  {"lr_decay_iters", "100"},   {"lr_warmup_iters", "10"},
+  return {{"lr", "0.001"},           {"min_lr", "0.0001"},           {"lr_decay_style", style},
+          {"train_iters", "1000"},   {"lr_decay_iters", "100"},      {"lr_warmup_iters", "10"},
           {"lr_warmup_init", "0.0"}, {"lr_warmup_fraction", "None"}, {"rampup_batch_size", "None"},
           {"decoupled_lr", "None"}};
 }
@@ -75,8 +75,8 @@ TEST(LrSchedule, an_fp16_log_with_skipped_iterations_follows_the_schedule_shifte
   // 6.976744E-07 and iteration 100 after 16 skips 3e-4 x 84 / 2150 = 1.172093E-05. Unshifted, iteration 20
   // would be 3e-4 x 20 / 2150 = 2.790698E-06.
   const std::map<std::string, std::string> args{
-      {"lr", "0.0003"},          {"min_lr", "3e-05"},          {"lr_decay_style", "cosine"},
-      {"train_iters", "500000"}, {"lr_decay_iters", "None"},   {"lr_warmup_iters", "2150"},
+      {"lr", "0.0003"},          {"min_lr", "3e-05"},           {"lr_decay_style", "cosine"},
+      {"train_iters", "500000"}, {"lr_decay_iters", "None"},    {"lr_warmup_iters", "2150"},
       {"lr_warmup_init", "0.0"}, {"lr_warmup_fraction", "None"}};
   auto log = evidence::read_step_log(testing::fixtures_dir() / "logs/mdk-gpt3-7b-fp16-1node.log", "megatron", 10);
   ASSERT_EQ(log.records.size(), 10u);
@@ -99,17 +99,18 @@ TEST(LrSchedule, rates_printed_with_four_significant_digits_by_older_megatron_pa
 
 TEST(LrSchedule, linear_warmup_then_linear_decay_by_hand) {
   auto a = schedule("linear");
-  EXPECT_DOUBLE_EQ(*megatron_learning_rate(a, 5), 0.0005);   // warmup: 0 + 1e-3 × 5/10
-  EXPECT_DOUBLE_EQ(*megatron_learning_rate(a, 10), 0.001);   // end of warmup
-  EXPECT_DOUBLE_EQ(*megatron_learning_rate(a, 55), 0.00055); // r = 45/90 = 0.5: 1e-4 + 0.5 × 9e-4
-  EXPECT_DOUBLE_EQ(*megatron_learning_rate(a, 100), 0.0001); // r = 1
-  EXPECT_DOUBLE_EQ(*megatron_learning_rate(a, 101), 0.0001); // past the decay: min_lr
+  EXPECT_DOUBLE_EQ(*megatron_learning_rate(a, 5), 0.0005);    // warmup: 0 + 1e-3 × 5/10
+  EXPECT_DOUBLE_EQ(*megatron_learning_rate(a, 10), 0.001);    // end of warmup
+  EXPECT_DOUBLE_EQ(*megatron_learning_rate(a, 55), 0.00055);  // r = 45/90 = 0.5: 1e-4 + 0.5 × 9e-4
+  EXPECT_DOUBLE_EQ(*megatron_learning_rate(a, 100), 0.0001);  // r = 1
+  EXPECT_DOUBLE_EQ(*megatron_learning_rate(a, 101), 0.0001);  // past the decay: min_lr
 }
 
 TEST(LrSchedule, cosine_and_constant_and_warmup_fraction_by_hand) {
   auto c = schedule("cosine");
   EXPECT_NEAR(*megatron_learning_rate(c, 55), 0.00055, 1e-15);  // cos(π/2) = 0
-  EXPECT_NEAR(*megatron_learning_rate(c, 32), 1e-4 + 9e-4 * 0.5 * (1 + std::cos(std::numbers::pi * 22.0 / 90.0)), 1e-15);
+  EXPECT_NEAR(*megatron_learning_rate(c, 32), 1e-4 + 9e-4 * 0.5 * (1 + std::cos(std::numbers::pi * 22.0 / 90.0)),
+              1e-15);
   auto k = schedule("constant");
   EXPECT_DOUBLE_EQ(*megatron_learning_rate(k, 3), 0.0003);  // warmup still applies
   EXPECT_DOUBLE_EQ(*megatron_learning_rate(k, 500), 0.001);

@@ -19,8 +19,8 @@ std::vector<std::string> statuses(const StackCheck& c) {
 TEST(Stack, a_version_the_dump_shows_under_any_spelling_is_pinned_and_one_it_lacks_is_not_pinned) {
   auto dump = evidence::parse_versions("torch 2.9.0\nnvidia-nccl-cu12==2.27.3\nmegatron_core_commit: d98e8a64\n",
                                        "evidence/versions.txt");
-  auto c = check_stack({{"pytorch", "2.9.0"}, {"nccl", "2.27.3"}, {"megatron_lm", "d98e8a64"}, {"cuda", "12.9"}},
-                       &dump, nullptr);
+  auto c = check_stack({{"pytorch", "2.9.0"}, {"nccl", "2.27.3"}, {"megatron_lm", "d98e8a64"}, {"cuda", "12.9"}}, &dump,
+                       nullptr);
   EXPECT_THAT(statuses(c), ElementsAre("pytorch 2.9.0: pinned", "nccl 2.27.3: pinned", "megatron_lm d98e8a64: pinned",
                                        "cuda 12.9: not pinned"));
   EXPECT_THAT(c.problems, IsEmpty());

@@ -17,7 +17,9 @@ std::string registry() { return (testing::source_dir() / "registry").string(); }
 TEST(BuildCli, main_job_prints_the_ranked_pair_and_the_rejected_recipe) {
   auto r = run_cli({"build", registry()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Qwen3-0.6B · H200 · workload megatron-mock-seq2048-gbs32 [non-standard workload]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Qwen3-0.6B · H200 · workload megatron-mock-seq2048-gbs32 [non-standard workload]"),
+            std::string::npos)
+      << r.out;
   auto first = r.out.find("     1  mbs2");
   auto second = r.out.find("     2  ref");
   ASSERT_NE(first, std::string::npos) << r.out;
@@ -96,13 +98,14 @@ TEST(MeasureCli, measures_a_megatron_log_with_its_own_argument_dump) {
   auto r = run_cli({"measure", (testing::fixtures_dir() / "runs/megatron-h200/mbs2.log").string(), "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["gpus"], 1);            // world_size from the dump
-  EXPECT_EQ(j["row_length"], 2048);   // seq_length
+  EXPECT_EQ(j["gpus"], 1);           // world_size from the dump
+  EXPECT_EQ(j["row_length"], 2048);  // seq_length
   EXPECT_EQ(j["global_batch"], 32);
   EXPECT_EQ(j["window"], nlohmann::json::array({5, 19}));
   // iterations 6..20 of mbs2.log (ms), by hand
   double sum = (2786.8 + 2472.7 + 2522.2 + 2648.6 + 2888.3 + 3248.5 + 2855.5 + 3131.6 + 3457.1 + 2705.8 + 2553.4 +
-                2730.8 + 2754.0 + 2685.1 + 2872.4) / 1000;
+                2730.8 + 2754.0 + 2685.1 + 2872.4) /
+               1000;
   EXPECT_NEAR(j["tokens_per_s_per_gpu"].get<double>(), 15 * 32 * 2048 / sum, 1e-9);
 }
 
@@ -112,7 +115,9 @@ TEST(MeasureCli, window_that_cuts_a_logging_interval_exits_2_naming_it) {
   auto r = run_cli({"measure", (testing::fixtures_dir() / "logs/mdk-gpt3-7b-fp16-1node.log").string(), "--gpus", "8",
                     "--window", "5-19"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("averages steps 0–9 (a logging interval of 10), which the measured window 5–19 cuts"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("averages steps 0–9 (a logging interval of 10), which the measured window 5–19 cuts"),
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("--log-interval 1"), std::string::npos);
 }
 

@@ -15,7 +15,9 @@ namespace {
 namespace fs = std::filesystem;
 using testing::run_cli;
 
-std::string fixture(const std::string& name) { return (testing::fixtures_dir() / "runs/megatron-h200" / name).string(); }
+std::string fixture(const std::string& name) {
+  return (testing::fixtures_dir() / "runs/megatron-h200" / name).string();
+}
 
 std::string slurp(const std::string& path) {
   std::string out;
@@ -85,8 +87,8 @@ TEST(MeasureCli, a_run_without_a_protocol_window_does_not_blame_an_option_the_us
 TEST(MeasureCli, a_subnormal_step_time_is_an_error_and_nothing_infinite_is_printed) {
   testing::TempDir d;
   auto path = d.write("steps.jsonl", steps_jsonl("1e-320")).string();
-  auto r = run_cli({"measure", path, "--format", "steps-jsonl", "--gpus", "1", "--row-length", "2048",
-                    "--global-batch", "32", "--steps-per-run", "20"});
+  auto r = run_cli({"measure", path, "--format", "steps-jsonl", "--gpus", "1", "--row-length", "2048", "--global-batch",
+                    "32", "--steps-per-run", "20"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(path + ":1: 'time_s' 1e-320 s is below 1 ms"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("inf"), std::string::npos) << r.out;

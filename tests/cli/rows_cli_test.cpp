@@ -26,7 +26,8 @@ TEST(RowsCli, build_then_verify_and_export) {
   OPENRECIPES_REQUIRE_FIXTURES();
   TempDir d;
   auto out = (d / "rows.parquet").string();
-  auto b = run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "-o", out, "--json"});
+  auto b = run_cli(
+      {"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "-o", out, "--json"});
   ASSERT_EQ(b.exit_code, 0) << b.err;
   auto j = nlohmann::json::parse(b.out);
   EXPECT_EQ(j["rows_written"], 81);
@@ -53,14 +54,17 @@ TEST(RowsCli, verify_against_a_recipe_and_bad_inputs) {
   TempDir d;
   auto out = (d / "rows.parquet").string();
   ASSERT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "--rows", "16",
-                     "-o", out, "--quiet"}).exit_code, 0);
+                     "-o", out, "--quiet"})
+                .exit_code,
+            0);
   // A non-standard recipe records no rows.
   auto r = run_cli({"rows", "verify", out, "--recipe",
                     (testing::source_dir() / "registry/recipes/qwen3-0.6b/H200/ref/recipe.yaml").string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("non-standard workload"), std::string::npos) << r.err;
   // A missing and a corrupt rows file.
-  EXPECT_EQ(run_cli({"rows", "verify", (d / "none.parquet").string(), "--rows", "1", "--sha256", kQwen3Sha}).exit_code, 2);
+  EXPECT_EQ(run_cli({"rows", "verify", (d / "none.parquet").string(), "--rows", "1", "--sha256", kQwen3Sha}).exit_code,
+            2);
   auto junk = d.write("junk.parquet", "PAR1 this is not parquet");
   auto c = run_cli({"rows", "verify", junk.string(), "--rows", "1", "--sha256", kQwen3Sha});
   EXPECT_EQ(c.exit_code, 2);
@@ -87,7 +91,8 @@ TEST(RowsCli, output_onto_a_source_file_is_refused_by_any_path) {
   auto src = d.write("src.jsonl", read_file(tulu()));
   fs::create_symlink(src, d / "link.jsonl");
   for (const fs::path& out : {src, d / "link.jsonl", d / "." / "src.jsonl"}) {
-    auto b = run_cli({"rows", "build", "--source", src.string(), "--tokenizer", qwen3(), "-o", out.string(), "--quiet"});
+    auto b =
+        run_cli({"rows", "build", "--source", src.string(), "--tokenizer", qwen3(), "-o", out.string(), "--quiet"});
     EXPECT_EQ(b.exit_code, 2) << out;
     EXPECT_NE(b.err.find("the build would overwrite its input"), std::string::npos) << b.err;
   }
@@ -99,7 +104,9 @@ TEST(RowsCli, export_keeps_the_previous_pair_when_the_idx_is_a_folder_and_refuse
   TempDir d;
   auto out = (d / "rows.parquet").string();
   ASSERT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "--rows", "4",
-                     "-o", out, "--quiet"}).exit_code, 0);
+                     "-o", out, "--quiet"})
+                .exit_code,
+            0);
   auto bin = d.write("old.bin", "previous bin");
   d.write("old.idx/keep", "x");  // a non-empty folder where the .idx goes
   auto e = run_cli({"rows", "export", out, "-o", (d / "old").string()});
@@ -150,8 +157,8 @@ TEST(RowsCli, a_template_failure_carries_one_fix_not_two) {
   OPENRECIPES_REQUIRE_FIXTURES();
   TempDir d;
   auto src = d.write("empty.jsonl", "{\"messages\": []}\n");
-  auto b = run_cli({"rows", "build", "--source", src.string(), "--tokenizer", qwen3(), "-o",
-                    (d / "r.parquet").string(), "--quiet"});
+  auto b = run_cli(
+      {"rows", "build", "--source", src.string(), "--tokenizer", qwen3(), "-o", (d / "r.parquet").string(), "--quiet"});
   EXPECT_EQ(b.exit_code, 2) << b.err;
   const auto first = b.err.find("(fix:");
   EXPECT_NE(first, std::string::npos) << b.err;

@@ -44,8 +44,10 @@ TEST(Text, quote_for_message_escapes_control_bytes) {
 TEST(Text, escape_controls_makes_c0_c1_del_and_bad_utf8_visible_and_keeps_other_utf8) {
   EXPECT_EQ(escape_controls("a\x1b[31mred\x07"), "a\\x1b[31mred\\x07");
   EXPECT_EQ(escape_controls("line\nnext\ttab\x7f"), "line\\x0anext\\x09tab\\x7f");
-  EXPECT_EQ(escape_controls("csi \xc2\x9b" "2J"), "csi \\xc2\\x9b2J");  // U+009B, the 8-bit CSI
-  EXPECT_EQ(escape_controls("raw \x9b bad"), "raw \\x9b bad");           // a lone continuation byte
+  EXPECT_EQ(escape_controls("csi \xc2\x9b"
+                            "2J"),
+            "csi \\xc2\\x9b2J");                                // U+009B, the 8-bit CSI
+  EXPECT_EQ(escape_controls("raw \x9b bad"), "raw \\x9b bad");  // a lone continuation byte
   EXPECT_EQ(escape_controls("caf\xc3\xa9 \xe2\x80\x94 ok"), "caf\xc3\xa9 \xe2\x80\x94 ok");
   EXPECT_EQ(escape_controls(std::string(10, 'x'), 4), "xxxx... (6 more bytes)");
 }
@@ -62,11 +64,18 @@ TEST(Text, with_thousands_groups_integers_by_three_and_keeps_the_sign) {
 TEST(TerminalSafe, controls_and_broken_utf8_become_visible_escapes) {
   EXPECT_EQ(terminal_safe("a\x1b[31mb", true), "a\\x1b[31mb");
   EXPECT_EQ(terminal_safe("line\nnext\ttab\x7f", true), "line\\x0anext\\x09tab\\x7f");
-  EXPECT_EQ(terminal_safe("csi\xc2\x9b" "2J", true), "csi\\u009b2J");   // C1 CSI, U+009B
-  EXPECT_EQ(terminal_safe("bad\xff\xc3", true), "bad\\xff\\xc3");        // not UTF-8
-  EXPECT_EQ(terminal_safe("\xed\xa0\x80", true), "\\xed\\xa0\\x80");    // a UTF-16 surrogate
+  EXPECT_EQ(terminal_safe("csi\xc2\x9b"
+                          "2J",
+                          true),
+            "csi\\u009b2J");                                                       // C1 CSI, U+009B
+  EXPECT_EQ(terminal_safe("bad\xff\xc3", true), "bad\\xff\\xc3");                  // not UTF-8
+  EXPECT_EQ(terminal_safe("\xed\xa0\x80", true), "\\xed\\xa0\\x80");               // a UTF-16 surrogate
   EXPECT_EQ(terminal_safe("Qwen3 · H200 — é ✓ 😀", true), "Qwen3 · H200 — é ✓ 😀");  // text is untouched
-  EXPECT_EQ(terminal_safe("a\x1b" "b\xc2\x85", false), "a\x1b" "b\\u0085");  // C0 left to the JSON encoder
+  EXPECT_EQ(terminal_safe("a\x1b"
+                          "b\xc2\x85",
+                          false),
+            "a\x1b"
+            "b\\u0085");  // C0 left to the JSON encoder
 }
 
 TEST(Text, with_thousands_of_a_double_keeps_the_decimals_and_groups_the_integer_part) {

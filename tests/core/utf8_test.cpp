@@ -14,7 +14,6 @@
 namespace openrecipes {
 namespace {
 
-
 TEST(Utf8Check, well_formed_text_passes_and_offsets_point_at_the_first_bad_byte) {
   EXPECT_TRUE(is_valid_utf8(""));
   EXPECT_TRUE(is_valid_utf8("plain ASCII text that is longer than eight bytes"));
@@ -70,8 +69,6 @@ TEST(Utf8Check, agrees_with_python_strict_decoding_for_every_lead_and_second_byt
   }
 }
 
-
-
 const std::string R = "\xEF\xBF\xBD";  // U+FFFD
 
 TEST(Utf8, valid_text_is_valid_and_unchanged) {
@@ -82,14 +79,16 @@ TEST(Utf8, valid_text_is_valid_and_unchanged) {
 
 TEST(Utf8, each_maximal_invalid_subpart_becomes_one_replacement_character) {
   EXPECT_FALSE(is_valid_utf8("\xFF"));
-  EXPECT_EQ(lossy_utf8("a\xFF" "b"), "a" + R + "b");
-  EXPECT_EQ(lossy_utf8("\xE2\x82"), R);             // truncated 3-byte sequence: one subpart
-  EXPECT_EQ(lossy_utf8("\xF0\x9F\x98"), R);         // truncated 4-byte sequence: one subpart
-  EXPECT_EQ(lossy_utf8("\xC0\xAF"), R + R);         // C0 is never valid; AF is a stray continuation
-  EXPECT_EQ(lossy_utf8("\xED\xA0\x80"), R + R + R); // surrogate: ED then A0 out of range (80..9F)
-  EXPECT_EQ(lossy_utf8("\xE0\x80\x80"), R + R + R); // overlong: E0 needs A0..BF
+  EXPECT_EQ(lossy_utf8("a\xFF"
+                       "b"),
+            "a" + R + "b");
+  EXPECT_EQ(lossy_utf8("\xE2\x82"), R);                      // truncated 3-byte sequence: one subpart
+  EXPECT_EQ(lossy_utf8("\xF0\x9F\x98"), R);                  // truncated 4-byte sequence: one subpart
+  EXPECT_EQ(lossy_utf8("\xC0\xAF"), R + R);                  // C0 is never valid; AF is a stray continuation
+  EXPECT_EQ(lossy_utf8("\xED\xA0\x80"), R + R + R);          // surrogate: ED then A0 out of range (80..9F)
+  EXPECT_EQ(lossy_utf8("\xE0\x80\x80"), R + R + R);          // overlong: E0 needs A0..BF
   EXPECT_EQ(lossy_utf8("\xF4\x90\x80\x80"), R + R + R + R);  // above U+10FFFF
-  EXPECT_EQ(lossy_utf8("\xE2\x82(" ), R + "(");
+  EXPECT_EQ(lossy_utf8("\xE2\x82("), R + "(");
   EXPECT_EQ(lossy_utf8("\x80\x80"), R + R);
 }
 

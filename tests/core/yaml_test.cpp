@@ -48,8 +48,7 @@ TEST(Yaml, unknown_field_points_at_the_keys_own_line) {
 
 TEST(Yaml, duplicate_top_level_key_names_key_and_both_lines) {
   auto m = message_of([] { parse_yaml("model: x\ngpus: 2\nother: 1\ngpus: 1\n", "r.yaml"); });
-  EXPECT_NE(m.find("r.yaml:4: gpus: duplicate key 'gpus' (first at line 2, again at line 4)"), std::string::npos)
-      << m;
+  EXPECT_NE(m.find("r.yaml:4: gpus: duplicate key 'gpus' (first at line 2, again at line 4)"), std::string::npos) << m;
 }
 
 TEST(Yaml, duplicate_nested_key_is_an_error) {
@@ -77,8 +76,6 @@ TEST(Yaml, core_schema_tags_are_accepted_and_str_stays_text) {
   EXPECT_TRUE(y["c"].as_bool());
 }
 
-TEST(Yaml, top_level_must_be_a_map) {
-  EXPECT_THROW(parse_yaml("- 1\n- 2\n", "r.yaml"), InputError);
-}
+TEST(Yaml, top_level_must_be_a_map) { EXPECT_THROW(parse_yaml("- 1\n- 2\n", "r.yaml"), InputError); }
 
 }  // namespace openrecipes

@@ -36,11 +36,17 @@ std::string records_text(const StepLog& log) {
                         .dump() +
                     "\n";
   for (const auto& r : log.records)
-    out += nlohmann::ordered_json{{"first_step", r.first_step}, {"steps", r.steps},
-                                  {"time_s", or_null(r.time_s)}, {"rows", or_null(r.rows)},
-                                  {"tokens", or_null(r.tokens)}, {"loss", or_null(r.loss)},
-                                  {"learning_rate", or_null(r.learning_rate)}, {"grad_norm", or_null(r.grad_norm)},
-                                  {"skipped", r.skipped}, {"nan", r.nan}, {"line", r.line}}
+    out += nlohmann::ordered_json{{"first_step", r.first_step},
+                                  {"steps", r.steps},
+                                  {"time_s", or_null(r.time_s)},
+                                  {"rows", or_null(r.rows)},
+                                  {"tokens", or_null(r.tokens)},
+                                  {"loss", or_null(r.loss)},
+                                  {"learning_rate", or_null(r.learning_rate)},
+                                  {"grad_norm", or_null(r.grad_norm)},
+                                  {"skipped", r.skipped},
+                                  {"nan", r.nan},
+                                  {"line", r.line}}
                .dump() +
            "\n";
   return out;
@@ -54,9 +60,9 @@ std::string slurp(const fs::path& p) {
 }
 
 // The fixture logs pinned here, as paths under ../shared/fixtures (each Megatron-LM format).
-const std::vector<std::string> kLogs = {"logs/mdk-gpt3-7b-fp16-1node.log", "logs/seo-dense-0.2b-a100.log",
+const std::vector<std::string> kLogs = {"logs/mdk-gpt3-7b-fp16-1node.log",  "logs/seo-dense-0.2b-a100.log",
                                         "logs/seo-moe64-top1-ep4-a100.log", "runs/megatron-h200/ref.log",
-                                        "runs/megatron-h200/mbs2.log", "runs/megatron-h200/lr10.log"};
+                                        "runs/megatron-h200/mbs2.log",      "runs/megatron-h200/lr10.log"};
 
 class FixtureRecords : public ::testing::TestWithParam<std::string> {};
 

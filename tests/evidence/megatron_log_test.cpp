@@ -70,8 +70,8 @@ TEST(MegatronLog, h200_mbs2_and_lr10_runs_hand_read_values) {
   OPENRECIPES_REQUIRE_FIXTURES();
   auto mbs2 = parse_megatron_log(read_file(fixtures_dir() / "runs/megatron-h200/mbs2.log"), "mbs2.log");
   ASSERT_EQ(mbs2.records.size(), 20u);
-  EXPECT_DOUBLE_EQ(*mbs2.records[9].time_s, 2.8883);   // iteration 10: 2888.3 ms
-  EXPECT_DOUBLE_EQ(*mbs2.records[19].loss, 11.3211);   // iteration 20: lm loss 1.132110E+01
+  EXPECT_DOUBLE_EQ(*mbs2.records[9].time_s, 2.8883);  // iteration 10: 2888.3 ms
+  EXPECT_DOUBLE_EQ(*mbs2.records[19].loss, 11.3211);  // iteration 20: lm loss 1.132110E+01
   auto lr10 = parse_megatron_log(read_file(fixtures_dir() / "runs/megatron-h200/lr10.log"), "lr10.log");
   ASSERT_EQ(lr10.records.size(), 20u);
   EXPECT_DOUBLE_EQ(*lr10.records[19].time_s, 6.2205);  // iteration 20: 6220.5 ms
@@ -135,8 +135,9 @@ TEST(MegatronLog, first_interval_comes_from_the_argument_dump_when_given) {
 }
 
 TEST(MegatronLog, line_without_timestamp_parses) {
-  std::string line = "iteration        3/      20 | elapsed time per iteration (ms): 100.5 | global batch size:    "
-                     "8 | lm loss: 2.5 | number of skipped iterations:   0 | number of nan iterations:   0 |";
+  std::string line =
+      "iteration        3/      20 | elapsed time per iteration (ms): 100.5 | global batch size:    "
+      "8 | lm loss: 2.5 | number of skipped iterations:   0 | number of nan iterations:   0 |";
   auto log = parse_megatron_log(line, "t.log", 1);
   ASSERT_EQ(log.records.size(), 1u);
   EXPECT_EQ(log.records[0].first_step, 2);
@@ -144,9 +145,10 @@ TEST(MegatronLog, line_without_timestamp_parses) {
 }
 
 TEST(MegatronLog, nan_loss_is_read_as_nan) {
-  std::string line = " [2026-01-01 00:00:00] iteration        1/      20 | elapsed time per iteration (ms): 10.0 | "
-                     "global batch size: 8 | lm loss: nan | number of skipped iterations:   0 | number of nan "
-                     "iterations:   1 |";
+  std::string line =
+      " [2026-01-01 00:00:00] iteration        1/      20 | elapsed time per iteration (ms): 10.0 | "
+      "global batch size: 8 | lm loss: nan | number of skipped iterations:   0 | number of nan "
+      "iterations:   1 |";
   auto log = parse_megatron_log(line, "t.log", 1);
   EXPECT_TRUE(std::isnan(*log.records[0].loss));
   EXPECT_EQ(log.records[0].nan, 1);
@@ -206,18 +208,19 @@ TEST(MegatronBridgeLog, iteration_without_step_time_is_an_error) {
 
 // A training_log line at iteration k of 20 with the given timestamp and elapsed time.
 std::string line_at(int k, const std::string& stamp, const std::string& elapsed_ms, int n = 20) {
-  return fmt::format(" [{}] iteration {:>8}/{:>8} | consumed samples: {} | elapsed time per iteration (ms): {} | "
-                     "global batch size:    32 | lm loss: 1.2E+01 | number of skipped iterations:   0 | number of "
-                     "nan iterations:   0 |\n",
-                     stamp, k, n, 32 * k, elapsed_ms);
+  return fmt::format(
+      " [{}] iteration {:>8}/{:>8} | consumed samples: {} | elapsed time per iteration (ms): {} | "
+      "global batch size:    32 | lm loss: 1.2E+01 | number of skipped iterations:   0 | number of "
+      "nan iterations:   0 |\n",
+      stamp, k, n, 32 * k, elapsed_ms);
 }
 
 TEST(MegatronLog, real_logs_agree_with_their_own_clock_within_the_bound) {
   OPENRECIPES_REQUIRE_FIXTURES();
   // Each parses (the clock cross-check passes); the worst real line is ref.log's iteration 2 (1.207 s off).
-  for (const char* f : {"runs/megatron-h200/ref.log", "runs/megatron-h200/mbs2.log", "runs/megatron-h200/lr10.log",
-                        "logs/mdk-gpt3-7b-fp16-1node.log", "logs/seo-dense-0.2b-a100.log",
-                        "logs/seo-moe64-top1-ep4-a100.log"}) {
+  for (const char* f :
+       {"runs/megatron-h200/ref.log", "runs/megatron-h200/mbs2.log", "runs/megatron-h200/lr10.log",
+        "logs/mdk-gpt3-7b-fp16-1node.log", "logs/seo-dense-0.2b-a100.log", "logs/seo-moe64-top1-ep4-a100.log"}) {
     SCOPED_TRACE(f);
     EXPECT_NO_THROW(parse_megatron_log(read_file(fixtures_dir() / f), f));
   }
@@ -244,7 +247,7 @@ TEST(MegatronLog, one_second_stamps_are_checked_over_the_span_not_per_line) {
   // 10% x 15 + 1 + 1.5 = 4 s) are not checked one by one; the span, 20 s against 20 s, agrees.
   // (N = 40, so that iterations 10..30 lie inside the run.)
   std::string ok = line_at(10, "2024-01-01 00:00:00", "1000.0", 40) + line_at(20, "2024-01-01 00:00:15", "1000.0", 40) +
-       line_at(30, "2024-01-01 00:00:20", "1000.0", 40);
+                   line_at(30, "2024-01-01 00:00:20", "1000.0", 40);
   EXPECT_EQ(error_of(ok), "(no error)");
   // Half the elapsed time: 20 iterations x 0.5 s = 10 s against a 20 s span; bound 10% x 20 + 1 + 1.5 = 4.5 s.
   std::string half = line_at(10, "2024-01-01 00:00:00", "500.0", 40) + line_at(20, "2024-01-01 00:00:10", "500.0", 40) +
@@ -265,16 +268,16 @@ TEST(MegatronLog, an_evaluation_or_checkpoint_save_between_lines_lets_the_clock_
                        line_at(3, "2026-01-01 00:01:01.000000", "1000.0");
   EXPECT_EQ(error_of(paused), "(no error)");
   const std::string save = " saving checkpoint at iteration       2 to /ckpt in torch_dist format\n";
-  EXPECT_EQ(error_of(line_at(1, "2026-01-01 00:00:00.000000", "1000.0") +
-                     line_at(2, "2026-01-01 00:00:01.000000", "1000.0") + save +
-                     line_at(3, "2026-01-01 00:01:01.000000", "1000.0")),
-            "(no error)");
+  EXPECT_EQ(
+      error_of(line_at(1, "2026-01-01 00:00:00.000000", "1000.0") + line_at(2, "2026-01-01 00:00:01.000000", "1000.0") +
+               save + line_at(3, "2026-01-01 00:01:01.000000", "1000.0")),
+      "(no error)");
   // Without the evaluation line the same log is refused: 60 s against 1 s, bound 10% x 60 + 1.5 s.
-  EXPECT_NE(error_of(line_at(1, "2026-01-01 00:00:00.000000", "1000.0") +
-                     line_at(2, "2026-01-01 00:00:01.000000", "1000.0") +
-                     line_at(3, "2026-01-01 00:01:01.000000", "1000.0"))
-                .find("t.log:3: the timestamps say 60.000 s passed since line 2"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(line_at(1, "2026-01-01 00:00:00.000000", "1000.0") + line_at(2, "2026-01-01 00:00:01.000000", "1000.0") +
+               line_at(3, "2026-01-01 00:01:01.000000", "1000.0"))
+          .find("t.log:3: the timestamps say 60.000 s passed since line 2"),
+      std::string::npos);
   // Step times longer than the wall clock stay impossible across a pause: 30 s of steps in 1 s.
   auto m = error_of(line_at(1, "2026-01-01 00:00:00.000000", "1000.0") + eval +
                     line_at(2, "2026-01-01 00:00:01.000000", "30000.0"));
@@ -287,7 +290,8 @@ TEST(MegatronLog, timestamp_that_is_not_a_date_is_an_error) {
 }
 
 TEST(MegatronLog, iteration_beyond_the_run_length_is_an_error_naming_the_line) {
-  std::string text = line_at(20, "2026-01-01 00:00:00.000000", "100.0") + line_at(21, "2026-01-01 00:00:00.100000", "100.0");
+  std::string text =
+      line_at(20, "2026-01-01 00:00:00.000000", "100.0") + line_at(21, "2026-01-01 00:00:00.100000", "100.0");
   auto m = error_of(text);
   EXPECT_NE(m.find("t.log:2: iteration 21 is beyond the run's length ('21/ 20')"), std::string::npos) << m;
   std::string huge = line_at(20, "2026-01-01 00:00:00", "100.0");

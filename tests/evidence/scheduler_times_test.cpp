@@ -77,7 +77,8 @@ TEST(SchedulerTimes, a_run_longer_than_a_year_is_an_error) {
 }
 
 TEST(SchedulerTimes, sacct_column_named_twice_is_an_error) {
-  auto m = sacct_error("JobID|Start|End|End|ExitCode\n7|2026-10-11T09:05:00|2026-10-11T09:06:26|2026-10-11T19:06:26|0:0\n");
+  auto m =
+      sacct_error("JobID|Start|End|End|ExitCode\n7|2026-10-11T09:05:00|2026-10-11T09:06:26|2026-10-11T19:06:26|0:0\n");
   EXPECT_NE(m.find("s.txt:1: sacct header names the column 'End' twice"), std::string::npos) << m;
 }
 

@@ -116,10 +116,11 @@ TEST(SlimeLog, a_log_mixing_perf_step_time_and_perf_total_train_time_is_an_error
 }
 
 TEST(SlimeLog, train_grad_norm_is_read_including_nan_and_inf) {
-  auto log = parse_slime_log("step 0: {'train/loss': 1.25, 'train/grad_norm': nan}\n"
-                             "step 1: {'train/loss': 1.25, 'train/grad_norm': inf}\n"
-                             "step 2: {'train/loss': 1.25, 'train/grad_norm': np.float64(2.5)}\n",
-                             "g.log");
+  auto log = parse_slime_log(
+      "step 0: {'train/loss': 1.25, 'train/grad_norm': nan}\n"
+      "step 1: {'train/loss': 1.25, 'train/grad_norm': inf}\n"
+      "step 2: {'train/loss': 1.25, 'train/grad_norm': np.float64(2.5)}\n",
+      "g.log");
   ASSERT_EQ(log.records.size(), 3u);
   EXPECT_TRUE(std::isnan(*log.records[0].grad_norm));
   EXPECT_TRUE(std::isinf(*log.records[1].grad_norm));
@@ -135,9 +136,7 @@ TEST(SlimeLog, truncated_dict_is_an_error_naming_the_line) {
   }
 }
 
-TEST(SlimeLog, no_step_lines_is_an_error) {
-  EXPECT_THROW(parse_slime_log("hello\nworld\n", "s.log"), InputError);
-}
+TEST(SlimeLog, no_step_lines_is_an_error) { EXPECT_THROW(parse_slime_log("hello\nworld\n", "s.log"), InputError); }
 
 std::string slime_error(const std::string& text) {
   try {

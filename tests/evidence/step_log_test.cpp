@@ -27,7 +27,8 @@ TEST(StepTimeDefinition, slime_step_time_is_train_wait_plus_train_with_the_weigh
   EXPECT_TRUE(has(s, "the wait for the next rollout")) << s;
   EXPECT_FALSE(has(s, "total_train_time")) << s;  // only for logs that use the old name
   const auto old = step_time_definition("slime", "perf/total_train_time");
-  EXPECT_TRUE(has(old, "'perf/total_train_time' (perf/step_time's name before 2025-10-30) = train_wait + train")) << old;
+  EXPECT_TRUE(has(old, "'perf/total_train_time' (perf/step_time's name before 2025-10-30) = train_wait + train"))
+      << old;
   // miles backs weights up only when a ref / teacher / old-actor model or colocation needs it (_enable_weight_backup).
   const auto m = step_time_definition("miles");
   EXPECT_TRUE(has(m, "= train_wait + train")) << m;

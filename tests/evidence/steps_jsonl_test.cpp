@@ -44,15 +44,17 @@ TEST(StepsJsonl, bad_lines_name_the_line_and_field) {
 }
 
 TEST(StepsJsonl, a_field_given_twice_is_an_error_naming_field_and_line) {
-  auto m = error_of("{\"step\": 0, \"tokens\": 8, \"time_s\": 4.5, \"loss\": 1.2}\n"
-                    "{\"step\":1,\"tokens\":8,\"time_s\":4.5,\"time_s\":0.0001,\"loss\":1.2}\n");
+  auto m = error_of(
+      "{\"step\": 0, \"tokens\": 8, \"time_s\": 4.5, \"loss\": 1.2}\n"
+      "{\"step\":1,\"tokens\":8,\"time_s\":4.5,\"time_s\":0.0001,\"loss\":1.2}\n");
   EXPECT_NE(m.find("steps.jsonl:2: the key \"time_s\" appears twice in one object"), std::string::npos) << m;
 }
 
 TEST(StepsJsonl, steps_that_count_down_are_an_error_naming_the_line) {
-  auto m = error_of("{\"step\": 0, \"tokens\": 8, \"time_s\": 4.5}\n"
-                    "{\"step\": 2, \"tokens\": 8, \"time_s\": 4.5}\n"
-                    "{\"step\": 1, \"tokens\": 8, \"time_s\": 4.5}\n");
+  auto m = error_of(
+      "{\"step\": 0, \"tokens\": 8, \"time_s\": 4.5}\n"
+      "{\"step\": 2, \"tokens\": 8, \"time_s\": 4.5}\n"
+      "{\"step\": 1, \"tokens\": 8, \"time_s\": 4.5}\n");
   EXPECT_NE(m.find("steps.jsonl:3: step 1 comes after step 2: steps must count up"), std::string::npos) << m;
 }
 

@@ -43,9 +43,7 @@ TEST(LayoutRules, the_global_batch_must_divide_by_dp_and_every_broken_rule_is_li
   EXPECT_EQ(violations(make(1, 1, 1, 1, 1, 3), 4, 128).size(), 2u);  // 3 GPUs of 4, and 128 % 3 != 0
 }
 
-Placement placement(Layout l, std::int64_t gpus, bool megatron) {
-  return {l, gpus, 128, 8192, megatron};
-}
+Placement placement(Layout l, std::int64_t gpus, bool megatron) { return {l, gpus, 128, 8192, megatron}; }
 
 TEST(LayoutDump, a_dump_that_shows_the_recorded_layout_has_no_mismatch) {
   std::map<std::string, std::string> args{{"tensor_model_parallel_size", "2"},

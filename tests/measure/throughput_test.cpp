@@ -218,16 +218,16 @@ TEST(Throughput, slime_train_grad_norm_nan_inside_the_window_fails) {
   // norm nan: slime has no skipped/nan counters, so only the norm shows it.
   std::string text;
   for (int s = 0; s < 20; ++s)
-    text += fmt::format("step {}: {{'train/loss': 1.5, 'train/grad_norm': {}, 'train/global_batch_size': 128}}\n"
-                        "perf {}: {{'perf/step_time': 4.5}}\n",
-                        s, s == 7 ? "nan" : "2.25", s);
+    text += fmt::format(
+        "step {}: {{'train/loss': 1.5, 'train/grad_norm': {}, 'train/global_batch_size': 128}}\n"
+        "perf {}: {{'perf/step_time': 4.5}}\n",
+        s, s == 7 ? "nan" : "2.25", s);
   auto log = evidence::parse_slime_log(text, "slime.log");
   try {
     measure_throughput(log, {5, 19}, {8, 8192, 128});
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("slime.log:16: step 7 has gradient norm nan"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("slime.log:16: step 7 has gradient norm nan"), std::string::npos) << e.what();
   }
 }
 

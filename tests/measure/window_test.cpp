@@ -22,9 +22,9 @@ TEST(Window, other_lengths_need_a_declared_window) {
 }
 
 TEST(Window, declared_window_must_fit_and_agree_with_the_rule) {
-  EXPECT_THROW(window_for_run(20, Window{4, 19}, "r"), InputError);   // disagrees with the 20-step rule
-  EXPECT_THROW(window_for_run(30, Window{0, 10}, "r"), InputError);   // step 0 is never measured
-  EXPECT_THROW(window_for_run(30, Window{5, 30}, "r"), InputError);   // past the run's last step
+  EXPECT_THROW(window_for_run(20, Window{4, 19}, "r"), InputError);  // disagrees with the 20-step rule
+  EXPECT_THROW(window_for_run(30, Window{0, 10}, "r"), InputError);  // step 0 is never measured
+  EXPECT_THROW(window_for_run(30, Window{5, 30}, "r"), InputError);  // past the run's last step
   EXPECT_EQ(window_for_run(20, Window{5, 19}, "r"), (Window{5, 19}));
 }
 

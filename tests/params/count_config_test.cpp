@@ -97,15 +97,9 @@ TEST(CountConfig, key_value_heads_must_group_the_attention_heads) {
 }
 
 TEST(CountConfig, mixtral_experts_use_intermediate_size_and_num_local_experts) {
-  json c = {{"model_type", "mixtral"},
-            {"hidden_size", 64},
-            {"vocab_size", 1000},
-            {"num_hidden_layers", 3},
-            {"num_attention_heads", 8},
-            {"num_key_value_heads", 2},
-            {"intermediate_size", 96},
-            {"num_local_experts", 4},
-            {"num_experts_per_tok", 2},
+  json c = {{"model_type", "mixtral"},     {"hidden_size", 64},        {"vocab_size", 1000},
+            {"num_hidden_layers", 3},      {"num_attention_heads", 8}, {"num_key_value_heads", 2},
+            {"intermediate_size", 96},     {"num_local_experts", 4},   {"num_experts_per_tok", 2},
             {"tie_word_embeddings", false}};
   ParamCount pc = count_from_config(c);
   // head_dim 64 / 8 = 8. Per layer: q 64×64 + k, v 64×16 + o 64×64 = 10,240; router 4×64; 2 of 4 experts of 3×64×96.

@@ -25,10 +25,9 @@ TEST(Dtype, header_names_round_trip_and_widths_follow_the_format) {
 
 TEST(Dtype, known_dtype_names_lists_every_accepted_dtype_once_in_table_order) {
   // The test's own list of the safetensors dtypes (upstream `Dtype`), FNUZ variants included.
-  const std::vector<std::string> every{"BOOL",    "F4",      "F6_E2M3", "F6_E3M2",     "U8",          "I8",
-                                       "F8_E5M2", "F8_E4M3", "F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ", "I16",
-                                       "U16",     "F16",     "BF16",    "I32",         "U32",         "F32",
-                                       "C64",     "F64",     "I64",     "U64"};
+  const std::vector<std::string> every{
+      "BOOL", "F4",  "F6_E2M3", "F6_E3M2", "U8",  "I8",  "F8_E5M2", "F8_E4M3", "F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ",
+      "I16",  "U16", "F16",     "BF16",    "I32", "U32", "F32",     "C64",     "F64",     "I64",         "U64"};
   std::string joined;
   for (const auto& n : every) {
     ASSERT_TRUE(parse_dtype(n)) << n;

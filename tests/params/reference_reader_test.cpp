@@ -40,8 +40,7 @@ TEST(ReferenceReader, python_sees_the_same_shards_tensors_and_elements) {
   EXPECT_GT(unpacked_extra, 0);
   ASSERT_TRUE(pc.quantization_scales);
   EXPECT_GT(pc.quantization_scales->values, 0);
-  EXPECT_EQ(ref["elements"].get<std::int64_t>() + unpacked_extra,
-            *pc.total_params + pc.quantization_scales->values);
+  EXPECT_EQ(ref["elements"].get<std::int64_t>() + unpacked_extra, *pc.total_params + pc.quantization_scales->values);
 }
 
 }  // namespace

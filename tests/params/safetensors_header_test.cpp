@@ -220,10 +220,9 @@ TEST(SafetensorsHeader, the_unknown_dtype_error_lists_every_accepted_dtype) {
     listed.insert(list.substr(i, comma - i));
     i = comma + 2;
   }
-  const std::set<std::string> accepted{"BOOL",    "F4",          "F6_E2M3",     "F6_E3M2", "U8",  "I8",
-                                       "F8_E5M2", "F8_E4M3",     "F8_E8M0",     "I16",     "U16", "F16",
-                                       "BF16",    "F8_E4M3FNUZ", "F8_E5M2FNUZ", "I32",     "U32", "F32",
-                                       "C64",     "F64",         "I64",         "U64"};
+  const std::set<std::string> accepted{
+      "BOOL", "F4",   "F6_E2M3",     "F6_E3M2",     "U8",  "I8",  "F8_E5M2", "F8_E4M3", "F8_E8M0", "I16", "U16",
+      "F16",  "BF16", "F8_E4M3FNUZ", "F8_E5M2FNUZ", "I32", "U32", "F32",     "C64",     "F64",     "I64", "U64"};
   EXPECT_EQ(listed, accepted);
   for (const auto& name : accepted) EXPECT_TRUE(parse_dtype(name)) << name;
 }

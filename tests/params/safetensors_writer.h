@@ -28,10 +28,10 @@ struct Tensor {
 /// Bits per element of a header dtype string (the test's own table of the safetensors format).
 inline std::uint64_t bits_of(const std::string& dtype) {
   static const std::map<std::string, std::uint64_t> bits{
-      {"BOOL", 8},    {"F4", 4},      {"F6_E2M3", 6}, {"F6_E3M2", 6}, {"U8", 8},   {"I8", 8},    {"F8_E5M2", 8},
-      {"F8_E4M3", 8}, {"F8_E8M0", 8}, {"I16", 16},    {"U16", 16},    {"F16", 16}, {"BF16", 16}, {"I32", 32},
-      {"U32", 32},    {"F32", 32},    {"C64", 64},    {"F64", 64},    {"I64", 64}, {"U64", 64},
-      {"F8_E4M3FNUZ", 8}, {"F8_E5M2FNUZ", 8}};
+      {"BOOL", 8},    {"F4", 4},      {"F6_E2M3", 6},     {"F6_E3M2", 6},    {"U8", 8},   {"I8", 8},
+      {"F8_E5M2", 8}, {"F8_E4M3", 8}, {"F8_E8M0", 8},     {"I16", 16},       {"U16", 16}, {"F16", 16},
+      {"BF16", 16},   {"I32", 32},    {"U32", 32},        {"F32", 32},       {"C64", 64}, {"F64", 64},
+      {"I64", 64},    {"U64", 64},    {"F8_E4M3FNUZ", 8}, {"F8_E5M2FNUZ", 8}};
   auto it = bits.find(dtype);
   if (it == bits.end()) throw std::runtime_error("test writer: unknown dtype " + dtype);
   return it->second;

@@ -50,11 +50,12 @@ TEST(Build, bundled_numbers_follow_the_spec_formulas) {
   const auto& ref = b.get("ref");
   // Score from the 15 step times of iterations 6..20 (ms) of ref.log, by hand:
   const double sum_s = (4926.7 + 5150.5 + 4831.0 + 5085.6 + 5648.8 + 5730.1 + 5994.4 + 5425.3 + 5457.1 + 4788.2 +
-                        5112.3 + 5228.7 + 5332.4 + 4796.4 + 5799.5) / 1000;
+                        5112.3 + 5228.7 + 5332.4 + 4796.4 + 5799.5) /
+                       1000;
   const double score = 15.0 * 32 * 2048 / sum_s;
   EXPECT_NEAR(ref.throughput->tokens_per_s_per_gpu, score, 1e-9);
-  EXPECT_NEAR(*ref.mfu, 6.0 * 595984384 * score / 989e12, 1e-15);              // MFU = 6 N score / peak
-  EXPECT_NEAR(*ref.dollars_per_million_tokens, 7.912 / (score * 3600) * 1e6, 1e-12);  // $ per 1M tokens
+  EXPECT_NEAR(*ref.mfu, 6.0 * 595984384 * score / 989e12, 1e-15);                           // MFU = 6 N score / peak
+  EXPECT_NEAR(*ref.dollars_per_million_tokens, 7.912 / (score * 3600) * 1e6, 1e-12);        // $ per 1M tokens
   EXPECT_NEAR(*ref.gpu_hours, (1795973164.166403326 - 1795973020.792464496) / 3600, 1e-9);  // times.txt
   EXPECT_TRUE(ref.is_reference);
   for (const auto& s : ref.stack) EXPECT_EQ(s.status, "pinned") << s.component;
@@ -63,8 +64,11 @@ TEST(Build, bundled_numbers_follow_the_spec_formulas) {
 TEST(Build, lr10_is_rejected_naming_the_argument_and_the_convergence_tests) {
   auto b = build(bundled());
   const auto& lr10 = b.get("lr10");
-  EXPECT_TRUE(has_reason(lr10, "configuration check: ineligible: lr changed from 1e-05 to 0.0001 — math")) << reasons_of(lr10);
-  EXPECT_TRUE(has_reason(lr10, "convergence check: failed: 3 of 16 points (18.8%, more than the 10% allowed) differ from the reference loss by more than the pointwise tolerance"));
+  EXPECT_TRUE(has_reason(lr10, "configuration check: ineligible: lr changed from 1e-05 to 0.0001 — math"))
+      << reasons_of(lr10);
+  EXPECT_TRUE(has_reason(lr10,
+                         "convergence check: failed: 3 of 16 points (18.8%, more than the 10% allowed) differ from the "
+                         "reference loss by more than the pointwise tolerance"));
   EXPECT_TRUE(has_reason(lr10, "final loss differs by 11.42% relative to the reference (> 5%)"));
   EXPECT_EQ(lr10.reasons.size(), 2u) << reasons_of(lr10);  // its claims agree with what the checks conclude
   EXPECT_EQ(lr10.convergence->failed_tests, (std::vector<std::string>{"point_wise_tolerance", "final_loss"}));
@@ -85,7 +89,8 @@ TEST(BuildBadInput, claimed_score_the_log_does_not_give_is_reported_not_trusted)
   auto b = build(s.root);
   const auto& mbs2 = b.get("mbs2");
   EXPECT_FALSE(mbs2.verified);
-  EXPECT_TRUE(has_reason(mbs2, "the recipe claims 30000.0 tokens/s/GPU, but its log gives 23232.7")) << reasons_of(mbs2);
+  EXPECT_TRUE(has_reason(mbs2, "the recipe claims 30000.0 tokens/s/GPU, but its log gives 23232.7"))
+      << reasons_of(mbs2);
   EXPECT_NEAR(mbs2.throughput->tokens_per_s_per_gpu, 23232.69, 0.01);  // what is shown is what the log gives
   auto pairs = build_pairs(b.reg, b.results, false);
   EXPECT_EQ(pairs[0].ranked.size(), 1u);
@@ -114,7 +119,8 @@ TEST(BuildBadInput, unknown_gpu_type_and_unknown_model) {
   auto results = evaluate_registry(reg);
   bool gpu = false, model = false;
   for (const auto& r : results) {
-    if (r.id == "qwen3-0.6b/X100/ref") gpu = has_reason(r, "unknown GPU type 'X100' (registry/gpus.yaml has B200, H100, H200)");
+    if (r.id == "qwen3-0.6b/X100/ref")
+      gpu = has_reason(r, "unknown GPU type 'X100' (registry/gpus.yaml has B200, H100, H200)");
     if (r.id == "llama-9/H200/ref") model = has_reason(r, "unknown model 'llama-9' (no registry/models/llama-9.yaml)");
   }
   EXPECT_TRUE(gpu);
@@ -132,7 +138,9 @@ TEST(BuildBadInput, references_that_form_a_cycle) {
   Scratch s;
   s.replace(s.recipe("ref") / "recipe.yaml", "reference: null", "reference: mbs2");
   auto b = build(s.root);
-  EXPECT_TRUE(has_reason(b.get("ref"), "reference: the references form a cycle: qwen3-0.6b/H200/ref → qwen3-0.6b/H200/mbs2 → qwen3-0.6b/H200/ref"))
+  EXPECT_TRUE(has_reason(
+      b.get("ref"),
+      "reference: the references form a cycle: qwen3-0.6b/H200/ref → qwen3-0.6b/H200/mbs2 → qwen3-0.6b/H200/ref"))
       << reasons_of(b.get("ref"));
   EXPECT_TRUE(has_reason(b.get("mbs2"), "form a cycle"));
   EXPECT_TRUE(has_reason(b.get("lr10"), "form a cycle"));  // its reference is in the cycle
@@ -141,10 +149,12 @@ TEST(BuildBadInput, references_that_form_a_cycle) {
 
 TEST(BuildBadInput, evidence_path_that_escapes_the_recipe_folder) {
   Scratch s;
-  s.replace(s.recipe("mbs2") / "recipe.yaml", "log: {path: evidence/train.log", "log: {path: ../ref/evidence/train.log");
+  s.replace(s.recipe("mbs2") / "recipe.yaml", "log: {path: evidence/train.log",
+            "log: {path: ../ref/evidence/train.log");
   s.replace(s.recipe("lr10") / "recipe.yaml", "versions: {path: evidence/env.txt", "versions: {path: /etc/passwd");
   auto b = build(s.root);
-  EXPECT_TRUE(has_reason(b.get("mbs2"), "path '../ref/evidence/train.log' leaves the recipe's folder")) << reasons_of(b.get("mbs2"));
+  EXPECT_TRUE(has_reason(b.get("mbs2"), "path '../ref/evidence/train.log' leaves the recipe's folder"))
+      << reasons_of(b.get("mbs2"));
   EXPECT_TRUE(has_reason(b.get("lr10"), "absolute path '/etc/passwd' is not allowed")) << reasons_of(b.get("lr10"));
 }
 
@@ -154,7 +164,8 @@ TEST(BuildBadInput, truncated_log) {
   std::string text = s.read(log);
   s.write(log, text.substr(0, text.find("iteration       17/") + 40));
   auto b = build(s.root);
-  EXPECT_TRUE(has_reason(b.get("mbs2"), "measurement: evidence/train.log:1223: training_log line is cut off")) << reasons_of(b.get("mbs2"));
+  EXPECT_TRUE(has_reason(b.get("mbs2"), "measurement: evidence/train.log:1223: training_log line is cut off"))
+      << reasons_of(b.get("mbs2"));
 }
 
 TEST(BuildBadInput, log_with_no_per_step_lines) {
@@ -178,7 +189,8 @@ TEST(BuildBadInput, nan_or_skipped_step_inside_the_window) {
   text.replace(sk, 33, "number of skipped iterations:   1");
   s.write(log, text);
   auto b = build(s.root);
-  EXPECT_TRUE(has_reason(b.get("mbs2"), "step 9 has a nan loss or gradient inside the measured window 5–19")) << reasons_of(b.get("mbs2"));
+  EXPECT_TRUE(has_reason(b.get("mbs2"), "step 9 has a nan loss or gradient inside the measured window 5–19"))
+      << reasons_of(b.get("mbs2"));
 }
 
 TEST(BuildBadInput, missing_step_and_zero_step_time) {
@@ -191,7 +203,8 @@ TEST(BuildBadInput, missing_step_and_zero_step_time) {
   t2.replace(t2.find("(ms): 6384.1"), 12, "(ms): 0.0");
   s.write(lr, t2);
   auto b = build(s.root);
-  EXPECT_TRUE(has_reason(b.get("mbs2"), "measurement: evidence/train.log: step 12 of the measured window 5–19 is missing"))
+  EXPECT_TRUE(
+      has_reason(b.get("mbs2"), "measurement: evidence/train.log: step 12 of the measured window 5–19 is missing"))
       << reasons_of(b.get("mbs2"));
   EXPECT_TRUE(has_reason(b.get("mbs2"), "convergence check: failed: step 12 has no loss in the recipe's arm"))
       << reasons_of(b.get("mbs2"));
@@ -214,7 +227,9 @@ TEST(BuildBadInput, layout_that_disagrees_with_the_argument_dump) {
   Scratch s;
   s.replace(s.recipe("mbs2") / "recipe.yaml", "micro_batch: 2}", "micro_batch: 4}");
   auto b = build(s.root);
-  EXPECT_TRUE(has_reason(b.get("mbs2"), "layout: the recipe records the micro-batch size = 4, but its argument dump has micro_batch_size = 2"))
+  EXPECT_TRUE(
+      has_reason(b.get("mbs2"),
+                 "layout: the recipe records the micro-batch size = 4, but its argument dump has micro_batch_size = 2"))
       << reasons_of(b.get("mbs2"));
 }
 
@@ -222,7 +237,8 @@ TEST(BuildBadInput, stack_version_the_evidence_contradicts) {
   Scratch s;
   s.replace(s.recipe("mbs2") / "recipe.yaml", "pytorch: 2.11.0+cu130", "pytorch: 2.12.0");
   auto b = build(s.root);
-  EXPECT_TRUE(has_reason(b.get("mbs2"), "stack: the recipe says pytorch 2.12.0, but evidence/env.txt shows 2.11.0, 2.11.0+cu130"))
+  EXPECT_TRUE(has_reason(b.get("mbs2"),
+                         "stack: the recipe says pytorch 2.12.0, but evidence/env.txt shows 2.11.0, 2.11.0+cu130"))
       << reasons_of(b.get("mbs2"));
 }
 
@@ -231,7 +247,7 @@ TEST(BuildBadInput, include_unverified_ranks_measured_recipes_for_a_preview) {
   auto pairs = build_pairs(b.reg, b.results, true);
   ASSERT_EQ(pairs[0].ranked.size(), 3u);
   EXPECT_EQ(pairs[0].ranked[2]->id, "qwen3-0.6b/H200/lr10");  // slowest
-  EXPECT_EQ(pairs[0].unranked.size(), 1u);                      // still listed with its reasons
+  EXPECT_EQ(pairs[0].unranked.size(), 1u);                    // still listed with its reasons
 }
 
 }  // namespace

@@ -39,8 +39,9 @@ TEST(ReferenceChain, recipe_tuned_from_an_unverified_recipe_is_not_verified_and_
   ASSERT_TRUE(lr10b.configuration && lr10b.configuration->eligible);  // against lr10 alone it would pass
   ASSERT_TRUE(lr10b.convergence && lr10b.convergence->passed);
   EXPECT_FALSE(lr10b.verified);
-  EXPECT_TRUE(has_reason(lr10b, "reference: 'qwen3-0.6b/H200/lr10' is not verified (configuration check: ineligible: "
-                                "lr changed from 1e-05 to 0.0001"))
+  EXPECT_TRUE(has_reason(lr10b,
+                         "reference: 'qwen3-0.6b/H200/lr10' is not verified (configuration check: ineligible: "
+                         "lr changed from 1e-05 to 0.0001"))
       << reasons_of(lr10b);
   EXPECT_EQ(lr10b.reasons.size(), 1u) << reasons_of(lr10b);
   EXPECT_TRUE(b.get("mbs2").verified);  // a verified chain is untouched
@@ -56,8 +57,9 @@ TEST(ReferenceChain, break_two_links_up_is_named_through_the_chain) {
   auto b = build(s.root);
   const auto& c = b.get("lr10c");
   EXPECT_FALSE(c.verified);
-  EXPECT_TRUE(has_reason(c, "reference: 'qwen3-0.6b/H200/lr10b' is not verified (it is tuned from "
-                            "'qwen3-0.6b/H200/lr10', which is not verified: configuration check: ineligible"))
+  EXPECT_TRUE(has_reason(c,
+                         "reference: 'qwen3-0.6b/H200/lr10b' is not verified (it is tuned from "
+                         "'qwen3-0.6b/H200/lr10', which is not verified: configuration check: ineligible"))
       << reasons_of(c);
 }
 
@@ -74,9 +76,10 @@ TEST(PairReference, second_root_in_a_pair_is_not_verified_and_the_most_used_root
   const auto& lr10 = b.get("lr10");
   EXPECT_FALSE(lr10.verified);
   EXPECT_FALSE(lr10.is_reference);
-  EXPECT_TRUE(has_reason(lr10, "reference: the pair already has the reference recipe 'qwen3-0.6b/H200/ref'; a second "
-                               "reference would rank without any check (set `reference: qwen3-0.6b/H200/ref` and pass "
-                               "both checks against it)"))
+  EXPECT_TRUE(has_reason(lr10,
+                         "reference: the pair already has the reference recipe 'qwen3-0.6b/H200/ref'; a second "
+                         "reference would rank without any check (set `reference: qwen3-0.6b/H200/ref` and pass "
+                         "both checks against it)"))
       << reasons_of(lr10);
   auto pairs = build_pairs(b.reg, b.results, false);
   ASSERT_EQ(pairs.size(), 1u);
@@ -112,8 +115,9 @@ TEST(Plausibility, mfu_above_100_percent_of_peak_is_a_measurement_reason) {
   const double mfu = 6.0 * 595984384 * mbs2.throughput->tokens_per_s_per_gpu / 1e12;
   ASSERT_EQ(fmt::format("{:.1f}", 100 * mfu), "8307.8");
   EXPECT_NEAR(*mbs2.mfu, mfu, 1e-9);
-  EXPECT_TRUE(has_reason(mbs2, "measurement: MFU 8307.8% is above 100% of the GPU's dense BF16 peak: the step times "
-                               "cannot be right"))
+  EXPECT_TRUE(has_reason(mbs2,
+                         "measurement: MFU 8307.8% is above 100% of the GPU's dense BF16 peak: the step times "
+                         "cannot be right"))
       << reasons_of(mbs2);
   EXPECT_FALSE(mbs2.verified);
   EXPECT_TRUE(has_reason(b.get("ref"), "measurement: MFU "));  // 6 N x 12,395.4 / 1e12 = 4432.5%
@@ -150,9 +154,10 @@ TEST(ArgumentDump, a_dump_edited_to_hide_a_learning_rate_change_is_caught_by_the
   EXPECT_FALSE(lr10.verified);
   // Iteration 1 of lr10 prints 9.939057E-05; the edited dump's cosine schedule gives
   // 1e-6 + 9e-6 × (1 + cos(π/20)) / 2 = 9.944598E-06.
-  EXPECT_TRUE(has_reason(lr10, "evidence: evidence/train.log:1191: the log prints learning rate 9.939057E-05 at "
-                               "iteration 1, but the argument dump's schedule (lr 1e-05, min_lr 1e-06, lr_decay_style "
-                               "cosine) gives 9.944598E-06"))
+  EXPECT_TRUE(has_reason(lr10,
+                         "evidence: evidence/train.log:1191: the log prints learning rate 9.939057E-05 at "
+                         "iteration 1, but the argument dump's schedule (lr 1e-05, min_lr 1e-06, lr_decay_style "
+                         "cosine) gives 9.944598E-06"))
       << reasons_of(lr10);
   EXPECT_TRUE(b.get("mbs2").verified) << reasons_of(b.get("mbs2"));  // unedited logs agree with their dumps
 }
@@ -161,17 +166,20 @@ TEST(ConvergenceArm, arm_that_is_a_byte_copy_of_the_reference_arm_is_a_reason) {
   Scratch s;  // lr10's convergence arm is ref's own train.log
   fs::copy_file(s.recipe("ref") / "evidence/train.log", s.recipe("lr10") / "evidence/arm.log");
   const auto y = s.recipe("lr10") / "recipe.yaml";
-  s.replace(y, "  versions: {path: evidence/env.txt", "  convergence_arm: {path: evidence/arm.log, format: megatron}\n  versions: {path: evidence/env.txt");
+  s.replace(y, "  versions: {path: evidence/env.txt",
+            "  convergence_arm: {path: evidence/arm.log, format: megatron}\n  versions: {path: evidence/env.txt");
   s.replace(y, "convergence: {verdict: fail, correlation: 0.9693, final_loss_rel_diff: 0.11417, pointwise_failures: 3}",
             "convergence: {verdict: pass}");
   auto b = build(s.root);
   const auto& lr10 = b.get("lr10");
   ASSERT_TRUE(lr10.convergence && lr10.convergence->passed);  // the copied curve matches, of course
-  EXPECT_TRUE(has_reason(lr10, "convergence: the recipe's arm is byte-identical to the reference's arm "
-                               "'qwen3-0.6b/H200/ref/evidence/train.log'"))
+  EXPECT_TRUE(has_reason(lr10,
+                         "convergence: the recipe's arm is byte-identical to the reference's arm "
+                         "'qwen3-0.6b/H200/ref/evidence/train.log'"))
       << reasons_of(lr10);
-  EXPECT_TRUE(has_reason(lr10, "convergence: the arm's arguments differ from the measured run's: lr is 1e-05 in the "
-                               "arm but 0.0001 in the measured run"))
+  EXPECT_TRUE(has_reason(lr10,
+                         "convergence: the arm's arguments differ from the measured run's: lr is 1e-05 in the "
+                         "arm but 0.0001 in the measured run"))
       << reasons_of(lr10);
   EXPECT_TRUE(b.get("ref").verified);  // a reference's arm is its own: no such reason
 }
@@ -194,7 +202,8 @@ TEST(ConvergenceArm, separate_arm_with_other_math_arguments_than_the_measured_ru
 TEST(ConvergenceArm, separate_arm_differing_only_in_run_length_is_accepted) {
   Scratch s;  // mbs2's arm: its own log with the dump's train_iters changed (a longer measured run's arm)
   std::string text = s.read(s.recipe("mbs2") / "evidence/train.log");
-  text = std::regex_replace(text, std::regex("train_iters \\.+ 20\n"), "train_iters ..................................... 25\n");
+  text = std::regex_replace(text, std::regex("train_iters \\.+ 20\n"),
+                            "train_iters ..................................... 25\n");
   s.write(s.recipe("mbs2") / "evidence/arm.log", text);
   s.replace(s.recipe("mbs2") / "recipe.yaml", "  versions: {path: evidence/env.txt",
             "  convergence_arm: {path: evidence/arm.log, format: megatron}\n  versions: {path: evidence/env.txt");

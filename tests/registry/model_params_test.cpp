@@ -12,9 +12,7 @@ namespace openrecipes::registry {
 namespace {
 namespace fs = std::filesystem;
 
-ModelInfo bundled_model() {
-  return load_models(testing::source_dir() / "registry/models").at("qwen3-0.6b");
-}
+ModelInfo bundled_model() { return load_models(testing::source_dir() / "registry/models").at("qwen3-0.6b"); }
 
 TEST(ModelParams, bundled_qwen3_0_6b_n_agrees_with_its_config_arithmetic) {
   auto m = bundled_model();
@@ -69,7 +67,8 @@ TEST(ModelParams, build_uses_the_recount_for_mfu_and_reports_disagreements) {
   for (const auto& r : bad) {
     EXPECT_FALSE(r.verified) << r.id;
     bool named = false;
-    for (const auto& why : r.reasons) named |= why.find("records N = 1, but its config arithmetic gives 595984384") != std::string::npos;
+    for (const auto& why : r.reasons)
+      named |= why.find("records N = 1, but its config arithmetic gives 595984384") != std::string::npos;
     EXPECT_TRUE(named) << r.id;
   }
 }

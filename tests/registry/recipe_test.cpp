@@ -47,7 +47,8 @@ TEST(RecipeDate, february_29_only_in_leap_years) {
 
 TEST(RecipeFile, recipe_yaml_linked_outside_its_folder_is_refused_unread) {
   Scratch s;
-  const auto secret = s.dir.write("outside/secret.yaml", "id: mbs2\nmodel: qwen3-0.6b\ngpu: H200\ngpus: SECRET_TOKEN_42\n");
+  const auto secret =
+      s.dir.write("outside/secret.yaml", "id: mbs2\nmodel: qwen3-0.6b\ngpu: H200\ngpus: SECRET_TOKEN_42\n");
   fs::remove(s.recipe("mbs2") / "recipe.yaml");
   fs::create_symlink(secret, s.recipe("mbs2") / "recipe.yaml");
   auto err = load_error(s.recipe("mbs2"));

@@ -71,8 +71,9 @@ TEST(References, a_recipe_resolves_to_the_reference_it_names_and_a_root_to_wheth
   EXPECT_TRUE(resolve_reference(f.recipe("a"), f.by_id, chosen).is_reference);
   auto second = resolve_reference(f.recipe("b"), f.by_id, chosen);
   EXPECT_FALSE(second.is_reference);
-  EXPECT_EQ(second.problem, "reference: the pair already has the reference recipe 'a'; a second reference would rank "
-                            "without any check (set `reference: a` and pass both checks against it)");
+  EXPECT_EQ(second.problem,
+            "reference: the pair already has the reference recipe 'a'; a second reference would rank "
+            "without any check (set `reference: a` and pass both checks against it)");
 }
 
 TEST(References, a_cycle_is_named_in_order_and_a_missing_or_unreadable_reference_is_named) {

@@ -33,7 +33,8 @@ void add_run_length_recipe(const Scratch& s, const std::string& id, const std::s
   fs::copy_file(data() / "env.txt", dir / "evidence/env.txt", fs::copy_options::overwrite_existing);
   const auto y = dir / "recipe.yaml";
   s.replace(y, "steps_per_run: 20\n",
-            steps == 14 ? "steps_per_run: 14\nwindow: {first: 4, last: 13}\n" : "steps_per_run: " + std::to_string(steps) + "\n");
+            steps == 14 ? "steps_per_run: 14\nwindow: {first: 4, last: 13}\n"
+                        : "steps_per_run: " + std::to_string(steps) + "\n");
   s.replace(y, "format: launcher, run: mbs2}", "format: launcher, run: " + run + "}");
   s.replace(y, "--train-iters 20", "--train-iters " + std::to_string(steps));
   std::string yaml = s.read(y);
@@ -52,13 +53,15 @@ void add_run_length_recipe(const Scratch& s, const std::string& id, const std::s
 // 0.049856 GPU-h. 14 steps: iterations 5..14 print 3467.1, 3152.8, 3581.3, 3317.2, 3122.2, 3542.4, 3671.7, 3142.9,
 // 3194.6, 3167.3 ms: 33.3595 s for 655,360 tokens = 19,645.38 tokens/s/GPU; 0.022192 GPU-h. The convergence record
 // is mbs2's arm against ref's (the bundled mbs2 recipe's claims).
-const char* kConvergence = "  convergence: {verdict: pass, correlation: 1.0000, final_loss_rel_diff: 0.0000194, pointwise_failures: 0}\n";
+const char* kConvergence =
+    "  convergence: {verdict: pass, correlation: 1.0000, final_loss_rel_diff: 0.0000194, pointwise_failures: 0}\n";
 std::string claims25(const char* configuration = "eligible", const char* convergence = kConvergence) {
   return std::string("  tokens_per_s_per_gpu: 20405.05\n  cv: 0.062183\n  gpu_hours: 0.049856\n  configuration: ") +
          configuration + "\n" + convergence;
 }
 std::string claims14() {
-  return std::string("  tokens_per_s_per_gpu: 19645.38\n  cv: 0.059805\n  gpu_hours: 0.022192\n  configuration: eligible\n") +
+  return std::string(
+             "  tokens_per_s_per_gpu: 19645.38\n  cv: 0.059805\n  gpu_hours: 0.022192\n  configuration: eligible\n") +
          kConvergence;
 }
 
@@ -83,7 +86,8 @@ TEST(RunLength, hand_calculation_of_the_real_runs_scores) {
   EXPECT_NEAR((1796133458.788958266 - 1796133279.308312018) / 3600, 0.049856, 5e-7);
   EXPECT_NEAR((1796133538.683598534 - 1796133458.793349114) / 3600, 0.022192, 5e-7);
   Scratch s;
-  add_run_length_recipe(s, "profile25", "mbs2-steps25-profile", 25, claims25(), s.recipe("mbs2") / "evidence/train.log");
+  add_run_length_recipe(s, "profile25", "mbs2-steps25-profile", 25, claims25(),
+                        s.recipe("mbs2") / "evidence/train.log");
   add_run_length_recipe(s, "steps14", "mbs2-steps14", 14, claims14(), s.recipe("mbs2") / "evidence/train.log");
   auto b = build(s.root);
   ASSERT_TRUE(b.get("profile25").throughput && b.get("steps14").throughput);
@@ -97,7 +101,8 @@ TEST(RunLength, hand_calculation_of_the_real_runs_scores) {
 
 TEST(RunLength, profiler_recipe_with_its_own_20_step_arm_is_verified_with_train_iters_as_bookkeeping) {
   Scratch s;
-  add_run_length_recipe(s, "profile25", "mbs2-steps25-profile", 25, claims25(), s.recipe("mbs2") / "evidence/train.log");
+  add_run_length_recipe(s, "profile25", "mbs2-steps25-profile", 25, claims25(),
+                        s.recipe("mbs2") / "evidence/train.log");
   auto b = build(s.root);
   const auto& r = b.get("profile25");
   EXPECT_TRUE(r.verified) << reasons_of(r);
@@ -110,8 +115,9 @@ TEST(RunLength, profiler_recipe_with_its_own_20_step_arm_is_verified_with_train_
     EXPECT_EQ(c.recipe_value, "25");
     EXPECT_TRUE(c.accepted);
     EXPECT_EQ(c.classification.cls, checks::ArgClass::bookkeeping);
-    EXPECT_EQ(c.note, "bookkeeping (ignored): run length: the recipe's convergence arm evidence/arm.log is a separate "
-                      "20-step run whose arguments equal the reference's in every math argument");
+    EXPECT_EQ(c.note,
+              "bookkeeping (ignored): run length: the recipe's convergence arm evidence/arm.log is a separate "
+              "20-step run whose arguments equal the reference's in every math argument");
   }
   EXPECT_TRUE(train_iters);
   ASSERT_TRUE(r.convergence);
@@ -127,13 +133,16 @@ TEST(RunLength, fourteen_step_recipe_with_its_own_20_step_arm_is_verified) {
 
 TEST(RunLength, profiler_recipe_without_an_arm_is_not_verified_and_says_why) {
   Scratch s;
-  add_run_length_recipe(s, "profile25", "mbs2-steps25-profile", 25, claims25("ineligible", "  convergence: {verdict: fail}\n"));
+  add_run_length_recipe(s, "profile25", "mbs2-steps25-profile", 25,
+                        claims25("ineligible", "  convergence: {verdict: fail}\n"));
   auto b = build(s.root);
   const auto& r = b.get("profile25");
   EXPECT_FALSE(r.verified);
-  EXPECT_TRUE(has_reason(r, "configuration check: ineligible: train_iters changed from 20 to 25 — math")) << reasons_of(r);
-  EXPECT_TRUE(has_reason(r, "convergence check: cannot run: the recipe's arm: the measured run ran 25 steps, so it is "
-                            "not a convergence arm"))
+  EXPECT_TRUE(has_reason(r, "configuration check: ineligible: train_iters changed from 20 to 25 — math"))
+      << reasons_of(r);
+  EXPECT_TRUE(has_reason(r,
+                         "convergence check: cannot run: the recipe's arm: the measured run ran 25 steps, so it is "
+                         "not a convergence arm"))
       << reasons_of(r);
 }
 
@@ -143,13 +152,15 @@ TEST(RunLength, fourteen_step_recipe_without_an_arm_is_not_verified_and_says_why
   auto b = build(s.root);
   const auto& r = b.get("steps14");
   EXPECT_FALSE(r.verified);
-  EXPECT_TRUE(has_reason(r, "configuration check: ineligible: train_iters changed from 20 to 14 — math")) << reasons_of(r);
+  EXPECT_TRUE(has_reason(r, "configuration check: ineligible: train_iters changed from 20 to 14 — math"))
+      << reasons_of(r);
   EXPECT_TRUE(has_reason(r, "the measured run ran 14 steps, so it is not a convergence arm")) << reasons_of(r);
 }
 
 TEST(RunLength, arm_with_other_math_than_the_reference_keeps_run_length_math) {
   Scratch s;  // the arm is lr10's real 20-step run: lr 1e-4, so the arm does not show the reference's math
-  add_run_length_recipe(s, "profile25", "mbs2-steps25-profile", 25, claims25(), s.recipe("lr10") / "evidence/train.log");
+  add_run_length_recipe(s, "profile25", "mbs2-steps25-profile", 25, claims25(),
+                        s.recipe("lr10") / "evidence/train.log");
   auto b = build(s.root);
   const auto& r = b.get("profile25");
   EXPECT_FALSE(r.verified);
@@ -167,9 +178,10 @@ TEST(RunLength, the_reference_log_with_a_byte_added_is_not_the_recipes_arm) {
   auto b = build(s.root);
   const auto& r = b.get("profile25");
   EXPECT_FALSE(r.verified);
-  EXPECT_TRUE(has_reason(r, "convergence: the arm's arguments differ from the measured run's: eval_micro_batch_size is 1 "
-                            "in the arm but 2 in the measured run; micro_batch_size is 1 in the arm but 2 in the "
-                            "measured run; recompute_granularity is selective in the arm but None in the measured run"))
+  EXPECT_TRUE(has_reason(r,
+                         "convergence: the arm's arguments differ from the measured run's: eval_micro_batch_size is 1 "
+                         "in the arm but 2 in the measured run; micro_batch_size is 1 in the arm but 2 in the "
+                         "measured run; recompute_granularity is selective in the arm but None in the measured run"))
       << reasons_of(r);
 }
 
@@ -178,14 +190,16 @@ TEST(RunLength, a_separate_arm_is_read_with_its_own_logging_interval) {
   // lines of iterations 10 and 20 kept): read with its own interval, each record averages 10 steps, which no
   // convergence check can use; read with the measured run's interval 1 it would look like a run missing 18 steps.
   Scratch s;
-  s.write(s.dir.path() / "interval10.log", testing::relogged_every(s.read(s.recipe("mbs2") / "evidence/train.log"), 10));
+  s.write(s.dir.path() / "interval10.log",
+          testing::relogged_every(s.read(s.recipe("mbs2") / "evidence/train.log"), 10));
   add_run_length_recipe(s, "profile25", "mbs2-steps25-profile", 25, claims25(), s.dir.path() / "interval10.log");
   auto b = build(s.root);
   const auto& r = b.get("profile25");
   EXPECT_FALSE(r.verified);
   EXPECT_TRUE(has_reason(r, "convergence check: cannot run: the recipe's arm: evidence/arm.log:"));
-  EXPECT_TRUE(has_reason(r, "this record averages the loss over 10 steps; the convergence check needs the loss of "
-                            "every step (fix: re-run the arm with --log-interval 1)"))
+  EXPECT_TRUE(has_reason(r,
+                         "this record averages the loss over 10 steps; the convergence check needs the loss of "
+                         "every step (fix: re-run the arm with --log-interval 1)"))
       << reasons_of(r);
 }
 

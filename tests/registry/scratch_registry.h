@@ -51,7 +51,9 @@ inline std::string reasons_of(const RecipeResult& r) {
 struct Scratch {
   testing::TempDir dir;
   std::filesystem::path root;
-  Scratch() : root(dir / "registry") { std::filesystem::copy(bundled(), root, std::filesystem::copy_options::recursive); }
+  Scratch() : root(dir / "registry") {
+    std::filesystem::copy(bundled(), root, std::filesystem::copy_options::recursive);
+  }
   std::filesystem::path recipe(const std::string& name) const { return root / "recipes/qwen3-0.6b/H200" / name; }
   std::string read(const std::filesystem::path& p) const { return read_file(p); }
   void write(const std::filesystem::path& p, const std::string& s) const { std::ofstream(p, std::ios::binary) << s; }

@@ -49,7 +49,9 @@ RowsBuildOptions options_for(const Case& c, const fs::path& out, unsigned thread
 nlohmann::json reference(const Case& c) {
   std::vector<std::string> argv{testing::oracle_python(),
                                 (testing::source_dir() / "tests/oracles/rows_build_reference.py").string(),
-                                tulu().string(), tokdir(c.tokenizer).string(), std::to_string(c.row_length),
+                                tulu().string(),
+                                tokdir(c.tokenizer).string(),
+                                std::to_string(c.row_length),
                                 std::to_string(c.seed)};
   if (c.rows) argv.push_back(std::to_string(*c.rows));
   if (c.config) argv.insert(argv.end(), {"--config", c.config->string()});
@@ -88,7 +90,8 @@ TEST(RowsBuild, other_seeds_and_a_row_limit_match_the_reference) {
 
 TEST(RowsBuild, llama31_and_deepseek_v3_builds_match_the_reference) {
   OPENRECIPES_REQUIRE_FIXTURES();
-  expect_reference({"llama3", 1024, 3, std::nullopt, tokdir("llama3") / "tokenizer_config.xenova-llama3-tokenizer-new.json",
+  expect_reference({"llama3", 1024, 3, std::nullopt,
+                    tokdir("llama3") / "tokenizer_config.xenova-llama3-tokenizer-new.json",
                     tokdir("llama3") / "chat_template.llama-3.1-8b-instruct.jinja"});
   expect_reference({"deepseek_v3", 2048, 1, std::nullopt, std::nullopt, std::nullopt});
 }
@@ -100,9 +103,9 @@ TEST(RowsBuild, row_limit_tokenizes_only_what_it_needs_over_several_rounds) {
   TempDir d;
   std::string jsonl;
   for (int i = 0; i < 25000; ++i)
-    jsonl += nlohmann::json{{"messages", {{{"content", fmt::format("question {} about {}", i, i * 7919 % 1000)},
-                                           {"role", "user"}},
-                                          {{"content", fmt::format("answer {}", i % 97)}, {"role", "assistant"}}}}}
+    jsonl += nlohmann::json{{"messages",
+                             {{{"content", fmt::format("question {} about {}", i, i * 7919 % 1000)}, {"role", "user"}},
+                              {{"content", fmt::format("answer {}", i % 97)}, {"role", "assistant"}}}}}
                  .dump() +
              "\n";
   auto src = d.write("short.jsonl", jsonl);
@@ -112,8 +115,8 @@ TEST(RowsBuild, row_limit_tokenizes_only_what_it_needs_over_several_rounds) {
   EXPECT_EQ(got.manifest.rows_written, 300u);
   EXPECT_LT(got.stats.conversations_done, 25000u);
   auto r = testing::run_process({testing::oracle_python(),
-                                 (testing::source_dir() / "tests/oracles/rows_build_reference.py").string(), src.string(),
-                                 tokdir("qwen3").string(), "1024", "9", "300"});
+                                 (testing::source_dir() / "tests/oracles/rows_build_reference.py").string(),
+                                 src.string(), tokdir("qwen3").string(), "1024", "9", "300"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto want = nlohmann::json::parse(r.out);
   EXPECT_EQ(got.manifest.rows_sha256, want["rows_sha256"].get<std::string>());
@@ -167,7 +170,8 @@ TEST(RowsBuild, golden_tulu3_first100_reproduced_exactly) {
   OPENRECIPES_REQUIRE_FIXTURES();
   expect_golden("qwen3.jsonl", "qwen3", std::nullopt, std::nullopt,
                 "48a51143273c2fc5b155dee95508ce2f6aa5f1b6d7080f7fecb2cc3415de8570");
-  expect_golden("llama3_1_instruct.jsonl", "llama3", tokdir("llama3") / "tokenizer_config.xenova-llama3-tokenizer-new.json",
+  expect_golden("llama3_1_instruct.jsonl", "llama3",
+                tokdir("llama3") / "tokenizer_config.xenova-llama3-tokenizer-new.json",
                 tokdir("llama3") / "chat_template.llama-3.1-8b-instruct.jinja",
                 "b0c765e04094359b4bea5b1163af89901e26fed13a8b1931b5dafdcc6e5bfb88");
   expect_golden("deepseek_v3.jsonl", "deepseek_v3", std::nullopt, std::nullopt,
@@ -237,8 +241,9 @@ TEST(RowsBuildBadInput, more_rows_than_the_sources_give_is_an_error_naming_both_
 TEST(RowsBuildBadInput, invalid_utf8_in_a_source_names_the_line) {
   OPENRECIPES_REQUIRE_FIXTURES();
   TempDir d;
-  auto src = d.write("bad.jsonl", "{\"messages\": [{\"role\": \"user\", \"content\": \"ok\"}]}\n"
-                                  "{\"messages\": [{\"role\": \"user\", \"content\": \"caf\xe9\"}]}\n");
+  auto src = d.write("bad.jsonl",
+                     "{\"messages\": [{\"role\": \"user\", \"content\": \"ok\"}]}\n"
+                     "{\"messages\": [{\"role\": \"user\", \"content\": \"caf\xe9\"}]}\n");
   RowsBuildOptions o = options_for({"qwen3", 8, 0, std::nullopt, std::nullopt, std::nullopt}, d / "rows.parquet");
   o.sources = {src};
   auto m = error_of(o);

@@ -11,8 +11,9 @@ namespace openrecipes::testing {
 /// says log_interval k and only the training_log lines of iterations that are multiples of k are kept (their
 /// values stay the single iteration's, so the lines stand for k-step records). Other lines are kept as they are.
 inline std::string relogged_every(const std::string& log, int k) {
-  std::string text = std::regex_replace(log, std::regex("log_interval \\.+ 1\n"),
-                                        "log_interval .................................... " + std::to_string(k) + "\n");
+  std::string text =
+      std::regex_replace(log, std::regex("log_interval \\.+ 1\n"),
+                         "log_interval .................................... " + std::to_string(k) + "\n");
   const std::regex iteration_line(" iteration +([0-9]+)/ *[0-9]+ \\|");
   std::string kept;
   for (std::size_t begin = 0; begin < text.size();) {

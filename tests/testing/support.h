@@ -51,8 +51,8 @@ class TempDir {
 }  // namespace openrecipes::testing
 
 /// Skips the current test when ../shared/fixtures is not there (the fixtures are not part of the repo).
-#define OPENRECIPES_REQUIRE_FIXTURES()                                                         \
-  do {                                                                                         \
-    if (::openrecipes::testing::fixtures_dir().empty())                                        \
+#define OPENRECIPES_REQUIRE_FIXTURES()                                                          \
+  do {                                                                                          \
+    if (::openrecipes::testing::fixtures_dir().empty())                                         \
       GTEST_SKIP() << "needs ../shared/fixtures (set OPENRECIPES_FIXTURES to point elsewhere)"; \
   } while (0)

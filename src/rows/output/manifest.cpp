@@ -8,13 +8,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/atomic_output.h"
 #include "core/calendar.h"
 #include "core/error.h"
-#include "core/atomic_output.h"
 #include "core/files.h"
 #include "core/sha256.h"
-#include "rows/output/rows_hash.h"
 #include "core/utf8.h"
+#include "rows/output/rows_hash.h"
 
 namespace openrecipes::rows {
 namespace {

@@ -14,10 +14,10 @@
 
 #include <fmt/format.h>
 
+#include "core/atomic_output.h"
 #include "core/error.h"
 #include "rows/output/rows_hash.h"
 #include "rows/output/rows_reader.h"
-#include "core/atomic_output.h"
 
 namespace openrecipes::rows {
 namespace fs = std::filesystem;

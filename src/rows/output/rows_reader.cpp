@@ -66,7 +66,8 @@ RowsParquetReader::RowsParquetReader(const fs::path& path, std::uint32_t expecte
     if (!ok)
       throw InputError(
           path.string(),
-          fmt::format("column input_ids has type {}, expected list<int32> (INTEGER[])", db::describe_type(t.get())), kFix);
+          fmt::format("column input_ids has type {}, expected list<int32> (INTEGER[])", db::describe_type(t.get())),
+          kFix);
     auto meta = s_->db->query("SELECT num_rows FROM parquet_file_metadata(" + lit + ")");
     auto n = parse_int(meta.value_text(0, 0));
     if (!n || *n < 0) throw InputError(path.string(), "the parquet footer gives no row count", damaged_fix());

@@ -18,10 +18,10 @@
 
 #include <fmt/format.h>
 
+#include "core/atomic_output.h"
 #include "core/error.h"
 #include "db/duckdb_session.h"
 #include "rows/output/rows_hash.h"
-#include "core/atomic_output.h"
 
 namespace openrecipes::rows {
 namespace fs = std::filesystem;
@@ -241,8 +241,7 @@ void RowsParquetWriter::abort() noexcept {
 std::uint64_t RowsParquetWriter::rows() const { return s_->rows; }
 
 void RowsParquetWriter::append_row(std::span<const std::int32_t> row) {
-  if (s_->closed || s_->finished)
-    throw std::logic_error("RowsParquetWriter: append_row after commit, finish or abort");
+  if (s_->closed || s_->finished) throw std::logic_error("RowsParquetWriter: append_row after commit, finish or abort");
   if (row.size() != s_->row_length)
     throw std::invalid_argument(
         fmt::format("RowsParquetWriter: a row of {} ids, expected {}", row.size(), s_->row_length));

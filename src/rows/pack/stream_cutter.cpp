@@ -5,8 +5,7 @@
 
 namespace openrecipes::rows {
 
-StreamCutter::StreamCutter(std::uint32_t row_length, std::int32_t eos, RowSink sink,
-                           std::optional<std::uint64_t> limit)
+StreamCutter::StreamCutter(std::uint32_t row_length, std::int32_t eos, RowSink sink, std::optional<std::uint64_t> limit)
     : row_length_(row_length), eos_(eos), sink_(std::move(sink)), limit_(limit) {
   buffer_.reserve(row_length);
 }

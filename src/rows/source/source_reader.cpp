@@ -17,8 +17,8 @@
 #include "core/error.h"
 #include "core/sha256.h"
 #include "core/text.h"
-#include "db/duckdb_session.h"
 #include "core/utf8.h"
+#include "db/duckdb_session.h"
 
 namespace openrecipes::rows {
 namespace fs = std::filesystem;

@@ -6,8 +6,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "rows/tokenizer/unicode_class.h"
 #include "core/utf8.h"
+#include "rows/tokenizer/unicode_class.h"
 
 namespace openrecipes::rows::tok {
 namespace {
@@ -124,8 +124,7 @@ void AddedVocabulary::build(const std::vector<AddedToken>& tokens, std::size_t m
   for (const auto& [id, t] : by_id) {
     if (t.normalized) {
       std::string text = normalize(t.content);
-      if (text.empty())
-        throw std::invalid_argument("added token \"" + t.content + "\" normalizes to an empty string");
+      if (text.empty()) throw std::invalid_argument("added token \"" + t.content + "\" normalizes to an empty string");
       norm.push_back(Pattern{std::move(text), id, t});
     } else {
       raw.push_back(Pattern{t.content, id, t});

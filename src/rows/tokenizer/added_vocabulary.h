@@ -51,7 +51,9 @@ class AddedVocabulary {
   std::size_t size() const { return by_content_.size(); }
   /// Calls f(content, id) for every registered content.
   template <class F>
-  void for_each(F&& f) const { by_content_.for_each(f); }
+  void for_each(F&& f) const {
+    by_content_.for_each(f);
+  }
 
  private:
   struct Pattern {

@@ -51,15 +51,16 @@ BpeModel::BpeModel(const std::vector<std::pair<std::string, std::int32_t>>& voca
     : settings_(std::move(settings)), serial_(g_serial.fetch_add(1)) {
   vocab_.reserve(vocab.size());
   for (const auto& [token, id] : vocab) vocab_.insert(token, id);
-  const std::size_t prefix_len =
-      settings_.continuing_subword_prefix ? settings_.continuing_subword_prefix->size() : 0;
+  const std::size_t prefix_len = settings_.continuing_subword_prefix ? settings_.continuing_subword_prefix->size() : 0;
   merges_.reserve(merges.size());
   std::string joined;
   for (std::size_t i = 0; i < merges.size(); ++i) {
     const auto& [a, b] = merges[i];
     std::int32_t ia = vocab_.find(a), ib = vocab_.find(b);
-    if (ia < 0) throw std::invalid_argument("merges[" + std::to_string(i) + "]: token \"" + a + "\" is not in model.vocab");
-    if (ib < 0) throw std::invalid_argument("merges[" + std::to_string(i) + "]: token \"" + b + "\" is not in model.vocab");
+    if (ia < 0)
+      throw std::invalid_argument("merges[" + std::to_string(i) + "]: token \"" + a + "\" is not in model.vocab");
+    if (ib < 0)
+      throw std::invalid_argument("merges[" + std::to_string(i) + "]: token \"" + b + "\" is not in model.vocab");
     if (b.size() < prefix_len)
       throw std::invalid_argument("merges[" + std::to_string(i) + "]: token \"" + b +
                                   "\" is shorter than continuing_subword_prefix");
@@ -73,7 +74,8 @@ BpeModel::BpeModel(const std::vector<std::pair<std::string, std::int32_t>>& voca
   }
   if (settings_.unk_token) unk_id_ = vocab_.find(*settings_.unk_token);
   // Raw-byte mode: every byte-level character must be a token, and no prefix/suffix may alter lookups.
-  raw_ok_ = !settings_.continuing_subword_prefix.value_or("").size() && !settings_.end_of_word_suffix.value_or("").size();
+  raw_ok_ =
+      !settings_.continuing_subword_prefix.value_or("").size() && !settings_.end_of_word_suffix.value_or("").size();
   for (int b = 0; b < 256; ++b) {
     std::string ch;
     append_utf8(ch, byte_level_chars()[b]);
@@ -81,7 +83,12 @@ BpeModel::BpeModel(const std::vector<std::pair<std::string, std::int32_t>>& voca
     if (byte_ids_[b] < 0) raw_ok_ = false;
     char code[8];
     static const char* hex = "0123456789ABCDEF";
-    code[0] = '<'; code[1] = '0'; code[2] = 'x'; code[3] = hex[b >> 4]; code[4] = hex[b & 15]; code[5] = '>';
+    code[0] = '<';
+    code[1] = '0';
+    code[2] = 'x';
+    code[3] = hex[b >> 4];
+    code[4] = hex[b & 15];
+    code[5] = '>';
     fallback_ids_[b] = vocab_.find(std::string_view(code, 6));
   }
   if (raw_ok_ && settings_.ignore_merges) {
@@ -97,7 +104,8 @@ BpeModel::BpeModel(const std::vector<std::pair<std::string, std::int32_t>>& voca
 // to <0xXX> tokens when every byte has one, else unk_token (fused when fuse_unk), else the character is dropped.
 void BpeModel::initial_symbols(std::string_view w, std::vector<Symbol>& symbols) const {
   symbols.clear();
-  const std::string& prefix = settings_.continuing_subword_prefix ? *settings_.continuing_subword_prefix : std::string();
+  const std::string& prefix =
+      settings_.continuing_subword_prefix ? *settings_.continuing_subword_prefix : std::string();
   const std::string& suffix = settings_.end_of_word_suffix ? *settings_.end_of_word_suffix : std::string();
   const bool has_prefix = settings_.continuing_subword_prefix.has_value();
   const bool has_suffix = settings_.end_of_word_suffix.has_value();
@@ -140,8 +148,7 @@ void BpeModel::initial_symbols(std::string_view w, std::vector<Symbol>& symbols)
       }
     }
     if (settings_.unk_token) {
-      if (unk_id_ < 0)
-        throw std::runtime_error("unk_token \"" + *settings_.unk_token + "\" is not in model.vocab");
+      if (unk_id_ < 0) throw std::runtime_error("unk_token \"" + *settings_.unk_token + "\" is not in model.vocab");
       if (have_unk && settings_.fuse_unk) {
         unk_len += static_cast<std::uint32_t>(len);
       } else {
@@ -186,7 +193,8 @@ void BpeModel::merge_all(std::vector<Symbol>& sym) const {
     cur.len += right.len;
     cur.next = right.next;
     sym[next_pos].len = 0;
-    if (right.next > -1 && static_cast<std::size_t>(right.next) < sym.size()) sym[right.next].prev = static_cast<std::int32_t>(top.pos);
+    if (right.next > -1 && static_cast<std::size_t>(right.next) < sym.size())
+      sym[right.next].prev = static_cast<std::int32_t>(top.pos);
     if (cur.prev >= 0) {
       const Symbol& prev = sym[cur.prev];
       if (const PairMap::Merge* pm = merges_.find(prev.id, cur.id)) {

@@ -72,7 +72,7 @@ class BpeModel {
   BpeSettings settings_;
   std::int32_t unk_id_ = -1;
   bool raw_ok_ = false;
-  std::array<std::int32_t, 256> byte_ids_{};  // id of the byte-level character of each byte
+  std::array<std::int32_t, 256> byte_ids_{};      // id of the byte-level character of each byte
   std::array<std::int32_t, 256> fallback_ids_{};  // id of "<0xXX>" or -1
   std::uint64_t serial_;
 };

@@ -195,7 +195,8 @@ class WordCache {
     std::size_t i = h & mask_;
     while (slots_[i].used) {
       const Slot& s = slots_[i];
-      if (s.hash == h && s.key_len == key.size() && std::memcmp(keys_.data() + s.key_off, key.data(), key.size()) == 0) {
+      if (s.hash == h && s.key_len == key.size() &&
+          std::memcmp(keys_.data() + s.key_off, key.data(), key.size()) == 0) {
         count = s.ids_len;
         return ids_.data() + s.ids_off;
       }

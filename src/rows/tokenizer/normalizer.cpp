@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "rows/tokenizer/unicode_class.h"
 #include "core/utf8.h"
+#include "rows/tokenizer/unicode_class.h"
 
 namespace openrecipes::rows::tok {
 namespace detail {
@@ -52,8 +52,7 @@ void replace(const NormalizerStep& st, std::string_view in, std::string& out) {
       last = e;
     }
   } else {
-    for (std::size_t pos = in.find(st.literal); pos != std::string_view::npos;
-         pos = in.find(st.literal, last)) {
+    for (std::size_t pos = in.find(st.literal); pos != std::string_view::npos; pos = in.find(st.literal, last)) {
       out.append(in.substr(last, pos - last));
       out.append(st.content);
       last = pos + st.literal.size();
@@ -88,10 +87,14 @@ std::string_view strip(std::string_view in, bool left, bool right) {
 
 const char* form_name(NormForm f) {
   switch (f) {
-    case NormForm::NFC: return "NFC";
-    case NormForm::NFD: return "NFD";
-    case NormForm::NFKC: return "NFKC";
-    case NormForm::NFKD: return "NFKD";
+    case NormForm::NFC:
+      return "NFC";
+    case NormForm::NFD:
+      return "NFD";
+    case NormForm::NFKC:
+      return "NFKC";
+    case NormForm::NFKD:
+      return "NFKD";
   }
   return "?";
 }
@@ -132,11 +135,21 @@ std::string NormalizerChain::describe() const {
   for (const NormalizerStep& st : steps_) {
     if (!s.empty()) s += ", ";
     switch (st.kind) {
-      case NormalizerStep::Kind::unicode: s += form_name(st.form); break;
-      case NormalizerStep::Kind::lowercase: s += "Lowercase"; break;
-      case NormalizerStep::Kind::replace: s += "Replace"; break;
-      case NormalizerStep::Kind::prepend: s += "Prepend"; break;
-      case NormalizerStep::Kind::strip: s += "Strip"; break;
+      case NormalizerStep::Kind::unicode:
+        s += form_name(st.form);
+        break;
+      case NormalizerStep::Kind::lowercase:
+        s += "Lowercase";
+        break;
+      case NormalizerStep::Kind::replace:
+        s += "Replace";
+        break;
+      case NormalizerStep::Kind::prepend:
+        s += "Prepend";
+        break;
+      case NormalizerStep::Kind::strip:
+        s += "Strip";
+        break;
     }
   }
   if (steps_.size() > 1) return "Sequence[" + s + "]";

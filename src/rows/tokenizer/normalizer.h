@@ -16,10 +16,10 @@ namespace openrecipes::rows::tok {
 /// One normalizer step (a Sequence is flattened into its steps).
 struct NormalizerStep {
   enum class Kind { unicode, lowercase, replace, prepend, strip } kind = Kind::unicode;
-  NormForm form = NormForm::NFC;          ///< unicode
-  std::string literal;                    ///< replace with a String pattern (non-empty), matched literally
-  std::shared_ptr<OnigRegex> regex;       ///< replace with a Regex pattern (or an empty String pattern)
-  std::string content;                    ///< replace: replacement; prepend: the prefix
+  NormForm form = NormForm::NFC;                 ///< unicode
+  std::string literal;                           ///< replace with a String pattern (non-empty), matched literally
+  std::shared_ptr<OnigRegex> regex;              ///< replace with a Regex pattern (or an empty String pattern)
+  std::string content;                           ///< replace: replacement; prepend: the prefix
   bool strip_left = false, strip_right = false;  ///< strip
 };
 

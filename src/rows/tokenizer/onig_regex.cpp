@@ -81,8 +81,24 @@ std::string regex_escape(std::string_view literal) {
   out.reserve(literal.size() * 2);
   for (char c : literal) {
     switch (c) {
-      case '\\': case '.': case '+': case '*': case '?': case '(': case ')': case '|': case '[': case ']':
-      case '{': case '}': case '^': case '$': case '#': case '&': case '-': case '~':
+      case '\\':
+      case '.':
+      case '+':
+      case '*':
+      case '?':
+      case '(':
+      case ')':
+      case '|':
+      case '[':
+      case ']':
+      case '{':
+      case '}':
+      case '^':
+      case '$':
+      case '#':
+      case '&':
+      case '-':
+      case '~':
         out.push_back('\\');
         break;
       default:

@@ -14,12 +14,12 @@
 namespace openrecipes::rows::tok {
 
 struct Pipeline {
-  std::string file;                 ///< tokenizer.json path, for messages
+  std::string file;  ///< tokenizer.json path, for messages
   AddedVocabulary added;
   NormalizerChain normalizer;
   PreTokenizer pre_tokenizer;
   std::unique_ptr<BpeModel> model;
-  bool raw_bytes = false;           ///< pieces are raw bytes; the model applies the byte-level mapping
+  bool raw_bytes = false;  ///< pieces are raw bytes; the model applies the byte-level mapping
   std::size_t vocab_size = 0;
   std::string description;
 };

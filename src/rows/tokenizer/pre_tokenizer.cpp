@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
+#include "core/utf8.h"
 #include "rows/tokenizer/bpe.h"
 #include "rows/tokenizer/unicode_class.h"
-#include "core/utf8.h"
 
 namespace openrecipes::rows::tok {
 namespace {
@@ -41,22 +41,28 @@ void apply_behavior(SplitBehavior behavior, std::vector<Flagged>& parts) {
       return;  // matches are removed
     case SplitBehavior::contiguous:
       for (const auto& p : parts) {
-        if (p.flag == previous_match && !acc.empty()) acc.back().end = p.end;
-        else acc.push_back({p.begin, p.end, false});
+        if (p.flag == previous_match && !acc.empty())
+          acc.back().end = p.end;
+        else
+          acc.push_back({p.begin, p.end, false});
         previous_match = p.flag;
       }
       break;
     case SplitBehavior::merged_with_previous:
       for (const auto& p : parts) {
-        if (p.flag && !previous_match && !acc.empty()) acc.back().end = p.end;
-        else acc.push_back({p.begin, p.end, false});
+        if (p.flag && !previous_match && !acc.empty())
+          acc.back().end = p.end;
+        else
+          acc.push_back({p.begin, p.end, false});
         previous_match = p.flag;
       }
       break;
     case SplitBehavior::merged_with_next:
       for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
-        if (it->flag && !previous_match && !acc.empty()) acc.back().begin = it->begin;
-        else acc.push_back({it->begin, it->end, false});
+        if (it->flag && !previous_match && !acc.empty())
+          acc.back().begin = it->begin;
+        else
+          acc.push_back({it->begin, it->end, false});
         previous_match = it->flag;
       }
       std::reverse(acc.begin(), acc.end());
@@ -127,8 +133,7 @@ void PreTokenizer::apply_split(const PreTokenizerStep& st, std::string_view piec
     if (!p.flag && p.begin < p.end) out.push_back(piece.substr(p.begin, p.end - p.begin));
 }
 
-void PreTokenizer::run(std::string_view text, PreTokenizeScratch& scratch,
-                       std::vector<std::string_view>& out) const {
+void PreTokenizer::run(std::string_view text, PreTokenizeScratch& scratch, std::vector<std::string_view>& out) const {
   out.clear();
   if (text.empty()) return;
   if (steps_.empty()) {
@@ -187,13 +192,27 @@ std::string PreTokenizer::describe() const {
       case PreTokenizerStep::Kind::split:
         s += "Split(";
         switch (st.scanner) {
-          case Scanner::qwen2: s += "qwen2 regex, scanner"; break;
-          case Scanner::llama3: s += "llama3 regex, scanner"; break;
-          case Scanner::gpt2: s += "gpt2 regex, scanner"; break;
-          case Scanner::deepseek_digits: s += "deepseek-v3 digits, scanner"; break;
-          case Scanner::deepseek_cjk: s += "deepseek-v3 cjk, scanner"; break;
-          case Scanner::deepseek_main: s += "deepseek-v3 regex, scanner"; break;
-          case Scanner::none: s += st.is_literal ? "string" : "regex, oniguruma"; break;
+          case Scanner::qwen2:
+            s += "qwen2 regex, scanner";
+            break;
+          case Scanner::llama3:
+            s += "llama3 regex, scanner";
+            break;
+          case Scanner::gpt2:
+            s += "gpt2 regex, scanner";
+            break;
+          case Scanner::deepseek_digits:
+            s += "deepseek-v3 digits, scanner";
+            break;
+          case Scanner::deepseek_cjk:
+            s += "deepseek-v3 cjk, scanner";
+            break;
+          case Scanner::deepseek_main:
+            s += "deepseek-v3 regex, scanner";
+            break;
+          case Scanner::none:
+            s += st.is_literal ? "string" : "regex, oniguruma";
+            break;
         }
         s += ")";
         break;

@@ -4,8 +4,8 @@
 
 #include <cstddef>
 
-#include "rows/tokenizer/unicode_class.h"
 #include "core/utf8.h"
+#include "rows/tokenizer/unicode_class.h"
 
 namespace openrecipes::rows::tok {
 namespace {
@@ -235,13 +235,26 @@ void scan_matches(Scanner k, std::string_view text, std::vector<Span>& out) {
   while (i < t.n) {
     std::size_t e = kNone;
     switch (k) {
-      case Scanner::qwen2: e = match_qwen_llama(t, i, 1); break;
-      case Scanner::llama3: e = match_qwen_llama(t, i, 3); break;
-      case Scanner::gpt2: e = match_gpt2(t, i); break;
-      case Scanner::deepseek_digits: e = match_deepseek_digits(t, i); break;
-      case Scanner::deepseek_cjk: e = match_deepseek_cjk(t, i); break;
-      case Scanner::deepseek_main: e = match_deepseek_main(t, i); break;
-      case Scanner::none: return;
+      case Scanner::qwen2:
+        e = match_qwen_llama(t, i, 1);
+        break;
+      case Scanner::llama3:
+        e = match_qwen_llama(t, i, 3);
+        break;
+      case Scanner::gpt2:
+        e = match_gpt2(t, i);
+        break;
+      case Scanner::deepseek_digits:
+        e = match_deepseek_digits(t, i);
+        break;
+      case Scanner::deepseek_cjk:
+        e = match_deepseek_cjk(t, i);
+        break;
+      case Scanner::deepseek_main:
+        e = match_deepseek_main(t, i);
+        break;
+      case Scanner::none:
+        return;
     }
     if (e != kNone) {
       out.emplace_back(i, e);

@@ -5,8 +5,8 @@
 #include <stdexcept>
 
 #include "core/error.h"
-#include "rows/tokenizer/pipeline.h"
 #include "core/utf8.h"
+#include "rows/tokenizer/pipeline.h"
 
 namespace openrecipes::rows {
 namespace {
@@ -40,8 +40,10 @@ void encode_text(const tok::Pipeline& p, std::string_view piece, Scratch& s, std
   s.norm_segments.clear();
   p.added.split(normalized, true, s.norm_segments);
   for (const tok::Segment& seg : s.norm_segments) {
-    if (seg.id >= 0) out.push_back(seg.id);
-    else if (seg.end > seg.begin) encode_pretokenized(p, normalized.substr(seg.begin, seg.end - seg.begin), s, out);
+    if (seg.id >= 0)
+      out.push_back(seg.id);
+    else if (seg.end > seg.begin)
+      encode_pretokenized(p, normalized.substr(seg.begin, seg.end - seg.begin), s, out);
   }
 }
 
@@ -71,8 +73,10 @@ void Tokenizer::encode(std::string_view text, std::vector<std::int32_t>& out) co
     p.added.split(sv, false, s.raw_segments);
     for (std::size_t k = 0; k < s.raw_segments.size(); ++k) {
       const tok::Segment seg = s.raw_segments[k];
-      if (seg.id >= 0) out.push_back(seg.id);
-      else if (seg.end > seg.begin) encode_text(p, sv.substr(seg.begin, seg.end - seg.begin), s, out);
+      if (seg.id >= 0)
+        out.push_back(seg.id);
+      else if (seg.end > seg.begin)
+        encode_text(p, sv.substr(seg.begin, seg.end - seg.begin), s, out);
     }
   } catch (const std::runtime_error& e) {
     if (dynamic_cast<const InputError*>(&e)) throw;

@@ -19,14 +19,14 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr std::uint64_t kMaxFileBytes = 256ull << 20;     // 256 MiB
-constexpr std::size_t kMaxVocab = 1u << 24;               // 16.7M tokens
+constexpr std::uint64_t kMaxFileBytes = 256ull << 20;  // 256 MiB
+constexpr std::size_t kMaxVocab = 1u << 24;            // 16.7M tokens
 constexpr std::size_t kMaxMerges = 1u << 24;
 constexpr std::size_t kMaxAddedTokens = 1u << 20;
 constexpr std::size_t kMaxTokenBytes = 1u << 16;
 constexpr std::size_t kMaxPatternBytes = 1u << 16;
-constexpr std::size_t kMaxSteps = 256;                    // normalizer / pre-tokenizer steps after flattening
-constexpr int kMaxDepth = 16;                             // Sequence nesting
+constexpr std::size_t kMaxSteps = 256;  // normalizer / pre-tokenizer steps after flattening
+constexpr int kMaxDepth = 16;           // Sequence nesting
 
 class Loader {
  public:
@@ -38,7 +38,8 @@ class Loader {
 
   const json& member(const json& obj, const char* key, const std::string& path) const {
     auto it = obj.find(key);
-    if (it == obj.end()) fail(path, fmt::format("missing field \"{}\"", key), "use a tokenizer.json written by Hugging Face tokenizers");
+    if (it == obj.end())
+      fail(path, fmt::format("missing field \"{}\"", key), "use a tokenizer.json written by Hugging Face tokenizers");
     return *it;
   }
   const json* optional_member(const json& obj, const char* key) const {
@@ -54,7 +55,8 @@ class Loader {
     return s;
   }
   bool bool_at(const json& v, const std::string& path) const {
-    if (!v.is_boolean()) fail(path, "expected true or false, found " + std::string(v.type_name()), "fix the field's value");
+    if (!v.is_boolean())
+      fail(path, "expected true or false, found " + std::string(v.type_name()), "fix the field's value");
     return v.get<bool>();
   }
   bool bool_field(const json& obj, const char* key, const std::string& path) const {
@@ -90,8 +92,7 @@ class Loader {
   PatternSpec pattern(const json& obj, const std::string& path) const {
     const json& p = member(obj, "pattern", path);
     const std::string pp = path + ".pattern";
-    if (!p.is_object() || p.size() != 1)
-      fail(pp, "expected {\"String\": ...} or {\"Regex\": ...}", "fix the pattern");
+    if (!p.is_object() || p.size() != 1) fail(pp, "expected {\"String\": ...} or {\"Regex\": ...}", "fix the pattern");
     PatternSpec spec;
     if (p.contains("String")) {
       spec.text = string_at(p["String"], pp + ".String");
@@ -117,7 +118,10 @@ class Loader {
     NormalizerStep st;
     if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD") {
       st.kind = NormalizerStep::Kind::unicode;
-      st.form = type == "NFC" ? NormForm::NFC : type == "NFD" ? NormForm::NFD : type == "NFKC" ? NormForm::NFKC : NormForm::NFKD;
+      st.form = type == "NFC"    ? NormForm::NFC
+                : type == "NFD"  ? NormForm::NFD
+                : type == "NFKC" ? NormForm::NFKC
+                                 : NormForm::NFKD;
     } else if (type == "Sequence") {
       const json& list = member(n, "normalizers", path);
       if (!list.is_array()) fail(path + ".normalizers", "expected an array", "fix the Sequence");
@@ -129,8 +133,10 @@ class Loader {
     } else if (type == "Replace") {
       st.kind = NormalizerStep::Kind::replace;
       PatternSpec spec = pattern(n, path);
-      if (spec.is_regex || spec.text.empty()) st.regex = compile(spec.is_regex ? spec.text : std::string(), path + ".pattern");
-      else st.literal = spec.text;
+      if (spec.is_regex || spec.text.empty())
+        st.regex = compile(spec.is_regex ? spec.text : std::string(), path + ".pattern");
+      else
+        st.literal = spec.text;
       st.content = string_at(member(n, "content", path), path + ".content");
     } else if (type == "Prepend") {
       st.kind = NormalizerStep::Kind::prepend;
@@ -170,13 +176,19 @@ class Loader {
         st.literal = spec.text;
       }
       const std::string b = string_at(member(n, "behavior", path), path + ".behavior");
-      if (b == "Removed") st.behavior = SplitBehavior::removed;
-      else if (b == "Isolated") st.behavior = SplitBehavior::isolated;
-      else if (b == "MergedWithPrevious") st.behavior = SplitBehavior::merged_with_previous;
-      else if (b == "MergedWithNext") st.behavior = SplitBehavior::merged_with_next;
-      else if (b == "Contiguous") st.behavior = SplitBehavior::contiguous;
-      else fail(path + ".behavior", "unknown split behavior \"" + b + "\"",
-                "use Removed, Isolated, MergedWithPrevious, MergedWithNext or Contiguous");
+      if (b == "Removed")
+        st.behavior = SplitBehavior::removed;
+      else if (b == "Isolated")
+        st.behavior = SplitBehavior::isolated;
+      else if (b == "MergedWithPrevious")
+        st.behavior = SplitBehavior::merged_with_previous;
+      else if (b == "MergedWithNext")
+        st.behavior = SplitBehavior::merged_with_next;
+      else if (b == "Contiguous")
+        st.behavior = SplitBehavior::contiguous;
+      else
+        fail(path + ".behavior", "unknown split behavior \"" + b + "\"",
+             "use Removed, Isolated, MergedWithPrevious, MergedWithNext or Contiguous");
       st.invert = bool_field(n, "invert", path);
     } else if (type == "ByteLevel") {
       st.kind = PreTokenizerStep::Kind::byte_level;
@@ -218,18 +230,21 @@ class Loader {
     const json& v = member(m, "vocab", path);
     if (!v.is_object()) fail("model.vocab", "expected an object mapping token -> id", "fix model.vocab");
     if (v.size() > kMaxVocab)
-      fail("model.vocab", fmt::format("{} tokens is more than the limit of {}", v.size(), kMaxVocab), "use a real tokenizer.json");
+      fail("model.vocab", fmt::format("{} tokens is more than the limit of {}", v.size(), kMaxVocab),
+           "use a real tokenizer.json");
     std::vector<std::pair<std::string, std::int32_t>> vocab;
     vocab.reserve(v.size());
     for (auto it = v.begin(); it != v.end(); ++it) {
-      if (it.key().size() > kMaxTokenBytes) fail("model.vocab", "a token is longer than 64 KiB", "use a real tokenizer.json");
+      if (it.key().size() > kMaxTokenBytes)
+        fail("model.vocab", "a token is longer than 64 KiB", "use a real tokenizer.json");
       vocab.emplace_back(it.key(), id_at(it.value(), "model.vocab[" + quote_for_message(it.key()) + "]"));
     }
 
     const json& ms = member(m, "merges", path);
     if (!ms.is_array()) fail("model.merges", "expected an array", "fix model.merges");
     if (ms.size() > kMaxMerges)
-      fail("model.merges", fmt::format("{} merges is more than the limit of {}", ms.size(), kMaxMerges), "use a real tokenizer.json");
+      fail("model.merges", fmt::format("{} merges is more than the limit of {}", ms.size(), kMaxMerges),
+           "use a real tokenizer.json");
     std::vector<std::pair<std::string, std::string>> merges;
     merges.reserve(ms.size());
     const bool pairs = !ms.empty() && ms[0].is_array();
@@ -305,13 +320,15 @@ std::unique_ptr<Pipeline> load_pipeline(const std::filesystem::path& path) {
   if (!root.is_object()) L.fail("", "expected a JSON object at the top level", "use a Hugging Face tokenizer.json");
   if (const json* v = L.optional_member(root, "version")) {
     if (L.string_at(*v, "version") != "1.0")
-      L.fail("version", "unknown tokenizer.json version " + v->dump(), "use a file written by tokenizers 0.x (version \"1.0\")");
+      L.fail("version", "unknown tokenizer.json version " + v->dump(),
+             "use a file written by tokenizers 0.x (version \"1.0\")");
   }
   if (L.optional_member(root, "truncation"))
     L.fail("truncation", "truncation is set: it would cut conversations and change their ids",
            "set \"truncation\": null in tokenizer.json");
   if (L.optional_member(root, "padding"))
-    L.fail("padding", "padding is set: it would add pad tokens and change ids", "set \"padding\": null in tokenizer.json");
+    L.fail("padding", "padding is set: it would add pad tokens and change ids",
+           "set \"padding\": null in tokenizer.json");
 
   auto p = std::make_unique<Pipeline>();
   p->file = file;

@@ -31,8 +31,7 @@ std::uint8_t to_class(char32_t c, std::uint32_t r) {
   if (r & kRS) bits |= kSymbol;
   if (r & kRSpace) bits |= kSpace;
   // Rust regex \w: Alphabetic (letters, Nl, Other_Alphabetic), marks, Nd, Pc, Join_Control.
-  if ((r & (kRL | kRM | kRNd | kRNl | kRPc)) || other_alphabetic_symbol(c) || c == 0x200C || c == 0x200D)
-    bits |= kWord;
+  if ((r & (kRL | kRM | kRNd | kRNl | kRPc)) || other_alphabetic_symbol(c) || c == 0x200C || c == 0x200D) bits |= kWord;
   return bits;
 }
 

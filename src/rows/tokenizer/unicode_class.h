@@ -9,13 +9,13 @@ namespace openrecipes::rows::tok {
 
 /// Class bits of one code point.
 enum CharClass : std::uint8_t {
-  kLetter = 1,       ///< \p{L}: Lu Ll Lt Lm Lo
-  kNumber = 2,       ///< \p{N}: Nd Nl No (also Rust's char::is_numeric)
-  kMark = 4,         ///< \p{M}: Mn Mc Me
-  kPunct = 8,        ///< \p{P}: Pc Pd Ps Pe Pi Pf Po
-  kSymbol = 16,      ///< \p{S}: Sm Sc Sk So
-  kSpace = 32,       ///< \s: the White_Space property (also Rust's char::is_whitespace and regex \s)
-  kWord = 64,        ///< Rust regex \w: Alphabetic, M, Nd, Pc, Join_Control
+  kLetter = 1,   ///< \p{L}: Lu Ll Lt Lm Lo
+  kNumber = 2,   ///< \p{N}: Nd Nl No (also Rust's char::is_numeric)
+  kMark = 4,     ///< \p{M}: Mn Mc Me
+  kPunct = 8,    ///< \p{P}: Pc Pd Ps Pe Pi Pf Po
+  kSymbol = 16,  ///< \p{S}: Sm Sc Sk So
+  kSpace = 32,   ///< \s: the White_Space property (also Rust's char::is_whitespace and regex \s)
+  kWord = 64,    ///< Rust regex \w: Alphabetic, M, Nd, Pc, Join_Control
 };
 
 namespace detail {

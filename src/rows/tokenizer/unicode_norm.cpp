@@ -30,10 +30,14 @@ namespace {
 
 int options_of(NormForm f) {
   switch (f) {
-    case NormForm::NFC: return UTF8PROC_STABLE | UTF8PROC_COMPOSE;
-    case NormForm::NFD: return UTF8PROC_STABLE | UTF8PROC_DECOMPOSE;
-    case NormForm::NFKC: return UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT;
-    case NormForm::NFKD: return UTF8PROC_STABLE | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT;
+    case NormForm::NFC:
+      return UTF8PROC_STABLE | UTF8PROC_COMPOSE;
+    case NormForm::NFD:
+      return UTF8PROC_STABLE | UTF8PROC_DECOMPOSE;
+    case NormForm::NFKC:
+      return UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT;
+    case NormForm::NFKD:
+      return UTF8PROC_STABLE | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT;
   }
   return 0;
 }
@@ -73,9 +77,9 @@ const Seconds& seconds() {
 // Normalizes a UTF-8 buffer with utf8proc (Unicode 15.0 data; only characters assigned in 9.0 reach it).
 void utf8proc_normalize(NormForm f, std::string_view in, std::string& out) {
   utf8proc_uint8_t* dst = nullptr;
-  utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(in.data()),
-                                    static_cast<utf8proc_ssize_t>(in.size()), &dst,
-                                    static_cast<utf8proc_option_t>(options_of(f)));
+  utf8proc_ssize_t n =
+      utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(in.data()), static_cast<utf8proc_ssize_t>(in.size()), &dst,
+                   static_cast<utf8proc_option_t>(options_of(f)));
   if (n < 0 || dst == nullptr) {  // cannot happen for valid UTF-8; keep the text rather than lose it
     out.append(in);
   } else {

@@ -1,5 +1,5 @@
-// Tests for src/rows/output/megatron_export: the .bin/.idx pair read back by an independent reader written in the oracle
-// (numpy.memmap + struct, the way Megatron-LM's _IndexReader reads it), and atomic writes.
+// Tests for src/rows/output/megatron_export: the .bin/.idx pair read back by an independent reader written in the
+// oracle (numpy.memmap + struct, the way Megatron-LM's _IndexReader reads it), and atomic writes.
 #include "rows/output/megatron_export.h"
 
 #include <algorithm>

@@ -1,4 +1,5 @@
-// Tests for src/rows/output/rows_hash: rows_sha256 = SHA-256 of the rows' ids as little-endian int32, row-major (SPEC §1.8).
+// Tests for src/rows/output/rows_hash: rows_sha256 = SHA-256 of the rows' ids as little-endian int32, row-major (SPEC
+// §1.8).
 #include "rows/output/rows_hash.h"
 
 #include <stdexcept>

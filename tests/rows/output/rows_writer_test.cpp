@@ -91,10 +91,10 @@ TEST(RowsWriter, bytes_depend_only_on_rows_not_on_thread_count) {
     auto b = write_formula(tmp / "b.parquet", 3000, 64, 5, {c, v, 4, 100});
     EXPECT_EQ(a.rows_sha256, b.rows_sha256);
     db::DuckDbSession db(1);
-    EXPECT_EQ(
-        db.query("SELECT num_row_groups FROM parquet_file_metadata(" + db::sql_literal((tmp / "a.parquet").string()) + ")")
-            .value_text(0, 0),
-        "30");
+    EXPECT_EQ(db.query("SELECT num_row_groups FROM parquet_file_metadata(" +
+                       db::sql_literal((tmp / "a.parquet").string()) + ")")
+                  .value_text(0, 0),
+              "30");
     EXPECT_EQ(read_file(tmp / "a.parquet", 1ull << 30), read_file(tmp / "b.parquet", 1ull << 30));
     EXPECT_EQ(hash_rows_file(tmp / "a.parquet").sha256, a.rows_sha256);
   }

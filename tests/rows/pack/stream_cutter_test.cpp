@@ -57,8 +57,8 @@ TEST(StreamCutter, no_eos_follows_the_last_conversation_so_an_exact_fit_drops_no
 TEST(StreamCutter, with_a_row_limit_the_rest_of_the_completing_conversation_is_dropped_and_the_stream_stops) {
   Collected c;
   StreamCutter cut(4, 9, c.sink(), 1);
-  EXPECT_TRUE(cut.add(Row{1, 2, 3}));      // 1 2 3
-  EXPECT_FALSE(cut.add(Row{4, 5}));        // 9 completes row 1; 4 5 dropped
+  EXPECT_TRUE(cut.add(Row{1, 2, 3}));  // 1 2 3
+  EXPECT_FALSE(cut.add(Row{4, 5}));    // 9 completes row 1; 4 5 dropped
   EXPECT_TRUE(cut.done());
   cut.finish();
   EXPECT_THAT(c.rows, ElementsAre(Row{1, 2, 3, 9}));

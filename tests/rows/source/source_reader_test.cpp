@@ -11,8 +11,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/error.h"
 #include "core/atomic_output.h"
+#include "core/error.h"
 #include "core/files.h"
 #include "core/sha256.h"
 #include "db/duckdb_session.h"
@@ -44,8 +44,8 @@ std::vector<Conversation> fixture_conversations() {
 
 // Writes rows [begin, end) of `rows` (each a JSON messages array) to a parquet shard, with `id` and `source`
 // columns around `messages` as the Hugging Face shards have them, in small row groups.
-void write_shard(db::DuckDbSession& db, const fs::path& path, const std::vector<nlohmann::json>& rows, std::size_t begin,
-                 std::size_t end) {
+void write_shard(db::DuckDbSession& db, const fs::path& path, const std::vector<nlohmann::json>& rows,
+                 std::size_t begin, std::size_t end) {
   db.query(
       "CREATE OR REPLACE TABLE t (rn INTEGER, id VARCHAR, messages STRUCT(content VARCHAR, role VARCHAR)[], "
       "source VARCHAR)");
@@ -177,8 +177,8 @@ TEST(SourceReader, missing_file_is_an_input_error_naming_it) {
 TEST(DuckDbErrors, the_echo_of_our_sql_is_cut_from_duckdb_messages) {
   // DuckDB's binder errors end with "LINE 1: <our SQL>" and a caret line.
   EXPECT_EQ(db::strip_duckdb_sql_echo("Binder Error: Referenced column \"messages\" not found\n"
-                                  "LINE 1: DESCRIBE SELECT * FROM read_parquet('x.parquet')\n"
-                                  "                         ^"),
+                                      "LINE 1: DESCRIBE SELECT * FROM read_parquet('x.parquet')\n"
+                                      "                         ^"),
             "Binder Error: Referenced column \"messages\" not found");
   EXPECT_EQ(db::strip_duckdb_sql_echo("IO Error: No files found that match the pattern \"x\""),
             "IO Error: No files found that match the pattern \"x\"");

@@ -122,8 +122,13 @@ TEST(TokenizerErrors, missing_vocab_and_bad_ids_are_named) {
     EXPECT_HAS(msg, "at model.vocab['b']");
   }
   j = minimal();
-  j["added_tokens"] = {{{"id", -5}, {"content", "x"}, {"single_word", false}, {"lstrip", false}, {"rstrip", false},
-                        {"normalized", false}, {"special", true}}};
+  j["added_tokens"] = {{{"id", -5},
+                        {"content", "x"},
+                        {"single_word", false},
+                        {"lstrip", false},
+                        {"rstrip", false},
+                        {"normalized", false},
+                        {"special", true}}};
   EXPECT_HAS(load_error(dir, j.dump()), "at added_tokens[0].id");
 }
 
@@ -146,7 +151,8 @@ TEST(TokenizerErrors, settings_that_change_ids_are_rejected) {
 TEST(TokenizerErrors, bad_regex_is_named_with_oniguruma_message) {
   testing::TempDir dir;
   json j = minimal();
-  j["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "(unclosed"}}}, {"behavior", "Isolated"}, {"invert", false}};
+  j["pre_tokenizer"] = {
+      {"type", "Split"}, {"pattern", {{"Regex", "(unclosed"}}}, {"behavior", "Isolated"}, {"invert", false}};
   std::string msg = load_error(dir, j.dump());
   EXPECT_HAS(msg, "at pre_tokenizer.pattern");
   EXPECT_HAS(msg, "Oniguruma");

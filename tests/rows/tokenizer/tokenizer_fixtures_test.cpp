@@ -167,7 +167,8 @@ TEST(TokenizerFixtures, concurrent_encode_on_one_tokenizer_gives_the_golden_ids)
   for (int t = 0; t < 4; ++t)
     pool.emplace_back([&, t] {
       for (int round = 0; round < 3; ++round)
-        for (std::size_t i = 0; i < texts.size(); ++i) results[t][(i * 7 + t) % texts.size()] = tk.encode(texts[(i * 7 + t) % texts.size()]);
+        for (std::size_t i = 0; i < texts.size(); ++i)
+          results[t][(i * 7 + t) % texts.size()] = tk.encode(texts[(i * 7 + t) % texts.size()]);
     });
   for (auto& th : pool) th.join();
   for (int t = 0; t < 4; ++t) EXPECT_EQ(results[t], golden) << "thread " << t;

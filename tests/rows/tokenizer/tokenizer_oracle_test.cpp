@@ -34,8 +34,9 @@ void check_against_oracle(const std::vector<std::string>& texts, const std::vect
     for (const auto& t : texts) {
       auto ours = tk.encode(t);
       if (ours != expected[k] && ++failures <= 20)
-        ADD_FAILURE() << name << " differs on " << quote_for_message(t, 200) << "\nours:   "
-                      << ::testing::PrintToString(ours) << "\noracle: " << ::testing::PrintToString(expected[k]);
+        ADD_FAILURE() << name << " differs on " << quote_for_message(t, 200)
+                      << "\nours:   " << ::testing::PrintToString(ours)
+                      << "\noracle: " << ::testing::PrintToString(expected[k]);
       ++k;
     }
   }
@@ -51,8 +52,8 @@ TEST(TokenizerOracle, ten_thousand_seeded_unicode_stress_strings_match_tokenizer
 }
 
 // Every code point of planes 0 and 14, every 4th of plane 1 and every 64th of planes 2-3 (CJK extensions: long
-// runs of one class); no surrogates, no private use. Each sits in contexts that expose its class to every pre-tokenizer pattern
-// (after a letter, a space, a digit, a mark, punctuation) and to NFC.
+// runs of one class); no surrogates, no private use. Each sits in contexts that expose its class to every pre-tokenizer
+// pattern (after a letter, a space, a digit, a mark, punctuation) and to NFC.
 TEST(TokenizerOracle, code_points_of_all_planes_in_context_match_tokenizers_0_23_2) {
   OPENRECIPES_REQUIRE_FIXTURES();
   std::vector<std::string> texts;

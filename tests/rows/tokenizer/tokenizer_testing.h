@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "rows/tokenizer/tokenizer.h"
 #include "core/utf8.h"
+#include "rows/tokenizer/tokenizer.h"
 #include "testing/support.h"
 
 namespace openrecipes::testing::tokenizer {
@@ -27,7 +27,6 @@ struct OracleRequest {
   std::filesystem::path tokenizer;
   std::string bytes;
 };
-
 
 inline std::filesystem::path fixture_tokenizer_path(const std::string& name) {
   return fixtures_dir() / "tokenizers" / name / "tokenizer.json";
@@ -49,14 +48,22 @@ inline std::string base64(const std::string& in) {
   std::size_t i = 0;
   for (; i + 3 <= in.size(); i += 3) {
     unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8 | (unsigned char)in[i + 2];
-    out += t[v >> 18]; out += t[(v >> 12) & 63]; out += t[(v >> 6) & 63]; out += t[v & 63];
+    out += t[v >> 18];
+    out += t[(v >> 12) & 63];
+    out += t[(v >> 6) & 63];
+    out += t[v & 63];
   }
   if (i + 1 == in.size()) {
     unsigned v = (unsigned char)in[i] << 16;
-    out += t[v >> 18]; out += t[(v >> 12) & 63]; out += "==";
+    out += t[v >> 18];
+    out += t[(v >> 12) & 63];
+    out += "==";
   } else if (i + 2 == in.size()) {
     unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8;
-    out += t[v >> 18]; out += t[(v >> 12) & 63]; out += t[(v >> 6) & 63]; out += '=';
+    out += t[v >> 18];
+    out += t[(v >> 12) & 63];
+    out += t[(v >> 6) & 63];
+    out += '=';
   }
   return out;
 }
@@ -69,9 +76,8 @@ inline std::vector<std::vector<std::int32_t>> oracle_encode(const std::vector<Or
     input += j.dump();
     input += '\n';
   }
-  ProcessResult pr = run_process({"node", (source_dir() / "tests" / "oracles" / "tokenize.js").string(),
-                                  oracle_node_modules().string()},
-                                 input);
+  ProcessResult pr = run_process(
+      {"node", (source_dir() / "tests" / "oracles" / "tokenize.js").string(), oracle_node_modules().string()}, input);
   if (pr.exit_code != 0) {
     ADD_FAILURE() << "oracle failed (exit " << pr.exit_code << "): " << pr.err.substr(0, 2000);
     return {};
@@ -124,49 +130,257 @@ inline std::string utf8(char32_t c) {
 inline const std::vector<std::string>& fragments() {
   static const std::vector<std::string> f = {
       // words, case, contractions (incl. U+017F long s and the curly apostrophe)
-      "hello", "World", "HTTPServer", "don't", "DON'T", "we'LL", "I'M", "they'Ve", "it'ſ", "it's", "it’s", "'s",
-      "'S", "'ll", "'RE", "'d", "'t", "''", "'", "'x", "o'clock", "x'", "ſ", "ß", "ẞ", "İ", "ı", "ﬅ", "ﬆ", "K", "Å",
-      "ǅ", "Ω", "ﬁ", "café", "naïve",
+      "hello",
+      "World",
+      "HTTPServer",
+      "don't",
+      "DON'T",
+      "we'LL",
+      "I'M",
+      "they'Ve",
+      "it'ſ",
+      "it's",
+      "it’s",
+      "'s",
+      "'S",
+      "'ll",
+      "'RE",
+      "'d",
+      "'t",
+      "''",
+      "'",
+      "'x",
+      "o'clock",
+      "x'",
+      "ſ",
+      "ß",
+      "ẞ",
+      "İ",
+      "ı",
+      "ﬅ",
+      "ﬆ",
+      "K",
+      "Å",
+      "ǅ",
+      "Ω",
+      "ﬁ",
+      "café",
+      "naïve",
       // digits, non-ASCII digits, number-like symbols
-      "0", "7", "42", "123", "1234567", "3.14159", "1,000,000", "٠١٢٣٤٥", "१२३", "１２３", "²³", "½", "Ⅻ", "①", "𝟘𝟙",
+      "0",
+      "7",
+      "42",
+      "123",
+      "1234567",
+      "3.14159",
+      "1,000,000",
+      "٠١٢٣٤٥",
+      "१२३",
+      "１２３",
+      "²³",
+      "½",
+      "Ⅻ",
+      "①",
+      "𝟘𝟙",
       // spaces and line breaks
-      " ", "  ", "   ", "\t", "\n", "\n\n", "\r\n", "\r", " \n ", "\u00a0", "\u2000", "\u2001\u2002", "\u2003",
-      "\u2004\u2005\u2006", "\u2007", "\u2008", "\u2009", "\u200a", "\u3000", "\u0085", "\u2028", "\u2029",
-      "\u202f", "\u205f", "\u1680", "\u180e", "\u200b", "\f", "\v", "          ", "\t\t\t", "\n\n\n\n",
+      " ",
+      "  ",
+      "   ",
+      "\t",
+      "\n",
+      "\n\n",
+      "\r\n",
+      "\r",
+      " \n ",
+      "\u00a0",
+      "\u2000",
+      "\u2001\u2002",
+      "\u2003",
+      "\u2004\u2005\u2006",
+      "\u2007",
+      "\u2008",
+      "\u2009",
+      "\u200a",
+      "\u3000",
+      "\u0085",
+      "\u2028",
+      "\u2029",
+      "\u202f",
+      "\u205f",
+      "\u1680",
+      "\u180e",
+      "\u200b",
+      "\f",
+      "\v",
+      "          ",
+      "\t\t\t",
+      "\n\n\n\n",
       // CJK, kana, Hangul (syllables and jamo)
-      "中文", "汉字测试", "日本語", "ひらがな", "カタカナ", "ｶﾀｶﾅ", "한국어", "\u1100\u1161\u11a8", "\u1100\u1161",
-      "각\u11a8", "龥龦", "〇", "々",
+      "中文",
+      "汉字测试",
+      "日本語",
+      "ひらがな",
+      "カタカナ",
+      "ｶﾀｶﾅ",
+      "한국어",
+      "\u1100\u1161\u11a8",
+      "\u1100\u1161",
+      "각\u11a8",
+      "龥龦",
+      "〇",
+      "々",
       // emoji, ZWJ sequences, flags, skin tones, keycaps, variation selectors
-      "😀", "👨‍👩‍👧‍👦", "👩🏽‍💻", "🇺🇸", "🇯🇵", "👍🏽", "1️⃣", "❤️", "☺︎", "🏳️‍🌈", "\u200d", "\u200c", "\ufe0f",
+      "😀",
+      "👨‍👩‍👧‍👦",
+      "👩🏽‍💻",
+      "🇺🇸",
+      "🇯🇵",
+      "👍🏽",
+      "1️⃣",
+      "❤️",
+      "☺︎",
+      "🏳️‍🌈",
+      "\u200d",
+      "\u200c",
+      "\ufe0f",
       // combining marks (order, composition), Hangul composition
-      "e\u0301", "a\u0308\u0301", "\u0301", "o\u0323\u0302", "o\u0302\u0323", "\u0345", "A\u030a", "\u212b",
-      "\u0344", "\u0f73", "q\u0307\u0323", "\u1e0b\u0323", "\u0958", "\u2adc", "\u0b47\u0b3e",
+      "e\u0301",
+      "a\u0308\u0301",
+      "\u0301",
+      "o\u0323\u0302",
+      "o\u0302\u0323",
+      "\u0345",
+      "A\u030a",
+      "\u212b",
+      "\u0344",
+      "\u0f73",
+      "q\u0307\u0323",
+      "\u1e0b\u0323",
+      "\u0958",
+      "\u2adc",
+      "\u0b47\u0b3e",
       // characters newer than Unicode 9.0 (normalization) and 15.1/16.0 (regex classes)
-      "\u0898a", "a\u0898\u0316", "\u1dfa", "x\U00010efd\u0301", "\U0001e030", "\U0001e08f", "\U0002ebf0",
-      "\u31ef", "\u2ffc", "\u1c89", "\U00010d40", "\u0870", "\U00011f00",
+      "\u0898a",
+      "a\u0898\u0316",
+      "\u1dfa",
+      "x\U00010efd\u0301",
+      "\U0001e030",
+      "\U0001e08f",
+      "\U0002ebf0",
+      "\u31ef",
+      "\u2ffc",
+      "\u1c89",
+      "\U00010d40",
+      "\u0870",
+      "\U00011f00",
       // controls and format characters
-      "\x01", "\x1b[0m", "\x7f", "\u00ad", "\ufeff", "\u200e", "\u2066", "\ue000", "\U000f0000", "\ufffd",
+      "\x01",
+      "\x1b[0m",
+      "\x7f",
+      "\u00ad",
+      "\ufeff",
+      "\u200e",
+      "\u2066",
+      "\ue000",
+      "\U000f0000",
+      "\ufffd",
       // punctuation and symbols
-      "!", "!!!", "...", "?!", "—", "–", "«", "»", "\"", "``", "```", "<<", ">>=", "{}", "[]", "()", "#", "@", "$",
-      "%", "^", "&&", "*", "\\", "/", "|", "~", "_", "+=", "•", "©", "™", "€", "¥", "→", "∑", "≤",
+      "!",
+      "!!!",
+      "...",
+      "?!",
+      "—",
+      "–",
+      "«",
+      "»",
+      "\"",
+      "``",
+      "```",
+      "<<",
+      ">>=",
+      "{}",
+      "[]",
+      "()",
+      "#",
+      "@",
+      "$",
+      "%",
+      "^",
+      "&&",
+      "*",
+      "\\",
+      "/",
+      "|",
+      "~",
+      "_",
+      "+=",
+      "•",
+      "©",
+      "™",
+      "€",
+      "¥",
+      "→",
+      "∑",
+      "≤",
       // other scripts
-      "Привет", "мир", "Ελληνικά", "مرحبا", "עברית", "ภาษาไทย", "हिन्दी", "தமிழ்", "ქართული", "Հայերեն", "አማርኛ",
+      "Привет",
+      "мир",
+      "Ελληνικά",
+      "مرحبا",
+      "עברית",
+      "ภาษาไทย",
+      "हिन्दी",
+      "தமிழ்",
+      "ქართული",
+      "Հայերեն",
+      "አማርኛ",
       // special-token text, whole and partial
-      "<|im_end|>", "<|im_start|>", "<|endoftext|>", "<think>", "</think>", "<|eot_id|>", "<|begin_of_text|>",
-      "<|start_header_id|>", "<|end_header_id|>", "<|reserved_special_token_5|>", "<｜end▁of▁sentence｜>",
-      "<｜begin▁of▁sentence｜>", "<｜User｜>", "<｜Assistant｜>", "<｜tool▁sep｜>", "<|im_", "end|>", "<|", "|>",
-      "<｜end▁of", "▁", "<think", "think>", "<|<|im_end|>", "<|im_end|>|>",
+      "<|im_end|>",
+      "<|im_start|>",
+      "<|endoftext|>",
+      "<think>",
+      "</think>",
+      "<|eot_id|>",
+      "<|begin_of_text|>",
+      "<|start_header_id|>",
+      "<|end_header_id|>",
+      "<|reserved_special_token_5|>",
+      "<｜end▁of▁sentence｜>",
+      "<｜begin▁of▁sentence｜>",
+      "<｜User｜>",
+      "<｜Assistant｜>",
+      "<｜tool▁sep｜>",
+      "<|im_",
+      "end|>",
+      "<|",
+      "|>",
+      "<｜end▁of",
+      "▁",
+      "<think",
+      "think>",
+      "<|<|im_end|>",
+      "<|im_end|>|>",
       // invalid UTF-8 (lossy)
-      "\xff", "\xfe\xfe", "\xc3", "\xe2\x82", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc0\xaf", "\x80", "\xe0\x80\x80",
-      "\xf0\x9f\x98", "a\xc3(b", "\xf8\x88\x80\x80\x80",
+      "\xff",
+      "\xfe\xfe",
+      "\xc3",
+      "\xe2\x82",
+      "\xed\xa0\x80",
+      "\xf4\x90\x80\x80",
+      "\xc0\xaf",
+      "\x80",
+      "\xe0\x80\x80",
+      "\xf0\x9f\x98",
+      "a\xc3(b",
+      "\xf8\x88\x80\x80\x80",
   };
   return f;
 }
 
 inline std::string random_code_point(Rng& rng) {
   static const std::pair<char32_t, char32_t> ranges[] = {
-      {0x20, 0x7e}, {0xa0, 0x24f}, {0x300, 0x36f}, {0x370, 0x52f}, {0x591, 0x6ff}, {0x900, 0xdff},
-      {0x1100, 0x11ff}, {0x1e00, 0x1fff}, {0x2000, 0x2bff}, {0x3000, 0x30ff}, {0x4e00, 0x9fff}, {0xac00, 0xd7a3},
+      {0x20, 0x7e},     {0xa0, 0x24f},      {0x300, 0x36f},     {0x370, 0x52f},    {0x591, 0x6ff},   {0x900, 0xdff},
+      {0x1100, 0x11ff}, {0x1e00, 0x1fff},   {0x2000, 0x2bff},   {0x3000, 0x30ff},  {0x4e00, 0x9fff}, {0xac00, 0xd7a3},
       {0xf900, 0xfffd}, {0x10000, 0x1ffff}, {0x20000, 0x2ffff}, {0xe0000, 0xe01ef}};
   const auto& r = ranges[rng.below(std::size(ranges))];
   char32_t c = r.first + static_cast<char32_t>(rng.below(r.second - r.first + 1));
@@ -179,9 +393,14 @@ inline std::string random_text(Rng& rng) {
   std::string s;
   for (std::size_t i = 0; i < parts; ++i) {
     switch (rng.below(6)) {
-      case 0: s += random_code_point(rng); break;
-      case 1: s += " "; [[fallthrough]];
-      default: s += f[rng.below(f.size())];
+      case 0:
+        s += random_code_point(rng);
+        break;
+      case 1:
+        s += " ";
+        [[fallthrough]];
+      default:
+        s += f[rng.below(f.size())];
     }
   }
   if (rng.below(50) == 0) s = std::string(1 + rng.below(300), rng.below(2) ? ' ' : '\n') + s;  // long runs
