@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/protocol.h"
 #include "core/step_record.h"
 
 namespace openrecipes::checks {
@@ -26,7 +27,7 @@ LossCurve loss_curve_from_log(const StepLog& log);
 /// Throws InputError (the file, or file:line of the first record past the end) unless `log` is an arm of
 /// exactly `steps` steps (SPEC §4.3): its announced run length (Megatron's N) must be `steps`, and no record
 /// may reach step `steps` or beyond (for formats that announce no length).
-void require_arm_length(const StepLog& log, std::int64_t steps = 20);
+void require_arm_length(const StepLog& log, std::int64_t steps = protocol::kConvergenceSteps);
 
 /// The run-level (non-step) keys a golden-values file may hold: "alloc", "max_alloc" (memory in GB, as in
 /// Megatron-Bridge's tests/functional_tests/.../golden_values/*.json).
@@ -68,7 +69,8 @@ struct ConvergenceResult {
 
 /// Compares steps 0..steps-1 of `recipe` with `reference`. A step missing from either arm or a non-finite
 /// loss fails the check (and the statistics are not computed). Never throws on content.
-ConvergenceResult check_convergence(const LossCurve& recipe, const LossCurve& reference, std::int64_t steps = 20,
+ConvergenceResult check_convergence(const LossCurve& recipe, const LossCurve& reference,
+                                    std::int64_t steps = protocol::kConvergenceSteps,
                                     const ConvergenceThresholds& t = {});
 
 /// One sentence per failed test of `r`, in failed_tests order, its limits read from `t` (the thresholds the check

@@ -14,6 +14,7 @@
 #include "cli/command.h"
 #include "core/error.h"
 #include "core/files.h"
+#include "core/protocol.h"
 #include "core/text.h"
 #include "evidence/megatron_args.h"
 #include "evidence/step_log.h"
@@ -91,9 +92,9 @@ int run_convergence(const CheckOptions& o) {
     std::cout << fmt::format("convergence check: {}\n", r.passed ? "pass" : "fail");
     if (r.points)
       std::cout << fmt::format(
-          "  points {} (steps {}-19), correlation {}, final loss difference {:.4f}%, "
+          "  points {} (steps {}-{}), correlation {}, final loss difference {:.4f}%, "
           "pointwise failures {}, outliers {}\n",
-          r.points, 20 - r.points,
+          r.points, protocol::kConvergenceSteps - r.points, protocol::kConvergenceSteps - 1,
           std::isfinite(r.correlation) ? fmt::format("{:.6f}", r.correlation)
                                        : std::string("undefined (a constant curve)"),
           100 * r.final_loss_rel_diff, r.pointwise_failures, r.outliers);

@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "core/error.h"
 #include "core/files.h"
+#include "core/protocol.h"
 #include "core/text.h"
 #include "evidence/megatron_args.h"
 #include "evidence/step_log.h"
@@ -37,7 +38,7 @@ struct Bound {
   std::int64_t min, max;
 };
 constexpr Bound kGpus{"--gpus", 1, 100000};
-constexpr Bound kRowLength{"--row-length", 1, 4194304};
+constexpr Bound kRowLength{"--row-length", 1, protocol::kMaxRowLength};
 constexpr Bound kGlobalBatch{"--global-batch", 1, 1 << 24};
 constexpr Bound kStepsPerRun{"--steps-per-run", 1, 100000};
 
@@ -91,12 +92,12 @@ const bool registered = register_command(
              evidence::parse_step_log(text, o->format, dump ? evidence::log_interval_of(*dump) : std::nullopt, o->log);
          std::int64_t gpus = gpus_given.value_or(dump_int(dump, "world_size").value_or(0));
          if (gpus < 1) throw InputError(o->log, "the GPU count is not in the log", "pass --gpus N");
-         std::int64_t row = row_given.value_or(dump_int(dump, "seq_length").value_or(8192));
+         std::int64_t row = row_given.value_or(dump_int(dump, "seq_length").value_or(protocol::kRowLength));
          std::int64_t gbs = gbs_given.value_or(dump_int(dump, "global_batch_size").value_or(0));
          if (!gbs)
            for (const auto& r : log.records)
              if (r.rows) gbs = *r.rows;
-         if (!gbs) gbs = 128;
+         if (!gbs) gbs = protocol::kGlobalBatch;
          if (row < 1 || gbs < 1)
            throw InputError(o->log,
                             fmt::format("the log gives a row length of {} and a global batch of {}; both must be "

@@ -13,6 +13,7 @@
 
 #include "cli/command.h"
 #include "core/error.h"
+#include "core/protocol.h"
 #include "core/sha256.h"
 #include "core/text.h"
 #include "registry/recipe.h"
@@ -31,7 +32,7 @@ struct RowsOptions {
   std::string tokenizer, tokenizer_config, chat_template, output, date = "2026-01-01", dataset_id, dataset_revision;
   std::string compression = "zstd";
   // Numbers are read as text and parsed strictly here: CLI11 would wrap "-1" to 2^64-1 in an unsigned option.
-  std::string seed = "0", rows, row_length = "8192", threads;
+  std::string seed = "0", rows, row_length = std::to_string(protocol::kRowLength), threads;
   bool json = false, quiet = false;
   // verify / export
   std::string rows_file, recipe, sha256, format = "megatron", prefix;

@@ -31,7 +31,6 @@ class YamlField {
   bool defined() const { return node_.IsDefined() && !node_.IsNull(); }
   bool is_map() const { return node_.IsMap(); }
   bool is_sequence() const { return node_.IsSequence(); }
-  bool is_scalar() const { return node_.IsScalar(); }
 
   /// Child of a map. A missing key gives an undefined field (check with defined() or use require()).
   YamlField operator[](const std::string& key) const;

@@ -48,8 +48,6 @@ class QueryResult {
   QueryResult& operator=(QueryResult&&) = delete;
   QueryResult(const QueryResult&) = delete;
   duckdb_result* raw() { return &r_; }
-  std::size_t column_count() { return duckdb_column_count(&r_); }
-  std::string column_name(std::size_t col) { return duckdb_column_name(&r_, col); }
   LogicalType column_type(std::size_t col) { return LogicalType(duckdb_column_logical_type(&r_, col)); }
   /// Next chunk, or nullptr at the end. Throws DuckDbError when the query fails while producing it.
   duckdb_data_chunk next_chunk();

@@ -33,8 +33,10 @@ Window window_for_run(std::int64_t steps_per_run, std::optional<Window> declared
   if (!rule)
     throw InputError(
         where,
-        fmt::format("a {}-step run has no protocol window (20-step runs use 5–19, 14-step runs 4–13)", steps_per_run),
-        "run 20 steps, or record the window the run was measured over");
+        fmt::format("a {}-step run has no protocol window ({}-step runs use {}–{}, {}-step runs {}–{})", steps_per_run,
+                    protocol::kStandardRunMinSteps, protocol::kStandardWindowFirst, protocol::kStandardWindowLast,
+                    protocol::kShortRunSteps, protocol::kShortWindowFirst, protocol::kShortWindowLast),
+        fmt::format("run {} steps, or record the window the run was measured over", protocol::kStandardRunMinSteps));
   return *rule;
 }
 

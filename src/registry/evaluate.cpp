@@ -15,6 +15,7 @@
 #include "checks/stack.h"
 #include "core/error.h"
 #include "core/files.h"
+#include "core/protocol.h"
 #include "core/sha256.h"
 #include "core/text.h"
 #include "evidence/megatron_args.h"
@@ -83,7 +84,7 @@ Loaded load_evidence(const Recipe& r) {
                                          r.convergence_arm->relative);
       checks::require_arm_length(arm);
       out.arm = checks::loss_curve_from_log(arm);
-    } else if (r.steps_per_run == 20) {
+    } else if (r.steps_per_run == protocol::kConvergenceSteps) {
       out.arm_file = r.log.relative;
       if (out.log) out.arm_sha256 = sha256_hex(read_file(r.log.path));
       if (out.log)

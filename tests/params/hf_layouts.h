@@ -379,6 +379,22 @@ inline std::vector<Tensor> mixtral(const nlohmann::json& c) {
 }
 
 /// The checkpoint layout for `config` (dispatch on model_type).
+/// A small Qwen3 MoE config.json (2 layers, 4 experts, top-2, untied embeddings) for tests that count N.
+inline nlohmann::json tiny_qwen3_moe() {
+  return {{"model_type", "qwen3_moe"},
+          {"hidden_size", 32},
+          {"vocab_size", 100},
+          {"num_hidden_layers", 2},
+          {"num_attention_heads", 4},
+          {"num_key_value_heads", 2},
+          {"head_dim", 8},
+          {"intermediate_size", 64},
+          {"moe_intermediate_size", 16},
+          {"num_experts", 4},
+          {"num_experts_per_tok", 2},
+          {"tie_word_embeddings", false}};
+}
+
 inline std::vector<Tensor> layout_for(const nlohmann::json& config) {
   const std::string mt = config.at("model_type");
   if (mt == "llama" || mt == "qwen3" || mt == "qwen3_moe") return llama_qwen3(config);

@@ -27,20 +27,7 @@ bool cli_has_params() {
     if (!cli_has_params()) GTEST_SKIP() << "openrecipes binary with the params subcommand not built"; \
   } while (0)
 
-json tiny() {
-  return {{"model_type", "qwen3_moe"},
-          {"hidden_size", 32},
-          {"vocab_size", 100},
-          {"num_hidden_layers", 2},
-          {"num_attention_heads", 4},
-          {"num_key_value_heads", 2},
-          {"head_dim", 8},
-          {"intermediate_size", 64},
-          {"moe_intermediate_size", 16},
-          {"num_experts", 4},
-          {"num_experts_per_tok", 2},
-          {"tie_word_embeddings", false}};
-}
+json tiny() { return testing::hf::tiny_qwen3_moe(); }
 
 TEST(ParamsCli, checkpoint_and_config_agree_exit_0_with_json) {
   REQUIRE_CLI();

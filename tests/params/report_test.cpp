@@ -16,20 +16,7 @@ using json = nlohmann::json;
 namespace st = testing::st;
 
 // A small Qwen3 MoE (2 layers, 4 experts, top-2) with its checkpoint written by the test's layout.
-json tiny_moe() {
-  return {{"model_type", "qwen3_moe"},
-          {"hidden_size", 32},
-          {"vocab_size", 100},
-          {"num_hidden_layers", 2},
-          {"num_attention_heads", 4},
-          {"num_key_value_heads", 2},
-          {"head_dim", 8},
-          {"intermediate_size", 64},
-          {"moe_intermediate_size", 16},
-          {"num_experts", 4},
-          {"num_experts_per_tok", 2},
-          {"tie_word_embeddings", false}};
-}
+json tiny_moe() { return testing::hf::tiny_qwen3_moe(); }
 
 TEST(Report, json_has_a_fixed_key_order_and_identical_bytes_across_runs) {
   testing::TempDir d;

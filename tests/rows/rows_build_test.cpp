@@ -195,12 +195,6 @@ std::string error_of(const RowsBuildOptions& o) {
   return "(no error)";
 }
 
-std::vector<std::string> files_in(const fs::path& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
-  return out;
-}
-
 TEST(RowsBuildBadInput, template_that_raises_names_the_conversation_and_leaves_no_rows_file) {
   OPENRECIPES_REQUIRE_FIXTURES();
   TempDir d;
@@ -214,7 +208,7 @@ TEST(RowsBuildBadInput, template_that_raises_names_the_conversation_and_leaves_n
   EXPECT_NE(m.find("conversation "), std::string::npos) << m;
   EXPECT_NE(m.find("(sft_sample.jsonl row "), std::string::npos) << m;
   EXPECT_NE(m.find("only single-turn conversations"), std::string::npos) << m;
-  EXPECT_TRUE(files_in(d / "out").empty());  // no rows.parquet, no manifest, no temp file
+  EXPECT_TRUE(openrecipes::testing::file_names_in(d / "out").empty());  // no rows.parquet, no manifest, no temp file
 }
 
 TEST(RowsBuildBadInput, template_that_loops_forever_or_explodes_is_bounded) {
@@ -227,7 +221,7 @@ TEST(RowsBuildBadInput, template_that_loops_forever_or_explodes_is_bounded) {
   auto bomb = d.write("bomb.jinja", "{{ 'a' * 10**12 }}");
   m = error_of(options_for({"qwen3", 64, 0, std::nullopt, std::nullopt, bomb}, d / "out/rows.parquet"));
   EXPECT_NE(m.find("the chat template failed"), std::string::npos) << m;
-  EXPECT_TRUE(files_in(d / "out").empty());
+  EXPECT_TRUE(openrecipes::testing::file_names_in(d / "out").empty());
 }
 
 TEST(RowsBuildBadInput, more_rows_than_the_sources_give_is_an_error_naming_both_counts) {

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -40,6 +41,13 @@ ProcessResult run_cli(const std::vector<std::string>& args, const std::string& i
   std::vector<std::string> argv{bin && *bin ? bin : (fs::path(OPENRECIPES_BUILD_DIR) / "openrecipes").string()};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv, input);
+}
+
+std::vector<std::string> file_names_in(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 TempDir::TempDir() {

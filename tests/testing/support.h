@@ -32,6 +32,9 @@ ProcessResult run_cli(const std::vector<std::string>& args, const std::string& i
 std::string oracle_python();
 std::filesystem::path oracle_node_modules();
 
+/// The names of the entries of folder `dir` (files and folders, hidden ones too), sorted.
+std::vector<std::string> file_names_in(const std::filesystem::path& dir);
+
 /// A fresh empty folder under the system temp dir, removed when the object dies.
 class TempDir {
  public:

@@ -8,6 +8,7 @@
 
 #include "rows/template/failure.h"
 #include "rows/template/filters.h"
+#include "rows/template/methods.h"
 #include "rows/template/pyformat.h"
 #include "rows/template/pyops.h"
 #include "rows/template/pystr.h"
@@ -253,13 +254,8 @@ Value do_trim(Interp&, const Value& value, Args& a) {
   const Value* p[1];
   bind_args(a, {"chars"}, p, "do_trim");
   Value s = soft_str(value);
-  const std::string_view* chars = nullptr;
   std::string_view cv;
-  if (p[0] != nullptr && !p[0]->is(Kind::None)) {
-    if (!p[0]->is_str()) fail(PyError::TypeError, "strip arg must be None or str");
-    cv = p[0]->str();
-    chars = &cv;
-  }
+  const std::string_view* chars = strip_chars(p[0], cv);
   return Value::view_of(s, pystr::strip(s.str(), chars, true, true));
 }
 

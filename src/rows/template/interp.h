@@ -83,6 +83,30 @@ class Interp {
   bool folding_ = false;  // evaluating like Jinja2's compile-time constant folding (as_const)
   Activation* act_ = nullptr;
   std::string* out_ = nullptr;
+  /// While it lives, the interpreter runs in `act` and renders into `out` (a macro call or a recursive loop);
+  /// on the way out, also by an exception, act's slots are cleared (breaking closure cycles: macros defined
+  /// inside the call) and the previous activation and output are back.
+  class ActivationScope {
+   public:
+    ActivationScope(Interp& in, Activation* act, std::string* out)
+        : in_(in), saved_act_(in.act_), saved_out_(in.out_), act_(act) {
+      in.act_ = act;
+      in.out_ = out;
+    }
+    ~ActivationScope() {
+      act_->slots.clear();
+      in_.act_ = saved_act_;
+      in_.out_ = saved_out_;
+    }
+    ActivationScope(const ActivationScope&) = delete;
+    ActivationScope& operator=(const ActivationScope&) = delete;
+
+   private:
+    Interp& in_;
+    Activation* saved_act_;
+    std::string* saved_out_;
+    Activation* act_;
+  };
   std::vector<std::pair<std::string, Value>> toplevel_vars_;  // context.vars written by top-level {% set %}
   std::vector<std::pair<std::string, Value>> resolved_;       // cache of converted render variables
   std::vector<Rc<NamespaceObj>> namespaces_;                  // every namespace() of this render

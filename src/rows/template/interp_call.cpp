@@ -190,22 +190,8 @@ Value Interp::call_macro(MacroObj& m, Args& args) {
     fail(PyError::TypeError, "macro " + mname + " takes not more than " + std::to_string(n) + " argument(s)");
   }
 
-  Activation* saved_act = act_;
   std::string buf;
-  std::string* saved_out = out_;
-  act_ = act.get();
-  out_ = &buf;
-  struct Restore {
-    Interp& in;
-    Activation* a;
-    std::string* o;
-    Activation* cur;
-    ~Restore() {
-      cur->slots.clear();  // breaks closure cycles (macros defined inside this call)
-      in.act_ = a;
-      in.out_ = o;
-    }
-  } restore{*this, saved_act, saved_out, act.get()};
+  ActivationScope scope(*this, act.get(), &buf);
   enter_frame(d.frame);
   const std::size_t first_default = n - d.defaults.size();
   for (std::size_t i = 0; i < n; ++i) {

@@ -230,22 +230,8 @@ std::string Interp::run_recursive_loop(const ForStmt& f, Rc<Activation> parent, 
   auto act = Rc<Activation>::adopt(new Activation());
   act->parent = std::move(parent);
   act->slots.assign(f.loop_fn.slot_count, Value::missing());
-  Activation* saved_act = act_;
   std::string buf;
-  std::string* saved_out = out_;
-  act_ = act.get();
-  out_ = &buf;
-  struct Restore {
-    Interp& in;
-    Activation* a;
-    std::string* o;
-    Activation* cur;
-    ~Restore() {
-      cur->slots.clear();
-      in.act_ = a;
-      in.out_ = o;
-    }
-  } restore{*this, saved_act, saved_out, act.get()};
+  ActivationScope scope(*this, act.get(), &buf);
   run_loop(f, iterable, depth0);
   return buf;
 }

@@ -17,6 +17,13 @@
 
 namespace openrecipes::rows::template_engine {
 
+const std::string_view* strip_chars(const Value* v, std::string_view& storage) {
+  if (v == nullptr || v->is(Kind::None)) return nullptr;
+  if (!v->is_str()) fail(PyError::TypeError, "strip arg must be None or str");
+  storage = v->str();
+  return &storage;
+}
+
 std::string_view need_str(const Value* v, const char* what) {
   if (v == nullptr || !v->is_str())
     fail(PyError::TypeError, std::string(what) + " must be str, not " + (v ? type_name(*v) : std::string("NoneType")));

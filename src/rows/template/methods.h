@@ -38,6 +38,9 @@ std::string_view need_str(const Value* v, const char* what);
 std::int64_t need_int(const Value* v, const char* what);
 /// An optional slice index (None or absent: nullopt).
 std::optional<std::int64_t> opt_index(const Value* v);
+/// The `chars` argument of str.strip/lstrip/rstrip and Jinja2's |trim: null for None or absent (strip
+/// whitespace), else the str, kept in `storage`; TypeError "strip arg must be None or str" otherwise.
+const std::string_view* strip_chars(const Value* v, std::string_view& storage);
 /// Fails with TypeError "<fn>() takes no arguments (N given)" when any argument is given.
 void no_args(const Args& a, const std::string& fn);
 

@@ -21,6 +21,9 @@ bool truthy(const Value& v);
 /// Appends str(x). Throws Unsupported for objects whose Python str() shows a memory address.
 void append_str(std::string& out, const Value& v);
 std::string to_str(const Value& v);
+/// Appends CPython's escape of code point `c` as repr() writes a non-printable one: \xNN up to U+00FF, \uNNNN up
+/// to U+FFFF, \UNNNNNNNN above.
+void append_unicode_escape(std::string& out, char32_t c);
 /// repr(x).
 void append_repr(std::string& out, const Value& v);
 std::string repr(const Value& v);

@@ -25,14 +25,7 @@ std::string ascii_repr(const Value& v) {
       out.append(r.substr(start, i - start));
       continue;
     }
-    char b[16];
-    if (c <= 0xFF)
-      std::snprintf(b, sizeof b, "\\x%02x", static_cast<unsigned>(c));
-    else if (c <= 0xFFFF)
-      std::snprintf(b, sizeof b, "\\u%04x", static_cast<unsigned>(c));
-    else
-      std::snprintf(b, sizeof b, "\\U%08x", static_cast<unsigned>(c));
-    out += b;
+    append_unicode_escape(out, c);
   }
   return out;
 }

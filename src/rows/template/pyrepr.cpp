@@ -2,6 +2,7 @@
 // unicode_repr, listobject.c/dictobject.c container printing with Jinja2's Undefined and Markup).
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -11,6 +12,17 @@
 #include "rows/template/unicode.h"
 
 namespace openrecipes::rows::template_engine {
+
+void append_unicode_escape(std::string& out, char32_t c) {
+  char b[16];
+  if (c <= 0xFF)
+    std::snprintf(b, sizeof b, "\\x%02x", static_cast<unsigned>(c));
+  else if (c <= 0xFFFF)
+    std::snprintf(b, sizeof b, "\\u%04x", static_cast<unsigned>(c));
+  else
+    std::snprintf(b, sizeof b, "\\U%08x", static_cast<unsigned>(c));
+  out += b;
+}
 
 std::string float_repr(double v) {
   if (std::isnan(v)) return "nan";
@@ -90,14 +102,7 @@ void append_str_repr(std::string& out, std::string_view s) {
     } else if (py_isprintable(c)) {
       out.append(s.substr(start, i - start));
     } else {
-      char b[16];
-      if (c <= 0xFF)
-        std::snprintf(b, sizeof b, "\\x%02x", static_cast<unsigned>(c));
-      else if (c <= 0xFFFF)
-        std::snprintf(b, sizeof b, "\\u%04x", static_cast<unsigned>(c));
-      else
-        std::snprintf(b, sizeof b, "\\U%08x", static_cast<unsigned>(c));
-      out += b;
+      append_unicode_escape(out, c);
     }
   }
   out.push_back(quote);

@@ -61,13 +61,8 @@ Value str_strip(Interp&, const Value& self, Args& a) {
   const Value* p[1];
   const std::string fn = std::string("str.") + kAttrNames[ID];
   bind_args(a, {"chars"}, p, fn.c_str());
-  const std::string_view* chars = nullptr;
   std::string_view cv;
-  if (p[0] != nullptr && !p[0]->is(Kind::None)) {
-    if (!p[0]->is_str()) fail(PyError::TypeError, "strip arg must be None or str");
-    cv = p[0]->str();
-    chars = &cv;
-  }
+  const std::string_view* chars = strip_chars(p[0], cv);
   std::string_view r = pystr::strip(self.str(), chars, ID != a_rstrip, ID != a_lstrip);
   return Value::view_of(self, r);
 }

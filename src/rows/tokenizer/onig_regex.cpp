@@ -76,37 +76,4 @@ void OnigRegex::find_all(std::string_view text, std::vector<Span>& out) const {
   onig_region_free(region, 1);
 }
 
-std::string regex_escape(std::string_view literal) {
-  std::string out;
-  out.reserve(literal.size() * 2);
-  for (char c : literal) {
-    switch (c) {
-      case '\\':
-      case '.':
-      case '+':
-      case '*':
-      case '?':
-      case '(':
-      case ')':
-      case '|':
-      case '[':
-      case ']':
-      case '{':
-      case '}':
-      case '^':
-      case '$':
-      case '#':
-      case '&':
-      case '-':
-      case '~':
-        out.push_back('\\');
-        break;
-      default:
-        break;
-    }
-    out.push_back(c);
-  }
-  return out;
-}
-
 }  // namespace openrecipes::rows::tok

@@ -32,8 +32,4 @@ class OnigRegex {
   void* reg_;  // OnigRegex (regex_t*)
 };
 
-/// Escapes `literal` as Rust's regex::escape does, so it can be compiled as a pattern (tokenizers compiles
-/// String patterns this way).
-std::string regex_escape(std::string_view literal);
-
 }  // namespace openrecipes::rows::tok

@@ -25,13 +25,6 @@ using rows::testing::formula_row;
 using rows::testing::rows_oracle;
 using ::testing::HasSubstr;
 
-std::vector<std::string> files_in(const fs::path& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 TEST(MegatronExport, written_rows_read_back_by_a_megatron_style_reader) {
   TempDir tmp;
   const std::uint32_t L = 128;
@@ -44,7 +37,8 @@ TEST(MegatronExport, written_rows_read_back_by_a_megatron_style_reader) {
   EXPECT_EQ(res.idx, tmp / "tulu_text_document.idx");
   const std::string sha = rows_oracle({"hash", std::to_string(R), std::to_string(L), "21"});
   EXPECT_EQ(res.rows_sha256, sha);
-  EXPECT_EQ(files_in(tmp.path()), (std::vector<std::string>{"tulu_text_document.bin", "tulu_text_document.idx"}));
+  EXPECT_EQ(openrecipes::testing::file_names_in(tmp.path()),
+            (std::vector<std::string>{"tulu_text_document.bin", "tulu_text_document.idx"}));
 
   auto j = nlohmann::json::parse(rows_oracle({"megatron", (tmp / "tulu_text_document").string()}));
   EXPECT_TRUE(j["header_ok"].get<bool>());
@@ -97,7 +91,7 @@ TEST(MegatronExport, abandoned_export_leaves_no_files_and_keeps_a_previous_expor
     throw std::runtime_error("interrupted");
   } catch (const std::runtime_error&) {
   }
-  EXPECT_EQ(files_in(tmp.path()), (std::vector<std::string>{"d.bin", "d.idx"}));
+  EXPECT_EQ(openrecipes::testing::file_names_in(tmp.path()), (std::vector<std::string>{"d.bin", "d.idx"}));
   EXPECT_EQ(read_file(tmp / "d.bin"), bin);
   EXPECT_EQ(read_file(tmp / "d.idx"), idx);
   EXPECT_THROW(MegatronWriter(tmp / "nofolder" / "d", 4), InputError);

@@ -31,13 +31,6 @@ using rows::testing::formula_row;
 using rows::testing::rows_oracle;
 using ::testing::HasSubstr;
 
-std::vector<std::string> files_in(const fs::path& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 RowsWriteResult write_formula(const fs::path& path, std::uint64_t rows, std::uint32_t L, std::uint64_t seed,
                               RowsWriterOptions options = {}) {
   RowsParquetWriter w(path, L, options);
@@ -55,7 +48,7 @@ TEST(RowsWriter, round_trip_keeps_every_row_in_order_and_hash_matches_numpy) {
   EXPECT_EQ(result.row_length, L);
   EXPECT_EQ(result.rows_sha256, rows_oracle({"hash", std::to_string(R), std::to_string(L), "11"}));
   EXPECT_EQ(result.file_bytes, fs::file_size(tmp / "rows.parquet"));
-  EXPECT_EQ(files_in(tmp.path()), std::vector<std::string>{"rows.parquet"});
+  EXPECT_EQ(openrecipes::testing::file_names_in(tmp.path()), std::vector<std::string>{"rows.parquet"});
 
   RowsParquetReader reader(tmp / "rows.parquet");
   EXPECT_EQ(reader.row_count(), R);
@@ -122,7 +115,7 @@ TEST(RowsWriter, exception_after_k_rows_leaves_no_rows_file_and_no_temp_file) {
     }
   } catch (const std::runtime_error&) {
   }
-  EXPECT_TRUE(files_in(tmp.path()).empty());
+  EXPECT_TRUE(openrecipes::testing::file_names_in(tmp.path()).empty());
 }
 
 TEST(RowsWriter, aborted_rewrite_keeps_the_previous_complete_file) {
@@ -136,7 +129,7 @@ TEST(RowsWriter, aborted_rewrite_keeps_the_previous_complete_file) {
     EXPECT_THROW(w.append_row(formula_row(5, 64, 99)), std::logic_error);
   }
   EXPECT_EQ(read_file(tmp / "rows.parquet"), before);
-  EXPECT_EQ(files_in(tmp.path()), std::vector<std::string>{"rows.parquet"});
+  EXPECT_EQ(openrecipes::testing::file_names_in(tmp.path()), std::vector<std::string>{"rows.parquet"});
   EXPECT_EQ(hash_rows_file(tmp / "rows.parquet").sha256, first.rows_sha256);
 }
 
@@ -164,7 +157,7 @@ TEST(RowsWriter, sigterm_mid_write_removes_the_temp_file) {
   ASSERT_EQ(read(ready[0], &c, 1), 1);
   close(ready[0]);
   // The temp file exists while the child writes.
-  auto during = files_in(tmp.path());
+  auto during = openrecipes::testing::file_names_in(tmp.path());
   ASSERT_EQ(during.size(), 1u);
   EXPECT_THAT(during[0], ::testing::StartsWith(".rows.parquet."));
   EXPECT_THAT(during[0], ::testing::EndsWith(".tmp"));
@@ -173,7 +166,7 @@ TEST(RowsWriter, sigterm_mid_write_removes_the_temp_file) {
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFSIGNALED(status));
   EXPECT_EQ(WTERMSIG(status), SIGTERM);
-  EXPECT_TRUE(files_in(tmp.path()).empty());
+  EXPECT_TRUE(openrecipes::testing::file_names_in(tmp.path()).empty());
 }
 
 TEST(RowsWriter, bad_row_lengths_and_missing_folder_are_refused) {
@@ -188,7 +181,7 @@ TEST(RowsWriter, bad_row_lengths_and_missing_folder_are_refused) {
   RowsParquetWriter w(tmp / "r.parquet", 8);
   EXPECT_THROW(w.append_row(formula_row(0, 7, 0)), std::invalid_argument);
   w.abort();
-  EXPECT_TRUE(files_in(tmp.path()).empty());
+  EXPECT_TRUE(openrecipes::testing::file_names_in(tmp.path()).empty());
 }
 
 }  // namespace

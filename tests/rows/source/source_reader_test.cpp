@@ -174,16 +174,6 @@ TEST(SourceReader, missing_file_is_an_input_error_naming_it) {
   EXPECT_THAT(error_of({tmp / "nope.parquet"}), HasSubstr("nope.parquet: file not found"));
 }
 
-TEST(DuckDbErrors, the_echo_of_our_sql_is_cut_from_duckdb_messages) {
-  // DuckDB's binder errors end with "LINE 1: <our SQL>" and a caret line.
-  EXPECT_EQ(db::strip_duckdb_sql_echo("Binder Error: Referenced column \"messages\" not found\n"
-                                      "LINE 1: DESCRIBE SELECT * FROM read_parquet('x.parquet')\n"
-                                      "                         ^"),
-            "Binder Error: Referenced column \"messages\" not found");
-  EXPECT_EQ(db::strip_duckdb_sql_echo("IO Error: No files found that match the pattern \"x\""),
-            "IO Error: No files found that match the pattern \"x\"");
-}
-
 TEST(SourceReader, garbage_and_truncated_parquet_are_input_errors_naming_the_file) {
   OPENRECIPES_REQUIRE_FIXTURES();
   TempDir tmp;
