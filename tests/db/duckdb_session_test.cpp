@@ -15,8 +15,8 @@ namespace {
 TEST(DuckDbErrors, the_echo_of_our_sql_is_cut_from_duckdb_messages) {
   // DuckDB's binder errors end with "LINE 1: <our SQL>" and a caret line.
   EXPECT_EQ(strip_duckdb_sql_echo("Binder Error: Referenced column \"messages\" not found\n"
-                                      "LINE 1: DESCRIBE SELECT * FROM read_parquet('x.parquet')\n"
-                                      "                         ^"),
+                                  "LINE 1: DESCRIBE SELECT * FROM read_parquet('x.parquet')\n"
+                                  "                         ^"),
             "Binder Error: Referenced column \"messages\" not found");
   EXPECT_EQ(strip_duckdb_sql_echo("IO Error: No files found that match the pattern \"x\""),
             "IO Error: No files found that match the pattern \"x\"");
