@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/error.h"
 #include "core/subprocess.h"
 #include "db/duckdb_session.h"
 #include "rows/output/megatron_export.h"
@@ -31,8 +32,14 @@ namespace {
 
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-// Runs argv (no shell, core/subprocess) and returns its stdout; its stderr is dropped.
-std::string capture(const std::vector<std::string>& argv) { return openrecipes::run_process(argv).out; }
+// Runs argv (no shell, core/subprocess) and returns its stdout (empty when it cannot start); stderr is dropped.
+std::string capture(const std::vector<std::string>& argv) {
+  try {
+    return openrecipes::run_process(argv).out;
+  } catch (const openrecipes::InputError&) {
+    return {};  // the program is missing: the caller prints what it could not compare
+  }
+}
 
 fs::path fixtures() {
   if (const char* e = std::getenv("OPENRECIPES_FIXTURES"); e && *e) return e;

@@ -32,7 +32,7 @@ std::optional<std::int64_t> dump_int(const std::optional<evidence::ArgumentDump>
 }
 
 // Bounds of the numeric options: those of the recipe format (docs/recipe-format.md: gpus 1..100000,
-// steps_per_run 1..100000, global_batch 1..2^24) and the longest row `rows build` writes (4194304 tokens).
+// steps_per_run 1..100000, global_batch 1..2^24) and the longest row `rows build` writes (protocol::kMaxRowLength).
 struct Bound {
   const char* option;
   std::int64_t min, max;
@@ -61,9 +61,11 @@ const bool registered = register_command(
        auto* gpus_opt =
            app.add_option("--gpus", o->gpus, "GPU count, 1..100000 (default: world_size from the argument dump)");
        auto* row_opt = app.add_option("--row-length", o->row_length,
-                                      "Tokens per row, 1..4194304 (default: seq_length from the dump, else 8192)");
+                                      fmt::format("Tokens per row, 1..{} (default: seq_length from the dump, else {})",
+                                                  protocol::kMaxRowLength, protocol::kRowLength));
        auto* gbs_opt =
-           app.add_option("--global-batch", o->global_batch, "Rows per step (default: from the log, else 128)");
+           app.add_option("--global-batch", o->global_batch,
+                          fmt::format("Rows per step (default: from the log, else {})", protocol::kGlobalBatch));
        auto* steps_opt =
            app.add_option("--steps-per-run", o->steps_per_run,
                           "Steps the run ran (default: from the log; must agree with the log's own count)");

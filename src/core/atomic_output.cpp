@@ -21,11 +21,12 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/text.h"
 
 namespace openrecipes {
 namespace {
 
-constexpr std::size_t kPathMax = 4096;
+constexpr std::size_t kPathMax = TempFileGuard::kMaxPathBytes;
 struct Slot {
   std::atomic<bool> used{false};
   char path[kPathMax];
@@ -69,7 +70,10 @@ void install_handlers() {
 
 TempFileGuard::TempFileGuard(const std::filesystem::path& path) : path_(path) {
   const std::string s = path.string();
-  if (s.size() >= kPathMax) throw std::length_error("TempFileGuard: path too long: " + s);
+  if (s.size() >= kMaxPathBytes)
+    throw InputError(quote_for_message(s),
+                     fmt::format("the path is {} bytes, over the limit of {}", s.size(), kMaxPathBytes - 1),
+                     "choose a shorter output path");
   std::call_once(g_install_once, install_handlers);
   std::lock_guard<std::mutex> lock(g_slots_mutex);
   for (int i = 0; i < kMaxGuardedFiles; ++i) {
@@ -81,6 +85,34 @@ TempFileGuard::TempFileGuard(const std::filesystem::path& path) : path_(path) {
     }
   }
   throw std::length_error("TempFileGuard: more than 64 temp files at once");
+}
+
+TempFileGuard::TempFileGuard(const std::filesystem::path& path, std::string_view content) : TempFileGuard(path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int e = errno;
+    release();  // not ours: an existing file stays
+    throw InputError(path.string(), std::string("cannot write: ") + std::strerror(e),
+                     "check that the folder exists and is writable");
+  }
+  const char* p = content.data();
+  std::size_t left = content.size();
+  int e = 0;
+  while (left > 0 && e == 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno != EINTR) e = errno;
+      continue;
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (e == 0 && ::fsync(fd) != 0) e = errno;
+  if (::close(fd) != 0 && e == 0) e = errno;
+  if (e != 0) {
+    remove();  // a constructor that throws runs no destructor
+    throw InputError(path.string(), std::string("write failed: ") + std::strerror(e), "free disk space");
+  }
 }
 
 TempFileGuard::~TempFileGuard() { remove(); }
@@ -192,41 +224,13 @@ std::filesystem::path temp_path_for(const std::filesystem::path& final_path) {
   return dir / fmt::format(".{}.{:08x}.tmp", final_path.filename().string(), rd());
 }
 
-void write_file_synced(const std::filesystem::path& path, std::string_view content) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw InputError(path.string(), std::string("cannot write: ") + std::strerror(errno),
-                     "check that the folder exists and is writable");
-  const char* p = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int e = errno;
-      ::close(fd);
-      ::unlink(path.c_str());
-      throw InputError(path.string(), std::string("write failed: ") + std::strerror(e), "free disk space");
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    int e = errno;
-    ::unlink(path.c_str());
-    throw InputError(path.string(), std::string("write failed: ") + std::strerror(e), "free disk space");
-  }
-}
-
 void write_file_atomic(const std::filesystem::path& path, std::string_view content) {
   std::error_code ec;
   if (std::filesystem::is_directory(std::filesystem::symlink_status(path, ec)))
     throw InputError(path.string(), "is a folder, so the file cannot replace it; nothing was written",
                      "remove or rename that folder, or choose another output path");
-  const std::filesystem::path tmp = temp_path_for(path);
-  TempFileGuard guard(tmp);  // removes the temp file on an error or a signal
-  write_file_synced(tmp, content);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+  TempFileGuard guard(temp_path_for(path), content);  // removes the temp file on an error or a signal
+  if (::rename(guard.path().c_str(), path.c_str()) != 0) {
     int e = errno;
     throw InputError(path.string(), std::string("cannot replace the file: ") + std::strerror(e),
                      "check that the folder is writable and the path is not a folder");

@@ -14,7 +14,8 @@ namespace openrecipes {
 
 /// Guards one temp file. While the guard lives (and is not released), the file is removed if the process is
 /// stopped by SIGINT, SIGTERM or SIGHUP, and removed by the destructor. release() hands the file over (after it
-/// was renamed into place). At most kMaxGuardedFiles guards live at once (std::length_error beyond).
+/// was renamed into place). At most kMaxGuardedFiles guards live at once (std::length_error beyond: a bug, not bad
+/// input); a path of kMaxPathBytes or more is an InputError naming it.
 ///
 /// Signals: the first guard installs handlers for SIGINT, SIGTERM and SIGHUP (except one the process ignores, such
 /// as SIGHUP under nohup) that unlink() the guarded paths (async-signal-safe), put back the handler that was there
@@ -25,7 +26,13 @@ namespace openrecipes {
 class TempFileGuard {
  public:
   static constexpr int kMaxGuardedFiles = 64;
+  static constexpr std::size_t kMaxPathBytes = 4096;
+  /// Guards `path`, a file the caller is about to create (or another library creates, e.g. DuckDB's COPY).
   explicit TempFileGuard(const std::filesystem::path& path);
+  /// Creates `path` (which must not exist: O_EXCL, mode 0644), guards it, writes `content` and fsyncs it. Throws
+  /// InputError naming the path when it cannot be created (nothing is removed: the file is not ours) or written
+  /// (the partial file is removed).
+  TempFileGuard(const std::filesystem::path& path, std::string_view content);
   ~TempFileGuard();
   TempFileGuard(const TempFileGuard&) = delete;
   TempFileGuard& operator=(const TempFileGuard&) = delete;
@@ -65,10 +72,5 @@ std::filesystem::path temp_path_for(const std::filesystem::path& final_path);
 /// interrupted run leaves either the old file or the new one, never half a file. Throws InputError when the folder
 /// cannot be written or `path` is a folder (with its path and a fix; nothing is written then).
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
-
-/// Creates `path` (which must not exist: O_EXCL), writes `content` and fsyncs it; no rename. The building block of
-/// write_file_atomic and of callers that rename several temp files together. Throws InputError naming the path
-/// (the partial file is removed on a write error).
-void write_file_synced(const std::filesystem::path& path, std::string_view content);
 
 }  // namespace openrecipes

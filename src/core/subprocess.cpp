@@ -3,8 +3,10 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,11 +20,60 @@ extern char** environ;
 namespace openrecipes {
 namespace {
 
-// Closes a pipe end once; -1 means closed.
-void close_fd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
-}
+// One end of a pipe, closed when it goes out of scope (or earlier by close()).
+struct Fd {
+  int fd = -1;
+  Fd() = default;
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { close(); }
+  void close() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+};
+
+// A pipe whose two ends close themselves. Throws InputError naming `program` when it cannot be made.
+struct Pipe {
+  Fd read, write;
+  explicit Pipe(const std::string& program) {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0)
+      throw InputError(program, std::string("cannot create pipes: ") + std::strerror(errno),
+                       "raise the limit of open files (ulimit -n)");
+    read.fd = p[0];
+    write.fd = p[1];
+  }
+};
+
+// SIGPIPE held back in this thread while the child's stdin is written: a child that exits without reading all its
+// input makes write() fail with EPIPE instead of killing the caller. A SIGPIPE raised meanwhile is consumed.
+class HeldSigpipe {
+ public:
+  HeldSigpipe() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    sigset_t pending;
+    sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~HeldSigpipe() {
+    sigset_t pending;
+    sigpending(&pending);
+    if (!was_pending_ && sigismember(&pending, SIGPIPE) == 1) {
+      const timespec zero{0, 0};
+      sigtimedwait(&pipe_, nullptr, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  HeldSigpipe(const HeldSigpipe&) = delete;
+  HeldSigpipe& operator=(const HeldSigpipe&) = delete;
+
+ private:
+  sigset_t pipe_, old_;
+  bool was_pending_ = false;
+};
 
 // environ with each of `overrides` set (replacing the inherited value of the same name).
 std::vector<std::string> environment_with(const std::vector<std::pair<std::string, std::string>>& overrides) {
@@ -39,55 +90,47 @@ std::vector<std::string> environment_with(const std::vector<std::pair<std::strin
   return env;
 }
 
-// Feeds `input` to `in_fd` and drains `out_fd` and `err_fd` until both reach end of file.
-void pump(int& in_fd, int& out_fd, int& err_fd, const std::string& input, ProcessResult& r) {
+// Feeds `input` to `in` and drains `out` and `err` until both reach end of file (or poll fails).
+void pump(Fd& in, Fd& out, Fd& err, const std::string& input, ProcessResult& r) {
+  HeldSigpipe held;
   std::size_t written = 0;
-  if (input.empty()) close_fd(in_fd);
-  if (in_fd >= 0) ::fcntl(in_fd, F_SETFL, O_NONBLOCK);
+  if (input.empty()) in.close();
+  if (in.fd >= 0) ::fcntl(in.fd, F_SETFL, O_NONBLOCK);
   char buf[65536];
-  while (out_fd >= 0 || err_fd >= 0) {
+  while (out.fd >= 0 || err.fd >= 0) {
     pollfd fds[3];
     int n = 0, out_i = -1, err_i = -1, in_i = -1;
-    if (out_fd >= 0) fds[out_i = n++] = {out_fd, POLLIN, 0};
-    if (err_fd >= 0) fds[err_i = n++] = {err_fd, POLLIN, 0};
-    if (in_fd >= 0) fds[in_i = n++] = {in_fd, POLLOUT, 0};
+    if (out.fd >= 0) fds[out_i = n++] = {out.fd, POLLIN, 0};
+    if (err.fd >= 0) fds[err_i = n++] = {err.fd, POLLIN, 0};
+    if (in.fd >= 0) fds[in_i = n++] = {in.fd, POLLOUT, 0};
     if (::poll(fds, static_cast<nfds_t>(n), -1) < 0) {
       if (errno == EINTR) continue;
       break;
     }
-    auto drain = [&](int idx, int& fd, std::string& dst) {
+    auto drain = [&](int idx, Fd& fd, std::string& dst) {
       if (idx < 0 || !(fds[idx].revents & (POLLIN | POLLHUP | POLLERR))) return;
-      const ssize_t k = ::read(fd, buf, sizeof buf);
+      const ssize_t k = ::read(fd.fd, buf, sizeof buf);
       if (k > 0)
         dst.append(buf, static_cast<std::size_t>(k));
       else if (k == 0 || errno != EINTR)
-        close_fd(fd);
+        fd.close();
     };
-    drain(out_i, out_fd, r.out);
-    drain(err_i, err_fd, r.err);
+    drain(out_i, out, r.out);
+    drain(err_i, err, r.err);
     if (in_i >= 0 && (fds[in_i].revents & (POLLOUT | POLLERR | POLLHUP))) {
-      const ssize_t k = ::write(in_fd, input.data() + written, input.size() - written);
+      const ssize_t k = ::write(in.fd, input.data() + written, input.size() - written);
       if (k > 0) written += static_cast<std::size_t>(k);
-      if (k < 0 && errno != EAGAIN && errno != EINTR) written = input.size();  // the child closed its stdin
-      if (written >= input.size()) close_fd(in_fd);
+      if (k < 0 && errno != EAGAIN && errno != EINTR) written = input.size();  // EPIPE: the child closed its stdin
+      if (written >= input.size()) in.close();
     }
   }
-  close_fd(in_fd);
 }
 
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
   if (argv.empty()) throw InputError("run_process", "no program to run", "pass the program as argv[0]");
-  int in_pipe[2], out_pipe[2], err_pipe[2];
-  if (::pipe2(in_pipe, O_CLOEXEC) || ::pipe2(out_pipe, O_CLOEXEC) || ::pipe2(err_pipe, O_CLOEXEC))
-    throw InputError(argv[0], std::string("cannot create pipes: ") + std::strerror(errno),
-                     "raise the limit of open files (ulimit -n)");
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in_pipe[0], 0);
-  posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
+  Pipe in(argv[0]), out(argv[0]), err(argv[0]);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -95,22 +138,22 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   std::vector<char*> envp;
   for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in.read.fd, 0);
+  posix_spawn_file_actions_adddup2(&fa, out.write.fd, 1);
+  posix_spawn_file_actions_adddup2(&fa, err.write.fd, 2);
   pid_t pid = 0;
   const int rc = ::posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
-  ::close(in_pipe[0]);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  int in_fd = in_pipe[1], out_fd = out_pipe[0], err_fd = err_pipe[0];
-  if (rc != 0) {
-    close_fd(in_fd);
-    close_fd(out_fd);
-    close_fd(err_fd);
+  in.read.close();  // the child's ends
+  out.write.close();
+  err.write.close();
+  if (rc != 0)
     throw InputError(argv[0], std::string("cannot start: ") + std::strerror(rc),
                      "install the program or put its folder on PATH");
-  }
   ProcessResult r;
-  pump(in_fd, out_fd, err_fd, options.input, r);
+  pump(in.write, out.read, err.read, options.input, r);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

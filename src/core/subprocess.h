@@ -24,7 +24,8 @@ struct ProcessOptions {
 };
 
 /// Runs `argv` (argv[0] looked up in PATH when it has no '/') with posix_spawn, no shell, and waits for it;
-/// stdout and stderr are read concurrently (no deadlock on large outputs). Throws InputError naming argv[0]
+/// stdout and stderr are read concurrently (no deadlock on large outputs); a child that exits without reading all
+/// of its stdin does not kill the caller with SIGPIPE (held back while writing). Throws InputError naming argv[0]
 /// when `argv` is empty or the program cannot start (not found, not executable), with a fix.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 

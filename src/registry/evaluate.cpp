@@ -94,9 +94,9 @@ Loaded load_evidence(const Recipe& r) {
     } else {
       out.arm_error = fmt::format(
           "the measured run ran {} steps, so it is not a convergence arm (only a run of "
-          "exactly 20 steps is), and the recipe gives no separate 20-step arm "
+          "exactly {} steps is), and the recipe gives no separate {}-step arm "
           "(evidence.convergence_arm)",
-          r.steps_per_run);
+          r.steps_per_run, protocol::kConvergenceSteps, protocol::kConvergenceSteps);
     }
   } catch (const InputError& e) {
     out.arm_error = e.what();
@@ -119,8 +119,10 @@ checks::ConfigCheckOptions run_length_options(const Recipe& r, const Loaded& ev,
     if (c.classification.cls == checks::ArgClass::math || c.classification.cls == checks::ArgClass::unclassified)
       return o;
   o.run_length_is_bookkeeping = true;
-  o.run_length_why = "the recipe's convergence arm " + ev.arm_file +
-                     " is a separate 20-step run whose arguments equal the reference's in every math argument";
+  o.run_length_why = fmt::format(
+      "the recipe's convergence arm {} is a separate {}-step run whose arguments equal the reference's in every math "
+      "argument",
+      ev.arm_file, protocol::kConvergenceSteps);
   return o;
 }
 

@@ -269,8 +269,7 @@ RowsBuildResult build_rows(const RowsBuildOptions& o) {
   result.manifest_path = manifest_path_for(o.output);
   // Both files are renamed together, or neither (signals held meanwhile): rows.parquet never sits beside the
   // manifest of another build, and a failed build leaves an existing pair as it was (SPEC §1.8).
-  TempFileGuard manifest_guard(temp_path_for(result.manifest_path));
-  write_file_synced(manifest_guard.path(), manifest_to_json(result.manifest));
+  TempFileGuard manifest_guard(temp_path_for(result.manifest_path), manifest_to_json(result.manifest));
   const Replacement pair[] = {{writer.temp_path(), o.output}, {manifest_guard.path(), result.manifest_path}};
   commit_replacements(pair);
   writer.committed();

@@ -45,6 +45,24 @@ TEST(AtomicOutput, atomic_write_onto_a_folder_names_the_path_and_the_fix) {
   EXPECT_TRUE(std::filesystem::is_directory(d / "out.json" / "inner"));
 }
 
+TEST(AtomicOutput, a_path_too_long_for_a_guard_is_an_input_error_naming_the_limit) {
+  const std::string longest(TempFileGuard::kMaxPathBytes, 'a');
+  try {
+    write_file_atomic("/tmp/" + longest, "x");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("over the limit of 4095"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("choose a shorter output path"));
+  }
+}
+
+TEST(AtomicOutput, a_guard_that_cannot_create_its_file_leaves_an_existing_one_alone) {
+  TempDir d;
+  const fs::path taken = d.write(".out.json.0badc0de.tmp", "someone else's");
+  EXPECT_THROW(TempFileGuard(taken, "ours"), InputError);  // O_EXCL: the name is taken
+  EXPECT_EQ(read_file(taken), "someone else's");
+}
+
 TEST(TempFileGuard, temp_names_sit_next_to_the_final_file_and_are_hidden) {
   auto p = temp_path_for("/some/dir/rows.parquet");
   EXPECT_EQ(p.parent_path(), fs::path("/some/dir"));

@@ -37,6 +37,12 @@ TEST(Subprocess, megabytes_on_both_streams_and_stdin_do_not_deadlock) {
   EXPECT_EQ(r.err.size(), 2000000u);
 }
 
+TEST(Subprocess, a_child_that_exits_without_reading_its_stdin_does_not_kill_the_caller) {
+  const std::string big(4 << 20, 'x');  // more than the pipe holds: the write meets a closed pipe (EPIPE)
+  ProcessResult r = run_process({"/bin/sh", "-c", "exit 3"}, {.input = big, .env = {}});
+  EXPECT_EQ(r.exit_code, 3);
+}
+
 TEST(Subprocess, env_entries_are_set_on_top_of_the_inherited_environment) {
   ProcessResult r = run_process({"/bin/sh", "-c", "printf '%s|%s' \"$RAY_DEDUP_LOGS\" \"$HOME\""},
                                 {.input = {}, .env = {{"RAY_DEDUP_LOGS", "0"}, {"HOME", "/nowhere"}}});

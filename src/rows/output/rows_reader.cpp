@@ -45,7 +45,7 @@ RowsParquetReader::RowsParquetReader(const fs::path& path, std::uint32_t expecte
   if (expected_row_length > kMaxRowLength)
     throw InputError(path.string(),
                      fmt::format("row length {} is over the limit of {}", expected_row_length, kMaxRowLength),
-                     "use a row length of at most 4194304");
+                     fmt::format("use a row length of at most {}", kMaxRowLength));
   const std::string lit = db::sql_literal(db::duckdb_file_path(path));
   try {
     s_->db = std::make_unique<db::DuckDbSession>(threads);
