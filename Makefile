@@ -11,8 +11,9 @@ bootstrap:
 configure: bootstrap
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
 
+# The build's progress goes to stderr, so `make run`'s stdout is the program's output alone (the README shows it).
 build: configure
-	@cmake --build $(BUILD) -j $(JOBS)
+	@cmake --build $(BUILD) -j $(JOBS) 1>&2
 
 run: build
 	@$(BUILD)/openrecipes build registry
