@@ -104,18 +104,23 @@ TEST(TempFileGuard, sigint_removes_guarded_files_then_ends_the_process_by_that_s
   EXPECT_TRUE(fs::exists(kept));
 }
 
-std::string contents(const fs::path& p) { return read_file(p); }
+// An output pair (r.parquet and its manifest) with the finished temp files that replace it.
+struct OldAndNew {
+  TempDir tmp;
+  fs::path a = tmp.write("r.parquet", "old-a");
+  fs::path b = tmp.write("r.manifest.json", "old-b");
+  fs::path ta = tmp.write(".r.parquet.1.tmp", "new-a");
+  fs::path tb = tmp.write(".r.manifest.json.1.tmp", "new-b");
+};
 
 TEST(CommitReplacements, both_files_replaced_together) {
-  TempDir tmp;
-  auto a = tmp.write("r.parquet", "old-a");
-  auto b = tmp.write("r.manifest.json", "old-b");
-  auto ta = tmp.write(".r.parquet.1.tmp", "new-a");
-  auto tb = tmp.write(".r.manifest.json.1.tmp", "new-b");
+  OldAndNew f;
+  TempDir& tmp = f.tmp;
+  const fs::path &a = f.a, &b = f.b, &ta = f.ta, &tb = f.tb;
   const Replacement pair[] = {{ta, a}, {tb, b}};
   commit_replacements(pair);
-  EXPECT_EQ(contents(a), "new-a");
-  EXPECT_EQ(contents(b), "new-b");
+  EXPECT_EQ(read_file(a), "new-a");
+  EXPECT_EQ(read_file(b), "new-b");
   EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path()), fs::directory_iterator()), 2);  // no backups left
 }
 
@@ -133,20 +138,18 @@ TEST(CommitReplacements, a_folder_in_the_way_is_refused_before_anything_is_repla
     EXPECT_THAT(e.what(), ::testing::HasSubstr((tmp / "r.manifest.json").string() + ": is a folder"));
     EXPECT_THAT(e.what(), ::testing::HasSubstr("fix: remove or rename that folder"));
   }
-  EXPECT_EQ(contents(a), "old-a");
+  EXPECT_EQ(read_file(a), "old-a");
 }
 
 TEST(CommitReplacements, a_failed_second_rename_puts_the_first_file_back) {
-  TempDir tmp;
-  auto a = tmp.write("r.parquet", "old-a");
-  auto b = tmp.write("r.manifest.json", "old-b");
-  auto ta = tmp.write(".r.parquet.1.tmp", "new-a");
-  auto tb = tmp.write(".r.manifest.json.1.tmp", "new-b");
+  OldAndNew f;
+  TempDir& tmp = f.tmp;
+  const fs::path &a = f.a, &b = f.b, &ta = f.ta, &tb = f.tb;
   const Replacement pair[] = {{ta, a}, {tb, b}};
   // The second temp file vanishes after the checks, so its rename fails (ENOENT) after the first one succeeded.
   EXPECT_THROW(commit_replacements(pair, [&] { fs::remove(tb); }), InputError);
-  EXPECT_EQ(contents(a), "old-a");
-  EXPECT_EQ(contents(b), "old-b");
+  EXPECT_EQ(read_file(a), "old-a");
+  EXPECT_EQ(read_file(b), "old-b");
   // A target that did not exist before is removed again.
   auto c = tmp / "c.parquet";
   auto tc = tmp.write(".c.parquet.1.tmp", "new-c");
@@ -157,11 +160,8 @@ TEST(CommitReplacements, a_failed_second_rename_puts_the_first_file_back) {
 }
 
 TEST(CommitReplacements, sigterm_between_the_renames_waits_until_both_are_done) {
-  TempDir tmp;
-  auto a = tmp.write("r.parquet", "old-a");
-  auto b = tmp.write("r.manifest.json", "old-b");
-  auto ta = tmp.write(".r.parquet.1.tmp", "new-a");
-  auto tb = tmp.write(".r.manifest.json.1.tmp", "new-b");
+  OldAndNew f;
+  const fs::path &a = f.a, &b = f.b, &ta = f.ta, &tb = f.tb;
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
@@ -174,8 +174,8 @@ TEST(CommitReplacements, sigterm_between_the_renames_waits_until_both_are_done) 
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFSIGNALED(status));
   EXPECT_EQ(WTERMSIG(status), SIGTERM);
-  EXPECT_EQ(contents(a), "new-a");
-  EXPECT_EQ(contents(b), "new-b");
+  EXPECT_EQ(read_file(a), "new-a");
+  EXPECT_EQ(read_file(b), "new-b");
 }
 
 // Runs in a fresh process (started by the test below) so that the guard installs its handlers after SIGHUP was
