@@ -3,19 +3,19 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "core/atomic_output.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "registry/evaluate.h"
 #include "registry/leaderboard.h"
 #include "site/leaderboard_report.h"
+#include "site/site_writer.h"
 
 namespace openrecipes::cli {
 namespace {
 
 struct BuildOptions {
   std::string registry = "registry";
-  std::string json_out;
+  std::string site_out;
   bool json = false;
   bool include_unverified = false;
   bool strict = false;
@@ -30,7 +30,9 @@ const bool registered = register_command(
                           "Registry folder (gpus.yaml, models/, rules/, recipes/); default: the bundled one")
                ->capture_default_str();
        app.add_flag("--json", o->json, "Write the whole computed leaderboard as JSON to stdout");
-       app.add_option("-o,--output", o->json_out, "Also write the JSON leaderboard to this file (atomically)");
+       app.add_option("-o,--output", o->site_out,
+                      "Also write the site (pages, charts, exports, evidence) to this folder, swapped in whole at the "
+                      "end; only a new, empty or earlier site folder is replaced");
        app.add_flag("--include-unverified", o->include_unverified,
                     "Rank recipes that measured but are not verified too, marked [UNVERIFIED] (a submitter's preview)");
        app.add_flag("--strict", o->strict, "Exit 1 when any recipe is not verified (for CI of submissions)");
@@ -52,7 +54,11 @@ const bool registered = register_command(
          auto results = registry::evaluate_registry(reg, checkpoints);
          auto pairs = registry::build_pairs(reg, results, o->include_unverified);
          auto json = site::leaderboard_json(reg, pairs);
-         if (!o->json_out.empty()) write_file_atomic(o->json_out, json.dump(2) + "\n");
+         if (!o->site_out.empty()) {
+           site::write_site(site::published_board(json, o->include_unverified), reg, o->site_out);
+           std::cerr << "openrecipes: wrote the site to " << o->site_out << " (open index.html, or: openrecipes serve "
+                     << o->site_out << ")\n";
+         }
          if (o->json)
            std::cout << json.dump(2) << "\n";
          else

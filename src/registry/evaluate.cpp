@@ -160,11 +160,16 @@ void measure_run(const Recipe& r, const Loaded& ev, RecipeResult& out) {
     return;
   }
   out.step_time_field = ev.log->time_field;
+  for (const auto& rec : ev.log->records)
+    out.run_series.push_back(
+        {rec.first_step, rec.steps, rec.time_s,
+         rec.tokens ? *rec.tokens : rec.rows.value_or(r.workload.global_batch) * r.workload.row_length, rec.loss});
   if (ev.log->train_iters && *ev.log->train_iters != r.steps_per_run)
     out.reasons.push_back(fmt::format("measurement: the recipe records steps_per_run {}, but {} shows a {}-step run",
                                       r.steps_per_run, ev.log->file, *ev.log->train_iters));
   try {
     auto window = measure::window_for_run(r.steps_per_run, r.window, r.file.string() + ": window");
+    out.window = window;
     out.throughput =
         measure::measure_throughput(*ev.log, window, {r.gpus, r.workload.row_length, r.workload.global_batch});
   } catch (const InputError& err) {
@@ -295,6 +300,9 @@ void run_checks(const Context& c, const Recipe& r, const Loaded& ev, RecipeResul
   const ReferenceResolution res = resolve_reference(r, c.by_id, c.pair_reference);
   out.is_reference = res.is_reference;
   if (res.problem) out.reasons.push_back(*res.problem);
+  if (ev.arm) out.arm = ArmCurve{ev.arm_file, ev.arm->loss};
+  if (res.reference && c.loaded.at(res.reference->id).arm)
+    out.reference_arm = ArmCurve{c.loaded.at(res.reference->id).arm_file, c.loaded.at(res.reference->id).arm->loss};
   if (res.reference) {
     const Recipe& ref = *res.reference;
     const Loaded& rev = c.loaded.at(ref.id);

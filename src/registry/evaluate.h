@@ -19,6 +19,22 @@ namespace openrecipes::registry {
 /// A stack component as shown: what the recipe says and whether the evidence shows it (checks/stack.h).
 using StackStatus = checks::StackStatus;
 
+/// One record of a run's log as the charts draw it (SPEC §2): the record's first 0-based step and the number of
+/// steps it averages, its step time (seconds), the tokens of each of its steps, and its loss, each when known.
+struct SeriesPoint {
+  std::int64_t step = 0;
+  std::int64_t steps = 1;
+  std::optional<double> step_time_s;
+  std::int64_t tokens = 0;
+  std::optional<double> loss;
+};
+
+/// A convergence arm's per-step losses (0-based step -> loss), with the file they came from.
+struct ArmCurve {
+  std::string file;
+  std::map<std::int64_t, double> loss;
+};
+
 /// Everything the build computed for one recipe.
 struct RecipeResult {
   std::string id;
@@ -39,6 +55,12 @@ struct RecipeResult {
   bool is_reference = false;  ///< the pair's one reference recipe: both checks pass trivially
   std::string rows_status;    ///< "verified", "not applicable (non-standard workload)", or why not
   std::vector<StackStatus> stack;
+
+  // What the site draws: the measured run's records in file order with the window it was measured over, and
+  // the loss curves of the recipe's arm and of its reference's arm (empty when they could not be read).
+  std::vector<SeriesPoint> run_series;
+  std::optional<measure::Window> window;
+  std::optional<ArmCurve> arm, reference_arm;
 };
 
 /// Evaluates every recipe of `reg` (sorted by id). `checkpoints` maps a model id to a checkpoint (folder, index

@@ -2,6 +2,7 @@
 #include "site/csv_export.h"
 
 #include "core/text.h"
+#include "site/board_entries.h"
 
 namespace openrecipes::site {
 namespace {
@@ -48,7 +49,7 @@ std::pair<std::string, std::string> check_verdicts(const nlohmann::json& entry) 
   return {configuration, convergence};
 }
 
-std::string row(const nlohmann::json& pair, const nlohmann::json& entry, bool ranked) {
+std::string row(const nlohmann::json& pair, const nlohmann::json& entry, const char* status) {
   std::string reasons;
   for (const auto& r : value_of(entry, "reasons"))
     if (r.is_string()) reasons += (reasons.empty() ? "" : " | ") + r.get<std::string>();
@@ -58,7 +59,7 @@ std::string row(const nlohmann::json& pair, const nlohmann::json& entry, bool ra
                                csv_text_cell(text_of(pair, "gpu")),
                                csv_text_cell(text_of(value_of(pair, "workload"), "key")),
                                value_of(pair, "non_standard_workload") == true ? "true" : "false",
-                               ranked ? "verified" : "unranked",
+                               status,
                                csv_number_cell(value_of(entry, "rank")),
                                csv_number_cell(value_of(entry, "tokens_per_s_per_gpu")),
                                csv_number_cell(value_of(entry, "cv")),
@@ -102,8 +103,7 @@ std::string recipes_csv(const nlohmann::json& leaderboard) {
   for (const char* c : kColumns) out += (out.empty() ? "" : ",") + std::string(c);
   out += "\r\n";
   for (const auto& pair : leaderboard.at("pairs")) {
-    for (const auto& e : pair.at("ranked")) out += row(pair, e, true);
-    for (const auto& e : pair.at("unranked")) out += row(pair, e, false);
+    for (const auto& [e, status] : pair_entries(pair)) out += row(pair, *e, status);
   }
   return out;
 }

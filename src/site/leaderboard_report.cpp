@@ -9,6 +9,7 @@
 #include "checks/check_json.h"
 #include "core/text.h"
 #include "evidence/step_log.h"
+#include "site/format.h"
 
 namespace openrecipes::site {
 
@@ -17,12 +18,6 @@ namespace {
 // Visible form of untrusted text for a terminal: every C0 control byte (newline and tab included), DEL, every
 // C1 control (U+0080..U+009F) and every byte that is not part of valid UTF-8 become "\xNN" (C1 as "\u00NN").
 std::string visible(std::string_view s) { return terminal_safe(s, true); }
-
-std::string dollars(double v) { return v >= 1 ? fmt::format("${:.3f}", v) : fmt::format("${:.4f}", v); }
-std::string hours(double v) {
-  return v >= 10 ? fmt::format("{:.1f}", v) : v >= 1 ? fmt::format("{:.2f}", v) : fmt::format("{:.4f}", v);
-}
-std::string percent(double v, int d = 1) { return fmt::format("{:.{}f}%", 100 * v, d); }
 
 // `j` with every string and key made terminal-safe (C1 controls and invalid UTF-8 escaped as text; nlohmann
 // escapes C0 itself), so that dumping never throws on a stranger's bytes and never emits a raw control.
@@ -48,6 +43,40 @@ std::string checks_summary(const registry::RecipeResult& r) {
                                               r.convergence->correlation)
                                 : "convergence -";
   return c + ", " + v;
+}
+
+nlohmann::json optional_number(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json arm_json(const std::optional<registry::ArmCurve>& a) {
+  if (!a) return nullptr;
+  nlohmann::json steps = nlohmann::json::array(), loss = nlohmann::json::array();
+  for (const auto& [s, l] : a->loss) {
+    steps.push_back(s);
+    loss.push_back(optional_number(l));
+  }
+  return {{"file", a->file}, {"steps", steps}, {"loss", loss}};
+}
+
+// The per-record series the recipe page charts: 0-based first step, steps averaged, step time (s), tokens per
+// step and loss of each record of the measured run in file order; the window; both arms' losses.
+nlohmann::json series_json(const registry::RecipeResult& r) {
+  nlohmann::json steps = nlohmann::json::array(), k = nlohmann::json::array(), times = nlohmann::json::array(),
+                 tokens = nlohmann::json::array(), loss = nlohmann::json::array();
+  for (const auto& p : r.run_series) {
+    steps.push_back(p.step);
+    k.push_back(p.steps);
+    times.push_back(optional_number(p.step_time_s));
+    tokens.push_back(p.tokens);
+    loss.push_back(optional_number(p.loss));
+  }
+  nlohmann::json window = nullptr;
+  if (r.window) window = {{"first", r.window->first}, {"last", r.window->last}};
+  return {{"run", {{"step", steps}, {"steps", k}, {"step_time_s", times}, {"tokens", tokens}, {"loss", loss}}},
+          {"window", window},
+          {"arm", arm_json(r.arm)},
+          {"reference_arm", arm_json(r.reference_arm)}};
 }
 
 nlohmann::json result_json(const registry::RecipeResult& r) {
@@ -86,6 +115,41 @@ nlohmann::json result_json(const registry::RecipeResult& r) {
   if (r.dollars_per_million_tokens) j["dollars_per_million_tokens"] = *r.dollars_per_million_tokens;
   if (r.mfu) j["mfu"] = *r.mfu;
   if (r.active_params) j["active_params"] = {{"n", r.active_params}, {"counted_from", r.active_params_from}};
+  j["notes"] = r.notes;
+  const auto& w = rec.workload;
+  j["workload"] = {{"key", w.key},
+                   {"standard", w.standard},
+                   {"description", w.description},
+                   {"row_length", w.row_length},
+                   {"global_batch", w.global_batch}};
+  if (w.standard)
+    j["workload"]["rows"] = {{"dataset", w.dataset},     {"revision", w.revision},
+                             {"tokenizer", w.tokenizer}, {"tokenizer_revision", w.tokenizer_revision},
+                             {"seed", w.seed},           {"rows", w.rows_count},
+                             {"sha256", w.rows_sha256}};
+  nlohmann::json evidence = nlohmann::json::array();
+  auto add_evidence = [&](const char* role, const std::optional<registry::EvidenceFile>& f) {
+    if (f) evidence.push_back({{"role", role}, {"file", f->relative}, {"format", f->format}});
+  };
+  add_evidence("log", std::optional<registry::EvidenceFile>(rec.log));
+  add_evidence("arguments", rec.arguments);
+  add_evidence("versions", rec.versions);
+  add_evidence("times", rec.times);
+  add_evidence("convergence_arm", rec.convergence_arm);
+  j["evidence"] = evidence;
+  nlohmann::json patches = nlohmann::json::array();
+  for (const auto& p : rec.patches) patches.push_back({{"file", p.relative}, {"sha256", p.sha256}});
+  j["patches"] = patches;
+  nlohmann::json tests = nlohmann::json::array();
+  for (const auto& t : rec.component_tests)
+    tests.push_back({{"swap", t.swap},
+                     {"compares", t.compares},
+                     {"bound", t.bound},
+                     {"worst_error", t.worst_error},
+                     {"passed", t.passed},
+                     {"shape", t.shape}});
+  j["component_tests"] = tests;
+  j["series"] = series_json(r);
   nlohmann::json records;
   if (r.is_reference) records["reference"] = true;
   if (r.configuration) records["configuration"] = checks::to_json(*r.configuration);
@@ -115,10 +179,10 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
       for (const auto* r : p.ranked) {
         const auto& rec = *r->entry->recipe;
         out += fmt::format("  {:>4}  {:<22} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<14} {:<10} {:<11} {}{}\n",
-                           ++rank, visible(rec.name), with_thousands(r->throughput->tokens_per_s_per_gpu, 1),
-                           percent(r->throughput->cv), rec.gpus, r->mfu ? percent(*r->mfu) : "-",
-                           r->dollars_per_million_tokens ? dollars(*r->dollars_per_million_tokens) : "-",
-                           r->gpu_hours ? hours(*r->gpu_hours) : "-", visible(rec.author), visible(rec.date),
+                           ++rank, visible(rec.name), format_tokens_per_s(r->throughput->tokens_per_s_per_gpu),
+                           format_percent(r->throughput->cv), rec.gpus, r->mfu ? format_percent(*r->mfu) : "-",
+                           r->dollars_per_million_tokens ? format_dollars(*r->dollars_per_million_tokens) : "-",
+                           r->gpu_hours ? format_gpu_hours(*r->gpu_hours) : "-", visible(rec.author), visible(rec.date),
                            visible(rec.stack.framework), checks_summary(*r), r->verified ? "" : "  [UNVERIFIED]");
       }
     }
@@ -163,12 +227,25 @@ nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector
   for (const auto& [k, g] : reg.gpus)
     gpus[k] = {{"name", g.name},
                {"instance", g.instance},
+               {"instance_dollars_per_hour", g.instance_dollars_per_hour},
                {"dollars_per_gpu_hour", g.dollars_per_gpu_hour},
                {"dense_bf16_tflops", g.dense_bf16_tflops},
                {"price_date", g.price_date},
                {"price_source", g.price_source},
                {"peak_source", g.peak_source}};
   j["gpus"] = gpus;
+  nlohmann::json models = nlohmann::json::object();
+  for (const auto& [k, m] : reg.models)
+    models[k] = {{"name", m.name},
+                 {"family", m.family},
+                 {"checkpoint", m.checkpoint},
+                 {"revision", m.revision ? nlohmann::json(*m.revision) : nlohmann::json(nullptr)},
+                 {"active_params", m.active_params},
+                 {"counted_from", m.counted_from},
+                 {"counting", m.counting},
+                 {"breakdown", m.breakdown},
+                 {"notes", m.notes}};
+  j["models"] = models;
   nlohmann::json ps = nlohmann::json::array();
   nlohmann::json unreadable = nlohmann::json::array();
   for (const auto& p : pairs) {

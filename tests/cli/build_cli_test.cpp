@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/files.h"
 #include "testing/support.h"
 
 namespace openrecipes {
@@ -73,11 +74,19 @@ TEST(BuildCli, json_output_is_deterministic_and_complete) {
   EXPECT_DOUBLE_EQ(j["gpus"]["H200"]["dollars_per_gpu_hour"].get<double>(), 7.912);
 }
 
-TEST(BuildCli, output_file_is_written_and_strict_exits_1_on_a_rejected_recipe) {
+TEST(BuildCli, output_folder_gets_the_site_of_the_json_and_strict_exits_1_on_a_rejected_recipe) {
   testing::TempDir d;
-  auto r = run_cli({"build", registry(), "--strict", "-o", (d / "board.json").string()});
+  auto r = run_cli({"build", registry(), "--strict", "-o", (d / "site").string()});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_TRUE(fs::exists(d / "board.json"));
+  EXPECT_TRUE(fs::exists(d / "site/index.html"));
+  EXPECT_NE(r.err.find("wrote the site to"), std::string::npos) << r.err;
+  // The site's board is build --json's, without the recipes that are not verified (SPEC §5).
+  auto all = nlohmann::json::parse(run_cli({"build", registry(), "--json"}).out);
+  auto site = nlohmann::json::parse(read_file(d / "site/data/leaderboard.json"));
+  EXPECT_EQ(site["pairs"][0]["ranked"], all["pairs"][0]["ranked"]);
+  EXPECT_EQ(all["pairs"][0]["unranked"].size(), 1u);
+  EXPECT_EQ(site["pairs"][0]["unranked"].size(), 0u);
+  EXPECT_EQ(site["models"], all["models"]);
 }
 
 TEST(BuildCli, bad_registry_exits_2_with_a_message_and_no_stack_trace) {

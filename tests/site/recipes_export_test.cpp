@@ -2,10 +2,13 @@
 // status added, in the leaderboard's order; the same leaderboard gives the same bytes.
 #include "site/recipes_export.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "registry/leaderboard.h"
 #include "registry/scratch_registry.h"
+#include "site/csv_export.h"
 #include "site/leaderboard_report.h"
 
 namespace openrecipes::site {
@@ -27,7 +30,7 @@ TEST(RecipesExport, every_recipe_is_its_leaderboard_entry_with_its_pair_and_stat
     const auto& got = out["recipes"][i];
     const auto& [entry, status] = expected[i];
     for (const auto& [key, value] : entry->items()) EXPECT_EQ(got.at(key), value) << got["id"] << " " << key;
-    EXPECT_EQ(got.size(), entry->size() + 6);  // model, model_name, gpu, workload, non_standard_workload, status
+    EXPECT_EQ(got.size(), entry->size() + 5);  // model, model_name, gpu, non_standard_workload, status
     EXPECT_EQ(got["status"], status);
     EXPECT_EQ(got["model"], "qwen3-0.6b");
     EXPECT_EQ(got["model_name"], "Qwen3-0.6B");
@@ -40,6 +43,30 @@ TEST(RecipesExport, every_recipe_is_its_leaderboard_entry_with_its_pair_and_stat
   EXPECT_EQ(out["recipes"][2]["id"], "qwen3-0.6b/H200/lr10");
   EXPECT_FALSE(out["recipes"][2].contains("rank"));
   EXPECT_EQ(recipes_json(board).dump(2), out.dump(2));
+}
+
+}  // namespace
+}  // namespace openrecipes::site
+
+namespace openrecipes::site {
+namespace {
+
+TEST(RecipesExport, a_recipe_ranked_for_a_preview_is_listed_once_as_preview) {
+  registry::scratch::Scratch s;
+  auto b = registry::scratch::build(s.root);
+  const auto board = leaderboard_json(b.reg, registry::build_pairs(b.reg, b.results, true));
+  ASSERT_EQ(board["pairs"][0]["unranked"].size(), 1u);  // lr10 is ranked (a preview) and listed for its reasons
+  const auto out = recipes_json(board);
+  ASSERT_EQ(out["recipes"].size(), 3u);
+  EXPECT_EQ(out["recipes"][2]["id"], "qwen3-0.6b/H200/lr10");
+  EXPECT_EQ(out["recipes"][2]["status"], "preview");
+  EXPECT_EQ(out["recipes"][2]["rank"], 3);
+  const std::string csv = recipes_csv(board);
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);  // the header and three recipes
+  EXPECT_NE(
+      csv.find("\"qwen3-0.6b/H200/lr10\",\"qwen3-0.6b\",\"H200\",\"megatron-mock-seq2048-gbs32\",true,preview,3,"),
+      std::string::npos)
+      << csv;
 }
 
 }  // namespace

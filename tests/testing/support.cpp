@@ -36,9 +36,13 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
   }
 }
 
-ProcessResult run_cli(const std::vector<std::string>& args, const std::string& input) {
+std::string cli_binary() {
   const char* bin = std::getenv("OPENRECIPES_BIN");
-  std::vector<std::string> argv{bin && *bin ? bin : (fs::path(OPENRECIPES_BUILD_DIR) / "openrecipes").string()};
+  return bin && *bin ? bin : (fs::path(OPENRECIPES_BUILD_DIR) / "openrecipes").string();
+}
+
+ProcessResult run_cli(const std::vector<std::string>& args, const std::string& input) {
+  std::vector<std::string> argv{cli_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
   return run_process(argv, input);
 }

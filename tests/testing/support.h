@@ -25,7 +25,10 @@ using openrecipes::ProcessResult;
 /// start.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& input = {});
 
-/// Runs the `openrecipes` binary under test with `args` ($OPENRECIPES_BIN, else the build folder's binary).
+/// The `openrecipes` binary under test: $OPENRECIPES_BIN, else the build folder's binary.
+std::string cli_binary();
+
+/// Runs the `openrecipes` binary under test (cli_binary) with `args`.
 ProcessResult run_cli(const std::vector<std::string>& args, const std::string& input = {});
 
 /// /usr/bin/python3 with Debian's numpy and jinja2 (the oracles); node_modules folder with tokenizers@0.23.2.

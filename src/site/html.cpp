@@ -1,0 +1,101 @@
+// Page rendering through kainjow mustache (site/html.h).
+#include "site/html.h"
+
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <kainjow/mustache.hpp>
+
+#include "core/text.h"
+#include "site/site_files.h"
+
+namespace openrecipes::site {
+
+namespace mustache = kainjow::mustache;
+
+namespace {
+
+// The code point of the well-formed UTF-8 sequence at s[i] when it is a bidi control, else 0. Every bidi
+// control is a 2-byte (U+061C) or 3-byte (U+200E.., U+202A.., U+2066..) sequence.
+char32_t bidi_control_at(std::string_view s, std::size_t i) {
+  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  if (i + 1 < s.size() && b(0) == 0xD8 && b(1) == 0x9C) return 0x061C;
+  if (i + 2 >= s.size() || b(0) != 0xE2) return 0;
+  char32_t cp = 0x2000 | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+  if ((b(1) & 0xC0) != 0x80 || (b(2) & 0xC0) != 0x80) return 0;
+  if (cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) return cp;
+  return 0;
+}
+
+mustache::data to_data(const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::object: {
+      mustache::data d{mustache::data::type::object};
+      for (auto it = j.begin(); it != j.end(); ++it) d.set(it.key(), to_data(it.value()));
+      return d;
+    }
+    case nlohmann::json::value_t::array: {
+      mustache::data d{mustache::data::type::list};
+      for (const auto& x : j) d.push_back(to_data(x));
+      return d;
+    }
+    case nlohmann::json::value_t::string:
+      return mustache::data{inert_text(j.get_ref<const std::string&>())};
+    case nlohmann::json::value_t::boolean:
+      return mustache::data{j.get<bool>()};
+    case nlohmann::json::value_t::number_integer:
+      return mustache::data{std::to_string(j.get<std::int64_t>())};
+    case nlohmann::json::value_t::number_unsigned:
+      return mustache::data{std::to_string(j.get<std::uint64_t>())};
+    case nlohmann::json::value_t::number_float:
+      return mustache::data{format_double(j.get<double>())};
+    default:
+      return mustache::data{false};
+  }
+}
+
+// Parsed templates, once per process (rendering 10,000 recipe pages parses recipe.mustache once).
+const mustache::mustache& parsed(std::string_view name) {
+  static std::mutex m;
+  static std::map<std::string, std::unique_ptr<mustache::mustache>, std::less<>> cache;
+  std::lock_guard lock(m);
+  auto it = cache.find(name);
+  if (it == cache.end()) {
+    auto t = std::make_unique<mustache::mustache>(std::string(site_file(fmt::format("templates/{}.mustache", name))));
+    if (!t->is_valid())
+      throw std::logic_error(fmt::format("templates/{}.mustache does not parse: {}", name, t->error_message()));
+    it = cache.emplace(std::string(name), std::move(t)).first;
+  }
+  return *it->second;
+}
+
+}  // namespace
+
+std::string inert_text(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (char32_t cp = bidi_control_at(s, i)) {
+      out += fmt::format("\\u{:04X}", static_cast<std::uint32_t>(cp));
+      i += cp == 0x061C ? 1 : 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+std::string html_text(std::string_view text) { return mustache::html_escape<std::string>(inert_text(text)); }
+
+std::string render_template(std::string_view name, const nlohmann::json& view) {
+  // mustache::render is not const (it records errors), so each render uses a copy of the parsed template.
+  mustache::mustache t = parsed(name);
+  std::string out = t.render(to_data(view));
+  if (!t.is_valid())
+    throw std::logic_error(fmt::format("templates/{}.mustache did not render: {}", name, t.error_message()));
+  return out;
+}
+
+}  // namespace openrecipes::site

@@ -1,0 +1,30 @@
+// HTML rendering of the site (issue 10): the pages live in template files (src/site/templates/*.mustache,
+// embedded in the binary at build time) rendered by kainjow mustache (Debian libkainjow-mustache-dev), which
+// HTML-escapes every {{variable}} by default (& < > " '). Templates use {{{raw}}} only for markup the tool
+// itself wrote (an SVG chart, a rendered page body). Views are JSON objects, so a page is a function of the
+// JSON `build --json` writes.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace openrecipes::site {
+
+/// `text` with every Unicode bidirectional control (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069)
+/// written as visible text ("\u202E"), so a stranger's field cannot reorder what a page shows around it. Other
+/// bytes are kept (the JSON they come from is already valid UTF-8 without C0/C1 controls).
+std::string inert_text(std::string_view text);
+
+/// `text` escaped for HTML or SVG text and double-quoted attributes: & < > " ' as entities (mustache's own
+/// escape), after inert_text.
+std::string html_text(std::string_view text);
+
+/// Renders template `name` (e.g. "index" for templates/index.mustache) with `view`: objects and arrays become
+/// mustache contexts and lists, strings pass through inert_text (and are HTML-escaped by {{ }}), numbers are
+/// written as format_double writes them, true/false drive sections, null is false. Throws std::logic_error when
+/// the template is unknown or does not parse (a bug in the tool, never the input's fault).
+std::string render_template(std::string_view name, const nlohmann::json& view);
+
+}  // namespace openrecipes::site

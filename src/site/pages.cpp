@@ -1,0 +1,534 @@
+// The site's pages from the leaderboard JSON (site/pages.h).
+#include "site/pages.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/text.h"
+#include "core/version.h"
+#include "site/board_entries.h"
+#include "site/charts.h"
+#include "site/format.h"
+#include "site/html.h"
+
+namespace openrecipes::site {
+
+using nlohmann::json;
+
+namespace {
+
+// The prefix from a page at `path` back to the site's root ("" for index.html, "../" for models/x.html).
+std::string root_of(const std::string& path) {
+  std::string r;
+  for (char ch : path)
+    if (ch == '/') r += "../";
+  return r;
+}
+
+std::string model_page_path(const std::string& model) { return "models/" + model + ".html"; }
+
+// A link target only when it is an https URL (recipe author links, price sources): anything else (javascript:,
+// data:, relative paths) is shown as text, never as a link.
+json safe_link(const json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_string()) return nullptr;
+  const auto& s = j[key].get_ref<const std::string&>();
+  return s.rfind("https://", 0) == 0 ? json(s) : json(nullptr);
+}
+
+std::optional<double> number(const json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_number()) return std::nullopt;
+  return j[key].get<double>();
+}
+
+// A number cell: the text a person reads and the exact value (shortest round trip) for sorting and checking.
+json cell(const std::optional<double>& v, std::string (*text)(double)) {
+  if (!v || !std::isfinite(*v)) return {{"text", "–"}, {"value", ""}};
+  return {{"text", text(*v)}, {"value", format_double(*v)}};
+}
+std::string percent1(double v) { return format_percent(v, 1); }
+std::string percent2(double v) { return format_percent(v, 2); }
+std::string integer(double v) { return with_thousands(static_cast<std::int64_t>(std::llround(v))); }
+std::string seconds(double v) { return fmt::format("{:.4f} s", v); }
+
+std::string str(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+json convergence_text(const json& e) {
+  const json& c = e["checks"];
+  if (c.contains("reference")) return "reference";
+  if (!c.contains("convergence")) return "–";
+  const json& v = c["convergence"];
+  std::string s = v["verdict"].get<std::string>();
+  if (v["correlation"].is_number()) s += fmt::format(" (r {:.4f})", v["correlation"].get<double>());
+  return s;
+}
+json configuration_text(const json& e) {
+  const json& c = e["checks"];
+  if (c.contains("reference")) return "reference";
+  return c.contains("configuration") ? c["configuration"]["verdict"] : json("–");
+}
+
+// What the table row of a ranked or unranked entry shows.
+json entry_row(const json& pair, const json& e, const std::string& root) {
+  json row;
+  row["id"] = e["id"];
+  row["name"] = e.contains("name") ? e["name"] : e["id"];
+  row["href"] = root + recipe_page_path(e["id"].get<std::string>());
+  row["rank"] = e.contains("rank") ? json(std::to_string(e["rank"].get<int>())) : json("–");
+  row["rank_value"] = e.contains("rank") ? json(std::to_string(e["rank"].get<int>())) : json("");
+  row["verified"] = e["verified"].get<bool>();
+  row["tokens_per_s_per_gpu"] = cell(number(e, "tokens_per_s_per_gpu"), format_tokens_per_s);
+  row["cv"] = cell(number(e, "cv"), percent1);
+  row["gpus"] = cell(number(e, "gpus"), integer);
+  row["mfu"] = cell(number(e, "mfu"), percent1);
+  row["dollars_per_million_tokens"] = cell(number(e, "dollars_per_million_tokens"), format_dollars);
+  row["gpu_hours"] = cell(number(e, "gpu_hours"), format_gpu_hours);
+  row["author"] = e.contains("author") ? e["author"]["name"] : json("");
+  row["author_link"] = e.contains("author") ? safe_link(e["author"], "link") : json(nullptr);
+  row["date"] = str(e, "date");
+  row["framework"] = str(e, "framework");
+  row["configuration"] = configuration_text(e);
+  row["convergence"] = convergence_text(e);
+  row["reasons"] = e["reasons"];
+  row["gpu"] = pair["gpu"];
+  return row;
+}
+
+bool is_verified_entry(const json& e) { return e["verified"].get<bool>(); }
+
+// The best verified entry of a pair (the first verified one in rank order), or nullptr.
+const json* best_verified(const json& pair) {
+  for (const auto& e : pair["ranked"])
+    if (is_verified_entry(e)) return &e;
+  return nullptr;
+}
+
+std::string pair_anchor(const json& pair) {
+  return "pair-" + pair["gpu"].get<std::string>() + "-" + pair["workload"]["key"].get<std::string>();
+}
+
+std::string page(const std::string& path, const std::string& title, const std::string& template_name, json view) {
+  view["root"] = root_of(path);
+  std::string body = render_template(template_name, view);
+  json layout = {{"title", title}, {"root", root_of(path)}, {"body", body}, {"version", kToolVersion}};
+  return render_template("layout", layout);
+}
+
+// The protocol's command variables (SPEC §6, PROTOCOL.md "A recipe's command") that `command` uses, with what they
+// stand for; any other $NAME is listed as the recipe's own.
+json command_variables(const std::string& command) {
+  static const std::vector<std::pair<std::string, std::string>> known = {
+      {"$HF_CKPT", "the model's Hugging Face checkpoint"},
+      {"$TORCH_DIST", "the Megatron torch_dist weights the run loads"},
+      {"$SFT_DATA", "the rows (openrecipes rows build)"},
+      {"<slime entry module>", "the training image's slime entry point"},
+      {"${MODEL_ARGS[@]}", "the framework's model script for the model (scripts/models/ in slime)"},
+      {"$MEGATRON_LM", "a Megatron-LM checkout at the stack's framework commit"},
+  };
+  json out = json::array();
+  std::set<std::string> seen;
+  for (const auto& [name, meaning] : known)
+    if (command.find(name) != std::string::npos) {
+      out.push_back({{"name", name}, {"meaning", meaning}});
+      seen.insert(name);
+    }
+  static const std::regex var(R"(\$\{?([A-Za-z_][A-Za-z0-9_]*))");
+  std::set<std::string> others;
+  for (auto it = std::sregex_iterator(command.begin(), command.end(), var); it != std::sregex_iterator(); ++it) {
+    std::string name = "$" + (*it)[1].str();
+    if (!seen.count(name) && name != "$MODEL_ARGS") others.insert(name);
+  }
+  for (const auto& name : others)
+    out.push_back({{"name", name}, {"meaning", "not a protocol variable: the recipe's own (see its notes)"}});
+  return out;
+}
+
+json series_points(const json& xs, const json& ys) {
+  json out = json::array();
+  for (std::size_t i = 0; i < xs.size() && i < ys.size(); ++i)
+    if (ys[i].is_number()) out.push_back({xs[i].get<double>(), ys[i].get<double>()});
+  return out;
+}
+
+std::vector<std::pair<double, double>> points_of(const json& pts) {
+  std::vector<std::pair<double, double>> v;
+  for (const auto& p : pts) v.emplace_back(p[0].get<double>(), p[1].get<double>());
+  return v;
+}
+
+// The step-time chart: each record's step time at its last step, the measurement window shaded.
+std::string step_time_chart(const json& e) {
+  const json& run = e["series"]["run"];
+  LineChart ch;
+  ch.title = "Step time of every logged step of " + e["id"].get<std::string>();
+  ch.x_label = "step (0-based)";
+  ch.y_label = "step time (s)";
+  json xs = json::array();
+  for (std::size_t i = 0; i < run["step"].size(); ++i)
+    xs.push_back(run["step"][i].get<std::int64_t>() + run["steps"][i].get<std::int64_t>() - 1);
+  ch.series.push_back({"step time", points_of(series_points(xs, run["step_time_s"])), false});
+  const json& w = e["series"]["window"];
+  if (w.is_object()) {
+    ch.shaded_x = {w["first"].get<double>() - 0.5, w["last"].get<double>() + 0.5};
+    ch.shaded_label = fmt::format("measured window {}–{}", w["first"].get<int>(), w["last"].get<int>());
+  }
+  return line_chart_svg(ch);
+}
+
+std::string loss_chart(const json& e) {
+  LineChart ch;
+  ch.title = "Loss curves of " + e["id"].get<std::string>() + " and its reference";
+  ch.x_label = "step (0-based)";
+  ch.y_label = "training loss";
+  const json& s = e["series"];
+  if (s["arm"].is_object())
+    ch.series.push_back({"recipe arm", points_of(series_points(s["arm"]["steps"], s["arm"]["loss"])), false});
+  if (s["reference_arm"].is_object())
+    ch.series.push_back(
+        {"reference arm", points_of(series_points(s["reference_arm"]["steps"], s["reference_arm"]["loss"])), true});
+  ch.y_decimals = 2;
+  return line_chart_svg(ch);
+}
+
+json step_table(const json& e) {
+  const json& run = e["series"]["run"];
+  json rows = json::array();
+  const json& w = e["series"]["window"];
+  for (std::size_t i = 0; i < run["step"].size(); ++i) {
+    std::int64_t first = run["step"][i], k = run["steps"][i];
+    bool in_window =
+        w.is_object() && first >= w["first"].get<std::int64_t>() && first + k - 1 <= w["last"].get<std::int64_t>();
+    rows.push_back(
+        {{"step", k == 1 ? std::to_string(first) : fmt::format("{}–{}", first, first + k - 1)},
+         {"step_time_s",
+          cell(run["step_time_s"][i].is_number() ? std::optional<double>(run["step_time_s"][i].get<double>())
+                                                 : std::nullopt,
+               seconds)},
+         {"tokens", cell(run["tokens"][i].get<double>(), integer)},
+         {"loss", run["loss"][i].is_number() ? json(format_double(run["loss"][i].get<double>())) : json("–")},
+         {"in_window", in_window}});
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::string recipe_page_path(const std::string& id) { return "recipes/" + id + ".html"; }
+
+json index_view(const json& board) {
+  json rows = json::array();
+  for (const auto& p : board["pairs"]) {
+    json row;
+    row["model"] = p["model_name"];
+    row["model_href"] = model_page_path(p["model"].get<std::string>()) + "#" + pair_anchor(p);
+    row["gpu"] = p["gpu"];
+    row["workload"] = p["workload"]["key"];
+    row["non_standard"] = p["non_standard_workload"];
+    int verified = 0;
+    for (const auto& e : p["ranked"]) verified += is_verified_entry(e);
+    row["verified_count"] = std::to_string(verified);
+    if (const json* best = best_verified(p)) {
+      row["best"] = entry_row(p, *best, "");
+    } else {
+      row["best"] = false;
+    }
+    rows.push_back(row);
+  }
+  json models = json::array();
+  for (auto it = board["models"].begin(); it != board["models"].end(); ++it)
+    models.push_back({{"name", it.value()["name"]}, {"href", model_page_path(it.key())}});
+  json unreadable = json::array();
+  for (const auto& e : board["unreadable"]) unreadable.push_back({{"id", e["id"]}, {"reasons", e["reasons"]}});
+  return {{"pairs", rows},
+          {"has_pairs", !rows.empty()},
+          {"models", models},
+          {"unreadable", unreadable},
+          {"has_unreadable", !unreadable.empty()}};
+}
+
+json model_view(const json& board, const std::string& model) {
+  const json& m = board["models"][model];
+  json v;
+  v["id"] = model;
+  v["name"] = m["name"];
+  v["family"] = m["family"];
+  v["checkpoint"] = m["checkpoint"];
+  v["revision"] = m["revision"].is_string() ? m["revision"] : json("not pinned");
+  v["n"] = with_thousands(m["active_params"].get<std::int64_t>());
+  v["n_value"] = std::to_string(m["active_params"].get<std::int64_t>());
+  v["counted_from"] = m["counted_from"];
+  v["counting"] = m["counting"];
+  json breakdown = json::array();
+  for (auto it = m["breakdown"].begin(); it != m["breakdown"].end(); ++it)
+    breakdown.push_back({{"class", it.key()},
+                         {"n", with_thousands(it.value().get<std::int64_t>())},
+                         {"value", std::to_string(it.value().get<std::int64_t>())}});
+  v["breakdown"] = breakdown;
+  v["notes"] = m["notes"];
+  v["has_notes"] = !m["notes"].get<std::string>().empty();
+  const std::string root = "../";
+  json pairs = json::array();
+  std::set<std::string> frameworks;
+  std::set<std::int64_t> gpu_counts;
+  bool any_unverified = false;
+  // Per workload, the best verified recipe of each GPU type (the comparison is only fair on one workload).
+  std::map<std::string, std::vector<const json*>> by_workload;
+  std::map<std::string, const json*> workload_of;
+  for (const auto& p : board["pairs"]) {
+    if (p["model"] != model) continue;
+    json pj;
+    pj["anchor"] = pair_anchor(p);
+    pj["gpu"] = p["gpu"];
+    pj["workload"] = p["workload"]["key"];
+    pj["description"] = p["workload"]["description"];
+    pj["non_standard"] = p["non_standard_workload"];
+    json ranked = json::array(), unranked = json::array();
+    for (const auto& e : p["ranked"]) {
+      ranked.push_back(entry_row(p, e, root));
+      frameworks.insert(str(e, "framework"));
+      gpu_counts.insert(e["gpus"].get<std::int64_t>());
+      any_unverified |= !is_verified_entry(e);
+    }
+    for (const auto& e : p["unranked"]) unranked.push_back(entry_row(p, e, root));
+    pj["ranked"] = ranked;
+    pj["has_ranked"] = !ranked.empty();
+    pj["unranked"] = unranked;
+    pj["has_unranked"] = !unranked.empty();
+    pairs.push_back(pj);
+    by_workload[p["workload"]["key"].get<std::string>()].push_back(&p);
+    workload_of[p["workload"]["key"].get<std::string>()] = &p;
+  }
+  v["pairs"] = pairs;
+  v["has_pairs"] = !pairs.empty();
+  json fw = json::array(), gc = json::array();
+  for (const auto& f : frameworks) fw.push_back(f);
+  for (auto g : gpu_counts) gc.push_back(std::to_string(g));
+  v["frameworks"] = fw;
+  v["gpu_counts"] = gc;
+  v["any_unverified"] = any_unverified;
+  json comparisons = json::array();
+  for (const auto& [key, ps] : by_workload) {
+    json cmp;
+    cmp["workload"] = key;
+    cmp["non_standard"] = (*workload_of[key])["non_standard_workload"];
+    json rows = json::array();
+    BarChart speed{"Best verified tokens/s/GPU per GPU type, workload " + key, "tokens/s/GPU", {}, 0};
+    BarChart cost{
+        "$ per 1M tokens of the best verified recipe per GPU type, workload " + key, "$ per 1M tokens", {}, 2};
+    for (const json* p : ps) {
+      const json* best = best_verified(*p);
+      if (!best) continue;
+      json row = entry_row(*p, *best, root);
+      rows.push_back(row);
+      double tps = (*best)["tokens_per_s_per_gpu"].get<double>();
+      speed.bars.push_back({(*p)["gpu"].get<std::string>(), tps, format_tokens_per_s(tps)});
+      if (auto d = number(*best, "dollars_per_million_tokens"))
+        cost.bars.push_back({(*p)["gpu"].get<std::string>(), *d, format_dollars(*d)});
+    }
+    cmp["rows"] = rows;
+    cmp["single"] = rows.size() == 1;
+    cmp["none"] = rows.empty();
+    cmp["single_gpu"] = rows.size() == 1 ? rows[0]["gpu"] : json("");
+    cmp["comparable"] = rows.size() > 1;
+    if (rows.size() > 1) {
+      double hi = 0;
+      for (const auto& b : cost.bars) hi = std::max(hi, b.value);
+      cost.y_decimals = hi >= 1 ? 1 : 3;
+      cmp["speed_chart"] = bar_chart_svg(speed);
+      cmp["cost_chart"] = bar_chart_svg(cost);
+    }
+    comparisons.push_back(cmp);
+  }
+  v["comparisons"] = comparisons;
+  return v;
+}
+
+json recipe_view(const json& board, const json& pair, const json& e) {
+  (void)board;
+  const std::string id = e["id"].get<std::string>();
+  const std::string path = recipe_page_path(id);
+  const std::string root = root_of(path);
+  json v = entry_row(pair, e, root);
+  v["model"] = pair["model_name"];
+  v["model_href"] = root + model_page_path(pair["model"].get<std::string>()) + "#" + pair_anchor(pair);
+  v["workload"] = pair["workload"]["key"];
+  v["workload_description"] = pair["workload"]["description"];
+  v["non_standard"] = pair["non_standard_workload"];
+  v["ranked"] = e.contains("rank");
+  v["has_reasons"] = !e["reasons"].empty();
+  v["notes"] = e.contains("notes") ? e["notes"] : json::array();
+  v["has_notes"] = e.contains("notes") && !e["notes"].empty();
+  v["readable"] = e.contains("name");
+  if (!e.contains("name")) return v;
+  v["mean_step_time_s"] = cell(number(e, "mean_step_time_s"), seconds);
+  v["reference"] = e["reference"].is_string() ? e["reference"] : json(false);
+  v["reference_href"] =
+      e["reference"].is_string() ? json(root + recipe_page_path(e["reference"].get<std::string>())) : json(nullptr);
+  v["steps_per_run"] = std::to_string(e["steps_per_run"].get<std::int64_t>());
+  if (e.contains("active_params"))
+    v["active_params"] = {{"n", with_thousands(e["active_params"]["n"].get<std::int64_t>())},
+                          {"counted_from", e["active_params"]["counted_from"]}};
+  else
+    v["active_params"] = false;
+  const json& w = e["series"]["window"];
+  v["window"] = w.is_object() ? json(fmt::format("steps {}–{} ({} steps)", w["first"].get<int>(), w["last"].get<int>(),
+                                                 w["last"].get<int>() - w["first"].get<int>() + 1))
+                              : json("–");
+  v["command"] = e["command"];
+  v["command_variables"] = command_variables(e["command"].get<std::string>());
+  const json& l = e["layout"];
+  json layout = json::array();
+  for (const auto& [k, name] : std::vector<std::pair<const char*, const char*>>{{"tp", "TP"},
+                                                                                {"pp", "PP"},
+                                                                                {"cp", "CP"},
+                                                                                {"ep", "EP"},
+                                                                                {"etp", "ETP"},
+                                                                                {"dp", "DP"},
+                                                                                {"vpp", "VPP"},
+                                                                                {"micro_batch", "micro-batch"}})
+    layout.push_back(
+        {{"name", name}, {"value", l[k].is_number() ? json(std::to_string(l[k].get<std::int64_t>())) : json("–")}});
+  v["layout"] = layout;
+  json stack = json::array();
+  for (const auto& s : e["stack"]["versions"])
+    stack.push_back({{"component", s["component"]},
+                     {"version", s["version"]},
+                     {"status", s["status"]},
+                     {"pinned", s["status"] == "pinned"}});
+  v["stack"] = stack;
+  v["gpus_per_node"] = std::to_string(e["stack"]["gpus_per_node"].get<std::int64_t>());
+  v["network"] = e["stack"]["network"];
+  const json& checks = e["checks"];
+  v["is_reference"] = checks.contains("reference");
+  if (checks.contains("configuration")) {
+    json changes = json::array();
+    for (const auto& c : checks["configuration"]["changes"])
+      changes.push_back({{"argument", c["argument"]},
+                         {"reference", c["reference"].is_string() ? c["reference"] : json("(not set)")},
+                         {"recipe", c["recipe"].is_string() ? c["recipe"] : json("(not set)")},
+                         {"class", c["class"]},
+                         {"accepted", c["accepted"].get<bool>() ? "allowed" : "not allowed"},
+                         {"note", c["note"]}});
+    v["configuration_check"] = {{"verdict", checks["configuration"]["verdict"]},
+                                {"changes", changes},
+                                {"has_changes", !changes.empty()},
+                                {"problems", checks["configuration"]["problems"]}};
+  } else {
+    v["configuration_check"] = false;
+  }
+  if (checks.contains("convergence")) {
+    const json& c = checks["convergence"];
+    auto fixed = [&](const char* k, int d) {
+      return c[k].is_number() ? json(fmt::format("{:.{}f}", c[k].get<double>(), d)) : json("–");
+    };
+    v["convergence_check"] = {
+        {"verdict", c["verdict"]},
+        {"correlation", fixed("correlation", 6)},
+        {"correlation_value",
+         c["correlation"].is_number() ? json(format_double(c["correlation"].get<double>())) : json("")},
+        {"final_loss_rel_diff", cell(number(c, "final_loss_rel_diff"), [](double x) { return format_percent(x, 4); })},
+        {"pointwise_failures", std::to_string(c["pointwise_failures"].get<std::int64_t>())},
+        {"outliers", std::to_string(c["outliers"].get<std::int64_t>())},
+        {"points", std::to_string(c["points"].get<std::int64_t>())},
+        {"failed_tests", c["failed_tests"]},
+        {"problems", c["problems"]}};
+  } else {
+    v["convergence_check"] = false;
+  }
+  const json& s = e["series"];
+  v["loss_chart"] = s["arm"].is_object() || s["reference_arm"].is_object() ? json(loss_chart(e)) : json(false);
+  v["arm_file"] = s["arm"].is_object() ? s["arm"]["file"] : json("–");
+  v["reference_arm_file"] = s["reference_arm"].is_object() ? s["reference_arm"]["file"] : json("–");
+  v["step_chart"] = s["run"]["step"].empty() ? json(false) : json(step_time_chart(e));
+  v["steps"] = step_table(e);
+  json tests = json::array();
+  for (const auto& t : e["component_tests"]) {
+    std::string shape;
+    for (auto it = t["shape"].begin(); it != t["shape"].end(); ++it)
+      shape += (shape.empty() ? "" : ", ") + it.key() + " " + std::to_string(it.value().get<std::int64_t>());
+    tests.push_back({{"swap", t["swap"]},
+                     {"compares", t["compares"]},
+                     {"shape", shape},
+                     {"bound", format_double(t["bound"].get<double>())},
+                     {"worst_error", format_double(t["worst_error"].get<double>())},
+                     {"passed", t["passed"].get<bool>() ? "passed" : "failed"}});
+  }
+  v["component_tests"] = tests;
+  v["has_component_tests"] = !tests.empty();
+  const json& wl = e["workload"];
+  v["row_length"] = with_thousands(wl["row_length"].get<std::int64_t>());
+  v["global_batch"] = with_thousands(wl["global_batch"].get<std::int64_t>());
+  v["tokens_per_step"] = with_thousands(wl["row_length"].get<std::int64_t>() * wl["global_batch"].get<std::int64_t>());
+  v["rows"] = wl.contains("rows") ? json({{"dataset", wl["rows"]["dataset"]},
+                                          {"revision", wl["rows"]["revision"]},
+                                          {"tokenizer", wl["rows"]["tokenizer"]},
+                                          {"tokenizer_revision", wl["rows"]["tokenizer_revision"]},
+                                          {"seed", std::to_string(wl["rows"]["seed"].get<std::int64_t>())},
+                                          {"count", with_thousands(wl["rows"]["rows"].get<std::int64_t>())},
+                                          {"sha256", wl["rows"]["sha256"]}})
+                                  : json(false);
+  v["rows_status"] = checks["rows"];
+  const std::string files = root_of(path) + "recipes/" + id + "/";
+  json evidence = json::array();
+  for (const auto& f : e["evidence"])
+    evidence.push_back({{"role", f["role"]},
+                        {"file", f["file"]},
+                        {"format", f["format"]},
+                        {"href", files + f["file"].get<std::string>()}});
+  v["evidence"] = evidence;
+  json patches = json::array();
+  for (const auto& p : e["patches"])
+    patches.push_back({{"file", p["file"]}, {"sha256", p["sha256"]}, {"href", files + p["file"].get<std::string>()}});
+  v["patches"] = patches;
+  v["has_patches"] = !patches.empty();
+  return v;
+}
+
+json rates_view(const json& board) {
+  json gpus = json::array();
+  for (auto it = board["gpus"].begin(); it != board["gpus"].end(); ++it) {
+    const json& g = it.value();
+    gpus.push_back(
+        {{"key", it.key()},
+         {"name", g["name"]},
+         {"instance", g["instance"]},
+         {"instance_rate",
+          cell(number(g, "instance_dollars_per_hour"), [](double x) { return fmt::format("${:.3f}", x); })},
+         {"rate", cell(number(g, "dollars_per_gpu_hour"), [](double x) { return fmt::format("${:.4f}", x); })},
+         {"peak", cell(number(g, "dense_bf16_tflops"), [](double x) { return with_thousands(x, 1); })},
+         {"price_date", g["price_date"]},
+         {"price_source", g["price_source"]},
+         {"price_link", safe_link(g, "price_source")},
+         {"peak_source", g["peak_source"]},
+         {"peak_link", safe_link(g, "peak_source")}});
+  }
+  return {{"gpus", gpus}};
+}
+
+std::vector<SiteFileOut> site_pages(const json& board) {
+  std::vector<SiteFileOut> out;
+  out.push_back({"index.html", page("index.html", "OpenRecipes leaderboard", "index", index_view(board))});
+  out.push_back(
+      {"rates.html", page("rates.html", "Rates, peaks and formulas · OpenRecipes", "rates", rates_view(board))});
+  for (auto it = board["models"].begin(); it != board["models"].end(); ++it) {
+    const std::string path = model_page_path(it.key());
+    out.push_back({path, page(path, it.value()["name"].get<std::string>() + " · OpenRecipes", "model",
+                              model_view(board, it.key()))});
+  }
+  for (const auto& p : board["pairs"])
+    for (const auto& [e, status] : pair_entries(p)) {
+      const std::string id = (*e)["id"].get<std::string>();
+      const std::string path = recipe_page_path(id);
+      out.push_back({path, page(path, id + " · OpenRecipes", "recipe", recipe_view(board, p, *e))});
+    }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  return out;
+}
+
+}  // namespace openrecipes::site

@@ -1,0 +1,39 @@
+// The site's pages (issue 10), each a function of the leaderboard JSON (leaderboard_json's shape, schema
+// openrecipes-leaderboard/1) so every number shown is the one `build --json` computed:
+//   index.html                               every model × GPU type × workload with its best verified recipe
+//   models/<model>.html                      notes, N, per pair the ranked table, the GPU-type comparison
+//   recipes/<model>/<gpu>/<name>.html        everything about one recipe, with its charts
+//   rates.html                               gpus.yaml's rates and peaks with their sources, and the formulas
+// Numbers are written by site/format.h and carry their exact JSON value in data-value (the browser test and the
+// sorting script read it). Views are JSON; templates/*.mustache render them (site/html.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace openrecipes::site {
+
+/// One file of the site: its path relative to the site's root ('/'-separated) and its bytes.
+struct SiteFileOut {
+  std::string path;
+  std::string bytes;
+};
+
+/// The page path of a recipe id "<model>/<gpu>/<name>": "recipes/<model>/<gpu>/<name>.html"; its evidence is copied
+/// under "recipes/<model>/<gpu>/<name>/" with the relative path the recipe gives.
+std::string recipe_page_path(const std::string& id);
+
+/// The views (the JSON each template renders); exposed for tests.
+nlohmann::json index_view(const nlohmann::json& board);
+nlohmann::json model_view(const nlohmann::json& board, const std::string& model);
+nlohmann::json recipe_view(const nlohmann::json& board, const nlohmann::json& pair, const nlohmann::json& entry);
+nlohmann::json rates_view(const nlohmann::json& board);
+
+/// Every HTML page of `board`, sorted by path. A model with no pair still gets its page (it says it has no
+/// verified recipe); every entry of a pair (ranked or unranked) gets a recipe page. Throws nlohmann::json
+/// exceptions on JSON of another shape.
+std::vector<SiteFileOut> site_pages(const nlohmann::json& board);
+
+}  // namespace openrecipes::site

@@ -1,0 +1,100 @@
+// `serve`: static files of a built site over cpp-httplib (site/serve.h).
+#include "site/serve.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <thread>
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "site/site_writer.h"
+#include "site/static_files.h"
+
+namespace openrecipes::site {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void common_headers(httplib::Response& res) {
+  res.set_header("Content-Security-Policy", kContentSecurityPolicy);
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_header("Referrer-Policy", "no-referrer");
+  res.set_header("Cache-Control", "no-cache");
+}
+
+}  // namespace
+
+void serve_site(const fs::path& site, const ServeOptions& options, const std::function<void(int)>& on_listening) {
+  std::error_code ec;
+  if (!fs::is_directory(site, ec) || !fs::exists(site / kSiteMarker, ec))
+    throw InputError(site.string(), "is not a site openrecipes built (no " + std::string(kSiteMarker) + ")",
+                     "build one first: openrecipes build -o " + site.string());
+  const fs::path root = fs::canonical(site, ec);
+  httplib::Server server;
+  server.set_payload_max_length(0);
+  server.set_keep_alive_max_count(100);
+  server.set_read_timeout(5);
+  auto get = [root](const httplib::Request& req, httplib::Response& res) {
+    common_headers(res);
+    std::string target = req.target.substr(0, req.target.find('?'));
+    auto file = resolve_static_path(root, target);
+    std::string body;
+    if (file) {
+      try {
+        body = read_file(*file, 1ull << 32);
+      } catch (const InputError&) {
+        file.reset();
+      }
+    }
+    if (!file) {
+      res.status = 404;
+      res.set_content("not found\n", "text/plain; charset=utf-8");
+      return;
+    }
+    res.status = 200;
+    res.set_content(std::move(body), content_type_for(*file).c_str());
+  };
+  server.Get(".*", get);
+  auto refuse = [](const httplib::Request&, httplib::Response& res) {
+    common_headers(res);
+    res.status = 405;
+    res.set_header("Allow", "GET, HEAD");
+    res.set_content("only GET and HEAD\n", "text/plain; charset=utf-8");
+  };
+  server.Post(".*", refuse);
+  server.Put(".*", refuse);
+  server.Delete(".*", refuse);
+  server.Patch(".*", refuse);
+  server.Options(".*", refuse);
+
+  // SIGINT and SIGTERM go to one waiting thread (blocked everywhere else, so the server's threads inherit the
+  // block), which stops the server; SIGUSR1 wakes it when the server ends for another reason.
+  sigset_t set, old;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT), sigaddset(&set, SIGTERM), sigaddset(&set, SIGUSR1);
+  pthread_sigmask(SIG_BLOCK, &set, &old);
+  int port = options.port == 0 ? server.bind_to_any_port(options.host)
+                               : (server.bind_to_port(options.host, options.port) ? options.port : -1);
+  if (port < 0) {
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    throw InputError(fmt::format("{}:{}", options.host, options.port), "cannot listen on this address",
+                     "choose another --port (0 picks a free one) or --host");
+  }
+  std::thread waiter([&server, set] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    server.stop();
+  });
+  on_listening(port);
+  server.listen_after_bind();
+  pthread_kill(waiter.native_handle(), SIGUSR1);  // harmless when it already returned from sigwait
+  waiter.join();
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+}  // namespace openrecipes::site

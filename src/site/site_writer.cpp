@@ -1,0 +1,220 @@
+// The site as files, staged and swapped in (site/site_writer.h).
+#include "site/site_writer.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "site/board_entries.h"
+#include "site/csv_export.h"
+#include "site/pages.h"
+#include "site/recipes_export.h"
+#include "site/site_files.h"
+
+namespace openrecipes::site {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+volatile sig_atomic_t g_stop_signal = 0;
+extern "C" void note_stop_signal(int sig) { g_stop_signal = sig; }
+
+// While it lives, SIGINT, SIGTERM and SIGHUP only note themselves (the writer checks between files); its
+// destructor puts the old handlers back and, when one arrived, raises it again so it takes its course.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = note_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    for (std::size_t i = 0; i < 3; ++i) {
+      sigaction(kSignals[i], nullptr, &old_[i]);
+      if (old_[i].sa_handler != SIG_IGN) sigaction(kSignals[i], &sa, nullptr);
+    }
+  }
+  ~StopSignals() {
+    for (std::size_t i = 0; i < 3; ++i) sigaction(kSignals[i], &old_[i], nullptr);
+    if (g_stop_signal) raise(g_stop_signal);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  static bool stopped() { return g_stop_signal != 0; }
+
+ private:
+  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction old_[3];
+};
+
+struct Stopped {};  // thrown between files when a stop signal arrived
+
+// Removes its folder (recursively) unless released.
+class StagingFolder {
+ public:
+  explicit StagingFolder(fs::path p) : path_(std::move(p)) {}
+  ~StagingFolder() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  StagingFolder(const StagingFolder&) = delete;
+  StagingFolder& operator=(const StagingFolder&) = delete;
+  const fs::path& path() const { return path_; }
+  void release() { path_.clear(); }
+
+ private:
+  fs::path path_;
+};
+
+std::string staging_prefix(const fs::path& target) { return "." + target.filename().string() + ".site-"; }
+
+// Staging folders of this target left by a build that was killed (its pid no longer runs).
+void remove_stale_staging(const fs::path& target) {
+  std::error_code ec;
+  const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  const std::string prefix = staging_prefix(target);
+  for (const auto& d : fs::directory_iterator(parent, ec)) {
+    std::string name = d.path().filename().string();
+    if (name.rfind(prefix, 0) != 0 || name.size() < 4 || name.substr(name.size() - 4) != ".tmp") continue;
+    long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid <= 0 || (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)) fs::remove_all(d.path(), ec);
+  }
+}
+
+void require_replaceable(const fs::path& target) {
+  std::error_code ec;
+  auto st = fs::symlink_status(target, ec);
+  if (ec || st.type() == fs::file_type::not_found) return;
+  if (st.type() != fs::file_type::directory)
+    throw InputError(target.string(), "exists and is not a folder, so it is not a site openrecipes built",
+                     "give -o a new folder or a site folder an earlier build wrote");
+  if (fs::is_empty(target, ec) || fs::exists(target / kSiteMarker, ec)) return;
+  throw InputError(target.string(),
+                   fmt::format("is a folder with files but no {} marker, so it is not a site "
+                               "openrecipes built; nothing was written",
+                               kSiteMarker),
+                   "give -o a new or empty folder (build replaces a folder only when an earlier build wrote it)");
+}
+
+class Writer {
+ public:
+  Writer(fs::path root, const std::function<void()>& after) : root_(std::move(root)), after_(after) {}
+
+  void write(const std::string& relative, std::string_view bytes) {
+    if (StopSignals::stopped()) throw Stopped{};
+    fs::path p = root_ / relative;
+    std::error_code ec;
+    fs::create_directories(p.parent_path(), ec);
+    if (ec) throw InputError(p.parent_path().string(), "cannot create the folder: " + ec.message());
+    FILE* f = std::fopen(p.c_str(), "wb");
+    if (!f) throw InputError(p.string(), std::string("cannot write: ") + std::strerror(errno));
+    bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+    ok &= std::fclose(f) == 0;
+    if (!ok) throw InputError(p.string(), std::string("cannot write: ") + std::strerror(errno));
+    if (after_) after_();
+  }
+
+ private:
+  fs::path root_;
+  const std::function<void()>& after_;
+};
+
+// The evidence files and patches of each recipe the board shows, as (site path, source path).
+std::map<std::string, fs::path> evidence_copies(const json& board, const registry::Registry& reg) {
+  std::map<std::string, const registry::Recipe*> by_id;
+  for (const auto& e : reg.recipes)
+    if (e.recipe) by_id[e.id] = &*e.recipe;
+  std::map<std::string, fs::path> out;
+  auto add = [&](const std::string& id, const std::string& relative, const fs::path& source) {
+    fs::path rel = fs::path(relative).lexically_normal();
+    if (rel.is_absolute() || rel.empty() || *rel.begin() == "..")
+      throw std::logic_error("evidence path '" + relative + "' of " + id + " leaves its recipe folder");
+    out["recipes/" + id + "/" + rel.generic_string()] = source;
+  };
+  for (const auto& p : board["pairs"])
+    for (const auto& [e, status] : pair_entries(p)) {
+      auto it = by_id.find((*e)["id"].get<std::string>());
+      if (it == by_id.end()) continue;
+      const registry::Recipe& r = *it->second;
+      add(r.id, r.log.relative, r.log.path);
+      for (const auto* f : {&r.arguments, &r.versions, &r.times, &r.convergence_arm})
+        if (*f) add(r.id, (*f)->relative, (*f)->path);
+      for (const auto& patch : r.patches) add(r.id, patch.relative, patch.path);
+    }
+  return out;
+}
+
+}  // namespace
+
+json published_board(const json& board, bool include_unverified) {
+  if (include_unverified) return board;
+  json out = board;
+  for (auto& p : out["pairs"]) {
+    json ranked = json::array();
+    for (const auto& e : p["ranked"])
+      if (e["verified"].get<bool>()) ranked.push_back(e);
+    p["ranked"] = ranked;
+    p["unranked"] = json::array();
+  }
+  out["unreadable"] = json::array();
+  return out;
+}
+
+void write_site(const json& board, const registry::Registry& reg, const fs::path& target_in,
+                const std::function<void()>& after_each_file) {
+  fs::path target = target_in.filename().empty() ? target_in.parent_path() : target_in;  // "site/" -> "site"
+  if (target.empty()) throw InputError(target_in.string(), "is not a folder name", "e.g. -o site/");
+  require_replaceable(target);
+  std::error_code ec;
+  if (!target.parent_path().empty()) fs::create_directories(target.parent_path(), ec);
+  remove_stale_staging(target);
+  StopSignals signals;
+  std::random_device rd;
+  const fs::path staging = (target.parent_path().empty() ? fs::path(".") : target.parent_path()) /
+                           fmt::format("{}{}-{:08x}.tmp", staging_prefix(target), getpid(), rd());
+  if (!fs::create_directory(staging, ec) || ec)
+    throw InputError(staging.string(), "cannot create the staging folder: " + ec.message(),
+                     "check that the folder above the site can be written");
+  StagingFolder guard(staging);
+  try {
+    Writer w(staging, after_each_file);
+    w.write(kSiteMarker, "a site openrecipes build wrote; build -o replaces this folder as a whole\n");
+    for (const auto& f : site_files())
+      if (f.path.rfind("assets/", 0) == 0) w.write(std::string(f.path), f.bytes);
+    w.write("data/leaderboard.json", board.dump(2) + "\n");
+    w.write("data/recipes.json", recipes_json(board).dump(2) + "\n");
+    w.write("data/recipes.csv", recipes_csv(board));
+    for (const auto& [path, source] : evidence_copies(board, reg)) w.write(path, read_file(source, 1ull << 32));
+    for (const auto& page : site_pages(board)) w.write(page.path, page.bytes);
+    if (StopSignals::stopped()) throw Stopped{};
+    // The swap: signals held back so that it is never half done; the old site ends up in the staging name.
+    sigset_t hold, old;
+    sigemptyset(&hold);
+    sigaddset(&hold, SIGINT), sigaddset(&hold, SIGTERM), sigaddset(&hold, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &hold, &old);
+    int rc = fs::exists(target, ec) ? renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE)
+                                    : ::rename(staging.c_str(), target.c_str());
+    int err = errno;
+    if (rc == 0 && !fs::exists(staging, ec)) guard.release();  // a fresh target: nothing to clean
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    if (rc != 0)
+      throw InputError(target.string(), std::string("cannot put the new site in place: ") + std::strerror(err),
+                       "the previous site is untouched; check the folder's permissions");
+  } catch (const Stopped&) {
+    // The guard removes the staging folder; StopSignals' destructor raises the signal again.
+  }
+}
+
+}  // namespace openrecipes::site

@@ -1,0 +1,39 @@
+// `openrecipes build -o site/` (issue 10): the whole static site of a leaderboard, written into a staging folder
+// beside the target and swapped in at the end, so an interrupted or failed build leaves the previous site as it
+// was. The site needs no server to read (relative links only) and holds:
+//   index.html, rates.html, models/<model>.html, recipes/<model>/<gpu>/<name>.html   (site/pages.h)
+//   recipes/<model>/<gpu>/<name>/<evidence path>   each shown recipe's evidence and patches, byte for byte
+//   data/recipes.json, data/recipes.csv, data/leaderboard.json   the exports and the whole board
+//   assets/style.css, assets/site.js
+//   .openrecipes-site   a marker: only a folder holding it (or an empty or missing one) is ever replaced
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "registry/registry.h"
+
+namespace openrecipes::site {
+
+/// The marker file's name; site_writer replaces only a folder that holds it, is empty, or does not exist.
+inline constexpr const char* kSiteMarker = ".openrecipes-site";
+
+/// The board as published: without `include_unverified`, only verified recipes (SPEC §5: the published site lists
+/// verified recipes only), so unranked entries and unreadable recipes are dropped; with it, the board as it is.
+nlohmann::json published_board(const nlohmann::json& board, bool include_unverified);
+
+/// Writes the site of `board` (leaderboard_json of `reg`, already published_board'ed) to `target`: everything goes
+/// into `<parent>/.<name>.site-<pid>-<random>.tmp`, which then atomically replaces `target` (renameat2
+/// RENAME_EXCHANGE when it exists, rename otherwise) and the old site is removed. SIGINT, SIGTERM and SIGHUP while
+/// it writes stop it: the staging folder is removed and the signal then takes its course; held back during the swap.
+/// Staging folders of earlier builds whose process is gone (SIGKILL) are removed first. Byte-identical output for
+/// the same board. Throws InputError when `target` exists but is not a folder, or is a non-empty folder without
+/// kSiteMarker (nothing is touched then), or when a file cannot be written (the staging folder is removed).
+/// `after_each_file` runs after each file is written (tests use it).
+void write_site(const nlohmann::json& board, const registry::Registry& reg, const std::filesystem::path& target,
+                const std::function<void()>& after_each_file = {});
+
+}  // namespace openrecipes::site

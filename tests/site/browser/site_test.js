@@ -1,0 +1,348 @@
+// The real-browser test of the published site (issue 10), run by `make test` through CTest:
+//   node tests/site/browser/site_test.js OPENRECIPES_BINARY ARTIFACT_DIR
+// It builds the bundled registry's site, serves it with `openrecipes serve`, and drives Debian's chromium through
+// npm playwright-core, headless and offline:
+//   - every page loads with no console error, page error, failed request or CSP violation;
+//   - every ranking and every number a page shows (each carries its exact value in data-value) equals what
+//     `openrecipes build --json` computed, and its text is that value in the site's format;
+//   - clicking a column header sorts the table; a filter given in the URL applies and survives;
+//   - with JavaScript off the tables are there, in rank order;
+//   - a registry of hostile fields (<script>, "'><img onerror>, javascript: links, bidi controls, template tags)
+//     renders as inert text: no dialog, no element or attribute the templates do not write.
+// Screenshots of the index, a model page and a recipe page go to ARTIFACT_DIR.
+'use strict';
+
+const assert = require('assert');
+const childProcess = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+
+const source = path.resolve(__dirname, '../../..');
+const modules = path.join(source, 'third_party/oracles/node_modules');
+const chromiumPath = process.env.OPENRECIPES_CHROMIUM || '/usr/bin/chromium';
+
+function fail(msg) {
+  console.error('site_test: ' + msg);
+  process.exit(1);
+}
+
+const [binary, artifacts] = process.argv.slice(2);
+if (!binary || !artifacts) fail('usage: node site_test.js OPENRECIPES_BINARY ARTIFACT_DIR');
+if (!fs.existsSync(chromiumPath)) fail(`no chromium at ${chromiumPath}: run scripts/bootstrap (it installs Debian's chromium)`);
+if (!fs.existsSync(path.join(modules, 'playwright-core'))) fail('no playwright-core: run scripts/bootstrap');
+const { chromium } = require(path.join(modules, 'playwright-core'));
+
+function run(args) {
+  const r = childProcess.spawnSync(binary, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.status !== 0) fail(`openrecipes ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+// The site's number formats (src/site/format.h), written again here from their definitions.
+function thousands(s) {
+  const neg = s.startsWith('-');
+  let [int, frac] = (neg ? s.slice(1) : s).split('.');
+  int = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return (neg ? '-' : '') + int + (frac === undefined ? '' : '.' + frac);
+}
+const formats = {
+  tokens_per_s_per_gpu: (v) => thousands(v.toFixed(1)),
+  cv: (v) => (100 * v).toFixed(1) + '%',
+  mfu: (v) => (100 * v).toFixed(1) + '%',
+  gpus: (v) => thousands(String(v)),
+  dollars_per_million_tokens: (v) => (v >= 1 ? '$' + v.toFixed(3) : '$' + v.toFixed(4)),
+  gpu_hours: (v) => (v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(4)),
+  mean_step_time_s: (v) => v.toFixed(4) + ' s',
+  rank: (v) => String(v),
+  correlation: (v) => v.toFixed(6),
+  final_loss_rel_diff: (v) => (100 * v).toFixed(4) + '%',
+  dollars_per_gpu_hour: (v) => '$' + v.toFixed(4),
+  dense_bf16_tflops: (v) => thousands(v.toFixed(1)),
+};
+
+function entryValue(entry, field) {
+  if (field === 'correlation' || field === 'final_loss_rel_diff') return entry.checks.convergence[field];
+  return entry[field];
+}
+
+// Every [data-field] element of the page, checked against `entry` (an object with those fields).
+async function checkFields(page, scope, entry, where, getter = entryValue) {
+  const cells = await page.$$eval(scope + ' [data-field]', (els) =>
+    els.map((e) => ({ field: e.getAttribute('data-field'), value: e.getAttribute('data-value'), text: e.textContent.trim() })));
+  let checked = 0;
+  for (const c of cells) {
+    if (!(c.field in formats)) continue;
+    const want = getter(entry, c.field);
+    if (want === undefined || want === null) {
+      assert.strictEqual(c.value, '', `${where}: ${c.field} has a value but the build computed none`);
+      continue;
+    }
+    assert.strictEqual(Number(c.value), want, `${where}: ${c.field} data-value ${c.value} != build --json ${want}`);
+    assert.strictEqual(c.text, formats[c.field](want), `${where}: ${c.field} shows '${c.text}'`);
+    checked++;
+  }
+  return checked;
+}
+
+async function startServer(site) {
+  const server = childProcess.spawn(binary, ['serve', site, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = await new Promise((resolve, reject) => {
+    let out = '';
+    server.stdout.on('data', (d) => {
+      out += d;
+      const m = /http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    server.on('exit', (code) => reject(new Error('serve exited ' + code)));
+    setTimeout(() => reject(new Error('serve did not start: ' + out)), 10000);
+  });
+  return { server, base: `http://127.0.0.1:${port}/` };
+}
+
+function stopServer(server) {
+  return new Promise((resolve) => {
+    server.on('exit', (code, signal) => resolve({ code, signal }));
+    server.kill('SIGTERM');
+  });
+}
+
+function htmlPages(site) {
+  const out = [];
+  (function walk(dir) {
+    for (const name of fs.readdirSync(dir).sort()) {
+      if (name.startsWith('.')) continue;
+      const p = path.join(dir, name);
+      if (fs.statSync(p).isDirectory()) walk(p);
+      else if (name.endsWith('.html')) out.push(path.relative(site, p).split(path.sep).join('/'));
+    }
+  })(site);
+  return out;
+}
+
+// A page that loads with no error of any kind; returns it.
+async function visit(context, url, problems) {
+  const page = await context.newPage();
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${url}: console ${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`${url}: page error: ${e}`));
+  page.on('requestfailed', (r) => problems.push(`${url}: request failed: ${r.url()}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`${url}: ${r.status()} for ${r.url()}`); });
+  page.on('dialog', (d) => { problems.push(`${url}: a dialog opened: ${d.message()}`); d.dismiss(); });
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));
+  });
+  const res = await page.goto(url);
+  if (!res || res.status() !== 200) problems.push(`${url}: status ${res && res.status()}`);
+  return page;
+}
+
+async function mainSite(browser, work) {
+  const site = path.join(work, 'site');
+  run(['build', '-o', site]);
+  const board = JSON.parse(run(['build', '--json']));
+  const { server, base } = await startServer(site);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, offline: false });
+  const problems = [];
+  const pages = htmlPages(site);
+  const byId = new Map();
+  for (const p of board.pairs) for (const e of p.ranked) byId.set(e.id, { pair: p, entry: e });
+  let checked = 0;
+
+  // Every page loads cleanly.
+  for (const rel of pages) await (await visit(context, base + rel, problems)).close();
+
+  // Index: one row per pair with its best verified recipe.
+  let page = await visit(context, base + 'index.html', problems);
+  const rows = await page.$$eval('#index-table tbody tr', (trs) => trs.map((tr) => ({
+    pair: tr.getAttribute('data-pair'), recipe: tr.querySelector('[data-recipe]') && tr.querySelector('[data-recipe]').getAttribute('data-recipe') })));
+  assert.strictEqual(rows.length, board.pairs.length, 'index: one row per pair');
+  for (const [i, p] of board.pairs.entries()) {
+    assert.strictEqual(rows[i].pair, `${p.model_name} · ${p.gpu} · ${p.workload.key}`);
+    const best = p.ranked.find((e) => e.verified);
+    assert.strictEqual(rows[i].recipe, best ? best.id : null, 'index: best recipe of ' + rows[i].pair);
+    if (best) checked += await checkFields(page, `#index-table tbody tr:nth-child(${i + 1})`, best, 'index ' + rows[i].pair);
+  }
+  await page.screenshot({ path: path.join(artifacts, 'index.png'), fullPage: true });
+  await page.close();
+
+  // Model pages: ranked tables in rank order with every number; the GPU-type comparison.
+  for (const model of Object.keys(board.models)) {
+    page = await visit(context, base + `models/${model}.html`, problems);
+    for (const p of board.pairs.filter((x) => x.model === model)) {
+      const anchor = `pair-${p.gpu}-${p.workload.key}`;
+      const ids = await page.$$eval(`table[data-pair="${anchor}"] tbody tr`, (trs) => trs.map((tr) => tr.getAttribute('data-recipe')));
+      assert.deepStrictEqual(ids, p.ranked.map((e) => e.id), `${model}: ranking of ${anchor}`);
+      for (const [i, e] of p.ranked.entries())
+        checked += await checkFields(page, `table[data-pair="${anchor}"] tbody tr:nth-child(${i + 1})`, e, `${model} ${e.id}`);
+    }
+    const n = await page.$eval('[data-field="active_params"]', (e) => e.getAttribute('data-value'));
+    assert.strictEqual(Number(n), board.models[model].active_params, `${model}: N`);
+    const singles = await page.$$eval('#gpu-comparison p.single', (ps) => ps.map((x) => x.textContent));
+    const gpuTypes = new Set(board.pairs.filter((x) => x.model === model && x.ranked.some((e) => e.verified)).map((x) => x.gpu));
+    if (gpuTypes.size === 1) assert.ok(singles.length >= 1, `${model}: one GPU type must say so instead of a comparison chart`);
+    if (model === 'qwen3-0.6b') await page.screenshot({ path: path.join(artifacts, 'model.png'), fullPage: true });
+    await page.close();
+  }
+
+  // Recipe pages: each number of each ranked recipe.
+  for (const [id, { entry }] of byId) {
+    page = await visit(context, base + `recipes/${id}.html`, problems);
+    checked += await checkFields(page, 'section#numbers', entry, id);
+    checked += await checkFields(page, 'section#convergence', entry, id);
+    const rank = await page.$eval('[data-field="rank"]', (e) => e.textContent.trim());
+    assert.strictEqual(rank, String(entry.rank), id + ': rank');
+    const charts = await page.$$eval('svg.chart', (s) => s.length);
+    assert.strictEqual(charts, entry.series.arm || entry.series.reference_arm ? 2 : 1, id + ': charts');
+    // Every evidence link serves the file byte for byte.
+    for (const f of entry.evidence) {
+      const res = await page.request.get(base + `recipes/${id}/${f.file}`);
+      assert.strictEqual(res.status(), 200, `${id}: evidence ${f.file}`);
+      const want = fs.readFileSync(path.join(source, 'registry/recipes', id, f.file));
+      assert.ok(Buffer.compare(await res.body(), want) === 0, `${id}: evidence ${f.file} is not the registry's file`);
+    }
+    if (id === 'qwen3-0.6b/H200/mbs2') await page.screenshot({ path: path.join(artifacts, 'recipe.png'), fullPage: true });
+    await page.close();
+  }
+
+  // Rates: each GPU type's rate and peak.
+  page = await visit(context, base + 'rates.html', problems);
+  for (const [key, g] of Object.entries(board.gpus))
+    checked += await checkFields(page, `tr[data-gpu="${key}"]`, g, 'rates ' + key);
+  await page.close();
+
+  // Sorting by clicking a header (the first pair of the first model with two or more ranked recipes).
+  const pair = board.pairs.find((p) => p.ranked.length >= 2);
+  const anchor = `pair-${pair.gpu}-${pair.workload.key}`;
+  page = await visit(context, base + `models/${pair.model}.html`, problems);
+  const table = `table[data-pair="${anchor}"]`;
+  const order = () => page.$$eval(`${table} tbody tr`, (trs) => trs.map((tr) => tr.getAttribute('data-recipe')));
+  const byScore = [...pair.ranked].sort((a, b) => a.tokens_per_s_per_gpu - b.tokens_per_s_per_gpu).map((e) => e.id);
+  await page.click(`${table} thead th:nth-child(3) button`);
+  assert.deepStrictEqual(await order(), byScore, 'sorted by tokens/s/GPU ascending');
+  assert.strictEqual(await page.$eval(`${table} thead th:nth-child(3)`, (th) => th.getAttribute('aria-sort')), 'ascending');
+  await page.click(`${table} thead th:nth-child(3) button`);
+  assert.deepStrictEqual(await order(), [...byScore].reverse(), 'sorted by tokens/s/GPU descending');
+  const byCv = [...pair.ranked].sort((a, b) => a.cv - b.cv).map((e) => e.id);
+  await page.click(`${table} thead th:nth-child(4) button`);
+  assert.deepStrictEqual(await order(), byCv, 'sorted by CV ascending');
+  await page.close();
+
+  // Filters from the URL: they apply on load, set the controls, and a change keeps the URL in step.
+  const fw = pair.ranked[0].framework;
+  const visible = (pg) => pg.$$eval(`${table} tbody tr`, (trs) => trs.filter((tr) => !tr.hidden).map((tr) => tr.getAttribute('data-recipe')));
+  page = await visit(context, base + `models/${pair.model}.html?framework=${encodeURIComponent(fw)}&verified=1&gpus=${pair.ranked[0].gpus}`, problems);
+  assert.deepStrictEqual(await visible(page), pair.ranked.filter((e) => e.framework === fw && e.verified && e.gpus === pair.ranked[0].gpus).map((e) => e.id));
+  assert.strictEqual(await page.$eval('select[name=framework]', (s) => s.value), fw);
+  assert.strictEqual(await page.$eval('input[name=verified]', (c) => c.checked), true);
+  page.close();
+  page = await visit(context, base + `models/${pair.model}.html?gpus=99999`, problems);
+  assert.deepStrictEqual(await visible(page), pair.ranked.map((e) => e.id), 'an unknown GPU count is no filter (no such option)');
+  await page.selectOption('select[name=gpus]', String(pair.ranked[0].gpus));
+  assert.ok(page.url().includes(`gpus=${pair.ranked[0].gpus}`), 'a changed filter is written into the URL: ' + page.url());
+  const shared = page.url();
+  await page.close();
+  page = await visit(context, shared, problems);
+  assert.deepStrictEqual(await visible(page), pair.ranked.filter((e) => e.gpus === pair.ranked[0].gpus).map((e) => e.id), 'the shared URL shows the same view');
+  assert.match(await page.$eval('#filter-status', (o) => o.textContent), /^showing \d+ of \d+ recipes$/);
+  await page.close();
+
+  // JavaScript off: the ranked tables are there, in rank order.
+  const noJs = await browser.newContext({ javaScriptEnabled: false });
+  page = await noJs.newPage();
+  await page.goto(base + `models/${pair.model}.html?framework=none`);
+  assert.deepStrictEqual(await order(), pair.ranked.map((e) => e.id), 'without JavaScript: every recipe, in rank order');
+  await noJs.close();
+
+  await context.close();
+  const stopped = await stopServer(server);
+  assert.strictEqual(stopped.code, 0, 'serve stops cleanly on SIGTERM (exit 0)');
+  assert.deepStrictEqual(problems, [], 'pages loaded with problems');
+  assert.ok(checked > 20, 'numbers checked: ' + checked);
+  console.log(`site_test: ${pages.length} pages, ${checked} numbers equal to build --json, sorting, filters, no-JS: ok`);
+}
+
+// The hostile registry: the bundled one with a stranger's fields (each within its field's length limit, so the
+// recipe still loads and its fields reach the pages), a javascript: author link and a 1 MB command (both refused
+// at load: the recipe is listed as unreadable, with its reason).
+const HOSTILE = '<script>alert(1)</script>"\'><img src=x onerror=alert(2)>{{title}}\u202Eevil\u2066';
+const SHOWN = HOSTILE.replace('\u202E', '\\u202E').replace('\u2066', '\\u2066');  // bidi controls written visibly
+function hostileRegistry(work) {
+  const reg = path.join(work, 'hostile-registry');
+  fs.cpSync(path.join(source, 'registry'), reg, { recursive: true });
+  const edit = (rel, from, to) => {
+    const p = path.join(reg, rel);
+    const s = fs.readFileSync(p, 'utf8');
+    assert.ok(s.includes(from), `${rel} has no '${from}'`);
+    fs.writeFileSync(p, s.replace(from, to));
+  };
+  const yamlString = JSON.stringify(HOSTILE);  // a JSON string is a YAML double-quoted scalar
+  const recipes = 'recipes/qwen3-0.6b/H200/';
+  fs.cpSync(path.join(reg, recipes + 'mbs2'), path.join(reg, recipes + 'big'), { recursive: true });
+  edit(recipes + 'big/recipe.yaml', 'id: mbs2', 'id: big');
+  edit(recipes + 'big/recipe.yaml', 'command: |\n', 'command: |\n  ' + 'x'.repeat(1 << 20) + '\n');
+  edit(recipes + 'mbs2/recipe.yaml', 'author:\n  github: openrecipes', `author:\n  name: ${yamlString}\n  link: https://example.com/x`);
+  edit(recipes + 'mbs2/recipe.yaml', '    --eval-iters 0 --eval-interval 100000\n', `    --eval-iters 0 --eval-interval 100000\n  # ${HOSTILE}\n`);
+  edit(recipes + 'lr10/recipe.yaml', 'author:\n  github: openrecipes', 'author:\n  name: tool\n  link: "javascript:alert(4)"');
+  edit('models/qwen3-0.6b.yaml', 'name: Qwen3-0.6B', `name: ${yamlString}`);
+  const modelFile = path.join(reg, 'models/qwen3-0.6b.yaml');
+  const model = fs.readFileSync(modelFile, 'utf8');
+  assert.match(model, /^notes: >-\n(  .*\n)+/m);
+  fs.writeFileSync(modelFile, model.replace(/^notes: >-\n(  .*\n)+/m, `notes: ${yamlString}\n`));
+  return reg;
+}
+
+// The tags and attributes the templates and charts write; a hostile field must not add any other.
+const TAGS = new Set('html head meta title link script body header nav main footer a h1 h2 h3 p span strong ul li table thead tbody tr th td dl dt dd section form fieldset legend label select option input button output details summary figure figcaption pre code svg line text rect polyline circle g sub sup div'.split(' '));
+async function hostileSite(browser, work) {
+  const reg = hostileRegistry(work);
+  const site = path.join(work, 'hostile-site');
+  run(['build', reg, '--include-unverified', '-o', site]);
+  const { server, base } = await startServer(site);
+  const context = await browser.newContext();
+  const problems = [];
+  const texts = {};
+  for (const rel of htmlPages(site)) {
+    const page = await visit(context, base + rel, problems);
+    const bad = await page.evaluate((allowed) => {
+      const out = [];
+      for (const el of document.querySelectorAll('*')) {
+        const tag = el.tagName.toLowerCase();
+        if (!allowed.includes(tag)) out.push('element ' + tag);
+        if (tag === 'script' && !/assets\/site\.js$/.test(el.getAttribute('src') || '')) out.push('script ' + el.outerHTML);
+        for (const a of el.attributes) {
+          if (/^on/i.test(a.name)) out.push('handler ' + a.name);
+          if ((a.name === 'href' || a.name === 'src') && /^\s*javascript:/i.test(a.value)) out.push('javascript link ' + a.value);
+        }
+      }
+      return out;
+    }, [...TAGS]);
+    assert.deepStrictEqual(bad, [], `${rel}: the hostile fields made markup`);
+    texts[rel] = await page.evaluate(() => document.body.innerText);
+    assert.ok(!texts[rel].includes('\u202E') && !texts[rel].includes('\u2066'), `${rel}: a raw bidi control is shown`);
+    assert.ok(fs.statSync(path.join(site, rel)).size < 1 << 20, `${rel}: the 1 MB command reached a page`);
+    await page.close();
+  }
+  await context.close();
+  await stopServer(server);
+  assert.deepStrictEqual(problems, [], 'hostile pages loaded with problems');
+  const count = (s, sub) => s.split(sub).length - 1;
+  assert.ok(count(texts['index.html'], SHOWN) >= 1, 'index: the hostile model name shows as text');
+  assert.ok(count(texts['models/qwen3-0.6b.html'], SHOWN) >= 3, 'model page: name, notes and author show as text');
+  assert.ok(count(texts['recipes/qwen3-0.6b/H200/mbs2.html'], SHOWN) >= 2, 'recipe page: author and command show as text');
+  assert.match(texts['index.html'], /qwen3-0\.6b\/H200\/lr10[\s\S]*https:\/\/ URL/, 'index: the javascript: link makes lr10 unreadable, with the reason');
+  assert.match(texts['index.html'], /qwen3-0\.6b\/H200\/big[\s\S]*over the limit/, 'index: the 1 MB command makes big unreadable, with the reason');
+  console.log(`site_test: hostile fields render as inert text (${Object.keys(texts).length} pages): ok`);
+}
+
+(async () => {
+  fs.mkdirSync(artifacts, { recursive: true });
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'openrecipes-site-test-'));
+  const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    await mainSite(browser, work);
+    await hostileSite(browser, work);
+  } finally {
+    await browser.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+})().catch((e) => fail(e.stack || String(e)));

@@ -1,0 +1,108 @@
+// Tests for src/site/pages: the views hold the build's numbers in the site's formats with their exact values, the
+// GPU-type comparison says so when there is one GPU type and draws both charts when there are two, and every page
+// of a board is written.
+#include "site/pages.h"
+
+#include <gtest/gtest.h>
+
+#include "registry/leaderboard.h"
+#include "registry/scratch_registry.h"
+#include "site/leaderboard_report.h"
+
+namespace openrecipes::site {
+namespace {
+using registry::scratch::build;
+using registry::scratch::Scratch;
+
+nlohmann::json board_of(const std::filesystem::path& root, bool include_unverified = false) {
+  auto b = build(root);
+  return leaderboard_json(b.reg, registry::build_pairs(b.reg, b.results, include_unverified));
+}
+
+TEST(Pages, model_view_ranks_with_the_builds_numbers_and_says_one_gpu_type_is_no_comparison) {
+  Scratch s;
+  const auto board = board_of(s.root);
+  const auto v = model_view(board, "qwen3-0.6b");
+  ASSERT_EQ(v["pairs"].size(), 1u);
+  const auto& ranked = v["pairs"][0]["ranked"];
+  ASSERT_EQ(ranked.size(), 2u);
+  const auto& best = board["pairs"][0]["ranked"][0];
+  EXPECT_EQ(ranked[0]["id"], "qwen3-0.6b/H200/mbs2");
+  EXPECT_EQ(ranked[0]["rank"], "1");
+  // The README's row: 23,232.7 tokens/s/GPU, CV 9.4%, MFU 8.4%, $0.0946, 0.0241 GPU-h.
+  EXPECT_EQ(ranked[0]["tokens_per_s_per_gpu"]["text"], "23,232.7");
+  EXPECT_EQ(std::stod(ranked[0]["tokens_per_s_per_gpu"]["value"].get<std::string>()),
+            best["tokens_per_s_per_gpu"].get<double>());
+  EXPECT_EQ(ranked[0]["cv"]["text"], "9.4%");
+  EXPECT_EQ(ranked[0]["mfu"]["text"], "8.4%");
+  EXPECT_EQ(ranked[0]["dollars_per_million_tokens"]["text"], "$0.0946");
+  EXPECT_EQ(ranked[0]["gpu_hours"]["text"], "0.0241");
+  EXPECT_EQ(ranked[0]["convergence"], "pass (r 1.0000)");
+  EXPECT_EQ(ranked[1]["configuration"], "reference");
+  EXPECT_EQ(v["n"], "595,984,384");
+  ASSERT_EQ(v["comparisons"].size(), 1u);
+  EXPECT_EQ(v["comparisons"][0]["single"], true);
+  EXPECT_EQ(v["comparisons"][0]["single_gpu"], "H200");
+  EXPECT_FALSE(v["comparisons"][0].contains("speed_chart"));
+}
+
+TEST(Pages, two_gpu_types_on_one_workload_are_compared_in_two_charts_and_a_table) {
+  Scratch s;
+  // The same three runs filed under H100 too: the H100 pair prices them at H100's rate ($6.88 vs $7.912).
+  std::filesystem::create_directories(s.root / "recipes/qwen3-0.6b/H100");
+  for (const char* name : {"ref", "mbs2", "lr10"}) {
+    std::filesystem::copy(s.recipe(name), s.root / "recipes/qwen3-0.6b/H100" / name,
+                          std::filesystem::copy_options::recursive);
+    s.replace(s.root / "recipes/qwen3-0.6b/H100" / name / "recipe.yaml", "gpu: H200", "gpu: H100");
+  }
+  const auto board = board_of(s.root);
+  const auto v = model_view(board, "qwen3-0.6b");
+  ASSERT_EQ(v["comparisons"].size(), 1u);
+  const auto& cmp = v["comparisons"][0];
+  EXPECT_EQ(cmp["comparable"], true);
+  ASSERT_EQ(cmp["rows"].size(), 2u);
+  EXPECT_EQ(cmp["rows"][0]["gpu"], "H100");
+  EXPECT_EQ(cmp["rows"][1]["gpu"], "H200");
+  // $/1M = rate / (score × 3600) × 1e6: 6.88 / (23,232.69 × 3600) × 1e6 = $0.0823 on H100.
+  EXPECT_EQ(cmp["rows"][0]["dollars_per_million_tokens"]["text"], "$0.0823");
+  EXPECT_EQ(cmp["rows"][1]["dollars_per_million_tokens"]["text"], "$0.0946");
+  EXPECT_NE(cmp["speed_chart"].get<std::string>().find(">23,232.7</text>"), std::string::npos);
+  EXPECT_NE(cmp["cost_chart"].get<std::string>().find(">$0.0823</text>"), std::string::npos);
+}
+
+TEST(Pages, recipe_view_holds_the_diff_the_arms_the_window_and_the_evidence_links) {
+  Scratch s;
+  const auto board = board_of(s.root, true);
+  const auto& pair = board["pairs"][0];
+  const auto v = recipe_view(board, pair, pair["ranked"][0]);
+  EXPECT_EQ(v["window"], "steps 5–19 (15 steps)");
+  EXPECT_EQ(v["configuration_check"]["verdict"], "eligible");
+  EXPECT_EQ(v["configuration_check"]["changes"][0]["argument"], "eval_micro_batch_size");
+  EXPECT_EQ(v["convergence_check"]["verdict"], "pass");
+  EXPECT_EQ(v["steps"].size(), 20u);
+  EXPECT_EQ(v["steps"][5]["in_window"], true);
+  EXPECT_EQ(v["steps"][4]["in_window"], false);
+  EXPECT_EQ(v["tokens_per_step"], "65,536");  // 32 rows × 2,048 tokens
+  EXPECT_EQ(v["evidence"][0]["href"], "../../../recipes/qwen3-0.6b/H200/mbs2/evidence/train.log");
+  EXPECT_EQ(v["command_variables"][0]["name"], "$MEGATRON_LM");
+  EXPECT_NE(v["loss_chart"].get<std::string>().find("reference arm"), std::string::npos);
+  EXPECT_NE(v["step_chart"].get<std::string>().find("measured window 5–19"), std::string::npos);
+  // lr10 is not verified: with --include-unverified its page lists every reason.
+  const auto u = recipe_view(board, pair, pair["unranked"][0]);
+  EXPECT_EQ(u["has_reasons"], true);
+  EXPECT_EQ(u["reasons"].size(), 2u);
+}
+
+TEST(Pages, every_page_of_the_board_is_written_and_sorted_by_path) {
+  Scratch s;
+  const auto pages = site_pages(board_of(s.root, true));
+  std::vector<std::string> paths;
+  for (const auto& p : pages) paths.push_back(p.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"index.html", "models/qwen3-0.6b.html", "rates.html",
+                                             "recipes/qwen3-0.6b/H200/lr10.html", "recipes/qwen3-0.6b/H200/mbs2.html",
+                                             "recipes/qwen3-0.6b/H200/ref.html"}));
+  for (const auto& p : pages) EXPECT_EQ(p.bytes.rfind("<!DOCTYPE html>", 0), 0u) << p.path;
+}
+
+}  // namespace
+}  // namespace openrecipes::site

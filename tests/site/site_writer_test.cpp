@@ -1,0 +1,159 @@
+// Tests for src/site/site_writer: the files of a site, byte-identical rebuilds, the swap that replaces only a site
+// (never a stranger's folder), and a build stopped mid-way (an error, SIGTERM, SIGKILL) that leaves the previous
+// site exactly as it was.
+#include "site/site_writer.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "registry/leaderboard.h"
+#include "registry/scratch_registry.h"
+#include "site/leaderboard_report.h"
+
+namespace openrecipes::site {
+namespace {
+namespace fs = std::filesystem;
+using registry::scratch::Scratch;
+
+// Every file under `dir` (hidden ones too) with its bytes.
+std::map<std::string, std::string> tree(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) out[fs::relative(e.path(), dir).generic_string()] = read_file(e.path(), 1ull << 30);
+  return out;
+}
+
+// The entries of `dir` that are staging folders of a site build.
+std::vector<std::string> staging_in(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().find(".site-") != std::string::npos) out.push_back(e.path().filename());
+  return out;
+}
+
+struct Site {
+  Scratch s;
+  registry::Registry reg;
+  nlohmann::json board;
+  explicit Site(bool include_unverified = false) {
+    auto b = registry::scratch::build(s.root);
+    board = published_board(leaderboard_json(b.reg, registry::build_pairs(b.reg, b.results, include_unverified)),
+                            include_unverified);
+    reg = std::move(b.reg);
+  }
+};
+
+TEST(SiteWriter, writes_pages_exports_assets_and_the_evidence_byte_for_byte) {
+  Site site;
+  testing::TempDir d;
+  write_site(site.board, site.reg, d / "site");
+  auto files = tree(d / "site");
+  for (const char* f : {".openrecipes-site", "index.html", "rates.html", "models/qwen3-0.6b.html",
+                        "recipes/qwen3-0.6b/H200/mbs2.html", "recipes/qwen3-0.6b/H200/ref.html", "assets/site.js",
+                        "assets/style.css", "data/recipes.json", "data/recipes.csv", "data/leaderboard.json"})
+    EXPECT_TRUE(files.count(f)) << f;
+  // Verified recipes only (SPEC §5): lr10 is not verified, so it has no page and its evidence is not copied.
+  EXPECT_FALSE(files.count("recipes/qwen3-0.6b/H200/lr10.html"));
+  EXPECT_FALSE(files.count("recipes/qwen3-0.6b/H200/lr10/evidence/train.log"));
+  EXPECT_EQ(files["data/leaderboard.json"], site.board.dump(2) + "\n");
+  for (const char* f : {"evidence/train.log", "evidence/env.txt", "evidence/times.txt"})
+    EXPECT_EQ(files[std::string("recipes/qwen3-0.6b/H200/mbs2/") + f], read_file(site.s.recipe("mbs2") / f)) << f;
+  EXPECT_EQ(staging_in(d.path()), std::vector<std::string>{});
+}
+
+TEST(SiteWriter, the_same_board_builds_byte_identical_sites) {
+  Site site(true);
+  testing::TempDir d;
+  write_site(site.board, site.reg, d / "a");
+  write_site(site.board, site.reg, d / "b");
+  const auto a = tree(d / "a");
+  EXPECT_EQ(a, tree(d / "b"));
+  write_site(site.board, site.reg, d / "a");  // replacing a site gives the same bytes again
+  EXPECT_EQ(a, tree(d / "a"));
+  EXPECT_TRUE(a.count("recipes/qwen3-0.6b/H200/lr10.html"));  // --include-unverified: its page, with its reasons
+}
+
+TEST(SiteWriter, refuses_to_replace_a_folder_it_did_not_write_and_touches_nothing) {
+  Site site;
+  testing::TempDir d;
+  d.write("mine/notes.txt", "a user's own file\n");
+  try {
+    write_site(site.board, site.reg, d / "mine");
+    FAIL() << "replaced a folder without the marker";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find(".openrecipes-site"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(tree(d / "mine"), (std::map<std::string, std::string>{{"notes.txt", "a user's own file\n"}}));
+  d.write("file", "x");
+  EXPECT_THROW(write_site(site.board, site.reg, d / "file"), InputError);
+  EXPECT_EQ(read_file(d / "file"), "x");
+  EXPECT_EQ(staging_in(d.path()), std::vector<std::string>{});
+  fs::create_directories(d / "empty");
+  EXPECT_NO_THROW(write_site(site.board, site.reg, d / "empty/"));  // an empty folder is fine, trailing slash too
+  EXPECT_TRUE(fs::exists(d / "empty/index.html"));
+}
+
+TEST(SiteWriter, an_error_mid_way_leaves_the_previous_site_and_no_staging_folder) {
+  Site old_site, new_site(true);
+  testing::TempDir d;
+  write_site(old_site.board, old_site.reg, d / "site");
+  const auto before = tree(d / "site");
+  int n = 0;
+  EXPECT_THROW(write_site(new_site.board, new_site.reg, d / "site",
+                          [&] {
+                            if (++n == 6) throw InputError("disk", "full");
+                          }),
+               InputError);
+  EXPECT_EQ(tree(d / "site"), before);
+  EXPECT_EQ(staging_in(d.path()), std::vector<std::string>{});
+}
+
+// Runs write_site in a child process that sends itself `sig` after its `at`-th file; returns the wait status.
+int build_killed(const Site& site, const fs::path& target, int sig, int at) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int n = 0;
+    write_site(site.board, site.reg, target, [&] {
+      if (++n == at) raise(sig);
+    });
+    _exit(0);  // not reached when the signal ends it
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return status;
+}
+
+TEST(SiteWriter, a_build_killed_by_a_signal_leaves_the_previous_site_intact) {
+  Site old_site, new_site(true);
+  testing::TempDir d;
+  write_site(old_site.board, old_site.reg, d / "site");
+  const auto before = tree(d / "site");
+  for (int at : {1, 5, 12}) {
+    // SIGTERM: it stops between files, removes its staging folder, then dies of the signal.
+    int status = build_killed(new_site, d / "site", SIGTERM, at);
+    ASSERT_TRUE(WIFSIGNALED(status)) << at;
+    EXPECT_EQ(WTERMSIG(status), SIGTERM);
+    EXPECT_EQ(tree(d / "site"), before) << "SIGTERM after file " << at;
+    EXPECT_EQ(staging_in(d.path()), std::vector<std::string>{});
+  }
+  // SIGKILL: nothing can clean up, but the previous site is whole; the next build removes the dead staging folder.
+  int status = build_killed(new_site, d / "site", SIGKILL, 7);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGKILL);
+  EXPECT_EQ(tree(d / "site"), before);
+  EXPECT_EQ(staging_in(d.path()).size(), 1u);
+  write_site(new_site.board, new_site.reg, d / "site");
+  EXPECT_EQ(staging_in(d.path()), std::vector<std::string>{});
+  EXPECT_NE(tree(d / "site"), before);
+  EXPECT_TRUE(fs::exists(d / "site/recipes/qwen3-0.6b/H200/lr10.html"));
+}
+
+}  // namespace
+}  // namespace openrecipes::site
