@@ -54,15 +54,16 @@ const bool registered = register_command(
          auto results = registry::evaluate_registry(reg, checkpoints);
          auto pairs = registry::build_pairs(reg, results, o->include_unverified);
          auto json = site::leaderboard_json(reg, pairs);
-         if (!o->site_out.empty()) {
-           site::write_site(site::published_board(json, o->include_unverified), reg, o->site_out);
-           std::cerr << "openrecipes: wrote the site to " << o->site_out << " (open index.html, or: openrecipes serve "
-                     << o->site_out << ")\n";
-         }
          if (o->json)
            std::cout << json.dump(2) << "\n";
          else
            std::cout << site::leaderboard_text(reg, pairs);
+         std::cout.flush();
+         if (!o->site_out.empty()) {
+           site::write_site(site::published_board(std::move(json), o->include_unverified), reg, o->site_out);
+           std::cerr << "openrecipes: wrote the site to " << o->site_out << " (open index.html, or: openrecipes serve "
+                     << o->site_out << ")\n";
+         }
          bool all_verified = true;
          for (const auto& r : results) all_verified &= r.verified;
          return o->strict && !all_verified ? 1 : 0;

@@ -4,6 +4,8 @@
 // registry/references.
 #include "registry/evaluate.h"
 
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -388,21 +390,26 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
   }
   RecipesById by_id;
   for (const auto& e : reg.recipes) by_id[e.id] = &e;
+  // Evidence and results are per recipe, read-only on the shared context: both loops run on every core, each
+  // writing only its own slot, so the results do not depend on the thread count.
   std::map<std::string, Loaded> loaded;
+  std::vector<std::pair<const Recipe*, Loaded*>> to_load;
   for (const auto& e : reg.recipes)
-    if (e.recipe) loaded.emplace(e.id, load_evidence(*e.recipe));
+    if (e.recipe) to_load.emplace_back(&*e.recipe, &loaded[e.id]);
+  tbb::parallel_for(std::size_t{0}, to_load.size(),
+                    [&](std::size_t i) { *to_load[i].second = load_evidence(*to_load[i].first); });
   const auto pair_reference = choose_pair_references(reg, by_id);
   const Context c{reg, by_id, loaded, counts, pair_reference};
 
-  std::vector<RecipeResult> results;
-  for (const auto& e : reg.recipes) {
-    RecipeResult out;
+  std::vector<RecipeResult> results(reg.recipes.size());
+  tbb::parallel_for(std::size_t{0}, reg.recipes.size(), [&](std::size_t i) {
+    const RecipeEntry& e = reg.recipes[i];
+    RecipeResult& out = results[i];
     out.id = e.id;
     out.entry = &e;
     if (!e.recipe) {
       out.reasons.push_back("recipe: " + e.load_error);
-      results.push_back(std::move(out));
-      continue;
+      return;
     }
     const Recipe& r = *e.recipe;
     const Loaded& ev = loaded.at(e.id);
@@ -417,8 +424,7 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
     run_checks(c, r, ev, out);  // SPEC §4
     check_check_claims(r, out);
     out.verified = out.reasons.empty();
-    results.push_back(std::move(out));
-  }
+  });
   require_verified_references(results);  // SPEC §4, §5
   return results;
 }

@@ -1,6 +1,8 @@
 // Registry loader (DESIGN.md layout).
 #include "registry/registry.h"
 
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 
 #include "core/error.h"
@@ -59,13 +61,17 @@ Registry load_registry(const fs::path& root) {
         RecipeEntry e;
         e.dir = dir;
         e.id = model.filename().string() + "/" + gpu.filename().string() + "/" + dir.filename().string();
-        try {
-          e.recipe = load_recipe(dir);
-        } catch (const InputError& err) {
-          e.load_error = err.what();
-        }
         reg.recipes.push_back(std::move(e));
       }
+  // Each recipe folder is read on its own, so on every core (the result does not depend on the order).
+  tbb::parallel_for(std::size_t{0}, reg.recipes.size(), [&](std::size_t i) {
+    RecipeEntry& e = reg.recipes[i];
+    try {
+      e.recipe = load_recipe(e.dir);
+    } catch (const InputError& err) {
+      e.load_error = err.what();
+    }
+  });
   for (const auto& link : links) {
     if (reg.recipes.size() >= 10000)
       throw InputError(recipes.string(), "more than 10,000 recipes", "split the registry");

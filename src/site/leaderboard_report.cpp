@@ -19,21 +19,27 @@ namespace {
 // C1 control (U+0080..U+009F) and every byte that is not part of valid UTF-8 become "\xNN" (C1 as "\u00NN").
 std::string visible(std::string_view s) { return terminal_safe(s, true); }
 
-// `j` with every string and key made terminal-safe (C1 controls and invalid UTF-8 escaped as text; nlohmann
-// escapes C0 itself), so that dumping never throws on a stranger's bytes and never emits a raw control.
-nlohmann::json json_safe(const nlohmann::json& j) {
-  if (j.is_string()) return terminal_safe(j.get_ref<const std::string&>(), false);
-  if (j.is_array()) {
-    nlohmann::json out = nlohmann::json::array();
-    for (const auto& x : j) out.push_back(json_safe(x));
-    return out;
+// `j` with every string and key made terminal-safe in place (C1 controls and invalid UTF-8 escaped as text;
+// nlohmann escapes C0 itself), so that dumping never throws on a stranger's bytes and never emits a raw control.
+// In place: a 10,000-recipe board is too large to copy for this.
+void make_json_safe(nlohmann::json& j) {
+  if (j.is_string()) {
+    auto& s = j.get_ref<std::string&>();
+    s = terminal_safe(s, false);
+  } else if (j.is_array()) {
+    for (auto& x : j) make_json_safe(x);
+  } else if (j.is_object()) {
+    bool keys_safe = true;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      keys_safe &= terminal_safe(it.key(), false) == it.key();
+      make_json_safe(it.value());
+    }
+    if (!keys_safe) {
+      nlohmann::json out = nlohmann::json::object();
+      for (auto it = j.begin(); it != j.end(); ++it) out[terminal_safe(it.key(), false)] = std::move(it.value());
+      j = std::move(out);
+    }
   }
-  if (j.is_object()) {
-    nlohmann::json out = nlohmann::json::object();
-    for (auto it = j.begin(); it != j.end(); ++it) out[terminal_safe(it.key(), false)] = json_safe(it.value());
-    return out;
-  }
-  return j;
 }
 
 std::string checks_summary(const registry::RecipeResult& r) {
@@ -276,7 +282,8 @@ nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector
   j["pairs"] = ps;
   j["unreadable"] = unreadable;
   j["schema"] = "openrecipes-leaderboard/1";
-  return json_safe(j);
+  make_json_safe(j);
+  return j;
 }
 
 }  // namespace openrecipes::site

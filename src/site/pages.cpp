@@ -511,23 +511,36 @@ json rates_view(const json& board) {
   return {{"gpus", gpus}};
 }
 
-std::vector<SiteFileOut> site_pages(const json& board) {
-  std::vector<SiteFileOut> out;
-  out.push_back({"index.html", page("index.html", "OpenRecipes leaderboard", "index", index_view(board))});
+std::vector<PageJob> site_page_jobs(const json& board) {
+  std::vector<PageJob> out;
   out.push_back(
-      {"rates.html", page("rates.html", "Rates, peaks and formulas · OpenRecipes", "rates", rates_view(board))});
+      {"index.html", [&board] { return page("index.html", "OpenRecipes leaderboard", "index", index_view(board)); }});
+  out.push_back({"rates.html", [&board] {
+                   return page("rates.html", "Rates, peaks and formulas · OpenRecipes", "rates", rates_view(board));
+                 }});
   for (auto it = board["models"].begin(); it != board["models"].end(); ++it) {
-    const std::string path = model_page_path(it.key());
-    out.push_back({path, page(path, it.value()["name"].get<std::string>() + " · OpenRecipes", "model",
-                              model_view(board, it.key()))});
+    const std::string model = it.key(), path = model_page_path(model);
+    out.push_back({path, [&board, model, path] {
+                     return page(path, board["models"][model]["name"].get<std::string>() + " · OpenRecipes", "model",
+                                 model_view(board, model));
+                   }});
   }
   for (const auto& p : board["pairs"])
     for (const auto& [e, status] : pair_entries(p)) {
-      const std::string id = (*e)["id"].get<std::string>();
-      const std::string path = recipe_page_path(id);
-      out.push_back({path, page(path, id + " · OpenRecipes", "recipe", recipe_view(board, p, *e))});
+      const std::string id = (*e)["id"].get<std::string>(), path = recipe_page_path(id);
+      const json* pair = &p;
+      const json* entry = e;
+      out.push_back({path, [&board, pair, entry, id, path] {
+                       return page(path, id + " · OpenRecipes", "recipe", recipe_view(board, *pair, *entry));
+                     }});
     }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  return out;
+}
+
+std::vector<SiteFileOut> site_pages(const json& board) {
+  std::vector<SiteFileOut> out;
+  for (const auto& job : site_page_jobs(board)) out.push_back({job.path, job.render()});
   return out;
 }
 

@@ -8,6 +8,7 @@
 // sorting script read it). Views are JSON; templates/*.mustache render them (site/html.h).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,19 @@ nlohmann::json model_view(const nlohmann::json& board, const std::string& model)
 nlohmann::json recipe_view(const nlohmann::json& board, const nlohmann::json& pair, const nlohmann::json& entry);
 nlohmann::json rates_view(const nlohmann::json& board);
 
+/// One page to write: its path and how to render it. Jobs refer to `board`, which must outlive them; rendering is
+/// thread-safe, so the writer renders them in parallel without holding every page in memory.
+struct PageJob {
+  std::string path;
+  std::function<std::string()> render;
+};
+
 /// Every HTML page of `board`, sorted by path. A model with no pair still gets its page (it says it has no
-/// verified recipe); every entry of a pair (ranked or unranked) gets a recipe page. Throws nlohmann::json
-/// exceptions on JSON of another shape.
+/// verified recipe); every recipe of a pair (pair_entries) gets a recipe page. Throws nlohmann::json exceptions on
+/// JSON of another shape (when a job renders).
+std::vector<PageJob> site_page_jobs(const nlohmann::json& board);
+
+/// site_page_jobs rendered, in order (for tests and small boards).
 std::vector<SiteFileOut> site_pages(const nlohmann::json& board);
 
 }  // namespace openrecipes::site

@@ -23,7 +23,7 @@ inline constexpr const char* kSiteMarker = ".openrecipes-site";
 
 /// The board as published: without `include_unverified`, only verified recipes (SPEC §5: the published site lists
 /// verified recipes only), so unranked entries and unreadable recipes are dropped; with it, the board as it is.
-nlohmann::json published_board(const nlohmann::json& board, bool include_unverified);
+nlohmann::json published_board(nlohmann::json board, bool include_unverified);
 
 /// Writes the site of `board` (leaderboard_json of `reg`, already published_board'ed) to `target`: everything goes
 /// into `<parent>/.<name>.site-<pid>-<random>.tmp`, which then atomically replaces `target` (renameat2
