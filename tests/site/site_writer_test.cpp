@@ -9,6 +9,7 @@
 #include <map>
 
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 
 #include "core/error.h"
 #include "core/files.h"
@@ -78,6 +79,18 @@ TEST(SiteWriter, the_same_board_builds_byte_identical_sites) {
   write_site(site.board, site.reg, d / "a");  // replacing a site gives the same bytes again
   EXPECT_EQ(a, tree(d / "a"));
   EXPECT_TRUE(a.count("recipes/qwen3-0.6b/H200/lr10.html"));  // --include-unverified: its page, with its reasons
+}
+
+TEST(SiteWriter, one_thread_and_every_core_build_the_same_bytes) {
+  testing::TempDir d;
+  {
+    tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+    Site site(true);  // the registry loaded and evaluated on one thread too
+    write_site(site.board, site.reg, d / "one");
+  }
+  Site site(true);
+  write_site(site.board, site.reg, d / "all");
+  EXPECT_EQ(tree(d / "one"), tree(d / "all"));
 }
 
 TEST(SiteWriter, refuses_to_replace_a_folder_it_did_not_write_and_touches_nothing) {
