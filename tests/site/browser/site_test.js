@@ -331,7 +331,12 @@ async function hostileSite(browser, work) {
   assert.ok(count(texts['recipes/qwen3-0.6b/H200/mbs2.html'], SHOWN) >= 2, 'recipe page: author and command show as text');
   assert.match(texts['index.html'], /qwen3-0\.6b\/H200\/lr10[\s\S]*https:\/\/ URL/, 'index: the javascript: link makes lr10 unreadable, with the reason');
   assert.match(texts['index.html'], /qwen3-0\.6b\/H200\/big[\s\S]*over the limit/, 'index: the 1 MB command makes big unreadable, with the reason');
-  console.log(`site_test: hostile fields render as inert text (${Object.keys(texts).length} pages): ok`);
+  // The exports hold the field as data: JSON the exact string; CSV one quoted cell, inner quotes doubled.
+  const recipes = JSON.parse(fs.readFileSync(path.join(site, 'data/recipes.json'), 'utf8')).recipes;
+  assert.strictEqual(recipes.find((r) => r.id === 'qwen3-0.6b/H200/mbs2').author.name, HOSTILE);
+  const csv = fs.readFileSync(path.join(site, 'data/recipes.csv'), 'utf8');
+  assert.ok(csv.includes('"' + HOSTILE.replace(/"/g, '""') + '"'), 'recipes.csv: the author as one quoted cell');
+  console.log(`site_test: hostile fields render as inert text (${Object.keys(texts).length} pages, JSON, CSV): ok`);
 }
 
 (async () => {
