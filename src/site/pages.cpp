@@ -51,7 +51,6 @@ json cell(const std::optional<double>& v, std::string (*text)(double)) {
   return {{"text", text(*v)}, {"value", format_double(*v)}};
 }
 std::string percent1(double v) { return format_percent(v, 1); }
-std::string percent2(double v) { return format_percent(v, 2); }
 std::string integer(double v) { return with_thousands(static_cast<std::int64_t>(std::llround(v))); }
 std::string seconds(double v) { return fmt::format("{:.4f} s", v); }
 
