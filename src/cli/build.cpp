@@ -38,7 +38,10 @@ const bool registered = register_command(
        app.add_flag("--strict", o->strict, "Exit 1 when any recipe is not verified (for CI of submissions)");
        app.add_option("--checkpoint", o->checkpoints,
                       "MODEL=PATH: recount MODEL's N from the safetensors headers at PATH (repeatable)");
-       return [o, registry_option]() -> int {
+       auto* site_option = app.get_option("--output");
+       return [o, registry_option, site_option]() -> int {
+         if (site_option->count() > 0 && o->site_out.empty())
+           throw InputError("-o", "an empty folder name", "give the site's folder, e.g. -o site/");
          if (registry_option->count() == 0) o->registry = bundled_path(o->registry);
          auto reg = registry::load_registry(o->registry);
          std::map<std::string, std::filesystem::path> checkpoints;

@@ -148,6 +148,9 @@ void read_workload(const YamlField& y, Recipe& r) {
   } else if (kind == "non-standard") {
     w.reject_unknown_keys({"kind", "key", "description", "row_length", "global_batch"});
     r.workload.key = name_field(w.require("key"), "workload key");
+    if (r.workload.key == "tulu3-sft")
+      throw InputError(w["key"].where(), "'tulu3-sft' is the standard workload's key",
+                       "give the non-standard workload a key of its own (it forms its own pair)");
     r.workload.description = w.require("description").as_string(1000);
   } else {
     throw InputError(w["kind"].where(), "unknown workload kind '" + kind + "'", "use standard or non-standard");

@@ -128,11 +128,12 @@ std::string line_chart_svg(const LineChart& ch) {
       marks += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"2.5\"/>", c(x(px)), c(y(py)));
     }
     std::string dash = ser.dashed ? " stroke-dasharray=\"6 4\"" : "";
-    s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{}/>\n", pts, colour,
-                     dash);
+    const char* width = ser.dashed ? "3" : "1.5";  // a dashed series is drawn wide, so a solid one over it shows
+    s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{}/>\n", pts, colour,
+                     width, dash);
     s += fmt::format("<g fill=\"{}\" stroke=\"{}\">{}</g>\n", ser.dashed ? "#fff" : colour, colour, marks);
-    s += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"1.5\"{}/>",
-                     c(legend_x), c(legend_x + 24), c(kLegendY), c(kLegendY), colour, dash);
+    s += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"{}\"{}/>", c(legend_x),
+                     c(legend_x + 24), c(kLegendY), c(kLegendY), colour, width, dash);
     s += fmt::format("<text x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>\n", c(legend_x + 30), c(kLegendY),
                      html_text(ser.label));
     legend_x += 40 + 7.0 * static_cast<double>(ser.label.size());

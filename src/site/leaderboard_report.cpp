@@ -282,6 +282,20 @@ nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector
   j["pairs"] = ps;
   j["unreadable"] = unreadable;
   j["schema"] = "openrecipes-leaderboard/1";
+  // Reasons name files by their path in the registry ("recipes/<id>/recipe.yaml:10"), not by where this build
+  // found the registry, so the JSON (and the site) are the same bytes from any folder.
+  std::string prefix = reg.root.lexically_normal().string();
+  if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+  auto strip = [&](nlohmann::json& entries) {
+    for (auto& e : entries)
+      for (auto& why : e["reasons"]) {
+        std::string s = why.get<std::string>();
+        for (std::size_t at; !prefix.empty() && (at = s.find(prefix)) != std::string::npos;) s.erase(at, prefix.size());
+        why = s;
+      }
+  };
+  for (auto& p : j["pairs"]) strip(p["ranked"]), strip(p["unranked"]);
+  strip(j["unreadable"]);
   make_json_safe(j);
   return j;
 }

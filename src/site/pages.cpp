@@ -2,7 +2,9 @@
 #include "site/pages.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <regex>
 #include <set>
@@ -37,7 +39,16 @@ std::string model_page_path(const std::string& model) { return "models/" + model
 json safe_link(const json& j, const char* key) {
   if (!j.contains(key) || !j[key].is_string()) return nullptr;
   const auto& s = j[key].get_ref<const std::string&>();
-  return s.rfind("https://", 0) == 0 ? json(s) : json(nullptr);
+  return s.rfind("https://", 0) == 0 && s.find_first_of(" \t\"'<>") == std::string::npos ? json(s) : json(nullptr);
+}
+
+// A source as gpus.yaml writes it, "https://… (a note)": the URL alone as the link (when it is https), the
+// whole text shown.
+json source_link(const json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_string()) return nullptr;
+  const auto& s = j[key].get_ref<const std::string&>();
+  const std::string url = s.substr(0, s.find(' '));
+  return url.rfind("https://", 0) == 0 && url.find_first_of("\t\"'<>") == std::string::npos ? json(url) : json(nullptr);
 }
 
 std::optional<double> number(const json& j, const char* key) {
@@ -109,7 +120,8 @@ const json* best_verified(const json& pair) {
 }
 
 std::string pair_anchor(const json& pair) {
-  return "pair-" + pair["gpu"].get<std::string>() + "-" + pair["workload"]["key"].get<std::string>();
+  // ':' is in neither a GPU key nor a workload key, so no two pairs of a model share an anchor.
+  return "pair:" + pair["gpu"].get<std::string>() + ":" + pair["workload"]["key"].get<std::string>();
 }
 
 std::string page(const std::string& path, const std::string& title, const std::string& template_name, json view) {
@@ -186,11 +198,13 @@ std::string loss_chart(const json& e) {
   ch.x_label = "step (0-based)";
   ch.y_label = "training loss";
   const json& s = e["series"];
-  if (s["arm"].is_object())
-    ch.series.push_back({"recipe arm", points_of(series_points(s["arm"]["steps"], s["arm"]["loss"])), false});
+  // The reference first, dashed and wide, then the recipe thin and solid on top: where the curves coincide, both
+  // still show.
   if (s["reference_arm"].is_object())
     ch.series.push_back(
         {"reference arm", points_of(series_points(s["reference_arm"]["steps"], s["reference_arm"]["loss"])), true});
+  if (s["arm"].is_object())
+    ch.series.push_back({"recipe arm", points_of(series_points(s["arm"]["steps"], s["arm"]["loss"])), false});
   ch.y_decimals = 2;
   return line_chart_svg(ch);
 }
@@ -219,6 +233,29 @@ json step_table(const json& e) {
 }  // namespace
 
 std::string recipe_page_path(const std::string& id) { return "recipes/" + id + ".html"; }
+
+std::string evidence_site_path(const std::string& id, const std::string& relative) {
+  const std::filesystem::path rel = std::filesystem::path(relative).lexically_normal();
+  if (relative.empty() || rel.is_absolute() || rel.empty() || *rel.begin() == ".." || rel.filename().empty()) return {};
+  std::string out = "recipes/" + id + "/" + rel.generic_string();
+  static const std::set<std::string> inert = {".log", ".txt",   ".jsonl", ".json", ".yaml", ".yml",
+                                              ".csv", ".patch", ".diff",  ".out",  ".err"};
+  std::string ext = rel.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  if (!inert.count(ext)) out += ".txt";
+  return out;
+}
+
+std::string url_path(const std::string& path) {
+  std::string out;
+  for (unsigned char ch : path) {
+    if (std::isalnum(ch) || ch == '-' || ch == '.' || ch == '_' || ch == '~' || ch == '/')
+      out += static_cast<char>(ch);
+    else
+      out += fmt::format("%{:02X}", ch);
+  }
+  return out;
+}
 
 json index_view(const json& board) {
   json rows = json::array();
@@ -473,17 +510,18 @@ json recipe_view(const json& board, const json& pair, const json& e) {
                                           {"sha256", wl["rows"]["sha256"]}})
                                   : json(false);
   v["rows_status"] = checks["rows"];
-  const std::string files = root_of(path) + "recipes/" + id + "/";
+  // A link only where the site holds a copy (evidence_site_path), percent-encoded.
+  auto href = [&](const json& file) {
+    std::string at = evidence_site_path(id, file.get<std::string>());
+    return at.empty() ? json(nullptr) : json(root + url_path(at));
+  };
   json evidence = json::array();
   for (const auto& f : e["evidence"])
-    evidence.push_back({{"role", f["role"]},
-                        {"file", f["file"]},
-                        {"format", f["format"]},
-                        {"href", files + f["file"].get<std::string>()}});
+    evidence.push_back({{"role", f["role"]}, {"file", f["file"]}, {"format", f["format"]}, {"href", href(f["file"])}});
   v["evidence"] = evidence;
   json patches = json::array();
   for (const auto& p : e["patches"])
-    patches.push_back({{"file", p["file"]}, {"sha256", p["sha256"]}, {"href", files + p["file"].get<std::string>()}});
+    patches.push_back({{"file", p["file"]}, {"sha256", p["sha256"]}, {"href", href(p["file"])}});
   v["patches"] = patches;
   v["has_patches"] = !patches.empty();
   return v;
@@ -503,9 +541,9 @@ json rates_view(const json& board) {
          {"peak", cell(number(g, "dense_bf16_tflops"), [](double x) { return with_thousands(x, 1); })},
          {"price_date", g["price_date"]},
          {"price_source", g["price_source"]},
-         {"price_link", safe_link(g, "price_source")},
+         {"price_link", source_link(g, "price_source")},
          {"peak_source", g["peak_source"]},
-         {"peak_link", safe_link(g, "peak_source")}});
+         {"peak_link", source_link(g, "peak_source")}});
   }
   return {{"gpus", gpus}};
 }

@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <thread>
 
@@ -36,11 +37,25 @@ void serve_site(const fs::path& site, const ServeOptions& options, const std::fu
                      "build one first: openrecipes build -o " + site.string());
   const fs::path root = fs::canonical(site, ec);
   httplib::Server server;
+  // SO_REUSEADDR only: cpp-httplib's default SO_REUSEPORT would let a second serve share a port already in use.
+  server.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  // 64 connection threads, so a few slow clients (each held at most the 5 s read timeout) do not block the rest.
+  server.new_task_queue = [] { return new httplib::ThreadPool(64); };
   server.set_payload_max_length(0);
   server.set_keep_alive_max_count(100);
   server.set_read_timeout(5);
   auto get = [root](const httplib::Request& req, httplib::Response& res) {
     common_headers(res);
+    // Whole files only: cpp-httplib would answer a Range request with a 200 holding part of the file, and one
+    // with many ranges with a response as large as all of them.
+    if (req.has_header("Range")) {
+      res.status = 416;
+      res.set_content("range requests are not supported: request the whole file\n", "text/plain; charset=utf-8");
+      return;
+    }
     std::string target = req.target.substr(0, req.target.find('?'));
     auto file = resolve_static_path(root, target);
     std::string body;
@@ -76,7 +91,7 @@ void serve_site(const fs::path& site, const ServeOptions& options, const std::fu
   // block), which stops the server; SIGUSR1 wakes it when the server ends for another reason.
   sigset_t set, old;
   sigemptyset(&set);
-  sigaddset(&set, SIGINT), sigaddset(&set, SIGTERM), sigaddset(&set, SIGUSR1);
+  sigaddset(&set, SIGINT), sigaddset(&set, SIGTERM), sigaddset(&set, SIGHUP), sigaddset(&set, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &set, &old);
   int port = options.port == 0 ? server.bind_to_any_port(options.host)
                                : (server.bind_to_port(options.host, options.port) ? options.port : -1);

@@ -5,12 +5,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <random>
+#include <regex>
 #include <set>
 
 #include <tbb/parallel_for.h>
@@ -80,6 +82,12 @@ class StagingFolder {
   fs::path path_;
 };
 
+// Whether `dir` may be replaced: it is empty or holds the marker (a site an earlier build wrote).
+bool is_replaceable_folder(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_empty(dir, ec) || fs::exists(dir / kSiteMarker, ec);
+}
+
 std::string staging_prefix(const fs::path& target) { return "." + target.filename().string() + ".site-"; }
 
 // Staging folders of this target left by a build that was killed (its pid no longer runs).
@@ -88,9 +96,15 @@ void remove_stale_staging(const fs::path& target) {
   const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   const std::string prefix = staging_prefix(target);
   for (const auto& d : fs::directory_iterator(parent, ec)) {
+    // Only a folder of exactly this form, holding the marker (every staging folder writes it first) or empty.
     std::string name = d.path().filename().string();
-    if (name.rfind(prefix, 0) != 0 || name.size() < 4 || name.substr(name.size() - 4) != ".tmp") continue;
-    long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (name.rfind(prefix, 0) != 0) continue;
+    static const std::regex rest("([0-9]{1,10})-[0-9a-f]{8}\\.tmp");
+    std::smatch m;
+    const std::string tail = name.substr(prefix.size());
+    if (!std::regex_match(tail, m, rest) || !d.is_directory(ec) || d.is_symlink(ec)) continue;
+    if (!is_replaceable_folder(d.path())) continue;
+    long pid = std::strtol(m[1].str().c_str(), nullptr, 10);
     if (pid <= 0 || (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)) fs::remove_all(d.path(), ec);
   }
 }
@@ -102,7 +116,7 @@ void require_replaceable(const fs::path& target) {
   if (st.type() != fs::file_type::directory)
     throw InputError(target.string(), "exists and is not a folder, so it is not a site openrecipes built",
                      "give -o a new folder or a site folder an earlier build wrote");
-  if (fs::is_empty(target, ec) || fs::exists(target / kSiteMarker, ec)) return;
+  if (is_replaceable_folder(target)) return;
   throw InputError(target.string(),
                    fmt::format("is a folder with files but no {} marker, so it is not a site "
                                "openrecipes built; nothing was written",
@@ -170,17 +184,17 @@ class Writer {
   std::set<std::string> made_;
 };
 
-// The evidence files and patches of each recipe the board shows, as (site path, source path).
+// The evidence files and patches of each recipe the board shows, as (site path, source path): each at its
+// evidence_site_path. A file that is missing or not a regular file is not copied (the recipe's reasons say so).
 std::map<std::string, fs::path> evidence_copies(const json& board, const registry::Registry& reg) {
   std::map<std::string, const registry::Recipe*> by_id;
   for (const auto& e : reg.recipes)
     if (e.recipe) by_id[e.id] = &*e.recipe;
   std::map<std::string, fs::path> out;
   auto add = [&](const std::string& id, const std::string& relative, const fs::path& source) {
-    fs::path rel = fs::path(relative).lexically_normal();
-    if (rel.is_absolute() || rel.empty() || *rel.begin() == "..")
-      throw std::logic_error("evidence path '" + relative + "' of " + id + " leaves its recipe folder");
-    out["recipes/" + id + "/" + rel.generic_string()] = source;
+    std::error_code ec;
+    const std::string at = evidence_site_path(id, relative);
+    if (!at.empty() && fs::is_regular_file(source, ec)) out.emplace(at, source);
   };
   for (const auto& p : board["pairs"])
     for (const auto& [e, status] : pair_entries(p)) {
@@ -216,6 +230,16 @@ void write_site(const json& board, const registry::Registry& reg, const fs::path
   if (target.empty()) throw InputError(target_in.string(), "is not a folder name", "e.g. -o site/");
   require_replaceable(target);
   std::error_code ec;
+  {
+    const fs::path t = fs::weakly_canonical(fs::absolute(target), ec), r = fs::weakly_canonical(reg.root, ec);
+    auto [ti, ri] = std::mismatch(t.begin(), t.end(), r.begin(), r.end());
+    if (ti == t.end())
+      throw InputError(target.string(),
+                       "holds the registry being built (" + reg.root.string() +
+                           "), which "
+                           "replacing the site would delete",
+                       "write the site to a folder outside the registry");
+  }
   if (!target.parent_path().empty()) fs::create_directories(target.parent_path(), ec);
   remove_stale_staging(target);
   StopSignals signals;
@@ -247,14 +271,31 @@ void write_site(const json& board, const registry::Registry& reg, const fs::path
     sigemptyset(&hold);
     sigaddset(&hold, SIGINT), sigaddset(&hold, SIGTERM), sigaddset(&hold, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &hold, &old);
-    int rc = fs::exists(target, ec) ? renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE)
-                                    : ::rename(staging.c_str(), target.c_str());
+    // rename() replaces only a missing or empty folder (ENOTEMPTY otherwise); after an exchange, what came out
+    // must be a site (or empty): a folder someone made at the target while the build ran is put back.
+    const bool exchange = fs::exists(target, ec);
+    int rc = exchange ? renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE)
+                      : ::rename(staging.c_str(), target.c_str());
     int err = errno;
-    if (rc == 0 && !fs::exists(staging, ec)) guard.release();  // a fresh target: nothing to clean
+    bool put_back = false;
+    if (rc == 0 && exchange && !is_replaceable_folder(staging)) {
+      put_back = true;
+      renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE);
+    }
+    if (rc == 0 && !put_back && !fs::exists(staging, ec)) guard.release();  // a fresh target: nothing to clean
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    if (put_back) {
+      guard.release();  // the staging path holds the new site again; remove only that, by its marker
+      if (fs::exists(staging / kSiteMarker, ec)) fs::remove_all(staging, ec);
+      throw InputError(target.string(),
+                       "a folder of other files appeared there while the site was built; "
+                       "it was left as it is and no site was written",
+                       "give -o a new or empty folder");
+    }
     if (rc != 0)
       throw InputError(target.string(), std::string("cannot put the new site in place: ") + std::strerror(err),
-                       "the previous site is untouched; check the folder's permissions");
+                       "the previous site is untouched; give -o a folder name (not . or a mount point) whose "
+                       "parent can be written");
   } catch (const Stopped&) {
     // The guard removes the staging folder; StopSignals' destructor raises the signal again.
   }

@@ -79,6 +79,12 @@ TEST(Serve, serves_the_site_and_nothing_outside_it) {
   EXPECT_EQ(c.Post("/index.html", "x", "text/plain")->status, 413);  // no request may carry a body
   auto big = c.Get(("/" + std::string(10000, 'a')).c_str());         // over the 8 KiB request line
   EXPECT_TRUE(!big || big->status >= 400);
+  httplib::Headers range = {{"Range", "bytes=0-9,0-9,0-9"}};
+  EXPECT_EQ(c.Get("/index.html", range)->status, 416);  // whole files only
+  // A second serve on the same port is refused (no SO_REUSEPORT), with the address named.
+  auto second = testing::run_cli({"serve", (d / "site").string(), "--port", std::to_string(s.port)});
+  EXPECT_EQ(second.exit_code, 2);
+  EXPECT_NE(second.err.find("cannot listen"), std::string::npos) << second.err;
   int status = s.stop();
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);

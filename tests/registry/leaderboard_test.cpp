@@ -61,3 +61,18 @@ TEST(UnreadableRecipes, are_one_entry_after_the_pairs_not_a_pair) {
 
 }  // namespace
 }  // namespace openrecipes::registry
+
+namespace openrecipes::registry {
+namespace {
+
+TEST(LeaderboardKeys, a_non_standard_workload_may_not_take_the_standard_workloads_key) {
+  scratch::Scratch s;
+  s.replace(s.recipe("mbs2") / "recipe.yaml", "key: megatron-mock-seq2048-gbs32", "key: tulu3-sft");
+  auto b = scratch::build(s.root);
+  const auto& r = b.get("mbs2");
+  EXPECT_FALSE(r.entry->recipe.has_value());
+  EXPECT_TRUE(scratch::has_reason(r, "'tulu3-sft' is the standard workload's key")) << scratch::reasons_of(r);
+}
+
+}  // namespace
+}  // namespace openrecipes::registry

@@ -93,6 +93,23 @@ TEST(Pages, recipe_view_holds_the_diff_the_arms_the_window_and_the_evidence_link
   EXPECT_EQ(u["reasons"].size(), 2u);
 }
 
+TEST(Pages, evidence_is_kept_under_an_inert_name_and_linked_percent_encoded) {
+  EXPECT_EQ(evidence_site_path("m/g/r", "evidence/train.log"), "recipes/m/g/r/evidence/train.log");
+  EXPECT_EQ(evidence_site_path("m/g/r", "./evidence//env.TXT"), "recipes/m/g/r/evidence/env.TXT");
+  EXPECT_EQ(evidence_site_path("m/g/r", "patches/evil.html"), "recipes/m/g/r/patches/evil.html.txt");
+  EXPECT_EQ(evidence_site_path("m/g/r", "patches/a.svg"), "recipes/m/g/r/patches/a.svg.txt");
+  EXPECT_EQ(evidence_site_path("m/g/r", "fix.patch"), "recipes/m/g/r/fix.patch");
+  EXPECT_EQ(evidence_site_path("m/g/r", "noext"), "recipes/m/g/r/noext.txt");
+  EXPECT_EQ(evidence_site_path("m/g/r", "a/../../x.log"), "");
+  EXPECT_EQ(evidence_site_path("m/g/r", "/etc/passwd"), "");
+  EXPECT_EQ(evidence_site_path("m/g/r", ""), "");
+  EXPECT_EQ(url_path("recipes/m/g/r/train #1?.log"), "recipes/m/g/r/train%20%231%3F.log");
+  EXPECT_EQ(url_path("env 100%.txt"), "env%20100%25.txt");
+  EXPECT_EQ(url_path("a\xff"
+                     "b"),
+            "a%FFb");
+}
+
 TEST(Pages, every_page_of_the_board_is_written_and_sorted_by_path) {
   Scratch s;
   const auto pages = site_pages(board_of(s.root, true));

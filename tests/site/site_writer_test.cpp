@@ -113,6 +113,36 @@ TEST(SiteWriter, refuses_to_replace_a_folder_it_did_not_write_and_touches_nothin
   EXPECT_TRUE(fs::exists(d / "empty/index.html"));
 }
 
+TEST(SiteWriter, a_folder_made_at_the_target_while_it_builds_is_put_back_untouched) {
+  Site site;
+  testing::TempDir d;
+  int n = 0;
+  try {
+    write_site(site.board, site.reg, d / "site", [&] {
+      if (++n == 3) d.write("site/important.txt", "a user's file\n");
+    });
+    FAIL() << "swapped a folder of other files away";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("appeared there while the site was built"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(tree(d / "site"), (std::map<std::string, std::string>{{"important.txt", "a user's file\n"}}));
+  EXPECT_EQ(staging_in(d.path()), std::vector<std::string>{});
+}
+
+TEST(SiteWriter, removes_only_its_own_dead_staging_folders_and_refuses_a_target_holding_the_registry) {
+  Site site;
+  testing::TempDir d;
+  d.write(".site.site-backup.tmp/notes.txt", "keep\n");              // the name's shape, not a staging folder of ours
+  d.write(".site.site-999999999-0badc0de.tmp/notes.txt", "keep\n");  // the shape, but no marker: not ours
+  d.write(".site.site-999999999-deadbeef.tmp/.openrecipes-site", "x");  // a dead build's staging folder
+  write_site(site.board, site.reg, d / "site");
+  EXPECT_TRUE(fs::exists(d / ".site.site-backup.tmp/notes.txt"));
+  EXPECT_TRUE(fs::exists(d / ".site.site-999999999-0badc0de.tmp/notes.txt"));
+  EXPECT_FALSE(fs::exists(d / ".site.site-999999999-deadbeef.tmp"));
+  EXPECT_THROW(write_site(site.board, site.reg, site.s.root.parent_path()), InputError);  // holds the registry
+  EXPECT_TRUE(fs::exists(site.s.root / "gpus.yaml"));
+}
+
 TEST(SiteWriter, an_error_mid_way_leaves_the_previous_site_and_no_staging_folder) {
   Site old_site, new_site(true);
   testing::TempDir d;

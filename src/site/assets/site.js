@@ -80,10 +80,16 @@
 
   function setupFilters(form) {
     var params = new URLSearchParams(window.location.search);
+    // A value from the URL that no recipe has is still the filter (it shows none), never silently dropped.
     function choose(select, value) {
-      if (value === null) return;
+      if (value === null || value === '') return;
       for (var i = 0; i < select.options.length; i++)
-        if (select.options[i].value === value) select.selectedIndex = i;
+        if (select.options[i].value === value) { select.selectedIndex = i; return; }
+      var option = document.createElement('option');
+      option.value = value;
+      option.textContent = value + ' (no recipe)';
+      select.appendChild(option);
+      select.value = value;
     }
     choose(form.elements.framework, params.get('framework'));
     choose(form.elements.gpus, params.get('gpus'));

@@ -169,7 +169,7 @@ async function mainSite(browser, work) {
   for (const model of Object.keys(board.models)) {
     page = await visit(context, base + `models/${model}.html`, problems);
     for (const p of board.pairs.filter((x) => x.model === model)) {
-      const anchor = `pair-${p.gpu}-${p.workload.key}`;
+      const anchor = `pair:${p.gpu}:${p.workload.key}`;
       const ids = await page.$$eval(`table[data-pair="${anchor}"] tbody tr`, (trs) => trs.map((tr) => tr.getAttribute('data-recipe')));
       assert.deepStrictEqual(ids, p.ranked.map((e) => e.id), `${model}: ranking of ${anchor}`);
       for (const [i, e] of p.ranked.entries())
@@ -212,7 +212,7 @@ async function mainSite(browser, work) {
 
   // Sorting by clicking a header (the first pair of the first model with two or more ranked recipes).
   const pair = board.pairs.find((p) => p.ranked.length >= 2);
-  const anchor = `pair-${pair.gpu}-${pair.workload.key}`;
+  const anchor = `pair:${pair.gpu}:${pair.workload.key}`;
   page = await visit(context, base + `models/${pair.model}.html`, problems);
   const table = `table[data-pair="${anchor}"]`;
   const order = () => page.$$eval(`${table} tbody tr`, (trs) => trs.map((tr) => tr.getAttribute('data-recipe')));
@@ -236,7 +236,8 @@ async function mainSite(browser, work) {
   assert.strictEqual(await page.$eval('input[name=verified]', (c) => c.checked), true);
   page.close();
   page = await visit(context, base + `models/${pair.model}.html?gpus=99999`, problems);
-  assert.deepStrictEqual(await visible(page), pair.ranked.map((e) => e.id), 'an unknown GPU count is no filter (no such option)');
+  assert.deepStrictEqual(await visible(page), [], 'a GPU count no recipe has shows no recipe');
+  assert.strictEqual(await page.$eval('select[name=gpus]', (s) => s.value), '99999');
   await page.selectOption('select[name=gpus]', String(pair.ranked[0].gpus));
   assert.ok(page.url().includes(`gpus=${pair.ranked[0].gpus}`), 'a changed filter is written into the URL: ' + page.url());
   const shared = page.url();
@@ -282,6 +283,12 @@ function hostileRegistry(work) {
   edit(recipes + 'big/recipe.yaml', 'command: |\n', 'command: |\n  ' + 'x'.repeat(1 << 20) + '\n');
   edit(recipes + 'mbs2/recipe.yaml', 'author:\n  github: openrecipes', `author:\n  name: ${yamlString}\n  link: https://example.com/x`);
   edit(recipes + 'mbs2/recipe.yaml', '    --eval-iters 0 --eval-interval 100000\n', `    --eval-iters 0 --eval-interval 100000\n  # ${HOSTILE}\n`);
+  // A "patch" that is an HTML page with a script: the site must keep it as inert text.
+  const evil = '<!DOCTYPE html><script>alert(5)</script><img src=x onerror=alert(6)>';
+  fs.mkdirSync(path.join(reg, recipes + 'mbs2/patches'));
+  fs.writeFileSync(path.join(reg, recipes + 'mbs2/patches/evil.html'), evil);
+  const sha = require('crypto').createHash('sha256').update(evil).digest('hex');
+  fs.appendFileSync(path.join(reg, recipes + 'mbs2/recipe.yaml'), `patches: [{path: patches/evil.html, sha256: ${sha}}]\n`);
   edit(recipes + 'lr10/recipe.yaml', 'author:\n  github: openrecipes', 'author:\n  name: tool\n  link: "javascript:alert(4)"');
   edit('models/qwen3-0.6b.yaml', 'name: Qwen3-0.6B', `name: ${yamlString}`);
   const modelFile = path.join(reg, 'models/qwen3-0.6b.yaml');
@@ -322,6 +329,15 @@ async function hostileSite(browser, work) {
     assert.ok(fs.statSync(path.join(site, rel)).size < 1 << 20, `${rel}: the 1 MB command reached a page`);
     await page.close();
   }
+  // The HTML "patch" is copied as evil.html.txt, linked as such, and opens as plain text: no dialog, no element.
+  assert.ok(!fs.existsSync(path.join(site, 'recipes/qwen3-0.6b/H200/mbs2/patches/evil.html')));
+  const textProblems = [];  // a plain-text document has no favicon link, so chromium asks for /favicon.ico
+  const patchPage = await visit(context, base + 'recipes/qwen3-0.6b/H200/mbs2/patches/evil.html.txt', textProblems);
+  assert.deepStrictEqual(textProblems.filter((p) => !/favicon\.ico|status of 404/.test(p)), []);
+  assert.strictEqual(await patchPage.evaluate(() => document.querySelectorAll('img, script').length), 0);
+  assert.ok((await patchPage.evaluate(() => document.body.innerText)).includes('alert(5)'));
+  await patchPage.close();
+  assert.ok(fs.readFileSync(path.join(site, 'recipes/qwen3-0.6b/H200/mbs2.html'), 'utf8').includes('href="../../../recipes/qwen3-0.6b/H200/mbs2/patches/evil.html.txt"'));
   await context.close();
   await stopServer(server);
   assert.deepStrictEqual(problems, [], 'hostile pages loaded with problems');
