@@ -89,6 +89,12 @@ TEST(BuildCli, output_folder_gets_the_site_of_the_json_and_strict_exits_1_on_a_r
   EXPECT_EQ(site["models"], all["models"]);
 }
 
+TEST(BuildCli, an_empty_site_folder_name_is_a_usage_error) {
+  auto r = run_cli({"build", registry(), "-o", ""});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("an empty folder name"), std::string::npos) << r.err;
+}
+
 TEST(BuildCli, bad_registry_exits_2_with_a_message_and_no_stack_trace) {
   testing::TempDir d;
   auto r = run_cli({"build", (d / "nowhere").string()});

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <atomic>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 
 #include <gtest/gtest.h>
@@ -141,6 +142,20 @@ TEST(SiteWriter, removes_only_its_own_dead_staging_folders_and_refuses_a_target_
   EXPECT_FALSE(fs::exists(d / ".site.site-999999999-deadbeef.tmp"));
   EXPECT_THROW(write_site(site.board, site.reg, site.s.root.parent_path()), InputError);  // holds the registry
   EXPECT_TRUE(fs::exists(site.s.root / "gpus.yaml"));
+}
+
+TEST(SiteWriter, a_preview_with_a_missing_patch_still_builds_and_reasons_name_files_in_the_registry) {
+  Scratch s;
+  std::ofstream(s.recipe("mbs2") / "recipe.yaml", std::ios::app)
+      << "patches: [{path: patches/none.patch, sha256: " << std::string(64, '0') << "}]\n";
+  auto b = registry::scratch::build(s.root);
+  const auto board = leaderboard_json(b.reg, registry::build_pairs(b.reg, b.results, true));
+  testing::TempDir d;
+  write_site(board, b.reg, d / "site");  // the patch is not copied; the recipe's reasons say why
+  EXPECT_TRUE(fs::exists(d / "site/recipes/qwen3-0.6b/H200/mbs2.html"));
+  EXPECT_FALSE(fs::exists(d / "site/recipes/qwen3-0.6b/H200/mbs2/patches"));
+  const std::string dump = board.dump();
+  EXPECT_EQ(dump.find(s.root.string()), std::string::npos);  // no path of the machine that built it
 }
 
 TEST(SiteWriter, an_error_mid_way_leaves_the_previous_site_and_no_staging_folder) {
