@@ -8,6 +8,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -34,21 +35,24 @@ std::string root_of(const std::string& path) {
 
 std::string model_page_path(const std::string& model) { return "models/" + model + ".html"; }
 
-// A link target only when it is an https URL (recipe author links, price sources): anything else (javascript:,
-// data:, relative paths) is shown as text, never as a link.
-json safe_link(const json& j, const char* key) {
-  if (!j.contains(key) || !j[key].is_string()) return nullptr;
-  const auto& s = j[key].get_ref<const std::string&>();
-  return s.rfind("https://", 0) == 0 && s.find_first_of(" \t\"'<>") == std::string::npos ? json(s) : json(nullptr);
+// `url` as a link target only when it is an https URL without spaces, quotes or angle brackets: anything else
+// (javascript:, data:, relative paths) is shown as text, never as a link.
+json https_link(std::string_view url) {
+  return url.rfind("https://", 0) == 0 && url.find_first_of(" \t\"'<>") == std::string_view::npos ? json(url)
+                                                                                                  : json(nullptr);
 }
 
-// A source as gpus.yaml writes it, "https://… (a note)": the URL alone as the link (when it is https), the
-// whole text shown.
+// The link of field `key` of `j` (a recipe's author link), or null.
+json safe_link(const json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_string()) return nullptr;
+  return https_link(j[key].get_ref<const std::string&>());
+}
+
+// A source as gpus.yaml writes it, "https://… (a note)": the URL alone as the link, the whole text shown.
 json source_link(const json& j, const char* key) {
   if (!j.contains(key) || !j[key].is_string()) return nullptr;
-  const auto& s = j[key].get_ref<const std::string&>();
-  const std::string url = s.substr(0, s.find(' '));
-  return url.rfind("https://", 0) == 0 && url.find_first_of("\t\"'<>") == std::string::npos ? json(url) : json(nullptr);
+  const std::string_view s = j[key].get_ref<const std::string&>();
+  return https_link(s.substr(0, s.find(' ')));
 }
 
 std::optional<double> number(const json& j, const char* key) {
@@ -312,10 +316,8 @@ json model_view(const json& board, const std::string& model) {
   json pairs = json::array();
   std::set<std::string> frameworks;
   std::set<std::int64_t> gpu_counts;
-  bool any_unverified = false;
   // Per workload, the best verified recipe of each GPU type (the comparison is only fair on one workload).
   std::map<std::string, std::vector<const json*>> by_workload;
-  std::map<std::string, const json*> workload_of;
   for (const auto& p : board["pairs"]) {
     if (p["model"] != model) continue;
     json pj;
@@ -329,7 +331,6 @@ json model_view(const json& board, const std::string& model) {
       ranked.push_back(entry_row(p, e, root));
       frameworks.insert(str(e, "framework"));
       gpu_counts.insert(e["gpus"].get<std::int64_t>());
-      any_unverified |= !is_verified_entry(e);
     }
     for (const auto& e : p["unranked"]) unranked.push_back(entry_row(p, e, root));
     pj["ranked"] = ranked;
@@ -338,7 +339,6 @@ json model_view(const json& board, const std::string& model) {
     pj["has_unranked"] = !unranked.empty();
     pairs.push_back(pj);
     by_workload[p["workload"]["key"].get<std::string>()].push_back(&p);
-    workload_of[p["workload"]["key"].get<std::string>()] = &p;
   }
   v["pairs"] = pairs;
   v["has_pairs"] = !pairs.empty();
@@ -347,12 +347,11 @@ json model_view(const json& board, const std::string& model) {
   for (auto g : gpu_counts) gc.push_back(std::to_string(g));
   v["frameworks"] = fw;
   v["gpu_counts"] = gc;
-  v["any_unverified"] = any_unverified;
   json comparisons = json::array();
   for (const auto& [key, ps] : by_workload) {
     json cmp;
     cmp["workload"] = key;
-    cmp["non_standard"] = (*workload_of[key])["non_standard_workload"];
+    cmp["non_standard"] = (*ps.front())["non_standard_workload"];  // the key decides it: every pair of it agrees
     json rows = json::array();
     BarChart speed{"Best verified tokens/s/GPU per GPU type, workload " + key, "tokens/s/GPU", {}, 0};
     BarChart cost{
@@ -385,8 +384,7 @@ json model_view(const json& board, const std::string& model) {
   return v;
 }
 
-json recipe_view(const json& board, const json& pair, const json& e) {
-  (void)board;
+json recipe_view(const json& pair, const json& e) {
   const std::string id = e["id"].get<std::string>();
   const std::string path = recipe_page_path(id);
   const std::string root = root_of(path);
@@ -567,8 +565,8 @@ std::vector<PageJob> site_page_jobs(const json& board) {
       const std::string id = (*e)["id"].get<std::string>(), path = recipe_page_path(id);
       const json* pair = &p;
       const json* entry = e;
-      out.push_back({path, [&board, pair, entry, id, path] {
-                       return page(path, id + " · OpenRecipes", "recipe", recipe_view(board, *pair, *entry));
+      out.push_back({path, [pair, entry, id, path] {
+                       return page(path, id + " · OpenRecipes", "recipe", recipe_view(*pair, *entry));
                      }});
     }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.path < b.path; });

@@ -39,7 +39,7 @@ std::string url_path(const std::string& path);
 /// The views (the JSON each template renders); exposed for tests.
 nlohmann::json index_view(const nlohmann::json& board);
 nlohmann::json model_view(const nlohmann::json& board, const std::string& model);
-nlohmann::json recipe_view(const nlohmann::json& board, const nlohmann::json& pair, const nlohmann::json& entry);
+nlohmann::json recipe_view(const nlohmann::json& pair, const nlohmann::json& entry);
 nlohmann::json rates_view(const nlohmann::json& board);
 
 /// One page to write: its path and how to render it. Jobs refer to `board`, which must outlive them; rendering is

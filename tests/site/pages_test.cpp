@@ -74,7 +74,7 @@ TEST(Pages, recipe_view_holds_the_diff_the_arms_the_window_and_the_evidence_link
   Scratch s;
   const auto board = board_of(s.root, true);
   const auto& pair = board["pairs"][0];
-  const auto v = recipe_view(board, pair, pair["ranked"][0]);
+  const auto v = recipe_view(pair, pair["ranked"][0]);
   EXPECT_EQ(v["window"], "steps 5–19 (15 steps)");
   EXPECT_EQ(v["configuration_check"]["verdict"], "eligible");
   EXPECT_EQ(v["configuration_check"]["changes"][0]["argument"], "eval_micro_batch_size");
@@ -88,7 +88,7 @@ TEST(Pages, recipe_view_holds_the_diff_the_arms_the_window_and_the_evidence_link
   EXPECT_NE(v["loss_chart"].get<std::string>().find("reference arm"), std::string::npos);
   EXPECT_NE(v["step_chart"].get<std::string>().find("measured window 5–19"), std::string::npos);
   // lr10 is not verified: with --include-unverified its page lists every reason.
-  const auto u = recipe_view(board, pair, pair["unranked"][0]);
+  const auto u = recipe_view(pair, pair["unranked"][0]);
   EXPECT_EQ(u["has_reasons"], true);
   EXPECT_EQ(u["reasons"].size(), 2u);
 }
