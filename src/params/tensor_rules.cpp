@@ -29,9 +29,10 @@ bool scale_suffix(std::string_view name) {
   return false;
 }
 
-// A decimal token of at most 9 digits (a layer or expert index).
+// A decimal token of at most 9 digits without a leading zero (a layer or expert index). "03" is no index: it would
+// name expert 3 a second time, and Hugging Face names never pad, so such a name goes unclassed (an error naming it).
 bool index_token(std::string_view t, std::int64_t* out) {
-  if (t.empty() || t.size() > 9) return false;
+  if (t.empty() || t.size() > 9 || (t.size() > 1 && t[0] == '0')) return false;
   for (char ch : t)
     if (ch < '0' || ch > '9') return false;
   std::int64_t v = 0;
