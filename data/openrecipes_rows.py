@@ -58,17 +58,11 @@ def read_manifest(rows_path):
     """The build's manifest as a dict (the keys of docs/rows-format.md). Raises RowsError when it is missing, over
     16 MiB, not JSON, or lacks a well-typed row_length, rows_written or rows_sha256."""
     path = manifest_path_for(rows_path)
-    try:
-        with open(path, "rb") as f:
-            text = f.read(MAX_MANIFEST_BYTES + 1)
-    except FileNotFoundError:
-        raise RowsError(path, f"no manifest beside {rows_path}",
-                        "keep the rows.manifest.json that `openrecipes rows build` wrote next to the rows (for a "
-                        "Megatron export, export to the parquet's stem, e.g. -o rows for rows.parquet)") from None
-    except OSError as e:
-        raise RowsError(path, f"cannot read the manifest: {e.strerror}", "check the file's permissions") from None
-    if len(text) > MAX_MANIFEST_BYTES:
-        raise RowsError(path, "the manifest is over 16 MiB", "give the rows.manifest.json of the build")
+    text = read_bounded(path, MAX_MANIFEST_BYTES, "manifest",
+                        missing=(f"no manifest beside {rows_path}",
+                                 "keep the rows.manifest.json that `openrecipes rows build` wrote next to the rows "
+                                 "(for a Megatron export, export to the parquet's stem, e.g. -o rows for "
+                                 "rows.parquet)"))
     try:
         m = json.loads(text.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -83,6 +77,23 @@ def read_manifest(rows_path):
         raise RowsError(path, "'rows_sha256' is missing or not 64 lowercase hex characters",
                         "build the rows again (openrecipes rows build)")
     return m
+
+
+def read_bounded(path, limit, what, missing=None):
+    """The bytes of a small input file (a manifest, a recipe), at most `limit` bytes. Raises RowsError naming `what`:
+    `missing` = (what, fix) for a file that is not there, else "cannot read the <what>"; over the limit."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except FileNotFoundError:
+        if missing:
+            raise RowsError(path, *missing) from None
+        raise RowsError(path, f"no {what} there", "check the path") from None
+    except OSError as e:
+        raise RowsError(path, f"cannot read the {what}: {e.strerror}", "check the file's permissions") from None
+    if len(data) > limit:
+        raise RowsError(path, f"the {what} is over {limit >> 20} MiB", f"give the {what} itself")
+    return data
 
 
 def is_sha256_hex(s):

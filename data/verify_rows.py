@@ -20,7 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from openrecipes_rows import RowsError, is_sha256_hex, verify  # noqa: E402
+from openrecipes_rows import RowsError, is_sha256_hex, read_bounded, verify  # noqa: E402
 
 MAX_RECIPE_BYTES = 4 << 20  # as openrecipes' YAML reader (src/core/yaml.h kMaxYamlBytes)
 
@@ -30,13 +30,7 @@ def recipe_rows(recipe):
     import yaml
 
     path = os.path.join(recipe, "recipe.yaml") if os.path.isdir(recipe) else recipe
-    try:
-        with open(path, "rb") as f:
-            text = f.read(MAX_RECIPE_BYTES + 1)
-    except OSError as e:
-        raise RowsError(path, f"cannot read the recipe: {e.strerror}", "give the recipe.yaml or its folder") from None
-    if len(text) > MAX_RECIPE_BYTES:
-        raise RowsError(path, "the recipe is over 4 MiB", "give the recipe.yaml of a registry recipe")
+    text = read_bounded(path, MAX_RECIPE_BYTES, "recipe")
     try:
         doc = yaml.safe_load(text.decode("utf-8"))
     except (UnicodeDecodeError, yaml.YAMLError) as e:
