@@ -1,0 +1,326 @@
+// A recipe's command split into words like a POSIX shell before expansion, and rendered to an argument vector with
+// the protocol's variables (PROTOCOL.md "Running a recipe", SPEC §6). No shell ever sees it.
+#include "layout/command.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "core/utf8.h"
+
+namespace openrecipes::layout {
+namespace {
+
+constexpr std::string_view kEntryModule = "<slime entry module>";
+const char* const kFix = "a recipe's command is one command of plain words (docs/recipe-format.md, \"command\")";
+
+bool name_start(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+bool name_char(char c) { return name_start(c) || (c >= '0' && c <= '9'); }
+
+class Splitter {
+ public:
+  Splitter(std::string_view text, std::string_view where) : s_(text), where_(where) {}
+
+  std::vector<CommandWord> run() {
+    if (s_.size() > kMaxCommandBytes)
+      throw InputError(std::string(where_),
+                       fmt::format("the command has {} bytes, over the limit of {}", s_.size(), kMaxCommandBytes),
+                       "shorten it: long argument lists belong in the model script (${MODEL_ARGS[@]})");
+    if (auto bad = find_invalid_utf8(s_); bad != std::string_view::npos) {
+      seek(bad);
+      fail(describe_invalid_utf8(s_, bad), "save the recipe as UTF-8");
+    }
+    while (i_ < s_.size()) {
+      const char c = s_[i_];
+      if (c == ' ' || c == '\t') {
+        advance();
+      } else if (c == '\\' && peek(1) == '\n') {
+        advance(2);
+      } else if (c == '\n') {
+        if (!words_.empty() && !only_blank_after(i_))
+          fail("a line break ends the command here, and a recipe's command is one command",
+               "end the line with a backslash to continue it, or remove the second command");
+        advance();
+      } else if (c == '#') {
+        fail("a comment ('#' starting a word)", "remove the comment, or quote the '#'");
+      } else {
+        word();
+      }
+    }
+    return std::move(words_);
+  }
+
+ private:
+  std::string_view s_, where_;
+  std::size_t i_ = 0, line_ = 1, col_ = 1;
+  std::vector<CommandWord> words_;
+
+  char peek(std::size_t k = 0) const { return i_ + k < s_.size() ? s_[i_ + k] : '\0'; }
+  void advance(std::size_t n = 1) {
+    for (std::size_t k = 0; k < n && i_ < s_.size(); ++k, ++i_) {
+      if (s_[i_] == '\n') {
+        ++line_;
+        col_ = 1;
+      } else if ((static_cast<unsigned char>(s_[i_]) & 0xC0) != 0x80) {
+        ++col_;
+      }
+    }
+  }
+  void seek(std::size_t to) {
+    i_ = 0, line_ = 1, col_ = 1;
+    advance(to);
+  }
+  bool only_blank_after(std::size_t from) const {
+    return s_.find_first_not_of(" \t\n", from) == std::string_view::npos;
+  }
+  [[noreturn]] void fail(const std::string& what, const std::string& fix = kFix) const {
+    throw InputError(fmt::format("{}: line {}, column {}", where_, line_, col_), what, fix);
+  }
+
+  static void add_text(CommandWord& w, std::string_view t, bool quoted) {
+    if (!w.parts.empty() && w.parts.back().kind == WordPart::Kind::literal && w.parts.back().quoted == quoted)
+      w.parts.back().text += t;
+    else
+      w.parts.push_back({WordPart::Kind::literal, std::string(t), quoted});
+  }
+
+  void check_char(char c) const {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\t') || u == 0x7f)
+      fail(fmt::format("control character U+{:04X}", u), "remove it (a recipe's command is plain text)");
+  }
+
+  void variable(CommandWord& w, bool quoted) {
+    // at '$'
+    if (peek(1) == '(')
+      fail("'$(' would run a command (command substitution)", "write the value itself, or give it as a variable");
+    if (name_start(peek(1))) {
+      std::size_t n = 1;
+      while (name_char(peek(n))) ++n;
+      w.parts.push_back({WordPart::Kind::variable, std::string(s_.substr(i_ + 1, n - 1)), quoted});
+      advance(n);
+      return;
+    }
+    if (peek(1) == '{' && name_start(peek(2))) {
+      std::size_t n = 2;
+      while (name_char(peek(n))) ++n;
+      std::string name(s_.substr(i_ + 2, n - 2));
+      if (peek(n) == '}') {
+        w.parts.push_back({WordPart::Kind::variable, name, quoted});
+        advance(n + 1);
+        return;
+      }
+      if (s_.substr(i_ + n, 4) == "[@]}") {
+        w.parts.push_back({WordPart::Kind::array, name, quoted});
+        advance(n + 4);
+        return;
+      }
+    }
+    fail("a '$' that starts no variable ($NAME, ${NAME} or ${NAME[@]}); a shell would expand it",
+         "write \\$ (or put it in single quotes) for a literal dollar sign");
+  }
+
+  void single_quoted(CommandWord& w) {
+    advance();  // the opening quote
+    const std::size_t open_line = line_, open_col = col_ - 1;
+    std::size_t from = i_;
+    while (i_ < s_.size() && s_[i_] != '\'') {
+      if (s_[i_] == '\n') fail("a line break inside quotes", "a flag value is one line: remove the line break");
+      check_char(s_[i_]);
+      advance();
+    }
+    if (i_ >= s_.size())
+      throw InputError(fmt::format("{}: line {}, column {}", where_, open_line, open_col), "a quote (') never closed",
+                       "close it");
+    add_text(w, s_.substr(from, i_ - from), true);
+    advance();
+  }
+
+  void double_quoted(CommandWord& w) {
+    advance();
+    const std::size_t open_line = line_, open_col = col_ - 1;
+    while (i_ < s_.size() && s_[i_] != '"') {
+      const char c = s_[i_];
+      if (c == '\\' && peek(1) == '\n') {
+        advance(2);
+      } else if (c == '\\' && (peek(1) == '$' || peek(1) == '`' || peek(1) == '"' || peek(1) == '\\')) {
+        add_text(w, s_.substr(i_ + 1, 1), true);
+        advance(2);
+      } else if (c == '$') {
+        variable(w, true);
+      } else if (c == '`') {
+        fail("a backtick would run a command (command substitution)", "write the value itself");
+      } else if (c == '\n') {
+        fail("a line break inside quotes", "a flag value is one line: remove the line break");
+      } else {
+        check_char(c);
+        add_text(w, s_.substr(i_, 1), true);
+        advance();
+      }
+    }
+    if (i_ >= s_.size())
+      throw InputError(fmt::format("{}: line {}, column {}", where_, open_line, open_col), "a quote (\") never closed",
+                       "close it");
+    advance();
+  }
+
+  void word() {
+    CommandWord w;
+    w.begin = i_;
+    w.line = line_;
+    w.column = col_;
+    while (i_ < s_.size()) {
+      const char c = s_[i_];
+      if (c == ' ' || c == '\t' || c == '\n') break;
+      if (c == '\\') {
+        if (peek(1) == '\n') {
+          advance(2);
+          continue;
+        }
+        if (i_ + 1 >= s_.size()) fail("a backslash at the end of the command", "remove it");
+        check_char(peek(1));
+        const std::size_t len = utf8_len(static_cast<unsigned char>(peek(1)));
+        add_text(w, s_.substr(i_ + 1, len), true);
+        advance(1 + len);
+      } else if (c == '\'') {
+        single_quoted(w);
+      } else if (c == '"') {
+        double_quoted(w);
+      } else if (c == '$') {
+        variable(w, false);
+      } else if (c == '`') {
+        fail("a backtick would run a command (command substitution)", "write the value itself");
+      } else if (c == '<' && s_.substr(i_, kEntryModule.size()) == kEntryModule) {
+        w.parts.push_back({WordPart::Kind::entry_module, std::string(kEntryModule), false});
+        advance(kEntryModule.size());
+      } else if (c == ';' || c == '&' || c == '|' || c == '<' || c == '>' || c == '(' || c == ')') {
+        fail(fmt::format("'{}' is a shell operator, and no shell runs a recipe's command", c),
+             "remove it, or quote it if it belongs to a value");
+      } else if (c == '*' || c == '?' || c == '[' || c == ']' || c == '{' || c == '}') {
+        fail(fmt::format("an unquoted '{}', which a shell would expand (globbing or braces)", c),
+             "quote the word if the character belongs to a value");
+      } else if (c == '~' && i_ == w.begin) {
+        fail("a leading '~', which a shell would expand to a home folder", "write the path in full or as a variable");
+      } else {
+        check_char(c);
+        add_text(w, s_.substr(i_, 1), false);
+        advance();
+      }
+    }
+    w.end = i_;
+    if (words_.size() == kMaxCommandWords)
+      fail(fmt::format("over {} words", kMaxCommandWords),
+           "shorten it: long argument lists belong in the model script (${MODEL_ARGS[@]})");
+    words_.push_back(std::move(w));
+  }
+};
+
+std::string where_of(std::string_view where, const CommandWord& w) {
+  return fmt::format("{}: line {}, column {}", where, w.line, w.column);
+}
+
+}  // namespace
+
+std::optional<std::string> CommandWord::literal() const {
+  std::string out;
+  for (const auto& p : parts) {
+    if (p.kind != WordPart::Kind::literal) return std::nullopt;
+    out += p.text;
+  }
+  return out;
+}
+
+std::vector<CommandWord> split_command(std::string_view command, std::string_view where) {
+  return Splitter(command, where).run();
+}
+
+RenderedCommand render_command(const std::vector<CommandWord>& words, const CommandVariables& vars,
+                               std::string_view where) {
+  RenderedCommand out;
+  bool program_seen = false;
+  auto value_of = [&](const CommandWord& w, const WordPart& p) -> const std::string& {
+    auto it = vars.values.find(p.text);
+    if (it == vars.values.end())
+      throw InputError(where_of(where, w), fmt::format("${} has no value", p.text),
+                       fmt::format("give it: --var {}=VALUE", p.text));
+    return it->second;
+  };
+  for (const auto& w : words) {
+    // NAME=value before the program: the environment (the NAME= part unquoted, as a shell requires).
+    if (!program_seen && !w.parts.empty() && w.parts[0].kind == WordPart::Kind::literal && !w.parts[0].quoted) {
+      const std::string& t = w.parts[0].text;
+      const std::size_t eq = t.find('=');
+      if (eq != std::string::npos && eq > 0 && name_start(t[0]) &&
+          std::all_of(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(eq), name_char)) {
+        std::string value = t.substr(eq + 1);
+        for (std::size_t k = 1; k < w.parts.size(); ++k) {
+          const WordPart& p = w.parts[k];
+          if (p.kind == WordPart::Kind::literal)
+            value += p.text;
+          else if (p.kind == WordPart::Kind::variable)
+            value += value_of(w, p);
+          else
+            throw InputError(
+                where_of(where, w),
+                fmt::format("{} inside the value of {}",
+                            p.kind == WordPart::Kind::array ? "${" + p.text + "[@]}" : p.text, t.substr(0, eq)),
+                "give the variable a plain value");
+        }
+        out.env.emplace_back(t.substr(0, eq), std::move(value));
+        continue;
+      }
+    }
+    program_seen = true;
+    if (w.parts.size() == 1 && w.parts[0].kind == WordPart::Kind::array && !w.parts[0].quoted) {
+      auto it = vars.arrays.find(w.parts[0].text);
+      if (it == vars.arrays.end())
+        throw InputError(where_of(where, w), fmt::format("${{{}[@]}} has no value", w.parts[0].text),
+                         w.parts[0].text == "MODEL_ARGS"
+                             ? "give the framework checkout whose scripts/models/<model>.sh sets it"
+                             : "only ${MODEL_ARGS[@]} is an array a recipe may use");
+      out.argv.insert(out.argv.end(), it->second.begin(), it->second.end());
+      continue;
+    }
+    if (w.parts.size() == 1 && w.parts[0].kind == WordPart::Kind::entry_module) {
+      if (!vars.entry_module)
+        throw InputError(where_of(where, w), "<slime entry module> has no value",
+                         "give what it stands for: the training image's slime entry point, e.g. train.py");
+      out.argv.push_back(*vars.entry_module);
+      continue;
+    }
+    std::string arg;
+    for (const auto& p : w.parts) {
+      switch (p.kind) {
+        case WordPart::Kind::literal:
+          arg += p.text;
+          break;
+        case WordPart::Kind::variable:
+          arg += value_of(w, p);
+          break;
+        case WordPart::Kind::array:
+          throw InputError(where_of(where, w), fmt::format("${{{}[@]}} inside a word or quotes", p.text),
+                           "write it as a word of its own, unquoted");
+        case WordPart::Kind::entry_module:
+          throw InputError(where_of(where, w), "<slime entry module> inside a word", "write it as a word of its own");
+      }
+    }
+    out.argv.push_back(std::move(arg));
+  }
+  if (out.argv.empty())
+    throw InputError(std::string(where), "the command has no program to run", "give the training command");
+  return out;
+}
+
+std::vector<std::string> command_variable_names(const std::vector<CommandWord>& words) {
+  std::vector<std::string> out;
+  for (const auto& w : words)
+    for (const auto& p : w.parts) {
+      if (p.kind == WordPart::Kind::literal) continue;
+      std::string name = p.kind == WordPart::Kind::entry_module ? std::string(kEntryModule) : p.text;
+      if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(std::move(name));
+    }
+  return out;
+}
+
+}  // namespace openrecipes::layout

@@ -1,0 +1,72 @@
+// A recipe's command as words, without a shell (DESIGN.md "Untrusted input": commands run as argument vectors), and
+// its rendering with the protocol's variables (PROTOCOL.md "Running a recipe", SPEC §6): $HF_CKPT, $TORCH_DIST,
+// $SFT_DATA, `<slime entry module>`, ${MODEL_ARGS[@]}, and whatever else a recipe names with a value given.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace openrecipes::layout {
+
+/// A piece of a word: literal text, a variable ($NAME or ${NAME}), an array (${NAME[@]}), or the placeholder
+/// `<slime entry module>` (the training image's slime entry point).
+struct WordPart {
+  enum class Kind : unsigned char { literal, variable, array, entry_module };
+  Kind kind = Kind::literal;
+  std::string text;     ///< the literal text (quotes removed), or the variable's name
+  bool quoted = false;  ///< inside '...' or "..."
+};
+
+/// One word of a command, as a POSIX shell splits it before any expansion.
+struct CommandWord {
+  std::vector<WordPart> parts;
+  std::size_t begin = 0, end = 0;  ///< byte span [begin, end) in the command text, quotes included
+  std::size_t line = 1, column = 1;
+  /// The word when it holds no variable (the text a shell would pass), else nullopt.
+  std::optional<std::string> literal() const;
+};
+
+/// Limits on a command (it comes from a stranger's recipe).
+inline constexpr std::size_t kMaxCommandBytes = 64 * 1024;
+inline constexpr std::size_t kMaxCommandWords = 4096;
+
+/// Splits `command` into words the way a POSIX shell does before expansion: blanks separate words; a backslash
+/// before a line break joins the lines; '...' is literal; in "..." a backslash escapes only $ ` " \ and a line break;
+/// outside quotes a backslash escapes the next character; $NAME, ${NAME} and ${NAME[@]} are variables (not in '...');
+/// the exact text `<slime entry module>` is the entry-point placeholder. Everything a shell would do more is refused,
+/// since no shell ever runs it: the operators ; & | < > ( ), backticks and $( ), a line break not escaped (a command is
+/// one command), a comment, unquoted glob or brace characters (* ? [ ] { }) and a leading ~, control characters,
+/// an unterminated quote, a '$' not starting a variable, more than kMaxCommandBytes or kMaxCommandWords. Throws
+/// InputError "<where>: line L, column C: ..." with the fix.
+std::vector<CommandWord> split_command(std::string_view command, std::string_view where);
+
+/// What the variables of a command stand for.
+struct CommandVariables {
+  std::map<std::string, std::string> values;               ///< NAME -> value ($NAME, ${NAME})
+  std::map<std::string, std::vector<std::string>> arrays;  ///< NAME -> words (${NAME[@]})
+  std::optional<std::string> entry_module;                 ///< what `<slime entry module>` stands for
+};
+
+/// A rendered command: leading NAME=value words become the environment, the rest the argument vector.
+struct RenderedCommand {
+  std::vector<std::pair<std::string, std::string>> env;
+  std::vector<std::string> argv;
+};
+
+/// Substitutes every variable: a value becomes part of its word (never split, never re-read as syntax); an array
+/// must be a whole unquoted word and becomes its words; `<slime entry module>` a word of its own. Leading words of
+/// the form NAME=value (before the program) are the environment. Throws InputError (naming `where`, the variable,
+/// its line and column, and the fix) for a variable with no value, an array used inside a word or as a value,
+/// `<slime entry module>` with none given, and a command with no program.
+RenderedCommand render_command(const std::vector<CommandWord>& words, const CommandVariables& vars,
+                               std::string_view where);
+
+/// The names of the variables `words` use ($NAME and arrays; `<slime entry module>` as "<slime entry module>"), each
+/// once, in order of first use.
+std::vector<std::string> command_variable_names(const std::vector<CommandWord>& words);
+
+}  // namespace openrecipes::layout
