@@ -1,0 +1,126 @@
+// `openrecipes relayout <recipe> --gpus G [--row-length L]`: the recipe's layout on G GPUs (SPEC §6), each rule it
+// breaks with the nearest GPU counts that fit, and the command with the framework's flags rewritten.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "cli/command.h"
+#include "core/error.h"
+#include "layout/relayout.h"
+#include "registry/recipe.h"
+
+namespace openrecipes::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct RelayoutOptions {
+  std::string recipe;
+  std::int64_t gpus = 0;
+  std::int64_t gpus_per_node = 8;
+  std::optional<std::int64_t> row_length, tp, pp, cp, ep, etp;
+  bool json = false;
+};
+
+std::string sizes(const layout::Layout& l) {
+  return fmt::format("TP {} · PP {} · CP {} · EP {} · ETP {} · DP {}", l.tp, l.pp, l.cp, l.ep, l.etp, l.dp);
+}
+
+std::string count_or_none(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "none"; }
+
+nlohmann::ordered_json layout_json(const layout::Layout& l) {
+  nlohmann::ordered_json j{{"tp", l.tp}, {"pp", l.pp}, {"cp", l.cp}, {"ep", l.ep}, {"etp", l.etp}, {"dp", l.dp}};
+  j["max_tokens_per_gpu"] = l.max_tokens_per_gpu ? nlohmann::ordered_json(*l.max_tokens_per_gpu) : nullptr;
+  return j;
+}
+
+int run(const RelayoutOptions& o) {
+  fs::path p(o.recipe);
+  const auto recipe = registry::load_recipe(p.filename() == "recipe.yaml" ? p.parent_path() : p);
+  layout::RelayoutRequest q;
+  q.layout = recipe.layout;
+  q.global_batch = recipe.workload.global_batch;
+  q.row_length = recipe.workload.row_length;
+  q.launch = recipe.stack.framework == "megatron-lm" ? layout::Launch::megatron : layout::Launch::slime;
+  q.gpus = o.gpus;
+  q.gpus_per_node = o.gpus_per_node;
+  q.new_row_length = o.row_length;
+  q.tp = o.tp, q.pp = o.pp, q.cp = o.cp, q.ep = o.ep, q.etp = o.etp;
+  const auto r = layout::relayout(q, recipe.command, recipe.file.string() + ": command");
+  const bool fits = r.violations.empty();
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["recipe"] = recipe.id;
+    j["framework"] = recipe.stack.framework;
+    j["from"] = {
+        {"gpus", recipe.gpus}, {"row_length", recipe.workload.row_length}, {"layout", layout_json(recipe.layout)}};
+    j["to"] = {{"gpus", r.gpus},
+               {"nodes", r.nodes},
+               {"gpus_per_node", r.gpus <= r.gpus_per_node ? r.gpus : r.gpus_per_node},
+               {"row_length", r.row_length},
+               {"layout", layout_json(r.layout)}};
+    j["fits"] = fits;
+    auto v = nlohmann::ordered_json::array();
+    for (const auto& x : r.violations) v.push_back({{"what", x.what}, {"fix", x.fix}});
+    j["violations"] = std::move(v);
+    j["nearest_below"] = r.nearest_below ? nlohmann::ordered_json(*r.nearest_below) : nullptr;
+    j["nearest_above"] = r.nearest_above ? nlohmann::ordered_json(*r.nearest_above) : nullptr;
+    auto c = nlohmann::ordered_json::array();
+    for (const auto& x : r.changes) c.push_back({{"flag", x.flag}, {"from", x.from}, {"to", x.to}});
+    j["changes"] = std::move(c);
+    j["notes"] = r.notes;
+    j["command"] = fits ? nlohmann::ordered_json(r.command) : nullptr;
+    j["remeasure"] = true;
+    j["convergence_rerun"] = r.convergence_rerun;
+    j["why"] = r.why;
+    std::cout << j.dump(2) << "\n";
+    return fits ? 0 : static_cast<int>(ExitCode::check_failed);
+  }
+  std::cout << fmt::format("relayout {} ({}): {} -> {} GPUs", recipe.id, recipe.stack.framework, recipe.gpus, r.gpus);
+  if (r.row_length != recipe.workload.row_length)
+    std::cout << fmt::format(", rows of {} -> {} tokens", recipe.workload.row_length, r.row_length);
+  std::cout << "\n";
+  std::cout << fmt::format("  from    {}\n", sizes(recipe.layout));
+  if (!fits) {
+    std::cout << fmt::format("  does not fit on {} GPUs:\n", r.gpus);
+    for (const auto& x : r.violations)
+      std::cout << "    - " << x.what << (x.fix.empty() ? "" : " (fix: " + x.fix + ")") << "\n";
+    std::cout << fmt::format("  nearest GPU counts that fit: {} below, {} above\n", count_or_none(r.nearest_below),
+                             count_or_none(r.nearest_above));
+    return static_cast<int>(ExitCode::check_failed);
+  }
+  std::cout << fmt::format("  to      {}   ({} node{} x {} GPUs)\n", sizes(r.layout), r.nodes, r.nodes == 1 ? "" : "s",
+                           r.gpus <= r.gpus_per_node ? r.gpus : r.gpus_per_node);
+  for (const auto& x : r.changes)
+    std::cout << fmt::format("  changed {} {} -> {}\n", x.flag, x.from.empty() ? "(absent)" : x.from, x.to);
+  for (const auto& n : r.notes) std::cout << "  note    " << n << "\n";
+  std::cout << "  then    " << r.why << "\n\n" << r.command;
+  if (!r.command.empty() && r.command.back() != '\n') std::cout << "\n";
+  return 0;
+}
+
+const bool registered = register_command(
+    {"relayout", "A recipe's layout on another GPU count or row length, and its rewritten command (SPEC §6)",
+     [](CLI::App& app) {
+       auto o = std::make_shared<RelayoutOptions>();
+       app.add_option("recipe", o->recipe, "the recipe's folder or recipe.yaml")->required();
+       app.add_option("--gpus", o->gpus, "G, the GPUs to run on")->required();
+       app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs of one node on the target cluster (default 8)");
+       app.add_option("--row-length", o->row_length, "L', a new row length (the rows change: convergence re-run)");
+       app.add_option("--tp", o->tp, "a new tensor-parallel size");
+       app.add_option("--pp", o->pp, "a new pipeline-parallel size");
+       app.add_option("--cp", o->cp, "a new context-parallel size");
+       app.add_option("--ep", o->ep, "a new expert-parallel size");
+       app.add_option("--etp", o->etp, "a new expert-tensor-parallel size");
+       app.add_flag("--json", o->json, "JSON output");
+       app.footer(
+           "Exit codes: 0 the layout fits (the command is printed); 1 it does not (each broken rule and the "
+           "nearest GPU counts that fit); 2 bad input.");
+       return [o]() { return run(*o); };
+     }});
+
+}  // namespace
+}  // namespace openrecipes::cli

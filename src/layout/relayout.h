@@ -1,0 +1,61 @@
+// Relayout (SPEC §6, PROTOCOL.md "Running a recipe"): a recipe's layout moved to G GPUs (DP changes; TP, PP, CP, EP,
+// ETP stay unless given) or to a new row length L', every rule it then breaks, the nearest GPU counts that work, and
+// the recipe's command with the framework's own flags rewritten. Knows numbers and command text, not recipe files.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "layout/layout.h"
+
+namespace openrecipes::layout {
+
+/// How the command names the GPUs: Megatron-LM under torchrun, or slime / miles under Ray.
+enum class Launch : unsigned char { megatron, slime };
+
+/// What to move and where.
+struct RelayoutRequest {
+  Layout layout;                  ///< the recipe's layout (its DP is replaced)
+  std::int64_t global_batch = 1;  ///< rows per step (128 for the standard workload)
+  std::int64_t row_length = 1;    ///< the recipe's L
+  Launch launch = Launch::megatron;
+  std::int64_t gpus = 1;                            ///< G
+  std::int64_t gpus_per_node = 8;                   ///< GPUs of one node on the target cluster
+  std::optional<std::int64_t> new_row_length;       ///< L', when the rows change
+  std::optional<std::int64_t> tp, pp, cp, ep, etp;  ///< new sizes, when asked
+};
+
+/// One flag of the command and what relayout did to it.
+struct FlagChange {
+  std::string flag;      ///< e.g. "--nproc-per-node", or "AUTOTUNE_SEQ_LEN" for the environment
+  std::string from, to;  ///< "" for "absent" / "removed"
+};
+
+struct RelayoutResult {
+  Layout layout;  ///< the new layout (DP = G / (TP × PP × CP) when that is whole)
+  std::int64_t gpus = 0, nodes = 0, gpus_per_node = 0, row_length = 0;
+  std::vector<Violation> violations;  ///< every rule broken; empty: the relayout fits
+  /// The nearest GPU counts below and above G at which the new layout fits (same TP, PP, CP, EP, ETP, row length and
+  /// node size); nullopt where none does (a rule that no GPU count fixes is broken, or none exists in range).
+  std::optional<std::int64_t> nearest_below, nearest_above;
+  std::string command;              ///< the recipe's command with the flags rewritten (when it fits)
+  std::vector<FlagChange> changes;  ///< what changed in it, in order
+  std::vector<std::string> notes;   ///< flags given as variables, which relayout cannot rewrite
+  bool convergence_rerun = false;   ///< a change beyond layout and packing (a new row length): re-run the check
+  std::string why;                  ///< what must be re-done, in one sentence
+};
+
+/// The rules a layout on `gpus` GPUs breaks, in order: whole replicas (G divides by TP × PP × CP), the global batch
+/// divides by DP, G / PP a multiple of EP × ETP, whole nodes (G ≤ gpus_per_node or a multiple of it), Megatron's
+/// micro-batch rule (global batch divides by DP × micro-batch, Megatron-LM launches only), and slime's
+/// max_tokens_per_gpu × CP ≥ L. The first, second and third are `violations` (layout.h) when DP is whole.
+std::vector<Violation> relayout_violations(const Layout& l, std::int64_t gpus, std::int64_t gpus_per_node,
+                                           std::int64_t global_batch, std::int64_t row_length, Launch launch);
+
+/// Relayouts `command` (the recipe's, as text) per `r`. Throws InputError (from split_command, naming `where`) for
+/// a command that is not plain words, and for sizes below 1.
+RelayoutResult relayout(const RelayoutRequest& r, const std::string& command, const std::string& where);
+
+}  // namespace openrecipes::layout
