@@ -30,8 +30,11 @@ MAX_MANIFEST_BYTES = 16 << 20
 PARQUET_FIX = "give a rows.parquet written by `openrecipes rows build` (one column input_ids: list<int32>)"
 DAMAGED_FIX = "the file is damaged or incomplete: build the rows again (openrecipes rows build)"
 EXPORT_FIX = "export the rows again: openrecipes rows export rows.parquet --format megatron -o PREFIX"
-# Megatron-LM's DType codes (megatron/core/datasets/indexed_dataset.py); the export writes 4 (int32).
-MEGATRON_DTYPES = {1: np.uint8, 2: np.int8, 3: np.int16, 4: np.int32, 5: np.int64, 8: np.uint16}
+# Megatron-LM's DType codes (megatron/core/datasets/indexed_dataset.py) read here: 4 (int32, what the export writes)
+# and 8 (uint16, Megatron's own choice for small vocabularies). Both hold every id exactly as int32; the narrower and
+# wider codes would not (a cast would change ids silently), so they are refused.
+MEGATRON_DTYPES = {4: np.int32, 8: np.uint16}
+INDEX_CHUNK = 1 << 20  # index entries checked at a time (a hostile count never becomes one allocation)
 MEGATRON_MAGIC = b"MMIDIDX\x00\x00"
 
 
@@ -65,10 +68,16 @@ def read_manifest(rows_path):
                                  "rows.parquet)"))
     try:
         m = json.loads(text.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+    except (UnicodeDecodeError, ValueError) as e:  # JSONDecodeError, and Python's limit on an integer's digits
         raise RowsError(path, f"not a JSON manifest: {e}", "build the rows again (openrecipes rows build)") from None
+    except RecursionError:
+        raise RowsError(path, "not a manifest: the JSON nests too deeply",
+                        "build the rows again (openrecipes rows build)") from None
     if not isinstance(m, dict):
         raise RowsError(path, "the manifest is not a JSON object", "build the rows again (openrecipes rows build)")
+    if m.get("format_version") != 1 or isinstance(m.get("format_version"), bool):
+        raise RowsError(path, f"format_version {m.get('format_version')!r}, this reader knows 1",
+                        "build the rows again with this checkout's openrecipes")
     for key in ("row_length", "rows_written"):
         if not isinstance(m.get(key), int) or isinstance(m.get(key), bool) or m[key] < 0:
             raise RowsError(path, f"'{key}' is missing or not a non-negative integer",
@@ -208,13 +217,13 @@ class MegatronRows:
                 if version != 1:
                     raise RowsError(idx, f"index version {version}, expected 1", EXPORT_FIX)
                 if code not in MEGATRON_DTYPES:
-                    raise RowsError(idx, f"dtype code {code} is not an integer token type", EXPORT_FIX)
+                    raise RowsError(idx, f"dtype code {code}: token ids must be int32 (code 4) or uint16 (code 8)",
+                                    EXPORT_FIX)
                 size = os.fstat(f.fileno()).st_size
                 if size != 34 + n * 4 + n * 8 + docs * 8:
                     raise RowsError(idx, f"the index has {size} bytes, {n} sequences and {docs} document entries "
                                     f"need {34 + n * 12 + docs * 8}", EXPORT_FIX)
-                lengths = np.fromfile(f, dtype="<i4", count=n)
-                pointers = np.fromfile(f, dtype="<i8", count=n)
+                first = np.fromfile(f, dtype="<i4", count=1)
         except FileNotFoundError as e:
             raise RowsError(e.filename, "file not found",
                             "give the rows.parquet, or a Megatron export's PREFIX.bin with its PREFIX.idx") from None
@@ -223,22 +232,13 @@ class MegatronRows:
         dtype = np.dtype(MEGATRON_DTYPES[code]).newbyteorder("<")
         self.row_count = int(n)
         if n and row_length == 0:
-            row_length = int(lengths[0])
+            row_length = int(first[0])
         self.row_length = row_length
-        if n:
-            bad = np.flatnonzero(lengths != row_length)
-            if bad.size:
-                r = int(bad[0])
-                raise RowsError(f"{idx}: row {r}",
-                                f"row has {int(lengths[r])} ids, expected {row_length} (every row has length L)",
-                                EXPORT_FIX)
-            if row_length == 0 or row_length > MAX_ROW_LENGTH:
-                raise RowsError(idx, f"row length {row_length} is outside 1..{MAX_ROW_LENGTH}", EXPORT_FIX)
-            want = np.arange(n, dtype=np.int64) * (row_length * dtype.itemsize)
-            if not np.array_equal(pointers, want):
-                r = int(np.flatnonzero(pointers != want)[0])
-                raise RowsError(f"{idx}: row {r}", f"sequence pointer {int(pointers[r])}, expected {int(want[r])} "
-                                "(rows stored back to back)", EXPORT_FIX)
+        if n and not 0 < row_length <= MAX_ROW_LENGTH:
+            raise RowsError(idx, f"row length {row_length} is outside 1..{MAX_ROW_LENGTH}", EXPORT_FIX)
+        if n and int(first[0]) != row_length:
+            raise RowsError(f"{idx}: row 0", f"row has {int(first[0])} ids, expected {row_length} (every row has "
+                            "length L)", "give rows of the recipe's row length")
         need = self.row_count * row_length * dtype.itemsize
         try:
             have = os.path.getsize(self.path)
@@ -247,8 +247,29 @@ class MegatronRows:
         if have != need:
             raise RowsError(self.path, f"the file has {have} bytes, but {self.row_count} rows of {row_length} ids "
                             f"need {need} (truncated or from another export)", EXPORT_FIX)
+        self._check_index(idx, row_length, dtype.itemsize)
         self._ids = (np.memmap(self.path, dtype=dtype, mode="r", shape=(self.row_count, row_length))
                      if need else np.empty((0, row_length), dtype=dtype))
+
+    def _check_index(self, idx, row_length, itemsize):
+        """Every sequence length L and every pointer i·L·itemsize, read INDEX_CHUNK entries at a time."""
+        n = self.row_count
+        with open(idx, "rb") as f:
+            for part, dtype, what in ((34, "<i4", "length"), (34 + 4 * n, "<i8", "pointer")):
+                for start in range(0, n, INDEX_CHUNK):
+                    count = min(INDEX_CHUNK, n - start)
+                    f.seek(part + start * np.dtype(dtype).itemsize)
+                    got = np.fromfile(f, dtype=dtype, count=count)
+                    want = (np.full(count, row_length, dtype=np.int64) if what == "length"
+                            else np.arange(start, start + count, dtype=np.int64) * (row_length * itemsize))
+                    bad = np.flatnonzero(got != want)
+                    if bad.size:
+                        r = start + int(bad[0])
+                        if what == "length":
+                            raise RowsError(f"{idx}: row {r}", f"row has {int(got[bad[0]])} ids, expected "
+                                            f"{row_length} (every row has length L)", EXPORT_FIX)
+                        raise RowsError(f"{idx}: row {r}", f"sequence pointer {int(got[bad[0]])}, expected "
+                                        f"{int(want[bad[0]])} (rows stored back to back)", EXPORT_FIX)
 
     def read(self, start, stop):
         """Rows [start, stop) as an int32 array of shape (stop - start, L); 0 <= start <= stop <= row_count."""

@@ -23,6 +23,7 @@ row range it served. Any mismatch stops the run with a `RowsError` that names th
 """
 
 import logging
+import numbers
 import os
 import threading
 
@@ -49,10 +50,10 @@ def _rows_for(args):
     if rows is not None:
         return rows
     manifest = read_manifest(path)
-    rows = open_rows(path, manifest["row_length"])
+    rows = open_rows(path)
     where = manifest_path_for(path)
     if rows.row_count > 0 and rows.row_length != manifest["row_length"]:
-        raise RowsError(path, f"rows of {rows.row_length} ids, the manifest {where} says L = "
+        raise RowsError(path, f"rows of {rows.row_length} ids, but the manifest {where} says L = "
                         f"{manifest['row_length']}", "keep each rows file with the manifest of its own build")
     if rows.row_length < 2:
         raise RowsError(path, f"rows of L = {rows.row_length}: nothing to predict",
@@ -61,7 +62,8 @@ def _rows_for(args):
         raise RowsError(path, f"{rows.row_count} rows, the manifest {where} says {manifest['rows_written']} were "
                         "written", "keep each rows file with the manifest of its own build (or build the rows again)")
     _check_recorded_sha256(path, rows)
-    logger.info("pretokenized_sft_rollout: serving %s: %d rows of L = %d (manifest %s, rows_sha256 %s)", path,
+    logger.info("pretokenized_sft_rollout: serving %s: %d rows of L = %d (manifest %s, which records rows_sha256 %s)",
+                path,
                 rows.row_count, rows.row_length, where, manifest["rows_sha256"])
     _opened[path] = rows
     return rows
@@ -71,13 +73,16 @@ def _check_recorded_sha256(path, rows):
     """With OPENRECIPES_ROWS_SHA256 (and OPENRECIPES_ROWS_COUNT, the recipe's rows.count) set, the first R rows must
     hash to it (SPEC §1.8). Raises RowsError."""
     expected = os.environ.get("OPENRECIPES_ROWS_SHA256", "").strip().lower()
+    count_text = os.environ.get("OPENRECIPES_ROWS_COUNT", "").strip()
     if not expected:
+        if count_text:
+            raise RowsError("OPENRECIPES_ROWS_COUNT", "is set, but OPENRECIPES_ROWS_SHA256 is not",
+                            "set both from the recipe's rows (count and sha256), or neither")
         return
     if not is_sha256_hex(expected):
         raise RowsError("OPENRECIPES_ROWS_SHA256", f"'{expected}' is not a SHA-256 (64 hex characters)",
                         "copy rows.sha256 from the recipe")
-    count_text = os.environ.get("OPENRECIPES_ROWS_COUNT", "").strip()
-    if not count_text.isdigit() or int(count_text) == 0:
+    if not (count_text.isascii() and count_text.isdigit() and len(count_text) <= 19) or int(count_text) == 0:
         raise RowsError("OPENRECIPES_ROWS_COUNT", f"'{count_text}' is not a positive row count",
                         "set it to the recipe's rows.count, next to OPENRECIPES_ROWS_SHA256")
     count = int(count_text)
@@ -93,6 +98,11 @@ def _check_recorded_sha256(path, rows):
     logger.info("pretokenized_sft_rollout: the first %d rows of %s match rows_sha256 %s", count, path, expected)
 
 
+def _whole(v):
+    """v as an int when it is a whole number (int, numpy integer), else None (bool, float and str are not)."""
+    return int(v) if isinstance(v, numbers.Integral) and not isinstance(v, bool) else None
+
+
 def _check_args(args, evaluation):
     """The run settings the plugin needs (one step per rollout, one sample per row). Returns B. Raises RowsError."""
     if evaluation:
@@ -102,18 +112,19 @@ def _check_args(args, evaluation):
         raise RowsError("--disable-rollout-global-dataset", "the rollout global dataset is on",
                         "pass --disable-rollout-global-dataset: otherwise slime and miles load --prompt-data as a "
                         "prompt dataset, which rows are not")
-    b = getattr(args, "rollout_batch_size", None)
-    gbs = getattr(args, "global_batch_size", None)
-    if not isinstance(b, int) or b <= 0:
-        raise RowsError("--rollout-batch-size", f"'{b}' is not a positive row count", "pass --rollout-batch-size 128")
+    b = _whole(getattr(args, "rollout_batch_size", None))
+    gbs = _whole(getattr(args, "global_batch_size", None))
+    if b is None or b <= 0:
+        raise RowsError("--rollout-batch-size", f"{getattr(args, 'rollout_batch_size', None)!r} is not a positive "
+                        "row count", "pass --rollout-batch-size 128")
     if b != gbs:
         raise RowsError("--rollout-batch-size",
                         f"rollout batch size {b} differs from global batch size {gbs}: a rollout would not be one "
                         "step, and step i would not read rows [i·B, (i+1)·B)",
                         "pass the same value to both, e.g. --rollout-batch-size 128 --global-batch-size 128")
     n = getattr(args, "n_samples_per_prompt", 1)
-    if n != 1:
-        raise RowsError("--n-samples-per-prompt", f"{n} samples per prompt would train each row {n} times",
+    if _whole(n) != 1:
+        raise RowsError("--n-samples-per-prompt", f"{n!r} samples per prompt: each row must be one sample",
                         "leave --n-samples-per-prompt at 1")
     return b
 
@@ -130,16 +141,18 @@ def generate_rollout(args, rollout_id, data_source, evaluation=False):
     b = _check_args(args, evaluation)
     with _lock:
         rows = _rows_for(args)
-        if not isinstance(rollout_id, int) or rollout_id < 0:
+        step = _whole(rollout_id)
+        if step is None or step < 0:
             raise RowsError("generate_rollout", f"rollout id {rollout_id!r} is not a step number",
                             "start the run at rollout 0: pass --ref-load $TORCH_DIST with a fresh --load/--save "
                             "folder, or --start-rollout-id 0")
-        start, stop = rollout_id * b, (rollout_id + 1) * b
+        start, stop = step * b, (step + 1) * b
         if stop > rows.row_count:
             full = rows.row_count // b
+            served = f"rollouts 0..{full - 1}" if full else "not one full batch"
             raise RowsError(str(args.prompt_data),
-                            f"rollout {rollout_id} needs rows [{start}, {stop}), the file has {rows.row_count} rows "
-                            f"({full} full batches of {b}: rollouts 0..{full - 1})",
+                            f"rollout {step} needs rows [{start}, {stop}), the file has {rows.row_count} rows "
+                            f"({full} full batches of {b}: {served})",
                             "build more rows (openrecipes rows build --rows R with R >= num_rollout x "
                             "rollout_batch_size), or pass a smaller --num-rollout")
         ids = rows.read(start, stop)
@@ -163,6 +176,6 @@ def generate_rollout(args, rollout_id, data_source, evaluation=False):
         sample.loss_mask = [1] * (length - 1)
         sample.reward = 0
         sample.status = type(sample).Status.COMPLETED
-    logger.info("pretokenized_sft_rollout: rollout %d served rows [%d, %d) of %s", rollout_id, start, stop,
+    logger.info("pretokenized_sft_rollout: rollout %d served rows [%d, %d) of %s", step, start, stop,
                 args.prompt_data)
     return groups

@@ -4,11 +4,12 @@
     python3 data/verify_rows.py <rows.parquet | PREFIX.bin> --recipe <recipe.yaml | recipe folder>
     python3 data/verify_rows.py <rows.parquet | PREFIX.bin> --rows R --sha256 HEX
 
-The same verdict and message as `openrecipes rows verify`, so the two implementations check each other: the first R
-rows' ids as little-endian int32, row-major, hashed with SHA-256, against the recipe's `workload.rows` {count,
+The same verdict and message as `openrecipes rows verify`, so the two implementations check each other: the first
+R rows' ids as little-endian int32, row-major, hashed with SHA-256, against the recipe's `workload.rows` {count,
 sha256} (every row of the recipe's `workload.row_length`). rows.parquet is read with pyarrow; without pyarrow, give
-the Megatron export (`openrecipes rows export rows.parquet --format megatron -o rows`, read with numpy). The recipe
-is read with PyYAML's safe loader.
+the Megatron export (`openrecipes rows export rows.parquet --format megatron -o rows`, read with numpy). Of a recipe
+only the workload is read (PyYAML's BaseLoader, numbers read as openrecipes reads them); openrecipes checks the whole
+recipe, so for a recipe it refuses over another field the two messages differ.
 
 Exit codes as openrecipes': 0 the rows match, 1 they differ, 2 bad input or usage (the message names the file and
 the fix).
@@ -16,6 +17,7 @@ the fix).
 
 import argparse
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -25,16 +27,50 @@ from openrecipes_rows import RowsError, is_sha256_hex, read_bounded, verify  # n
 MAX_RECIPE_BYTES = 4 << 20  # as openrecipes' YAML reader (src/core/yaml.h kMaxYamlBytes)
 
 
+def _loader():
+    """PyYAML's BaseLoader (every scalar a string, as openrecipes' reader sees it: no YAML 1.1 octal, hex, base-60 or
+    underscore integers) that refuses duplicate keys, as openrecipes does."""
+    import yaml
+
+    class Loader(yaml.BaseLoader):
+        def construct_mapping(self, node, deep=False):
+            keys = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if not isinstance(key, str) or key in keys:
+                    raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+                keys.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    return Loader
+
+
+def _int_field(value, where, low, high, fix):
+    """A whole number read as openrecipes reads one (src/core/text.cpp parse_int): the scalar's text, trimmed, an
+    optional sign, decimal digits (leading zeros are decimal), in [low, high]. Raises RowsError."""
+    text = value.strip() if isinstance(value, str) else None
+    if text is None or not re.fullmatch(r"[+-]?[0-9]{1,19}", text):
+        raise RowsError(where, f"expected an integer, got {value!r}", fix)
+    n = int(text)
+    if not low <= n <= high:
+        raise RowsError(where, f"{n} is out of range [{low}, {high}]", fix)
+    return n
+
+
 def recipe_rows(recipe):
-    """(count, sha256, row_length) from a recipe's standard workload. Raises RowsError naming the field."""
+    """(count, sha256, row_length) from a recipe's standard workload, read as openrecipes reads these fields. Raises
+    RowsError naming the field. Only the workload is checked: `openrecipes rows verify --recipe` loads and checks the
+    whole recipe, so for a recipe it refuses the two tools' messages differ."""
     import yaml
 
     path = os.path.join(recipe, "recipe.yaml") if os.path.isdir(recipe) else recipe
     text = read_bounded(path, MAX_RECIPE_BYTES, "recipe")
     try:
-        doc = yaml.safe_load(text.decode("utf-8"))
+        doc = yaml.load(text.decode("utf-8"), Loader=_loader())  # noqa: S506 (BaseLoader builds strings only)
     except (UnicodeDecodeError, yaml.YAMLError) as e:
         raise RowsError(path, f"malformed YAML: {e}", "fix the recipe's YAML") from None
+    except RecursionError:
+        raise RowsError(path, "the YAML nests too deeply", "give the recipe.yaml of a registry recipe") from None
     w = doc.get("workload") if isinstance(doc, dict) else None
     if not isinstance(w, dict):
         raise RowsError(f"{path}: workload", "missing or not a mapping", "see docs/recipe-format.md")
@@ -44,16 +80,13 @@ def recipe_rows(recipe):
     if not isinstance(rows, dict):
         raise RowsError(f"{path}: workload.rows", "missing or not a mapping {count, sha256}",
                         "see docs/recipe-format.md")
-    count, sha, length = rows.get("count"), rows.get("sha256"), w.get("row_length")
-    if not isinstance(count, int) or isinstance(count, bool) or not 1 <= count <= 1 << 40:
-        raise RowsError(f"{path}: workload.rows.count", f"'{count}' is not a row count from 1 to 2^40",
-                        "give the number of rows the recipe's run trained on")
+    count = _int_field(rows.get("count"), f"{path}: workload.rows.count", 1, 1 << 40,
+                       "give the number of rows the recipe's run trained on")
+    sha = rows.get("sha256")
     if not is_sha256_hex(sha):
         raise RowsError(f"{path}: workload.rows.sha256", "expected 64 lowercase hex digits",
                         "copy rows_sha256 from the build's manifest")
-    if not isinstance(length, int) or isinstance(length, bool) or not 1 <= length <= 1 << 24:
-        raise RowsError(f"{path}: workload.row_length", f"'{length}' is not a row length from 1 to 2^24",
-                        "give L, the tokens per row")
+    length = _int_field(w.get("row_length"), f"{path}: workload.row_length", 1, 1 << 24, "give L, the tokens per row")
     return count, sha, length
 
 

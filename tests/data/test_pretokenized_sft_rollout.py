@@ -208,8 +208,65 @@ class PluginTest(unittest.TestCase):
         m["rows_written"], m["row_length"] = 81, 256
         with open(mpath, "w") as f:
             json.dump(m, f)
-        # Every row is then the wrong length for the manifest's L.
-        self.assert_refused(make_args(path), 0, "row 0", "row has 512 ids, expected 256")
+        # The rows are then the wrong length for the manifest's L: the manifest is named, not the export.
+        self.assert_refused(make_args(path), 0, "rows of 512 ids, but the manifest", "says L = 256")
+
+    def test_a_hostile_manifest_is_a_rows_error_not_a_traceback(self):
+        path = self.copy_set()
+        mpath = os.path.join(self.tmp, "rows.manifest.json")
+        for text, needle in (("[" * 100000, "nests too deeply"), ('{"seed": ' + "9" * 5000 + "}", "not a JSON manifest"),
+                             ('{"format_version": 2}', "format_version 2")):
+            with open(mpath, "w") as f:
+                f.write(text)
+            self.plugin = importlib.reload(self.plugin)
+            self.assert_refused(make_args(path), 0, "rows.manifest.json", needle)
+
+    def test_an_export_whose_ids_are_not_int32_or_uint16_is_refused(self):
+        # Code 5 (int64) or 2 (int8) would be cast to int32, changing ids silently.
+        path = self.copy_set()
+        idx = os.path.join(self.tmp, "rows.idx")
+        for code in (5, 2, 1):
+            with open(idx, "r+b") as f:
+                f.seek(17)
+                f.write(bytes([code]))
+            self.plugin = importlib.reload(self.plugin)
+            self.assert_refused(make_args(path), 0, f"dtype code {code}", "int32 (code 4) or uint16 (code 8)")
+
+    def test_a_uint16_export_serves_the_same_rows(self):
+        # Megatron's own choice for a vocabulary under 65,500: the ids are the same, stored in 2 bytes each.
+        want = bin_rows(self.bin)
+        small = want % 60000
+        for n in ("rows.idx", "rows.manifest.json"):
+            shutil.copy(os.path.join(self.dir, n), self.tmp)
+        small.astype("<u2").tofile(os.path.join(self.tmp, "rows.bin"))
+        idx = os.path.join(self.tmp, "rows.idx")
+        with open(idx, "r+b") as f:
+            f.seek(17)
+            f.write(bytes([8]))
+            f.seek(34 + 4 * ROWS)
+            f.write((np.arange(ROWS, dtype="<i8") * ROW_LENGTH * 2).tobytes())
+        got = np.array([s.tokens for s in slime.flatten(self.serve(make_args(os.path.join(self.tmp, "rows.bin")), 1))])
+        np.testing.assert_array_equal(got, small[B:2 * B])
+
+    def test_a_rows_count_without_a_sha256_is_refused(self):
+        os.environ["OPENRECIPES_ROWS_COUNT"] = "64"
+        self.assert_refused(make_args(self.bin), 0, "OPENRECIPES_ROWS_COUNT", "OPENRECIPES_ROWS_SHA256 is not")
+        self.plugin = importlib.reload(self.plugin)
+        os.environ["OPENRECIPES_ROWS_SHA256"] = "0" * 64
+        for bad in ("\u00b2", "\u0668\u0661", "9" * 5000):
+            os.environ["OPENRECIPES_ROWS_COUNT"] = bad.encode().decode("unicode_escape")
+            self.assert_refused(make_args(self.bin), 0, "is not a positive row count")
+
+    def test_settings_of_the_wrong_type_are_named_not_misread(self):
+        self.assert_refused(make_args(self.bin, rollout_batch_size=True), 0, "True is not a positive row count")
+        self.assert_refused(make_args(self.bin, global_batch_size="32"), 0, "differs from global batch size")
+        self.assert_refused(make_args(self.bin, n_samples_per_prompt=1.0), 0, "--n-samples-per-prompt")
+        self.assert_refused(make_args(self.bin), True, "rollout id True is not a step number")
+        self.assert_refused(make_args(self.bin, rollout_batch_size=100, global_batch_size=100), 0,
+                            "not one full batch")
+        # numpy integers are whole numbers (slime's args may carry them).
+        self.assertEqual(len(self.serve(make_args(self.bin, rollout_batch_size=np.int64(B),
+                                                  global_batch_size=np.int64(B)), np.int64(1))), B)
 
     def test_a_truncated_bin_is_refused(self):
         path = self.copy_set()

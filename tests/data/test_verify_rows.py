@@ -147,6 +147,33 @@ class VerifyRowsTest(unittest.TestCase):
         msg = self.assert_agree(self.good, "--rows", "100", "--sha256", self.sha(64), rc=2)
         self.assertIn(f"the file has {ROWS} rows, fewer than the 100 to verify", msg)
 
+    def test_recipe_numbers_are_read_as_openrecipes_reads_them(self):
+        # YAML 1.1 would read 020 as octal 16, 0x40 as 64 and 1:04 as 64; openrecipes reads 020 as twenty and refuses
+        # the others, and takes a quoted "64" as 64. Both tools give the same verdict on each.
+        self.assert_agree(self.good, "--recipe", self.write_recipe(count="020", sha=self.sha(16)), rc=1)
+        self.assert_agree(self.good, "--recipe", self.write_recipe(count="020", sha=self.sha(20)), rc=0)
+        self.assert_agree(self.good, "--recipe", self.write_recipe(count='"64"'), rc=0)
+        for bad in ("0x40", "1:04", "6_4", "true", "64.0"):
+            cc, py = self.both(self.good, "--recipe", self.write_recipe(count=bad))
+            self.assertEqual(py[0], 2, bad)
+            self.assertIn("workload.rows.count", py[1])
+            if cc is not None:
+                self.assertEqual(cc[0], 2, bad)
+
+    def test_a_hostile_recipe_exits_2_without_a_traceback(self):
+        d = os.path.join(self.tmp, "hostile")
+        os.makedirs(d)
+        cases = {"deep.yaml": "a: " + "[" * 50000 + "]" * 50000 + "\n",
+                 "dup.yaml": "workload: {kind: standard}\nworkload: {kind: standard}\n",
+                 "digits.yaml": "workload: {kind: standard, row_length: 512, rows: {count: " + "9" * 5000 + "}}\n"}
+        for name, text in cases.items():
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+            rc, out, err = run_python(os.path.join(self.good, "rows.bin"), "--recipe", os.path.join(d, name))
+            self.assertEqual(rc, 2, name + err)
+            self.assertNotIn("Traceback", err, name)
+            self.assertIn(name, err)
+
     def test_usage_errors_agree(self):
         self.assert_agree(self.good, "--rows", "0", "--sha256", self.sha(1), rc=2)
         self.assert_agree(self.good, "--rows", "abc", "--sha256", self.sha(1), rc=2)
