@@ -165,10 +165,18 @@ void check_tag(const YAML::Node& n, const std::string& name, const std::string& 
                    "!!seq are accepted");
 }
 
+// Nodes check_tree visits at most: far more than any registry file holds (a recipe has a few hundred). Anchors and
+// aliases reuse a node, so nested aliases (a "billion laughs" file) would make the walk exponential without a cap.
+constexpr std::size_t kMaxYamlNodes = std::size_t{1} << 20;
+
 // Walks the tree once after loading: duplicate keys in a map (yaml-cpp keeps the first one silently) and tags.
-void check_tree(const YAML::Node& n, const std::string& name, const std::string& path, int depth) {
+void check_tree(const YAML::Node& n, const std::string& name, const std::string& path, int depth,
+                std::size_t& visited) {
   if (depth > 256)
     throw InputError(fmt::format("{}:{}", name, line_of(n)), "YAML nested deeper than 256 levels", "flatten the file");
+  if (++visited > kMaxYamlNodes)
+    throw InputError(name, fmt::format("the YAML expands to over {} nodes (aliases of aliases?)", kMaxYamlNodes),
+                     "write the values out instead of nesting aliases");
   check_tag(n, name, path);
   if (n.IsMap()) {
     std::vector<std::pair<std::string, YAML::Node>> seen;
@@ -186,11 +194,11 @@ void check_tree(const YAML::Node& n, const std::string& name, const std::string&
                                        line_of(prev_node), line_of(kv.first)),
                            "keep one of them; YAML readers disagree on which one wins");
       seen.emplace_back(k, kv.first);
-      check_tree(kv.second, name, child, depth + 1);
+      check_tree(kv.second, name, child, depth + 1, visited);
     }
   } else if (n.IsSequence()) {
     std::size_t i = 0;
-    for (const auto& item : n) check_tree(item, name, fmt::format("{}[{}]", path, i++), depth + 1);
+    for (const auto& item : n) check_tree(item, name, fmt::format("{}[{}]", path, i++), depth + 1, visited);
   }
 }
 
@@ -207,7 +215,8 @@ YamlField parse_yaml(const std::string& text, const std::string& name) {
     throw InputError(where, "malformed YAML: " + e.msg, "fix the syntax at that position");
   }
   if (!root.IsMap()) throw InputError(name, "expected a YAML map at the top level", "see docs/recipe-format.md");
-  check_tree(root, name, "", 0);
+  std::size_t visited = 0;
+  check_tree(root, name, "", 0, visited);
   return YamlField(file, root, "");
 }
 

@@ -1,5 +1,6 @@
 #include "core/yaml.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/error.h"
@@ -77,5 +78,22 @@ TEST(Yaml, core_schema_tags_are_accepted_and_str_stays_text) {
 }
 
 TEST(Yaml, top_level_must_be_a_map) { EXPECT_THROW(parse_yaml("- 1\n- 2\n", "r.yaml"), InputError); }
+
+// Nested aliases ("billion laughs"): 30 lines that expand to 9^30 nodes are refused at the node cap, at once, instead
+// of walked (the walk had run for over 10 minutes).
+TEST(Yaml, nested_aliases_that_expand_past_the_node_cap_are_refused) {
+  std::string text = "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (int i = 1; i < 30; ++i) {
+    text += fmt::format("a{0}: &a{0} [", i);
+    for (int k = 0; k < 9; ++k) text += fmt::format("{}*a{}", k ? ", " : "", i - 1);
+    text += "]\n";
+  }
+  auto m = message_of([&] { parse_yaml(text, "bomb.yaml"); });
+  EXPECT_NE(m.find("bomb.yaml: the YAML expands to over 1048576 nodes"), std::string::npos) << m;
+  // A plain file of 20,000 nodes is well under the cap.
+  std::string big = "items:\n";
+  for (int i = 0; i < 20000; ++i) big += fmt::format("  - {}\n", i);
+  EXPECT_NO_THROW(parse_yaml(big, "big.yaml"));
+}
 
 }  // namespace openrecipes
