@@ -197,9 +197,10 @@ class ParquetRows:
 
 
 class MegatronRows:
-    """The Megatron-LM export, PREFIX.idx / PREFIX.bin (docs/rows-format.md): the index is checked whole (one
-    sequence per row, every length L, contiguous pointers, a .bin of exactly N · L ids); the ids are a read-only
-    numpy memmap of shape (N, L)."""
+    """The Megatron-LM export, PREFIX.idx / PREFIX.bin (docs/rows-format.md): the header, the file sizes, every
+    sequence length (L) and every pointer (rows back to back) are checked, a chunk at a time, and the .bin must hold
+    exactly N · L ids; the document index is not read (a row is a sequence either way). The ids are a read-only numpy
+    memmap of shape (N, L)."""
 
     def __init__(self, path, row_length=0):
         base = str(path)
