@@ -161,4 +161,88 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   return r;
 }
 
+int run_process_streaming(const std::vector<std::string>& argv, const StreamOptions& options) {
+  if (argv.empty()) throw InputError("run_process_streaming", "no program to run", "pass the program as argv[0]");
+  Pipe out(argv[0]);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const std::vector<std::string> env = environment_with(options.env);
+  std::vector<char*> envp;
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, out.write.fd, 1);
+  posix_spawn_file_actions_adddup2(&fa, out.write.fd, 2);
+  if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, options.cwd.c_str());
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setpgroup(&attr, 0);
+  // The child starts with default dispositions for the signals a launcher catches.
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&defaults, s);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, args[0], &fa, &attr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  out.write.close();
+  if (rc != 0)
+    throw InputError(argv[0], std::string("cannot start: ") + std::strerror(rc),
+                     "install the program or put its folder on PATH");
+  char buf[65536];
+  bool signalled = false, killed = false;
+  timespec stopped_at{0, 0};
+  auto seconds_since = [](const timespec& t) {
+    timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return static_cast<double>(now.tv_sec - t.tv_sec) + static_cast<double>(now.tv_nsec - t.tv_nsec) * 1e-9;
+  };
+  int status = 0;
+  // Reads what is ready (waiting up to `wait_ms`); false at end of file or when nothing came.
+  auto read_some = [&](int wait_ms) {
+    if (out.read.fd < 0) return false;
+    pollfd p{out.read.fd, POLLIN, 0};
+    if (::poll(&p, 1, wait_ms) <= 0) return false;
+    const ssize_t k = ::read(out.read.fd, buf, sizeof buf);
+    if (k > 0) {
+      if (options.on_output) options.on_output(std::string_view(buf, static_cast<std::size_t>(k)));
+      return true;
+    }
+    if (k == 0 || errno != EINTR) out.read.close();
+    return false;
+  };
+  for (;;) {
+    if (options.stop && *options.stop && !signalled) {
+      ::kill(-pid, SIGTERM);
+      signalled = true;
+      clock_gettime(CLOCK_MONOTONIC, &stopped_at);
+    }
+    if (signalled && !killed && seconds_since(stopped_at) > options.grace_s) {
+      ::kill(-pid, SIGKILL);
+      killed = true;
+    }
+    if (out.read.fd >= 0) {
+      read_some(100);
+    } else {
+      const timespec tick{0, 100 * 1000 * 1000};
+      nanosleep(&tick, nullptr);
+    }
+    const pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) return -1;
+  }
+  // The child is gone; a daemon it started (ray start) may hold the pipe open for ever: take what is there now.
+  while (read_some(50)) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 }  // namespace openrecipes

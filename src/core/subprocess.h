@@ -3,7 +3,10 @@
 // and the run launcher all call this one module.
 #pragma once
 
+#include <csignal>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,5 +31,24 @@ struct ProcessOptions {
 /// of its stdin does not kill the caller with SIGPIPE (held back while writing). Throws InputError naming argv[0]
 /// when `argv` is empty or the program cannot start (not found, not executable), with a fix.
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
+
+/// How to run a long child whose output is streamed (a training run): its environment overrides, its working
+/// folder (empty: ours), a callback for every chunk of its output (stdout and stderr through one pipe, in the order
+/// the child wrote them), and a stop flag.
+struct StreamOptions {
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string cwd;
+  std::function<void(std::string_view)> on_output;
+  /// Polled every 100 ms: when it reads non-zero, the child's process group gets SIGTERM once, and SIGKILL when it
+  /// is still there `grace_s` seconds later.
+  const volatile std::sig_atomic_t* stop = nullptr;
+  double grace_s = 30;
+};
+
+/// Runs `argv` (posix_spawnp, no shell) in a process group of its own, stdin from /dev/null, and calls
+/// `on_output` with what it prints until it exits. Returns its exit status (0..255; 128 + N when ended by signal N).
+/// The group is signalled only through `stop` (a terminal's Ctrl-C reaches the caller, which decides). Throws
+/// InputError naming argv[0] when `argv` is empty or the program cannot start.
+int run_process_streaming(const std::vector<std::string>& argv, const StreamOptions& options);
 
 }  // namespace openrecipes

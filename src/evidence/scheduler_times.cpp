@@ -116,7 +116,52 @@ RunTimes parse_sacct_times(std::string_view text, const std::string& file, const
         throw InputError(where, "malformed ExitCode " + quote_for_message(cells[col["ExitCode"]]), fix);
       t.exit_code = static_cast<int>(*v);
     }
+    if (col.count("State")) t.state = std::string(split(trim(cells[col["State"]]), ' ')[0]);
     check_interval(t, where, "Start", "End", fix);
+    found = t;
+  }
+  if (!found) throw InputError(file, "no line for job " + job_id, fix);
+  return *found;
+}
+
+RunTimes parse_scontrol_times(std::string_view text, const std::string& file, const std::string& job_id) {
+  const char* fix = "give the output of: TZ=UTC scontrol show job -o <job>, taken after the job finished";
+  auto lines = lines_of(text);
+  // The value of KEY= in a line of space-separated fields (a value runs to the next space).
+  auto value_of = [](std::string_view line, std::string_view key) -> std::optional<std::string_view> {
+    for (auto word : split(line, ' '))
+      if (word.size() > key.size() && word.substr(0, key.size()) == key && word[key.size()] == '=')
+        return word.substr(key.size() + 1);
+    return std::nullopt;
+  };
+  std::optional<RunTimes> found;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    auto line = trim(lines[i]);
+    if (value_of(line, "JobId") != std::optional<std::string_view>(job_id)) continue;
+    std::string where = fmt::format("{}:{}", file, i + 1);
+    if (found) throw InputError(where, fmt::format("job {} appears twice (also line {})", job_id, found->line), fix);
+    auto time_of = [&](const char* name) {
+      auto v = value_of(line, name);
+      if (!v) throw InputError(where, fmt::format("no {} field", name), fix);
+      const char* why = "";
+      auto t = parse_calendar_time(*v, 'T', &why);
+      if (!t)
+        throw InputError(where, fmt::format("{} {} is {}", name, quote_for_message(*v), why),
+                         "give scontrol output for a finished job (times as YYYY-MM-DDTHH:MM:SS)");
+      return t->seconds;
+    };
+    RunTimes t;
+    t.admitted_s = time_of("StartTime");
+    t.finished_s = time_of("EndTime");
+    t.line = i + 1;
+    auto code = value_of(line, "ExitCode");
+    if (!code) throw InputError(where, "no ExitCode field", fix);
+    auto first = parse_int(split(*code, ':')[0]);
+    if (!first || *first < 0 || *first > 255)
+      throw InputError(where, "malformed ExitCode " + quote_for_message(*code), fix);
+    t.exit_code = static_cast<int>(*first);
+    if (auto st = value_of(line, "JobState")) t.state = std::string(*st);
+    check_interval(t, where, "StartTime", "EndTime", fix);
     found = t;
   }
   if (!found) throw InputError(file, "no line for job " + job_id, fix);

@@ -324,3 +324,91 @@ std::vector<std::string> command_variable_names(const std::vector<CommandWord>& 
 }
 
 }  // namespace openrecipes::layout
+
+namespace openrecipes::layout {
+
+CommandEditor::CommandEditor(const std::string& command, const std::string& where, std::vector<FlagChange>* changes,
+                             std::vector<std::string>* notes)
+    : text_(command), words_(split_command(command, where)), changes_(changes), notes_(notes) {}
+
+void CommandEditor::set(const std::vector<std::string>& spellings, const std::string& value, bool insert_if_absent,
+                        const std::vector<std::string>& anchor) {
+  auto changed = [&](const std::string& flag, const std::string& from) {
+    if (changes_) changes_->push_back({flag, from, value});
+  };
+  for (std::size_t i = 0; i < words_.size(); ++i) {
+    auto lit = words_[i].literal();
+    if (!lit) continue;
+    for (const auto& flag : spellings) {
+      if (*lit == flag) {
+        if (i + 1 >= words_.size()) return;
+        const CommandWord& v = words_[i + 1];
+        auto old = v.literal();
+        if (!old) {
+          if (notes_)
+            notes_->push_back(
+                fmt::format("{} is given as {}: set it to {}", flag, text_.substr(v.begin, v.end - v.begin), value));
+          return;
+        }
+        if (*old != value) {
+          edits_.push_back({v.begin, v.end, value});
+          changed(flag, *old);
+        }
+        return;
+      }
+      if (lit->starts_with(flag + "=")) {
+        std::string old = lit->substr(flag.size() + 1);
+        if (old != value) {
+          edits_.push_back({words_[i].begin, words_[i].end, flag + "=" + value});
+          changed(flag, old);
+        }
+        return;
+      }
+    }
+  }
+  if (!insert_if_absent) return;
+  std::size_t at = text_.find_last_not_of(" \t\n") + 1;
+  if (!anchor.empty())
+    for (std::size_t i = 0; i + 1 < words_.size(); ++i)
+      if (auto lit = words_[i].literal(); lit && std::find(anchor.begin(), anchor.end(), *lit) != anchor.end())
+        at = words_[i + 1].end;
+  edits_.push_back({at, at, " " + spellings.front() + " " + value});
+  changed(spellings.front(), "");
+}
+
+void CommandEditor::set_env(const std::string& name, const std::string& value) {
+  for (const auto& w : words_) {
+    auto lit = w.literal();
+    if (!lit || lit->find('=') == std::string::npos) break;  // past the assignments
+    if (lit->starts_with(name + "=")) {
+      std::string old = lit->substr(name.size() + 1);
+      if (old != value) {
+        edits_.push_back({w.begin, w.end, name + "=" + value});
+        if (changes_) changes_->push_back({name, old, value});
+      }
+      return;
+    }
+  }
+  const std::size_t at = words_.empty() ? 0 : words_.front().begin;
+  edits_.push_back({at, at, name + "=" + value + " "});
+  if (changes_) changes_->push_back({name, "", value});
+}
+
+bool CommandEditor::has(const std::vector<std::string>& spellings) const {
+  for (const auto& w : words_)
+    if (auto lit = w.literal())
+      for (const auto& f : spellings)
+        if (*lit == f || lit->starts_with(f + "=")) return true;
+  return false;
+}
+
+std::string CommandEditor::result() const {
+  // From the back, so earlier spans stay valid; insertions at one place applied last-first keep their order.
+  std::vector<Edit> e(edits_.rbegin(), edits_.rend());
+  std::stable_sort(e.begin(), e.end(), [](const Edit& a, const Edit& b) { return a.begin > b.begin; });
+  std::string out = text_;
+  for (const auto& x : e) out.replace(x.begin, x.end - x.begin, x.text);
+  return out;
+}
+
+}  // namespace openrecipes::layout

@@ -69,4 +69,40 @@ RenderedCommand render_command(const std::vector<CommandWord>& words, const Comm
 /// once, in order of first use.
 std::vector<std::string> command_variable_names(const std::vector<CommandWord>& words);
 
+/// One flag of a command and what an edit did to it.
+struct FlagChange {
+  std::string flag;      ///< e.g. "--nproc-per-node", or "AUTOTUNE_SEQ_LEN" for the environment
+  std::string from, to;  ///< "" for "absent" / "removed"
+};
+
+/// Rewrites flags of a command in place: the rest of its text stays byte for byte (relayout, `run --profile`).
+class CommandEditor {
+ public:
+  /// Splits `command` (split_command; throws its InputError naming `where`). Each change is appended to `changes`,
+  /// and a flag whose value is a variable (which cannot be rewritten) to `notes`; either may be null.
+  CommandEditor(const std::string& command, const std::string& where, std::vector<FlagChange>* changes = nullptr,
+                std::vector<std::string>* notes = nullptr);
+  /// Sets `flag` (any of its spellings, as `--f v` or `--f=v`) to `value`. Absent: inserted after `anchor`'s value
+  /// when given (a flag of the same program), else appended, unless `insert_if_absent` is false.
+  void set(const std::vector<std::string>& spellings, const std::string& value, bool insert_if_absent,
+           const std::vector<std::string>& anchor = {});
+  /// Sets the leading environment assignment NAME=value (inserted before the program when absent).
+  void set_env(const std::string& name, const std::string& value);
+  /// True when any spelling of the flag is present.
+  bool has(const std::vector<std::string>& spellings) const;
+  /// The command with every edit applied.
+  std::string result() const;
+
+ private:
+  struct Edit {
+    std::size_t begin, end;
+    std::string text;
+  };
+  std::string text_;
+  std::vector<CommandWord> words_;
+  std::vector<Edit> edits_;
+  std::vector<FlagChange>* changes_;
+  std::vector<std::string>* notes_;
+};
+
 }  // namespace openrecipes::layout

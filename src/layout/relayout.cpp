@@ -14,102 +14,6 @@ namespace {
 
 constexpr std::int64_t kMaxGpus = 1 << 20;  // search bound for the nearest counts
 
-// An edit of the command text: replace [begin, end) by text.
-struct Edit {
-  std::size_t begin, end;
-  std::string text;
-};
-
-class CommandEditor {
- public:
-  CommandEditor(const std::string& command, const std::string& where)
-      : text_(command), words_(split_command(command, where)) {}
-
-  // Sets `flag` (any of its spellings) to `value`. Absent: inserted after `anchor`'s value when given (a flag of the
-  // same program), else appended, unless `insert_if_absent` is false. Records the change.
-  void set(const std::vector<std::string>& spellings, const std::string& value, bool insert_if_absent,
-           RelayoutResult& r, const std::vector<std::string>& anchor = {}) {
-    for (std::size_t i = 0; i < words_.size(); ++i) {
-      auto lit = words_[i].literal();
-      if (!lit) continue;
-      for (const auto& flag : spellings) {
-        if (*lit == flag) {
-          if (i + 1 >= words_.size()) return;
-          const CommandWord& v = words_[i + 1];
-          auto old = v.literal();
-          if (!old) {
-            r.notes.push_back(
-                fmt::format("{} is given as {}: set it to {}", flag, text_.substr(v.begin, v.end - v.begin), value));
-            return;
-          }
-          if (*old != value) {
-            edits_.push_back({v.begin, v.end, value});
-            r.changes.push_back({flag, *old, value});
-          }
-          return;
-        }
-        if (lit->starts_with(flag + "=")) {
-          std::string old = lit->substr(flag.size() + 1);
-          if (old != value) {
-            edits_.push_back({words_[i].begin, words_[i].end, flag + "=" + value});
-            r.changes.push_back({flag, old, value});
-          }
-          return;
-        }
-      }
-    }
-    if (!insert_if_absent) return;
-    std::size_t at = text_.find_last_not_of(" \t\n") + 1;
-    if (!anchor.empty())
-      for (std::size_t i = 0; i + 1 < words_.size(); ++i)
-        if (auto lit = words_[i].literal(); lit && std::find(anchor.begin(), anchor.end(), *lit) != anchor.end())
-          at = words_[i + 1].end;
-    edits_.push_back({at, at, " " + spellings.front() + " " + value});
-    r.changes.push_back({spellings.front(), "", value});
-  }
-
-  // Sets the leading environment assignment NAME=value (inserted before the program when absent).
-  void set_env(const std::string& name, const std::string& value, RelayoutResult& r) {
-    for (const auto& w : words_) {
-      auto lit = w.literal();
-      if (!lit || lit->find('=') == std::string::npos) break;  // past the assignments
-      if (lit->starts_with(name + "=")) {
-        std::string old = lit->substr(name.size() + 1);
-        if (old != value) {
-          edits_.push_back({w.begin, w.end, name + "=" + value});
-          r.changes.push_back({name, old, value});
-        }
-        return;
-      }
-    }
-    const std::size_t at = words_.empty() ? 0 : words_.front().begin;
-    edits_.push_back({at, at, name + "=" + value + " "});
-    r.changes.push_back({name, "", value});
-  }
-
-  bool has(const std::vector<std::string>& spellings) const {
-    for (const auto& w : words_)
-      if (auto lit = w.literal())
-        for (const auto& f : spellings)
-          if (*lit == f || lit->starts_with(f + "=")) return true;
-    return false;
-  }
-
-  std::string result() const {
-    // From the back, so earlier spans stay valid; insertions at one place applied last-first keep their order.
-    std::vector<Edit> e(edits_.rbegin(), edits_.rend());
-    std::stable_sort(e.begin(), e.end(), [](const Edit& a, const Edit& b) { return a.begin > b.begin; });
-    std::string out = text_;
-    for (const auto& x : e) out.replace(x.begin, x.end - x.begin, x.text);
-    return out;
-  }
-
- private:
-  std::string text_;
-  std::vector<CommandWord> words_;
-  std::vector<Edit> edits_;
-};
-
 std::int64_t nodes_for(std::int64_t gpus, std::int64_t gpus_per_node) {
   return gpus <= gpus_per_node ? 1 : gpus / gpus_per_node;
 }
@@ -175,7 +79,7 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
   const std::int64_t replica = r.layout.tp * r.layout.pp * r.layout.cp;
   r.layout.dp = q.gpus % replica == 0 ? q.gpus / replica : 0;
 
-  CommandEditor cmd(command, where);
+  CommandEditor cmd(command, where, &r.changes, &r.notes);
   // A new row length: slime sizes its packing bins by max_tokens_per_gpu; one row must fit in a bin of CP GPUs.
   if (q.launch == Launch::slime && q.new_row_length && r.layout.max_tokens_per_gpu &&
       *r.layout.max_tokens_per_gpu * r.layout.cp < r.row_length)
@@ -215,24 +119,24 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
     if (!cmd.has(nproc))
       r.notes.push_back("the command has no torchrun --nproc-per-node: launch it on " + s(per_node) +
                         " GPUs per node yourself");
-    cmd.set(nproc, s(per_node), false, r);
-    cmd.set({"--nnodes"}, s(r.nodes), r.nodes > 1 && cmd.has(nproc), r, nproc);
+    cmd.set(nproc, s(per_node), false);
+    cmd.set({"--nnodes"}, s(r.nodes), r.nodes > 1 && cmd.has(nproc), nproc);
   } else {
-    cmd.set({"--actor-num-nodes"}, s(r.nodes), true, r);
-    cmd.set({"--actor-num-gpus-per-node"}, s(per_node), true, r);
+    cmd.set({"--actor-num-nodes"}, s(r.nodes), true);
+    cmd.set({"--actor-num-gpus-per-node"}, s(per_node), true);
   }
-  cmd.set({"--tensor-model-parallel-size"}, s(r.layout.tp), r.layout.tp != 1, r);
-  cmd.set({"--pipeline-model-parallel-size"}, s(r.layout.pp), r.layout.pp != 1, r);
-  cmd.set({"--context-parallel-size"}, s(r.layout.cp), r.layout.cp != 1, r);
-  cmd.set({"--expert-model-parallel-size"}, s(r.layout.ep), r.layout.ep != 1, r);
+  cmd.set({"--tensor-model-parallel-size"}, s(r.layout.tp), r.layout.tp != 1);
+  cmd.set({"--pipeline-model-parallel-size"}, s(r.layout.pp), r.layout.pp != 1);
+  cmd.set({"--context-parallel-size"}, s(r.layout.cp), r.layout.cp != 1);
+  cmd.set({"--expert-model-parallel-size"}, s(r.layout.ep), r.layout.ep != 1);
   // Megatron's ETP defaults to TP: write it out when the layout's differs and experts are in play.
   cmd.set({"--expert-tensor-parallel-size"}, s(r.layout.etp),
-          r.layout.etp != r.layout.tp && (r.layout.ep > 1 || cmd.has({"--expert-model-parallel-size"})), r);
+          r.layout.etp != r.layout.tp && (r.layout.ep > 1 || cmd.has({"--expert-model-parallel-size"})));
   if (new_rows) {
-    cmd.set({"--seq-length"}, s(r.row_length), q.launch == Launch::megatron, r);
+    cmd.set({"--seq-length"}, s(r.row_length), q.launch == Launch::megatron);
     if (q.launch == Launch::slime) {
-      cmd.set_env("AUTOTUNE_SEQ_LEN", s(r.row_length), r);
-      if (r.layout.max_tokens_per_gpu) cmd.set({"--max-tokens-per-gpu"}, s(*r.layout.max_tokens_per_gpu), true, r);
+      cmd.set_env("AUTOTUNE_SEQ_LEN", s(r.row_length));
+      if (r.layout.max_tokens_per_gpu) cmd.set({"--max-tokens-per-gpu"}, s(*r.layout.max_tokens_per_gpu), true);
     }
   }
   r.command = cmd.result();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "layout/command.h"
 #include "layout/layout.h"
 
 namespace openrecipes::layout {
@@ -25,12 +26,6 @@ struct RelayoutRequest {
   std::int64_t gpus_per_node = 8;                   ///< GPUs of one node on the target cluster
   std::optional<std::int64_t> new_row_length;       ///< L', when the rows change
   std::optional<std::int64_t> tp, pp, cp, ep, etp;  ///< new sizes, when asked
-};
-
-/// One flag of the command and what relayout did to it.
-struct FlagChange {
-  std::string flag;      ///< e.g. "--nproc-per-node", or "AUTOTUNE_SEQ_LEN" for the environment
-  std::string from, to;  ///< "" for "absent" / "removed"
 };
 
 struct RelayoutResult {

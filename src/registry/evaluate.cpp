@@ -212,10 +212,14 @@ void check_scheduler_times(const Recipe& r, const Loaded& ev, RecipeResult& out)
   try {
     auto text = read_file(r.times->path);
     auto t = r.times->format == "launcher" ? evidence::parse_launcher_times(text, r.times->relative, r.times->run)
-                                           : evidence::parse_sacct_times(text, r.times->relative, r.times->run);
+             : r.times->format == "sacct"  ? evidence::parse_sacct_times(text, r.times->relative, r.times->run)
+                                           : evidence::parse_scontrol_times(text, r.times->relative, r.times->run);
     if (t.exit_code != 0)
       out.reasons.push_back(
           fmt::format("measurement: the run exited with code {} ({}:{})", t.exit_code, r.times->relative, t.line));
+    else if (!t.state.empty() && t.state != "COMPLETED")
+      out.reasons.push_back(fmt::format("measurement: the Slurm job ended {}, not COMPLETED ({}:{})", t.state,
+                                        r.times->relative, t.line));
     out.gpu_hours = measure::gpu_hours(r.gpus, t.admitted_s, t.finished_s);
     if (ev.log)
       if (auto p = measure::scheduler_span_problem(*ev.log, t.admitted_s, t.finished_s))

@@ -176,7 +176,7 @@ void read_evidence(const YamlField& y, const fs::path& dir, Recipe& r) {
   r.log = evidence_file(ev.require("log"), dir, evidence::step_log_formats(), false);
   if (ev["arguments"].defined()) r.arguments = evidence_file(ev["arguments"], dir, {"megatron-args"}, false);
   if (ev["versions"].defined()) r.versions = evidence_file(ev["versions"], dir, {"versions"}, false);
-  if (ev["times"].defined()) r.times = evidence_file(ev["times"], dir, {"launcher", "sacct"}, true);
+  if (ev["times"].defined()) r.times = evidence_file(ev["times"], dir, {"launcher", "sacct", "scontrol"}, true);
   if (ev["convergence_arm"].defined())
     r.convergence_arm = evidence_file(ev["convergence_arm"], dir, evidence::step_log_formats(), false);
 }

@@ -34,7 +34,10 @@ fs::path find_model_script(const fs::path& framework, const std::string& model) 
   const fs::path dir = framework / "scripts" / "models";
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    throw InputError(dir.string(), "no scripts/models folder in the framework checkout",
+    throw InputError(dir.string(),
+                     fmt::format("no scripts/models folder in the framework checkout, so no model script {}.sh for "
+                                 "${{MODEL_ARGS[@]}}",
+                                 model),
                      "give the slime or miles checkout the recipe ran (it holds scripts/models/<model>.sh)");
   const std::string want = lower(model) + ".sh";
   std::vector<fs::path> found;

@@ -1,0 +1,46 @@
+// Patches: sha256 first, then git apply in the framework checkout (run/patches.h).
+#include "run/patches.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "core/sha256.h"
+#include "core/subprocess.h"
+
+namespace openrecipes::run {
+
+std::string apply_patches(const RunPlan& p, bool dry_run) {
+  std::string out, applied;
+  for (const auto& patch : p.patches) {
+    const std::string got = sha256_hex(read_file(patch.path));
+    if (got != patch.sha256)
+      throw InputError(patch.path, fmt::format("the patch's sha256 is {}, the recipe says {}", got, patch.sha256),
+                       "the patch was changed after the recipe was written: restore it, or record its new sha256");
+    if (dry_run) {
+      out += fmt::format("would run: git -C {} apply {}   (sha256 {} checked)\n", p.framework_dir, patch.path, got);
+      continue;
+    }
+    const auto check = run_process({"git", "-C", p.framework_dir, "apply", "--check", patch.path});
+    if (check.exit_code != 0) {
+      const auto reverse = run_process({"git", "-C", p.framework_dir, "apply", "--reverse", "--check", patch.path});
+      if (reverse.exit_code == 0) {
+        out += fmt::format("already applied {} (sha256 {})\n", patch.path, got);
+        continue;
+      }
+      throw InputError(patch.path,
+                       fmt::format("git cannot apply it to {}: {}{}", p.framework_dir, check.err.substr(0, 2000),
+                                   applied.empty() ? "" : " (applied before it: " + applied + ")"),
+                       "check out the framework commit the recipe names (stack.framework.commit)");
+    }
+    const auto apply = run_process({"git", "-C", p.framework_dir, "apply", patch.path});
+    if (apply.exit_code != 0)
+      throw InputError(patch.path, "git apply failed: " + apply.err.substr(0, 2000),
+                       "check out the framework commit the recipe names");
+    applied += (applied.empty() ? "" : ", ") + patch.path;
+    out += fmt::format("applied {} (sha256 {})\n", patch.path, got);
+  }
+  return out;
+}
+
+}  // namespace openrecipes::run

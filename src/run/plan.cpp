@@ -1,0 +1,365 @@
+// The run plan: relayout, --profile, variables, MODEL_ARGS and patches resolved into one argument vector
+// (PROTOCOL.md "Running a recipe", SPEC §6), and plan.json, the file every node task reads.
+#include "run/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "core/sha256.h"
+#include "core/text.h"
+#include "layout/command.h"
+#include "layout/relayout.h"
+#include "registry/recipe.h"
+#include "run/model_args.h"
+
+namespace openrecipes::run {
+namespace {
+namespace fs = std::filesystem;
+
+// Variables the launcher itself reads (the checkouts it probes and patches, the probe's interpreter); a --var of one
+// of these is never "unknown" even when the command does not use it.
+const std::set<std::string> kLauncherVariables = {"MEGATRON_LM", "SLIME", "MILES", "PYTHON"};
+
+// The checkout variable of a framework.
+std::string framework_variable(const std::string& framework) {
+  if (framework == "slime") return "SLIME";
+  if (framework == "miles") return "MILES";
+  return "MEGATRON_LM";
+}
+
+bool is_name(std::string_view s) {
+  if (s.empty() || s.size() > 64 || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+std::map<std::string, std::string> parse_vars(const std::vector<std::string>& given) {
+  std::map<std::string, std::string> out;
+  for (const auto& v : given) {
+    const auto eq = v.find('=');
+    const std::string name = v.substr(0, eq);
+    const std::string where = "--var " + quote_for_message(v);
+    if (eq == std::string::npos || !is_name(name))
+      throw InputError(where, "not NAME=VALUE",
+                       "give a variable as --var NAME=VALUE, e.g. --var HF_CKPT=/models/qwen3");
+    const std::string value = v.substr(eq + 1);
+    if (value.empty())
+      throw InputError(where, fmt::format("${} has no value", name), fmt::format("give it: --var {}=VALUE", name));
+    if (std::any_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+      throw InputError(where, "the value holds a control character (a line break, a tab)", "give a plain path or word");
+    if (!out.emplace(name, value).second)
+      throw InputError(where, fmt::format("${} is given twice", name), "give each variable once");
+  }
+  return out;
+}
+
+// The value after `flag` (as `--f v` or `--f=v`) among the literal words of `command`, when there is one.
+std::optional<std::string> flag_value(const std::vector<layout::CommandWord>& words, const std::string& flag) {
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    auto lit = words[i].literal();
+    if (!lit) continue;
+    if (*lit == flag && i + 1 < words.size()) return words[i + 1].literal();
+    if (lit->starts_with(flag + "=")) return lit->substr(flag.size() + 1);
+  }
+  return std::nullopt;
+}
+
+int random_port(std::mt19937& rng) { return std::uniform_int_distribution<int>(20000, 29999)(rng); }
+
+nlohmann::ordered_json layout_to_json(const layout::Layout& l) {
+  nlohmann::ordered_json j{{"tp", l.tp},
+                           {"pp", l.pp},
+                           {"cp", l.cp},
+                           {"ep", l.ep},
+                           {"etp", l.etp},
+                           {"dp", l.dp},
+                           {"micro_batch", l.micro_batch}};
+  j["vpp"] = l.vpp ? nlohmann::ordered_json(*l.vpp) : nullptr;
+  j["max_tokens_per_gpu"] = l.max_tokens_per_gpu ? nlohmann::ordered_json(*l.max_tokens_per_gpu) : nullptr;
+  return j;
+}
+
+layout::Layout layout_from_json(const nlohmann::json& j) {
+  layout::Layout l;
+  l.tp = j.at("tp"), l.pp = j.at("pp"), l.cp = j.at("cp"), l.ep = j.at("ep"), l.etp = j.at("etp"), l.dp = j.at("dp");
+  l.micro_batch = j.at("micro_batch");
+  if (!j.at("vpp").is_null()) l.vpp = j.at("vpp").get<std::int64_t>();
+  if (!j.at("max_tokens_per_gpu").is_null()) l.max_tokens_per_gpu = j.at("max_tokens_per_gpu").get<std::int64_t>();
+  return l;
+}
+
+}  // namespace
+
+RunPlan make_plan(const RunRequest& q) {
+  const fs::path dir = q.recipe.filename() == "recipe.yaml" ? q.recipe.parent_path() : q.recipe;
+  const auto recipe = registry::load_recipe(dir);
+  const std::string where = recipe.file.string() + ": command";
+  if (q.launcher != "local" && q.launcher != "slurm")
+    throw InputError("--launcher " + quote_for_message(q.launcher), "unknown launcher", "use local or slurm");
+  RunPlan p;
+  p.recipe_id = recipe.id;
+  p.recipe_dir = fs::absolute(recipe.dir).lexically_normal().string();
+  p.recipe_sha256 = sha256_hex(read_file(recipe.file));
+  p.model = recipe.model, p.gpu = recipe.gpu, p.framework = recipe.stack.framework;
+  p.mode = p.framework == "megatron-lm" ? LaunchMode::megatron : LaunchMode::ray;
+  p.launcher = q.launcher;
+  p.gpus = q.gpus.value_or(recipe.gpus);
+  p.nodes = q.nodes;
+  if (p.gpus < 1 || p.nodes < 1)
+    throw InputError("--gpus/--nodes", "GPU and node counts are at least 1", "give positive whole numbers");
+  if (p.launcher == "local" && p.nodes > 1)
+    throw InputError("--nodes " + std::to_string(p.nodes), "the local launcher runs on this one machine",
+                     "use --launcher slurm for several nodes, or --nodes 1");
+  if (p.gpus % p.nodes != 0)
+    throw InputError(fmt::format("--gpus {} --nodes {}", p.gpus, p.nodes),
+                     "the GPUs do not split evenly over the nodes",
+                     "give a GPU count that is a multiple of the node count");
+  p.gpus_per_node = p.gpus / p.nodes;
+  p.profile = q.profile;
+
+  // Relayout (a no-op on the recipe's own GPU count): the layout rules and the framework's GPU flags.
+  layout::RelayoutRequest rq;
+  rq.layout = recipe.layout;
+  rq.global_batch = recipe.workload.global_batch;
+  rq.row_length = recipe.workload.row_length;
+  rq.launch = p.mode == LaunchMode::megatron ? layout::Launch::megatron : layout::Launch::slime;
+  rq.gpus = p.gpus;
+  // One node holds all G GPUs: the nearest counts are searched on nodes of at least 8.
+  rq.gpus_per_node = p.nodes == 1 ? std::max<std::int64_t>(p.gpus, 8) : p.gpus_per_node;
+  const auto r = layout::relayout(rq, recipe.command, where);
+  if (!r.violations.empty()) {
+    std::string list;
+    for (const auto& v : r.violations) list += (list.empty() ? "" : "; ") + v.what;
+    auto count = [](const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : std::string("none"); };
+    throw InputError(fmt::format("{} on {} GPUs", recipe.id, p.gpus), "the layout does not fit: " + list,
+                     fmt::format("run on another GPU count (nearest that fit: {} below, {} above; see openrecipes "
+                                 "relayout)",
+                                 count(r.nearest_below), count(r.nearest_above)));
+  }
+  p.layout = r.layout;
+  p.command = r.command;
+  for (const auto& c : r.changes)
+    p.edits.push_back(fmt::format("relayout: {} {} -> {}", c.flag, c.from.empty() ? "(absent)" : c.from, c.to));
+  for (const auto& n : r.notes) p.edits.push_back("relayout: " + n);
+
+  // --profile: to step 24 (SPEC §2: a profiler run of 21..25 steps is measured over steps 5-19).
+  const std::string length_flag = p.mode == LaunchMode::megatron ? "--train-iters" : "--num-rollout";
+  if (p.profile) {
+    std::vector<layout::FlagChange> changes;
+    layout::CommandEditor ed(p.command, where, &changes);
+    if (!ed.has({length_flag}))
+      throw InputError(where, "the command sets no " + length_flag + ", so --profile cannot set the run's length",
+                       "add " + length_flag + " 20 to the recipe's command");
+    ed.set({length_flag}, "24", false);
+    p.command = ed.result();
+    for (const auto& c : changes) p.edits.push_back(fmt::format("--profile: {} {} -> {}", c.flag, c.from, c.to));
+  }
+  const auto words = layout::split_command(p.command, where);
+  if (auto v = flag_value(words, length_flag)) p.train_iters = parse_int(*v).value_or(0);
+
+  // Variables: every one the command uses needs a value; a given one the command does not use is a typo.
+  const auto given = parse_vars(q.vars);
+  const auto used = layout::command_variable_names(words);
+  for (const auto& [name, value] : given)
+    if (!kLauncherVariables.count(name) && std::find(used.begin(), used.end(), name) == used.end()) {
+      std::string list;
+      for (const auto& u : used)
+        if (u != "MODEL_ARGS" && u != "<slime entry module>") list += (list.empty() ? "$" : ", $") + u;
+      throw InputError("--var " + name,
+                       fmt::format("unknown variable: the command of {} does not use ${}", recipe.id, name),
+                       "the command uses " + (list.empty() ? std::string("no variables") : list) +
+                           " (and the launcher reads MEGATRON_LM, SLIME, MILES, PYTHON)");
+    }
+  const std::string fw_var = framework_variable(p.framework);
+  if (auto it = given.find(fw_var); it != given.end()) p.framework_dir = fs::absolute(it->second).lexically_normal();
+  if (auto it = given.find("MEGATRON_LM"); it != given.end())
+    p.megatron_dir = fs::absolute(it->second).lexically_normal();
+  p.python = given.count("PYTHON") ? given.at("PYTHON") : "python3";
+
+  layout::CommandVariables vars;
+  vars.values = given;
+  for (const auto& name : used) {
+    if (name == "MODEL_ARGS") {
+      if (p.framework_dir.empty())
+        throw InputError(where, "${MODEL_ARGS[@]} comes from the framework's model script, and no checkout is given",
+                         fmt::format("give the {} checkout: --var {}=PATH", p.framework, fw_var));
+      vars.arrays["MODEL_ARGS"] = read_model_args(find_model_script(p.framework_dir, p.model));
+    } else if (name == "<slime entry module>") {
+      if (p.framework_dir.empty())
+        throw InputError(where, "<slime entry module> is the framework's train.py, and no checkout is given",
+                         fmt::format("give the {} checkout: --var {}=PATH", p.framework, fw_var));
+      const fs::path entry = fs::path(p.framework_dir) / "train.py";
+      if (!fs::is_regular_file(entry))
+        throw InputError(entry.string(), "<slime entry module>: no train.py in the framework checkout",
+                         "give the checkout's top folder (it holds train.py)");
+      vars.entry_module = entry.string();
+    }
+  }
+  for (const auto& [name, value] : given)
+    if (name != "PYTHON") p.variables[name] = value;
+  const auto rendered = layout::render_command(words, vars, where);
+  p.env = rendered.env;
+  p.argv = rendered.argv;
+
+  // Patches: sha256 checked now (and again just before they are applied); they go to the framework checkout.
+  for (const auto& patch : recipe.patches) {
+    const std::string got = sha256_hex(read_file(patch.path));
+    if (got != patch.sha256)
+      throw InputError(recipe.file.string() + ": patches: " + patch.relative,
+                       fmt::format("the file's sha256 is {}, the recipe says {}", got, patch.sha256),
+                       "the patch was changed after the recipe was written: restore it, or record its new sha256");
+    p.patches.push_back({fs::absolute(patch.path).lexically_normal().string(), patch.sha256});
+  }
+  if (!p.patches.empty() && p.framework_dir.empty())
+    throw InputError(recipe.file.string() + ": patches", "the recipe's patches apply to the framework checkout",
+                     fmt::format("give it: --var {}=PATH", fw_var));
+
+  p.pythonpath.push_back(fs::absolute(q.data_dir).lexically_normal().string());
+  if (const fs::path patches = recipe.dir / "patches"; fs::is_directory(patches))
+    p.pythonpath.push_back(fs::absolute(patches).lexically_normal().string());
+  if (p.mode == LaunchMode::ray && !p.megatron_dir.empty()) p.pythonpath.push_back(p.megatron_dir);
+
+  p.run_dir = fs::absolute(q.run_dir).lexically_normal().string();
+  std::error_code ec;
+  if (fs::exists(p.run_dir, ec) && !(fs::is_directory(p.run_dir, ec) && fs::is_empty(p.run_dir, ec)))
+    throw InputError(p.run_dir, "the run directory exists and is not empty", "give a new folder with -o RUN_DIR");
+  std::mt19937 rng(std::random_device{}());
+  p.master_port = random_port(rng);
+  p.ray_port = random_port(rng);
+  p.dashboard_port = random_port(rng);
+  return p;
+}
+
+std::string plan_json(const RunPlan& p) {
+  nlohmann::ordered_json j;
+  j["format_version"] = 1;
+  j["recipe"] = {{"id", p.recipe_id}, {"dir", p.recipe_dir}, {"sha256", p.recipe_sha256}};
+  j["model"] = p.model, j["gpu"] = p.gpu, j["framework"] = p.framework;
+  j["mode"] = p.mode == LaunchMode::megatron ? "megatron" : "ray";
+  j["launcher"] = p.launcher;
+  j["gpus"] = p.gpus, j["nodes"] = p.nodes, j["gpus_per_node"] = p.gpus_per_node;
+  j["profile"] = p.profile, j["train_iters"] = p.train_iters;
+  j["command"] = p.command;
+  j["layout"] = layout_to_json(p.layout);
+  j["variables"] = p.variables;
+  auto env = nlohmann::ordered_json::array();
+  for (const auto& [k, v] : p.env) env.push_back({k, v});
+  j["env"] = env;
+  j["argv"] = p.argv;
+  j["pythonpath"] = p.pythonpath;
+  j["framework_dir"] = p.framework_dir, j["megatron_dir"] = p.megatron_dir, j["python"] = p.python;
+  auto patches = nlohmann::ordered_json::array();
+  for (const auto& x : p.patches) patches.push_back({{"path", x.path}, {"sha256", x.sha256}});
+  j["patches"] = patches;
+  j["run_dir"] = p.run_dir;
+  j["ports"] = {{"master", p.master_port}, {"ray", p.ray_port}, {"dashboard", p.dashboard_port}};
+  j["edits"] = p.edits;
+  return j.dump(2) + "\n";
+}
+
+RunPlan read_plan(const fs::path& file) {
+  const std::string text = read_file(file, 16u << 20);
+  try {
+    const auto j = nlohmann::json::parse(text);
+    if (j.at("format_version") != 1)
+      throw InputError(file.string(), "format_version is not 1", "make the plan again with this openrecipes");
+    RunPlan p;
+    p.recipe_id = j.at("recipe").at("id"), p.recipe_dir = j.at("recipe").at("dir");
+    p.recipe_sha256 = j.at("recipe").at("sha256");
+    p.model = j.at("model"), p.gpu = j.at("gpu"), p.framework = j.at("framework");
+    p.mode = j.at("mode") == "megatron" ? LaunchMode::megatron : LaunchMode::ray;
+    p.launcher = j.at("launcher");
+    p.gpus = j.at("gpus"), p.nodes = j.at("nodes"), p.gpus_per_node = j.at("gpus_per_node");
+    p.profile = j.at("profile"), p.train_iters = j.at("train_iters");
+    p.command = j.at("command");
+    p.layout = layout_from_json(j.at("layout"));
+    p.variables = j.at("variables").get<std::map<std::string, std::string>>();
+    for (const auto& e : j.at("env")) p.env.emplace_back(e.at(0), e.at(1));
+    p.argv = j.at("argv").get<std::vector<std::string>>();
+    p.pythonpath = j.at("pythonpath").get<std::vector<std::string>>();
+    p.framework_dir = j.at("framework_dir"), p.megatron_dir = j.at("megatron_dir"), p.python = j.at("python");
+    for (const auto& x : j.at("patches")) p.patches.push_back({x.at("path"), x.at("sha256")});
+    p.run_dir = j.at("run_dir");
+    p.master_port = j.at("ports").at("master"), p.ray_port = j.at("ports").at("ray");
+    p.dashboard_port = j.at("ports").at("dashboard");
+    p.edits = j.at("edits").get<std::vector<std::string>>();
+    if (p.argv.empty() || p.nodes < 1 || p.gpus_per_node < 1) throw InputError(file.string(), "an empty plan");
+    return p;
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(file.string(), std::string("not a plan.json openrecipes wrote: ") + e.what(),
+                     "make the plan again with openrecipes run");
+  }
+}
+
+std::pair<std::vector<std::string>, std::vector<std::pair<std::string, std::string>>> node_command(
+    const RunPlan& p, std::int64_t rank, const std::string& head) {
+  std::vector<std::string> argv = p.argv;
+  if (p.mode == LaunchMode::megatron && p.nodes > 1) {
+    if (fs::path(argv[0]).filename() != "torchrun")
+      throw InputError(p.recipe_dir + "/recipe.yaml: command",
+                       "a Megatron-LM run on several nodes is launched with torchrun, and the command starts with " +
+                           quote_for_message(argv[0]),
+                       "start the command with torchrun --nproc-per-node G");
+    // torchrun's own flags are the words before the training script; the rendezvous ones are replaced.
+    const std::set<std::string> rendezvous = {"--nnodes",       "--node-rank",     "--node_rank",     "--master-addr",
+                                              "--master_addr",  "--master-port",   "--master_port",   "--rdzv-backend",
+                                              "--rdzv_backend", "--rdzv-endpoint", "--rdzv_endpoint", "--standalone"};
+    std::vector<std::string> out = {argv[0]};
+    std::size_t i = 1;
+    for (; i < argv.size(); ++i) {
+      const std::string& w = argv[i];
+      if (w.empty() || w[0] != '-') break;  // the script
+      const std::string name = w.substr(0, w.find('='));
+      const bool takes_value = w.find('=') == std::string::npos && name != "--standalone";
+      if (rendezvous.count(name)) {
+        if (takes_value) ++i;
+        continue;
+      }
+      out.push_back(w);
+      if (takes_value && i + 1 < argv.size()) out.push_back(argv[++i]);
+    }
+    const std::vector<std::string> ours = {
+        "--nnodes",      std::to_string(p.nodes),      "--node-rank", std::to_string(rank), "--master-addr", head,
+        "--master-port", std::to_string(p.master_port)};
+    out.insert(out.begin() + 1, ours.begin(), ours.end());
+    out.insert(out.end(), argv.begin() + static_cast<std::ptrdiff_t>(i), argv.end());
+    argv = std::move(out);
+  }
+  auto env = p.env;
+  std::string path;
+  for (const auto& d : p.pythonpath) path += (path.empty() ? "" : ":") + d;
+  bool merged = false;
+  for (auto& [k, v] : env)
+    if (k == "PYTHONPATH") v = path + ":" + v, merged = true;
+  if (!merged) {
+    if (const char* inherited = std::getenv("PYTHONPATH"); inherited && *inherited)
+      path += std::string(":") + inherited;
+    env.emplace_back("PYTHONPATH", path);
+  }
+  return {argv, env};
+}
+
+std::string display_word(const std::string& w) {
+  const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./:=,@%+-").find(c) != std::string::npos;
+  });
+  if (plain) return w;
+  std::string out = "'";
+  for (char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string display_command(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : " ") + display_word(w);
+  return out;
+}
+
+}  // namespace openrecipes::run

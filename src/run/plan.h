@@ -1,0 +1,91 @@
+// What `openrecipes run` will do (PROTOCOL.md "Running a recipe", SPEC §6): the recipe's command relaid out to the
+// GPUs asked for, cut to a profiler run when asked, rendered with the user's variables and the framework's
+// MODEL_ARGS into an argument vector, the patches it must apply, and how each node launches it (Megatron-LM under
+// torchrun, or slime / miles under Ray). A plan is written to RUN_DIR/plan.json before anything runs; every node
+// task of the run reads the same file, so no field of the recipe ever passes through a shell.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "layout/layout.h"
+
+namespace openrecipes::run {
+
+/// How a node starts the trainer: Megatron-LM (`torchrun` per node with a static rendezvous) or slime / miles (Ray:
+/// `ray start --head` on the first node, `ray start --address` on the others, one `ray job submit` from the head).
+enum class LaunchMode : unsigned char { megatron, ray };
+
+/// What the user asked `run` for.
+struct RunRequest {
+  std::filesystem::path recipe;      ///< the recipe's folder or its recipe.yaml
+  std::optional<std::int64_t> gpus;  ///< G (default: the recipe's own GPU count)
+  std::int64_t nodes = 1;            ///< N; G / N GPUs per node
+  std::string launcher;              ///< "local" or "slurm"
+  std::vector<std::string> vars;     ///< NAME=VALUE, as given
+  bool profile = false;              ///< a profiler run: to step 24, not a convergence arm
+  std::filesystem::path run_dir;     ///< RUN_DIR
+  std::filesystem::path data_dir;    ///< the checkout's data/ (put on PYTHONPATH)
+};
+
+/// A patch of the recipe, checked against its sha256 before it is applied.
+struct PlannedPatch {
+  std::string path;    ///< absolute path of the patch file in the registry
+  std::string sha256;  ///< its sha256 (the recipe's, equal to the file's)
+};
+
+/// Everything a node task needs, as written to plan.json (format_version 1).
+struct RunPlan {
+  std::string recipe_id, recipe_dir, recipe_sha256;  ///< "<model>/<gpu>/<name>", its folder, sha256 of recipe.yaml
+  std::string model, gpu, framework;                 ///< framework: megatron-lm, slime or miles
+  LaunchMode mode = LaunchMode::megatron;
+  std::string launcher;  ///< local or slurm
+  std::int64_t gpus = 1, nodes = 1, gpus_per_node = 1;
+  bool profile = false;
+  std::int64_t train_iters = 0;  ///< the run's length as the command gives it (0 when it names none)
+  std::string command;           ///< the recipe's command after relayout and --profile edits, variables kept
+  layout::Layout layout;         ///< the layout it runs with
+  std::map<std::string, std::string> variables;          ///< the values of the variables the command uses
+  std::vector<std::pair<std::string, std::string>> env;  ///< the command's leading NAME=value words, rendered
+  std::vector<std::string> argv;                         ///< the command, rendered
+  std::vector<std::string> pythonpath;                   ///< data/, the recipe's patches/, (Ray) Megatron-LM
+  std::string framework_dir;  ///< the framework checkout (patches applied there; its commit probed)
+  std::string megatron_dir;   ///< the Megatron-LM checkout when known (its commit probed)
+  std::string python;         ///< the interpreter of the version probe
+  std::vector<PlannedPatch> patches;
+  std::string run_dir;                                    ///< absolute
+  int master_port = 0, ray_port = 0, dashboard_port = 0;  ///< rendezvous ports (multi-node and Ray)
+  std::vector<std::string> edits;                         ///< what relayout / --profile changed, one line each
+};
+
+/// Builds the plan. Throws InputError (naming the recipe file, the variable or the option, with the fix) for: a
+/// recipe that does not load, a launcher other than local or slurm, --nodes > 1 with the local launcher, G not a
+/// multiple of N, a layout that does not fit G GPUs (every broken rule and the nearest counts), a command that is not
+/// plain words (split_command), a --var that is not NAME=VALUE or has an empty value, a --var the command does not
+/// use (unless it is one of the launcher's: MEGATRON_LM, SLIME, MILES, PYTHON), a variable of the command with no
+/// value, ${MODEL_ARGS[@]} without the framework checkout or with no model script in it, a patch whose file's sha256
+/// is not the recipe's, a --profile run whose command sets no run length, and a RUN_DIR that exists and is not empty.
+RunPlan make_plan(const RunRequest& request);
+
+/// plan.json's text (deterministic: sorted keys where order is free).
+std::string plan_json(const RunPlan& plan);
+/// Reads plan.json. Throws InputError naming the file for malformed JSON, a missing field or another format_version.
+RunPlan read_plan(const std::filesystem::path& file);
+
+/// The argument vector and environment node `rank` runs with its head node's address `head`: for Megatron-LM on
+/// several nodes, torchrun's --nnodes, --node-rank, --master-addr and --master-port set (any given in the command
+/// replaced); otherwise the plan's own. PYTHONPATH is the plan's, ahead of any PYTHONPATH the command sets.
+std::pair<std::vector<std::string>, std::vector<std::pair<std::string, std::string>>> node_command(
+    const RunPlan& plan, std::int64_t rank, const std::string& head);
+
+/// A word as a POSIX shell would need it quoted, for display only (--dry-run, messages): never run through a shell.
+std::string display_word(const std::string& word);
+/// Words joined with display_word.
+std::string display_command(const std::vector<std::string>& words);
+
+}  // namespace openrecipes::run

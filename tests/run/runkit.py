@@ -1,0 +1,91 @@
+"""Shared pieces of the tests of `openrecipes run` and `submit` (tests/run/test_*.py): a scratch copy of the bundled
+registry (stand-in runs never enter the bundled one), the stand-in trainer (tests/run/standin/: torchrun and
+Megatron-LM's pretrain_gpt.py replaying a bundled recipe's real log; see their docstrings), and the binary.
+
+The replayed log is the bundled recipe mbs2's own evidence/train.log (a real Megatron-LM run on one H200), so a
+stand-in run of mbs2 has mbs2's losses at measured, scaled-down step times.
+"""
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+RECIPES = os.path.join("recipes", "qwen3-0.6b", "H200")
+ITERATION = re.compile(r"^ \[([^\]]+)\] iteration\s+(\d+)/\s*(\d+) \|.*elapsed time per iteration \(ms\): ([0-9.]+) "
+                       r"\|.*lm loss: ([0-9.E+-]+) \|")
+
+
+def binary():
+    b = os.environ.get("OPENRECIPES_BIN") or os.path.join(REPO, "build", "openrecipes")
+    if not os.access(b, os.X_OK):
+        raise unittest.SkipTest("no openrecipes binary (set OPENRECIPES_BIN)")
+    return b
+
+
+def sha256_file(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def iterations(path):
+    """{iteration: (elapsed ms, loss)} of a Megatron log."""
+    out = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = ITERATION.match(line.rstrip("\n"))
+            if m:
+                out[int(m.group(2))] = (float(m.group(4)), float(m.group(5)))
+    return out
+
+
+class Scratch:
+    """A temp folder with a copy of the bundled registry, the stand-in Megatron-LM "checkout" (a plain folder, not a
+    git checkout) and an environment whose PATH starts with the stand-in torchrun."""
+
+    def __init__(self, scale="0.2"):
+        self.root = tempfile.mkdtemp(prefix="openrecipes-run-test-")
+        self.registry = os.path.join(self.root, "registry")
+        shutil.copytree(os.path.join(REPO, "registry"), self.registry)
+        self.megatron = os.path.join(self.root, "megatron")
+        shutil.copytree(os.path.join(HERE, "standin", "megatron"), self.megatron)
+        self.env = dict(os.environ)
+        self.env["PATH"] = os.path.join(HERE, "standin", "bin") + os.pathsep + self.env.get("PATH", "")
+        self.env["OPENRECIPES_STANDIN_REPLAY"] = self.recipe("mbs2", "evidence", "train.log")
+        self.env["OPENRECIPES_STANDIN_TIME_SCALE"] = scale
+        self.env.pop("OPENRECIPES_STANDIN_DIE_AT", None)
+
+    def recipe(self, name, *more):
+        return os.path.join(self.registry, RECIPES, name, *more)
+
+    def run(self, *args, env=None):
+        """openrecipes with `args` (argument vector, no shell), in the scratch folder: (exit code, stdout, stderr)."""
+        p = subprocess.run([binary(), *args], capture_output=True, text=True, cwd=self.root, env=env or self.env,
+                           timeout=600, check=False)
+        return p.returncode, p.stdout, p.stderr
+
+    def cleanup(self):
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def read_run(run_dir):
+    with open(os.path.join(run_dir, "run.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def score_by_hand(log_path, first=5, last=19, tokens_per_step=32 * 2048, gpus=1):
+    """SPEC §2 by hand: tokens over steps 5-19 (1-based iterations 6-20) / (GPUs x the sum of their step times)."""
+    it = iterations(log_path)
+    steps = [it[s + 1][0] / 1000.0 for s in range(first, last + 1)]
+    return tokens_per_step * len(steps) / (gpus * sum(steps))
+
+
+def read(path):
+    """A text file's whole content."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read()

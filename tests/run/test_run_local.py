@@ -1,0 +1,300 @@
+"""`openrecipes run --launcher local` with the stand-in trainer (runkit.py), then `submit` and `build` on a scratch copy
+of the bundled registry; and the run's bad inputs: shell injection in a recipe's command, a missing model script, a
+variable with no value, a patch whose sha256 does not match, a run that dies mid-way, a run directory edited after
+capture."""
+import hashlib
+import os
+import re
+import subprocess
+import unittest
+
+import runkit
+
+MBS2 = "mbs2"
+
+
+class LocalRun(unittest.TestCase):
+    """One stand-in run of the bundled recipe mbs2, shared by the tests that read it (each submits into its own copy)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.s = runkit.Scratch()
+        cls.run_dir = os.path.join(cls.s.root, "run")
+        cls.rc, cls.out, cls.err = cls.s.run("run", cls.s.recipe(MBS2), "--launcher", "local", "--var",
+                                             "MEGATRON_LM=" + cls.s.megatron, "-o", cls.run_dir)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.s.cleanup()
+
+    def test_run_completes_and_tees_the_log(self):
+        self.assertEqual(self.rc, 0, self.err)
+        self.assertIn("run qwen3-0.6b/H200/mbs2: completed", self.out)
+        log = os.path.join(self.run_dir, "nodes", "0", "train.log")
+        got = runkit.iterations(log)
+        replayed = runkit.iterations(self.s.recipe(MBS2, "evidence", "train.log"))
+        self.assertEqual(sorted(got), list(range(1, 21)))
+        # The real run's losses, at step times the stand-in measured (0.2 x the real ones, plus sleep overhead).
+        for i in range(1, 21):
+            self.assertEqual(got[i][1], replayed[i][1])
+            self.assertGreaterEqual(got[i][0], 0.2 * replayed[i][0] - 1.0)
+            self.assertLess(got[i][0], 0.2 * replayed[i][0] + 500.0)
+        # The log was echoed to the terminal as it came.
+        self.assertIn("iteration       20/      20", self.out)
+
+    def test_run_json_lists_every_file_with_its_sha256(self):
+        record = runkit.read_run(self.run_dir)
+        self.assertEqual(record["status"], "completed")
+        self.assertEqual(record["exit_code"], 0)
+        listed = {f["path"]: f for f in record["files"]}
+        on_disk = set()
+        for root, _, files in os.walk(self.run_dir):
+            for name in files:
+                rel = os.path.relpath(os.path.join(root, name), self.run_dir)
+                if rel != "run.json":
+                    on_disk.add(rel)
+        self.assertEqual(set(listed), on_disk)
+        self.assertEqual(on_disk, {"plan.json", "times.txt", "nodes/0/train.log", "nodes/0/versions.txt",
+                                   "nodes/0/exit.txt"})
+        for rel, f in listed.items():
+            self.assertEqual(f["sha256"], runkit.sha256_file(os.path.join(self.run_dir, rel)), rel)
+            self.assertEqual(f["bytes"], os.path.getsize(os.path.join(self.run_dir, rel)), rel)
+        self.assertEqual(record["evidence"]["times"], {"path": "times.txt", "format": "launcher", "key": "run"})
+        line = runkit.read(os.path.join(self.run_dir, "times.txt"))
+        m = re.fullmatch(r"run rc=0 start=(\d+\.\d+) end=(\d+\.\d+)\n", line)
+        self.assertIsNotNone(m, line)
+        self.assertGreater(float(m.group(2)) - float(m.group(1)), 0.2 * 2.5 * 15)  # at least the window's steps
+        versions = runkit.read(os.path.join(self.run_dir, "nodes", "0", "versions.txt"))
+        self.assertIn("megatron_lm_commit: not seen", versions)  # the stand-in checkout is no git checkout
+        self.assertIn("--- nvidia-smi", versions)
+
+    def test_submit_and_build_rank_it(self):
+        reg = runkit.Scratch()  # a registry of its own: this test writes into it
+        try:
+            rc, out, err = reg.run("submit", self.run_dir, "--reference", reg.recipe("ref"), "--author", "alice",
+                                   "--registry", reg.registry, "--name", "standin-local")
+            self.assertEqual(rc, 0, out + err)
+            self.assertIn("verified: it ranks in its pair", out)
+            recipe = runkit.read(reg.recipe("standin-local", "recipe.yaml"))
+            log = reg.recipe("standin-local", "evidence", "train.log")
+            self.assertEqual(runkit.sha256_file(log),
+                             runkit.sha256_file(os.path.join(self.run_dir, "nodes", "0", "train.log")))
+            # The claim is the score by hand (SPEC §2) of the evidence, to the 2 decimals written.
+            score = runkit.score_by_hand(log)
+            claimed = float(re.search(r"tokens_per_s_per_gpu: ([0-9.]+)", recipe).group(1))
+            self.assertAlmostEqual(claimed, round(score, 2), places=2)
+            self.assertIn("reference: ref\n", recipe)
+            self.assertIn("author:\n  github: alice\n", recipe)
+            self.assertIn("layout: {tp: 1, pp: 1, cp: 1, ep: 1, etp: 1, dp: 1, micro_batch: 2}", recipe)
+            self.assertIn("transformer_engine: \"none\"", recipe)  # --transformer-impl local in the dump
+            self.assertIn("pytorch: \"unknown\"", recipe)  # the CI machine has no torch: not pinned
+            self.assertIn("times: {path: evidence/times.txt, format: launcher, run: \"run\"}", recipe)
+            rc, out, err = reg.run("build", reg.registry)
+            self.assertEqual(rc, 0, err)
+            row = [l for l in out.splitlines() if "standin-local" in l]
+            self.assertEqual(len(row), 1, out)
+            self.assertRegex(row[0], r"^\s+1\s+standin-local\s+" + re.escape(f"{score:,.1f}"))
+            self.assertIn("config eligible, convergence pass", row[0])
+            # The bundled registry is untouched.
+            self.assertFalse(os.path.exists(os.path.join(runkit.REPO, "registry", runkit.RECIPES, "standin-local")))
+        finally:
+            reg.cleanup()
+
+    def test_edited_after_capture_is_refused(self):
+        reg = runkit.Scratch()
+        try:
+            edited = os.path.join(reg.root, "edited")
+            subprocess.run(["cp", "-r", self.run_dir, edited], check=True)
+            log = os.path.join(edited, "nodes", "0", "train.log")
+            with open(log, "a") as f:
+                f.write(" [2026-12-02 00:00:00.000000] iteration       21/      20 |\n")
+            rc, out, err = reg.run("submit", edited, "--reference", reg.recipe("ref"), "--author", "alice",
+                                   "--registry", reg.registry)
+            self.assertEqual(rc, 2, out)
+            self.assertIn("nodes/0/train.log has sha256 " + runkit.sha256_file(log), err)
+            self.assertIn("the file was edited after capture", err)
+            self.assertEqual(sorted(os.listdir(os.path.join(reg.registry, runkit.RECIPES))), ["lr10", "mbs2", "ref"])
+            # An incomplete run (no run.json) is refused too.
+            os.remove(os.path.join(edited, "run.json"))
+            rc, out, err = reg.run("submit", edited, "--reference", reg.recipe("ref"), "--author", "alice",
+                                   "--registry", reg.registry)
+            self.assertEqual(rc, 2)
+            self.assertIn("no run.json: the run is incomplete", err)
+        finally:
+            reg.cleanup()
+
+
+class FailedRun(unittest.TestCase):
+    def setUp(self):
+        self.s = runkit.Scratch(scale="0.02")
+
+    def tearDown(self):
+        self.s.cleanup()
+
+    def test_a_run_that_dies_mid_way_keeps_its_evidence_and_is_marked_failed(self):
+        env = dict(self.s.env, OPENRECIPES_STANDIN_DIE_AT="7")
+        run_dir = os.path.join(self.s.root, "run")
+        rc, out, err = self.s.run("run", self.s.recipe(MBS2), "--launcher", "local", "--var",
+                                  "MEGATRON_LM=" + self.s.megatron, "-o", run_dir, env=env)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("run qwen3-0.6b/H200/mbs2: failed (the trainer exited with status 1)", out)
+        record = runkit.read_run(run_dir)
+        self.assertEqual((record["status"], record["exit_code"]), ("failed", 1))
+        log = os.path.join(run_dir, "nodes", "0", "train.log")
+        self.assertEqual(sorted(runkit.iterations(log)), list(range(1, 8)))
+        self.assertIn("RuntimeError: stand-in failure injected after iteration 7", runkit.read(log))
+        self.assertEqual(runkit.read(os.path.join(run_dir, "times.txt"))[:11], "run rc=1 st")
+        self.assertIn("nodes/0/train.log", [f["path"] for f in record["files"]])
+        rc, out, err = self.s.run("submit", run_dir, "--reference", self.s.recipe("ref"), "--author", "alice",
+                                  "--registry", self.s.registry)
+        self.assertEqual(rc, 2)
+        self.assertIn("the run failed: the trainer exited with status 1", err)
+        self.assertIn("only a completed run can be submitted", err)
+
+
+def write_recipe_command(scratch, command, extra=""):
+    """mbs2's recipe.yaml with another command (and extra top-level fields), in the scratch registry."""
+    path = scratch.recipe(MBS2, "recipe.yaml")
+    text = runkit.read(path)
+    head, rest = text.split("command: |\n", 1)
+    tail = rest[rest.index("layout:"):]
+    body = "".join("  " + l + "\n" for l in command.split("\n"))
+    with open(path, "w") as f:
+        f.write(head + "command: |\n" + body + tail + extra)
+
+
+class BadInput(unittest.TestCase):
+    def setUp(self):
+        self.s = runkit.Scratch()
+        self.marker = os.path.join(self.s.root, "pwned")
+
+    def tearDown(self):
+        self.s.cleanup()
+
+    def dry(self, *more):
+        return self.s.run("run", self.s.recipe(MBS2), "--launcher", "local", "--dry-run", "--var",
+                          "MEGATRON_LM=" + self.s.megatron, *more)
+
+    def test_shell_injection_in_the_command_never_reaches_a_shell(self):
+        cases = {
+            "torchrun $MEGATRON_LM/pretrain_gpt.py --lr 1e-5; touch " + self.marker: "';'",
+            "torchrun $MEGATRON_LM/pretrain_gpt.py --lr $(touch " + self.marker + ")": "$(",
+            "torchrun $MEGATRON_LM/pretrain_gpt.py --lr `touch " + self.marker + "`": "backtick",
+            "torchrun $MEGATRON_LM/pretrain_gpt.py --lr 1e-5 && rm -rf /": "'&'",
+            "torchrun $MEGATRON_LM/pretrain_gpt.py --lr 1e-5 | sh": "'|'",
+            "torchrun $MEGATRON_LM/pretrain_gpt.py --lr \"1e-5\ntouch " + self.marker + "\"": "line break",
+        }
+        for command, what in cases.items():
+            with self.subTest(command=command):
+                write_recipe_command(self.s, command)
+                for extra in ([], ["--dry-run"]):
+                    rc, out, err = self.s.run("run", self.s.recipe(MBS2), "--launcher", "local", "--var",
+                                              "MEGATRON_LM=" + self.s.megatron, "-o",
+                                              os.path.join(self.s.root, "r"), *extra)
+                    self.assertEqual(rc, 2, out + err)
+                    self.assertIn("recipe.yaml: command: line ", err)
+                    self.assertIn(what, err)
+                    self.assertFalse(os.path.exists(self.marker))
+                    self.assertFalse(os.path.exists(os.path.join(self.s.root, "r")))
+
+    def test_a_quoted_value_with_shell_characters_stays_one_argument(self):
+        # Quotes are the recipe's own words: the value reaches the trainer as one argument and is never run.
+        write_recipe_command(self.s, "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py --train-iters 20 "
+                                     "--data-path '; touch " + self.marker + " $(id)'")
+        rc, out, err = self.dry()
+        self.assertEqual(rc, 0, err)
+        self.assertIn("--data-path '; touch " + self.marker + " $(id)'", out)
+        self.assertFalse(os.path.exists(self.marker))
+
+    def test_a_variable_with_no_value(self):
+        write_recipe_command(self.s, "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py --load $TORCH_DIST")
+        rc, out, err = self.dry()
+        self.assertEqual(rc, 2)
+        self.assertIn("$TORCH_DIST has no value (fix: give it: --var TORCH_DIST=VALUE)", err)
+        rc, out, err = self.dry("--var", "TORCH_DIST=")
+        self.assertEqual(rc, 2)
+        self.assertIn("--var 'TORCH_DIST=': $TORCH_DIST has no value", err)
+        rc, out, err = self.dry("--var", "TORCH_DIST=/ckpt", "--var", "HF_CKPT=/hf")
+        self.assertEqual(rc, 2)
+        self.assertIn("unknown variable: the command of qwen3-0.6b/H200/mbs2 does not use $HF_CKPT", err)
+        self.assertIn("the command uses $MEGATRON_LM, $TORCH_DIST", err)
+        rc, out, err = self.dry("--var", "TORCH_DIST=/ckpt")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("--load /ckpt", out)
+
+    def test_a_missing_model_script(self):
+        write_recipe_command(self.s, "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py ${MODEL_ARGS[@]}")
+        rc, out, err = self.dry()
+        self.assertEqual(rc, 2)
+        self.assertIn(os.path.join(self.s.megatron, "scripts", "models"), err)
+        self.assertIn("qwen3-0.6b", err)
+        # With the script in place its array is spliced in as words.
+        os.makedirs(os.path.join(self.s.megatron, "scripts", "models"))
+        with open(os.path.join(self.s.megatron, "scripts", "models", "qwen3-0.6B.sh"), "w") as f:
+            f.write("MODEL_ARGS=(--num-layers 28 --hidden-size 1024 '--two words')\n")
+        rc, out, err = self.dry()
+        self.assertEqual(rc, 0, err)
+        self.assertIn("pretrain_gpt.py --num-layers 28 --hidden-size 1024 '--two words'", out)
+
+    def test_a_patch_whose_sha256_does_not_match(self):
+        patches = self.s.recipe(MBS2, "patches")
+        os.makedirs(patches)
+        first, second = runkit.read(os.path.join(self.s.megatron, "pretrain_gpt.py")).split("\n")[:2]
+        patch = (f"--- a/pretrain_gpt.py\n+++ b/pretrain_gpt.py\n@@ -1,2 +1,3 @@\n {first}\n"
+                 f"+# patched by the recipe\n {second}\n")
+        with open(os.path.join(patches, "fix.patch"), "w") as f:
+            f.write(patch)
+        good = hashlib.sha256(patch.encode()).hexdigest()
+        text = runkit.read(self.s.recipe(MBS2, "recipe.yaml"))
+        with open(self.s.recipe(MBS2, "recipe.yaml"), "w") as f:
+            f.write(text + "patches: [{path: patches/fix.patch, sha256: " + "0" * 64 + "}]\n")
+        rc, out, err = self.dry()
+        self.assertEqual(rc, 2)
+        self.assertIn("patches: patches/fix.patch: the file's sha256 is " + good + ", the recipe says " + "0" * 64, err)
+        # The right sha256: applied with git in the framework checkout, recorded, and patches/ put on PYTHONPATH.
+        with open(self.s.recipe(MBS2, "recipe.yaml"), "w") as f:
+            f.write(text + "patches: [{path: patches/fix.patch, sha256: " + good + "}]\n")
+        rc, out, err = self.dry()
+        self.assertEqual(rc, 0, err)
+        self.assertIn(f"would run: git -C {self.s.megatron} apply {os.path.join(patches, 'fix.patch')}", out)
+        self.assertIn("PYTHONPATH=" + os.path.join(runkit.REPO, "data") + ":" + patches, out)
+        subprocess.run(["git", "init", "-q", self.s.megatron], check=True)
+        run_dir = os.path.join(self.s.root, "run")
+        env = dict(self.s.env, OPENRECIPES_STANDIN_TIME_SCALE="0.01")
+        rc, out, err = self.s.run("run", self.s.recipe(MBS2), "--launcher", "local", "--var",
+                                  "MEGATRON_LM=" + self.s.megatron, "-o", run_dir, env=env)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("# patched by the recipe", runkit.read(os.path.join(self.s.megatron, "pretrain_gpt.py")))
+        self.assertIn(f"applied {os.path.join(patches, 'fix.patch')} (sha256 {good})",
+                      runkit.read(os.path.join(run_dir, "patches.txt")))
+        # Changed after the plan was checked, before a second run: refused before git touches the checkout.
+        with open(os.path.join(patches, "fix.patch"), "a") as f:
+            f.write("+# and something else\n")
+        rc, out, err = self.s.run("run", self.s.recipe(MBS2), "--launcher", "local", "--var",
+                                  "MEGATRON_LM=" + self.s.megatron, "-o", os.path.join(self.s.root, "run2"), env=env)
+        self.assertEqual(rc, 2)
+        self.assertIn("the file's sha256 is", err)
+
+    def test_the_layout_must_fit(self):
+        rc, out, err = self.dry("--gpus", "3")
+        self.assertEqual(rc, 2)
+        self.assertIn("the layout does not fit", err)
+        self.assertIn("nearest that fit: 2 below, 4 above", err)
+        rc, out, err = self.dry("--gpus", "2")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("relayout: --nproc-per-node 1 -> 2", out)
+        self.assertIn("torchrun --nproc-per-node 2 ", out)
+        rc, out, err = self.s.run("run", self.s.recipe(MBS2), "--launcher", "local", "--nodes", "2", "--gpus", "2")
+        self.assertEqual(rc, 2)
+        self.assertIn("the local launcher runs on this one machine", err)
+
+    def test_profile_runs_to_step_24_and_is_not_an_arm(self):
+        rc, out, err = self.dry("--profile")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("profiler run (not a convergence arm)", out)
+        self.assertIn("--profile: --train-iters 20 -> 24", out)
+        self.assertIn("--train-iters 24 ", out)
+
+
+if __name__ == "__main__":
+    unittest.main()
