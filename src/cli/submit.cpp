@@ -51,7 +51,9 @@ const bool registered = register_command(
        auto q = std::make_shared<run::SubmitRequest>();
        auto registry = std::make_shared<std::string>();
        app.add_option("run_dir", q->run_dir, "the run directory openrecipes run left")->required();
-       app.add_option("--reference", q->reference, "the recipe it was tuned from (folder or recipe.yaml)")->required();
+       app.add_option("--reference", q->reference,
+                      "the recipe it was tuned from (folder or recipe.yaml), or none: the reference of a new pair")
+           ->required();
        app.add_option("--author", q->author, "your GitHub handle")->required();
        app.add_option("--registry", *registry, "the registry to write into (default: the bundled one)");
        app.add_option("--name", q->name, "the new recipe's folder name (default <recipe>-<author>-<log hash>)");

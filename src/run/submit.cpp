@@ -120,9 +120,11 @@ SubmitResult submit_run(const SubmitRequest& req) {
     throw InputError(source.file.string(),
                      "the recipe changed after the run (its sha256 is not the one plan.json records)",
                      "run the recipe as it is now, or restore it");
+  // `--reference none`: the recipe is the reference of a new pair (it passes both checks trivially, SPEC §4).
+  const bool is_root = req.reference == "none";
   const fs::path ref_dir = req.reference.filename() == "recipe.yaml" ? req.reference.parent_path() : req.reference;
-  const auto reference = registry::load_recipe(ref_dir);
-  if (reference.model != p.model || reference.gpu != p.gpu)
+  const auto reference = is_root ? source : registry::load_recipe(ref_dir);
+  if (!is_root && (reference.model != p.model || reference.gpu != p.gpu))
     throw InputError(
         "--reference " + reference.id,
         fmt::format("the reference is {} on {}, the run is {} on {}", reference.model, reference.gpu, p.model, p.gpu),
@@ -191,7 +193,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
   y += fmt::format("gpus: {}\n", p.gpus);
   y += "author:\n  github: " + req.author + "\n";
   y += "date: " + date + "\n";
-  y += "reference: " + (reference.model == p.model && reference.gpu == p.gpu ? reference.name : reference.id) + "\n";
+  y += "reference: " + (is_root ? std::string("null") : reference.name) + "\n";
   const auto& w = source.workload;
   y += "workload:\n";
   if (w.standard) {

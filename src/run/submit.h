@@ -12,7 +12,7 @@ namespace openrecipes::run {
 
 struct SubmitRequest {
   std::filesystem::path run_dir;
-  std::filesystem::path reference;  ///< the reference recipe's folder (or its recipe.yaml)
+  std::filesystem::path reference;  ///< the reference recipe's folder (or its recipe.yaml); "none": a new pair's own
   std::string author;               ///< a GitHub handle
   std::filesystem::path registry;   ///< the registry to write into
   std::string name;                 ///< the new recipe's folder name ("" : <recipe>-<author>-<8 hex of the log>)

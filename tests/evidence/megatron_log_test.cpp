@@ -226,6 +226,28 @@ TEST(MegatronLog, real_logs_agree_with_their_own_clock_within_the_bound) {
   }
 }
 
+TEST(MegatronLog, a_first_steps_gpu_drain_counted_in_the_next_interval_is_not_an_edit) {
+  // The bundled tulu3-ref run (Megatron-LM d98e8a64, one H200): iteration 1 stamped 01:24:59.518488 with 5458.3 ms,
+  // iteration 2 stamped 01:25:01.233752 (1.715 s later) with 3586.8 ms: 1.872 s more than the clock, over the old
+  // per-line bound of 10% x 3.587 + 1.5 + 1e-6 = 1.859 s; within it plus iteration 1's own 5.458 s.
+  const auto f = testing::source_dir() / "registry/recipes/qwen3-0.6b/H200/tulu3-ref/evidence/train.log";
+  EXPECT_NO_THROW(parse_megatron_log(read_file(f), "train.log"));
+  // By hand: 2 s of step time in 0.1 s of clock after a 5 s step: 1.9 s over, bound 10% x 2 + 1.5 (+1e-6) = 1.7 s,
+  // plus the drain allowance of 5 s: passes. 2.5 s after a 0.3 s step: 2.4 s over, bound 0.25 + 1.5 + 0.3 = 2.05 s.
+  EXPECT_EQ(
+      error_of(line_at(1, "2026-01-01 00:00:00.000000", "5000.0") + line_at(2, "2026-01-01 00:00:00.100000", "2000.0")),
+      "(no error)");
+  auto m =
+      error_of(line_at(1, "2026-01-01 00:00:00.000000", "300.0") + line_at(2, "2026-01-01 00:00:00.100000", "2500.0"));
+  EXPECT_NE(m.find("t.log:2: the timestamps say 0.100 s passed since line 1 (iteration 1), but the step times say "
+                   "2.500 s"),
+            std::string::npos)
+      << m;
+  // The clock running ahead of the step times (a shortened step) gets no allowance: 3 s of clock for 1 s of steps.
+  m = error_of(line_at(1, "2026-01-01 00:00:00.000000", "5000.0") + line_at(2, "2026-01-01 00:00:03.000000", "1000.0"));
+  EXPECT_NE(m.find("t.log:2: the timestamps say 3.000 s passed since line 1"), std::string::npos) << m;
+}
+
 TEST(MegatronLog, elapsed_time_that_contradicts_the_timestamps_is_an_error_naming_line_and_both_numbers) {
   OPENRECIPES_REQUIRE_FIXTURES();
   // mbs2.log with iteration 2's elapsed time set to 1 ms (the tester's absurd-MFU case). Its stamps

@@ -1,4 +1,5 @@
-// Test helper: a scratch copy of the bundled registry (registry/, the three real H200 runs) for a test to break,
+// Test helper: a scratch copy of the bundled registry's mock-data pair (registry/ with its three real H200 runs of
+// Megatron-LM mock data, ref, mbs2 and lr10; the other pairs left out so a test sees one pair) for a test to break,
 // and the build of a registry folder (load, evaluate) with lookups by recipe name.
 #pragma once
 
@@ -53,6 +54,9 @@ struct Scratch {
   std::filesystem::path root;
   Scratch() : root(dir / "registry") {
     std::filesystem::copy(bundled(), root, std::filesystem::copy_options::recursive);
+    for (const auto& e : std::filesystem::directory_iterator(root / "recipes/qwen3-0.6b/H200"))
+      if (const auto name = e.path().filename(); name != "ref" && name != "mbs2" && name != "lr10")
+        std::filesystem::remove_all(e.path());
   }
   std::filesystem::path recipe(const std::string& name) const { return root / "recipes/qwen3-0.6b/H200" / name; }
   std::string read(const std::filesystem::path& p) const { return read_file(p); }
