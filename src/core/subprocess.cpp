@@ -90,6 +90,19 @@ std::vector<std::string> environment_with(const std::vector<std::pair<std::strin
   return env;
 }
 
+// posix_spawn's argument and environment vectors (NULL-terminated; they point into `argv` and `env`).
+struct Vectors {
+  std::vector<std::string> env;
+  std::vector<char*> args, envp;
+  Vectors(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& overrides)
+      : env(environment_with(overrides)) {
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+  }
+};
+
 // Feeds `input` to `in` and drains `out` and `err` until both reach end of file (or poll fails).
 void pump(Fd& in, Fd& out, Fd& err, const std::string& input, ProcessResult& r) {
   HeldSigpipe held;
@@ -131,20 +144,14 @@ void pump(Fd& in, Fd& out, Fd& err, const std::string& input, ProcessResult& r) 
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
   if (argv.empty()) throw InputError("run_process", "no program to run", "pass the program as argv[0]");
   Pipe in(argv[0]), out(argv[0]), err(argv[0]);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const std::vector<std::string> env = environment_with(options.env);
-  std::vector<char*> envp;
-  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
+  const Vectors v(argv, options.env);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, in.read.fd, 0);
   posix_spawn_file_actions_adddup2(&fa, out.write.fd, 1);
   posix_spawn_file_actions_adddup2(&fa, err.write.fd, 2);
   pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), envp.data());
+  const int rc = ::posix_spawnp(&pid, v.args[0], &fa, nullptr, v.args.data(), v.envp.data());
   posix_spawn_file_actions_destroy(&fa);
   in.read.close();  // the child's ends
   out.write.close();
@@ -164,13 +171,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
 int run_process_streaming(const std::vector<std::string>& argv, const StreamOptions& options) {
   if (argv.empty()) throw InputError("run_process_streaming", "no program to run", "pass the program as argv[0]");
   Pipe out(argv[0]);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const std::vector<std::string> env = environment_with(options.env);
-  std::vector<char*> envp;
-  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
+  const Vectors v(argv, options.env);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -190,7 +191,7 @@ int run_process_streaming(const std::vector<std::string>& argv, const StreamOpti
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, args[0], &fa, &attr, args.data(), envp.data());
+  const int rc = ::posix_spawnp(&pid, v.args[0], &fa, &attr, v.args.data(), v.envp.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   out.write.close();
