@@ -199,7 +199,7 @@ void read_layout(const YamlField& y, Recipe& r) {
 }
 
 // stack: framework and commit, Megatron-LM, Transformer Engine, PyTorch, CUDA, NCCL, communication libraries.
-void read_stack(const YamlField& y, Recipe& r) {
+void read_stack(const YamlField& y, Recipe& r, bool draft) {
   auto s = y.require("stack");
   s.reject_unknown_keys({"framework", "megatron_lm", "transformer_engine", "pytorch", "cuda", "nccl", "comm_libraries",
                          "gpus_per_node", "network"});
@@ -215,17 +215,24 @@ void read_stack(const YamlField& y, Recipe& r) {
       throw InputError(f.where(), "a version is one word (e.g. 2.11.0+cu130, or 'none' when not used)");
     r.stack.versions.push_back({component, v});
   };
-  version_of(fw.require("commit"), r.stack.framework + "_commit");
-  if (r.stack.framework != "megatron-lm")
-    version_of(s.require("megatron_lm"), "megatron_lm");
-  else if (s["megatron_lm"].defined())
+  // A draft (not yet run) need only name its framework: the run's probe finds the versions.
+  auto field = [&](const char* key) -> std::optional<YamlField> {
+    if (draft && !s[key].defined()) return std::nullopt;
+    return s.require(key);
+  };
+  if (!draft || fw["commit"].defined()) version_of(fw.require("commit"), r.stack.framework + "_commit");
+  if (r.stack.framework != "megatron-lm") {
+    if (auto f = field("megatron_lm")) version_of(*f, "megatron_lm");
+  } else if (s["megatron_lm"].defined()) {
     throw InputError(s["megatron_lm"].where(),
                      "the framework is Megatron-LM itself; give its commit once, as framework.commit");
-  for (const char* c : {"transformer_engine", "pytorch", "cuda", "nccl"}) version_of(s.require(c), c);
+  }
+  for (const char* c : {"transformer_engine", "pytorch", "cuda", "nccl"})
+    if (auto f = field(c)) version_of(*f, c);
   if (s["comm_libraries"].defined())
     for (const auto& k : s["comm_libraries"].keys()) version_of(s["comm_libraries"][k], k);
-  r.stack.gpus_per_node = s.require("gpus_per_node").as_int(1, 1024);
-  r.stack.network = s.require("network").as_string(200);
+  if (auto f = field("gpus_per_node")) r.stack.gpus_per_node = f->as_int(1, 1024);
+  if (auto f = field("network")) r.stack.network = f->as_string(200);
 }
 
 // patches (each inside the folder, with its sha256) and component tests.
@@ -280,7 +287,8 @@ void read_claims(const YamlField& y, Recipe& r) {
 
 }  // namespace
 
-Recipe load_recipe(const fs::path& dir) {
+Recipe load_recipe(const fs::path& dir, RecipeLoad mode) {
+  const bool draft = mode == RecipeLoad::draft;
   Recipe r;
   r.dir = dir;
   r.file = dir / "recipe.yaml";
@@ -295,12 +303,12 @@ Recipe load_recipe(const fs::path& dir) {
   read_identity(y, dir, r);
   read_workload(y, r);
   read_run_length(y, r);
-  read_evidence(y, dir, r);
+  if (!draft) read_evidence(y, dir, r);
   r.command = y.require("command").as_string(64 << 10);
   read_layout(y, r);
-  read_stack(y, r);
+  read_stack(y, r, draft);
   read_patches_and_component_tests(y, dir, r);
-  read_claims(y, r);
+  if (!draft) read_claims(y, r);
   return r;
 }
 

@@ -89,11 +89,16 @@ struct Recipe {
   std::filesystem::path dir, file;
 };
 
+/// How much of a recipe must be there: `full` for the registry (every field, evidence files present), `draft` for a
+/// recipe that has not run yet, as `openrecipes run` reads it: its evidence and claims are not read (they may be
+/// absent), and its stack needs only the framework's name (the run's probe finds the versions).
+enum class RecipeLoad : unsigned char { full, draft };
+
 /// Loads `dir`/recipe.yaml, where `dir` is registry/recipes/<model>/<gpu>/<name>. Throws InputError naming the
 /// file, line and field, with the fix, for: malformed YAML, a missing, mistyped, out-of-range or unknown field,
 /// an id/model/gpu that does not match the folder, an evidence or patch path that escapes the folder or does not
 /// exist, an unknown evidence format, a layout whose GPU count is not gpus, a date that is not a real calendar
 /// day, and a recipe.yaml that is a symbolic link resolving outside `dir` (it is never read).
-Recipe load_recipe(const std::filesystem::path& dir);
+Recipe load_recipe(const std::filesystem::path& dir, RecipeLoad mode = RecipeLoad::full);
 
 }  // namespace openrecipes::registry

@@ -99,7 +99,7 @@ layout::Layout layout_from_json(const nlohmann::json& j) {
 
 RunPlan make_plan(const RunRequest& q) {
   const fs::path dir = q.recipe.filename() == "recipe.yaml" ? q.recipe.parent_path() : q.recipe;
-  const auto recipe = registry::load_recipe(dir);
+  const auto recipe = registry::load_recipe(dir, registry::RecipeLoad::draft);
   const std::string where = recipe.file.string() + ": command";
   if (q.launcher != "local" && q.launcher != "slurm")
     throw InputError("--launcher " + quote_for_message(q.launcher), "unknown launcher", "use local or slurm");

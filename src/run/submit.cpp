@@ -115,7 +115,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
     throw InputError("--author " + quote_for_message(req.author), "not a GitHub handle", "give your GitHub user name");
 
   // The recipe the run came from must be the one it ran (its workload is copied).
-  const auto source = registry::load_recipe(p.recipe_dir);
+  const auto source = registry::load_recipe(p.recipe_dir, registry::RecipeLoad::draft);
   if (sha256_hex(read_file(source.file)) != p.recipe_sha256)
     throw InputError(source.file.string(),
                      "the recipe changed after the run (its sha256 is not the one plan.json records)",

@@ -125,6 +125,39 @@ class LocalRun(unittest.TestCase):
             reg.cleanup()
 
 
+class DraftRun(unittest.TestCase):
+    def test_a_draft_without_evidence_or_claims_runs_and_submits(self):
+        # A recipe written before its first run: no evidence/, no claims, a stack that names only the framework.
+        s = runkit.Scratch(scale="0.2")
+        try:
+            text = runkit.read(s.recipe(MBS2, "recipe.yaml"))
+            evidence = text[text.index("evidence:\n"):text.index("# The launch script")]
+            stack = text[text.index("stack:\n"):text.index("claims:\n")]
+            draft = text.replace(evidence, "").replace(stack, "stack:\n  framework: {name: megatron-lm}\n")
+            draft = draft[:draft.index("claims:\n")].replace("id: mbs2\n", "id: draft\n")
+            draft = "".join(l for l in draft.splitlines(True) if not l.startswith("#"))
+            os.makedirs(s.recipe("draft"))
+            with open(s.recipe("draft", "recipe.yaml"), "w") as f:
+                f.write(draft)
+            self.assertNotIn("evidence", draft)
+            self.assertNotIn("claims", draft)
+            rc, out, err = s.run("build", s.registry)
+            # The registry itself refuses the draft (it has no evidence); `run` reads it as a draft.
+            self.assertIn("draft/recipe.yaml:1: missing required field 'evidence'", out)
+            run_dir = os.path.join(s.root, "run")
+            rc, out, err = s.run("run", s.recipe("draft"), "--launcher", "local", "--var",
+                                 "MEGATRON_LM=" + s.megatron, "-o", run_dir)
+            self.assertEqual(rc, 0, out + err)
+            rc, out, err = s.run("submit", run_dir, "--reference", s.recipe("ref"), "--author", "alice",
+                                 "--registry", s.registry, "--name", "from-draft")
+            self.assertEqual(rc, 0, out + err)
+            recipe = runkit.read(s.recipe("from-draft", "recipe.yaml"))
+            self.assertIn("evidence:\n  log: {path: evidence/train.log, format: megatron}", recipe)
+            self.assertIn("stack:\n  framework: {name: megatron-lm, commit: \"unknown\"}", recipe)
+        finally:
+            s.cleanup()
+
+
 class FailedRun(unittest.TestCase):
     def setUp(self):
         self.s = runkit.Scratch(scale="0.02")

@@ -42,7 +42,9 @@ git -C "$out/Megatron-LM" -c advice.detachedHead=false checkout -q FETCH_HEAD
 [ "$(git -C "$out/Megatron-LM" rev-parse HEAD)" = "$commit" ]
 
 # 2b. the draft recipes the device runs (tests/run/device/drafts/*.yaml), in a registry of their own with the bundled
-#     tables; each draft folder gets the bundled ref recipe's evidence as placeholders, only so that it loads
+#     tables; each draft folder gets the bundled ref recipe's evidence as placeholders. (That was needed when the
+#     bundled tulu3 runs were made; `run` now reads a recipe as a draft and ignores evidence and claims. The drafts
+#     and placeholders are kept as they were, so that they are byte for byte what those runs ran.)
 mkdir -p "$out/drafts"
 cp -r registry/gpus.yaml registry/models registry/rules "$out/drafts/"
 for f in tests/run/device/drafts/*.yaml; do
