@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -40,6 +41,20 @@ std::string self_exe() {
   return ec ? std::string("openrecipes") : exe.string();
 }
 
+// The checkout's data/ (the rollout plugin, put on PYTHONPATH): beside the executable's checkout first, then the
+// working folder's. Throws InputError when neither holds data/pretokenized_sft_rollout.py.
+fs::path data_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  std::vector<fs::path> candidates;
+  if (!ec) candidates.push_back(exe.parent_path().parent_path() / "data");
+  candidates.push_back("data");
+  for (const auto& d : candidates)
+    if (fs::is_regular_file(d / "pretokenized_sft_rollout.py", ec)) return fs::absolute(d).lexically_normal();
+  throw InputError("data/", "no data/pretokenized_sft_rollout.py beside openrecipes' checkout or in this folder",
+                   "run the openrecipes of a checkout (its data/ goes on the trainer's PYTHONPATH)");
+}
+
 std::string default_run_dir(const std::string& recipe_id) {
   std::string name;
   for (char c : recipe_id) name += c == '/' ? '-' : c;
@@ -73,7 +88,7 @@ void print_plan(const run::RunPlan& p, const run::SlurmOptions& so) {
     }
   } else {
     std::cout << fmt::format(
-        "  node 0 runs   ray start --head --node-ip-address <head> --port {} --dashboard-port {} "
+        "  node 0 runs   ray start --head --block --node-ip-address <head> --port {} --dashboard-port {} "
         "--num-gpus {} --disable-usage-stats --temp-dir /tmp/openrecipes-ray-{}\n",
         p.ray_port, p.dashboard_port, p.gpus_per_node, p.ray_port);
     for (std::int64_t rank = 1; rank < p.nodes; ++rank)
@@ -91,14 +106,15 @@ void print_plan(const run::RunPlan& p, const run::SlurmOptions& so) {
   if (p.launcher == "slurm") {
     std::cout << "  would submit  " << run::display_command(run::sbatch_argv(p, so, p.run_dir + "/sbatch.sh"))
               << "\n  sbatch.sh:\n";
-    for (auto line : split(run::sbatch_script(p, so), '\n'))
+    const std::string script = run::sbatch_script(p, so);
+    for (auto line : split(script, '\n'))
       if (!line.empty()) std::cout << "    " << line << "\n";
   }
 }
 
 int run(RunOptions& o) {
   o.request.gpus = o.gpus;
-  o.request.data_dir = bundled_path("data");
+  o.request.data_dir = data_dir();
   // The default RUN_DIR needs the recipe's id: plan once to learn it (nothing is written by planning).
   if (o.run_dir.empty()) {
     o.request.run_dir = "/nonexistent/openrecipes-plan";
@@ -118,9 +134,23 @@ int run(RunOptions& o) {
     print_plan(plan, so);
     return 0;
   }
+  const bool created = !fs::exists(plan.run_dir);
   fs::create_directories(plan.run_dir);
-  write_file_atomic(fs::path(plan.run_dir) / "plan.json", run::plan_json(plan));
-  if (!plan.patches.empty()) write_file_atomic(fs::path(plan.run_dir) / "patches.txt", run::apply_patches(plan, false));
+  // Until the trainer starts, a failure leaves no run directory behind (so the same -o can be used again).
+  auto before_launch = [&](const std::function<void()>& step) {
+    try {
+      step();
+    } catch (...) {
+      std::error_code ec;
+      if (created) fs::remove_all(plan.run_dir, ec);
+      throw;
+    }
+  };
+  before_launch([&] {
+    write_file_atomic(fs::path(plan.run_dir) / "plan.json", run::plan_json(plan));
+    if (!plan.patches.empty())
+      write_file_atomic(fs::path(plan.run_dir) / "patches.txt", run::apply_patches(plan, false));
+  });
   run::install_stop_handlers();
   run::RunRecord record;
   if (plan.launcher == "local") {
@@ -148,7 +178,7 @@ int run(RunOptions& o) {
       record.reason = failure.empty() ? fmt::format("the trainer exited with status {}", rc) : failure;
     }
   } else {
-    run::run_slurm(plan, so, record);
+    run::run_slurm(plan, so, record, before_launch);
   }
   run::write_run_record(plan, record);
   std::cout << fmt::format("\nrun {}: {}{}\n  evidence in {} (run.json lists {} files with their sha256)\n",
@@ -178,7 +208,13 @@ const bool registered_run = register_command(
        app.footer(
            "Exit codes: 0 the run completed (its evidence is in RUN_DIR); 1 it failed or was cancelled (the evidence "
            "so far is kept and run.json says why); 2 bad input (nothing was run).");
-       return [o]() { return run(*o); };
+       return [o]() {
+         try {
+           return run(*o);
+         } catch (const std::filesystem::filesystem_error& e) {
+           throw InputError(e.path1().string(), e.code().message(), "give a run directory you can write (-o RUN_DIR)");
+         }
+       };
      }});
 
 struct NodeOptions {

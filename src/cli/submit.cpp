@@ -60,7 +60,14 @@ const bool registered = register_command(
        app.footer(
            "Exit codes: 0 the recipe is verified; 1 it was written but is not verified (each reason printed); 2 bad "
            "input: the run failed, is incomplete or was edited after capture, and nothing was written.");
-       return [q, registry]() { return submit(*q, *registry); };
+       return [q, registry]() {
+         try {
+           return submit(*q, *registry);
+         } catch (const std::filesystem::filesystem_error& e) {
+           throw InputError(e.path1().string(), e.code().message(),
+                            "give a registry folder you can write (--registry)");
+         }
+       };
      }});
 
 }  // namespace

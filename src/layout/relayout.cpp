@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "core/error.h"
 #include "layout/command.h"
@@ -18,8 +19,11 @@ std::int64_t nodes_for(std::int64_t gpus, std::int64_t gpus_per_node) {
   return gpus <= gpus_per_node ? 1 : gpus / gpus_per_node;
 }
 
-void require_size(std::int64_t v, const char* what) {
+void require_size(std::int64_t v, const char* what, std::int64_t max = std::numeric_limits<std::int64_t>::max()) {
   if (v < 1) throw InputError(what, fmt::format("{} is not a size (at least 1)", v), "give a positive whole number");
+  if (v > max)
+    throw InputError(what, fmt::format("{} is over the largest size relayout considers ({})", v, max),
+                     "give a size a cluster can have");
 }
 
 }  // namespace
@@ -58,8 +62,8 @@ std::vector<Violation> relayout_violations(const Layout& l, std::int64_t gpus, s
 }
 
 RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, const std::string& where) {
-  require_size(q.gpus, "--gpus");
-  require_size(q.gpus_per_node, "--gpus-per-node");
+  require_size(q.gpus, "--gpus", kMaxGpus);
+  require_size(q.gpus_per_node, "--gpus-per-node", kMaxGpus);
   require_size(q.global_batch, "global batch");
   require_size(q.row_length, "row length");
   RelayoutResult r;
@@ -68,7 +72,7 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
                                 std::tuple{q.cp, &Layout::cp, "--cp"}, std::tuple{q.ep, &Layout::ep, "--ep"},
                                 std::tuple{q.etp, &Layout::etp, "--etp"}})
     if (v) {
-      require_size(*v, name);
+      require_size(*v, name, kMaxGpus);
       r.layout.*field = *v;
     }
   if (q.new_row_length) require_size(*q.new_row_length, "--row-length");

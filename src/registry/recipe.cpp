@@ -86,6 +86,14 @@ void read_identity(const YamlField& y, const fs::path& dir, Recipe& r) {
   };
   if (!std::regex_match(r.name, kName))
     throw InputError(dir.string(), "recipe folder name must be lowercase letters, digits, '.', '_' or '-'");
+  // The model and GPU folders are names too (they reach file names, pages and scripts): the same alphabet as ids.
+  static const std::regex model_name("[a-z0-9][a-z0-9._-]{0,79}"), gpu_name("[A-Za-z0-9][A-Za-z0-9_.-]{0,31}");
+  if (!std::regex_match(r.model, model_name))
+    throw InputError(dir.string(), "the model folder name must be lowercase letters, digits, '.', '_' or '-'",
+                     "name the folder after registry/models/<model>.yaml");
+  if (!std::regex_match(r.gpu, gpu_name))
+    throw InputError(dir.string(), "the GPU folder name must be letters, digits, '.', '_' or '-' (at most 32)",
+                     "name the folder after a key of registry/gpus.yaml");
   folder_must_match("id", r.name);
   folder_must_match("model", r.model);
   folder_must_match("gpu", r.gpu);

@@ -12,13 +12,30 @@
 #include "core/files.h"
 #include "core/sha256.h"
 #include "core/text.h"
+#include "core/utf8.h"
 #include "run/node.h"
 
 namespace openrecipes::run {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr std::uint64_t kMaxCapturedBytes = 1ull << 30;  // one file of the run directory
+// sha256 and size of a file, read 1 MiB at a time (a run's log can be large; nothing is held whole).
+std::pair<std::uint64_t, std::string> hash_file(const fs::path& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw InputError(path.string(), "cannot read it", "check the run directory's permissions");
+  Sha256 h;
+  std::uint64_t total = 0;
+  std::vector<char> buf(1 << 20);
+  std::size_t k;
+  while ((k = std::fread(buf.data(), 1, buf.size(), f)) > 0) {
+    h.update(buf.data(), k);
+    total += k;
+  }
+  const bool failed = std::ferror(f) != 0;
+  std::fclose(f);
+  if (failed) throw InputError(path.string(), "a read failed", "check the disk");
+  return {total, h.hex()};
+}
 
 std::string section(const std::string& text, const std::string& header) {
   const auto at = text.find("--- " + header + "\n");
@@ -83,8 +100,12 @@ void write_run_record(const RunPlan& p, RunRecord& r) {
     if (!it->is_regular_file() || it->is_symlink()) continue;
     const std::string rel = fs::relative(it->path(), dir).generic_string();
     if (rel == "run.json" || fs::path(rel).filename().string().starts_with(".")) continue;
-    const std::string bytes = read_file(it->path(), kMaxCapturedBytes);
-    r.files.push_back({rel, bytes.size(), sha256_hex(bytes)});
+    if (!is_valid_utf8(rel)) {  // a name JSON cannot hold: said, not listed (submit never needs it)
+      r.skipped.push_back(lossy_utf8(rel));
+      continue;
+    }
+    const auto [bytes, sha] = hash_file(it->path());
+    r.files.push_back({rel, bytes, sha});
   }
   if (ec) throw InputError(dir.string(), "cannot list the run directory: " + ec.message());
   std::sort(r.files.begin(), r.files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
@@ -106,7 +127,8 @@ void write_run_record(const RunPlan& p, RunRecord& r) {
   auto files = nlohmann::ordered_json::array();
   for (const auto& f : r.files) files.push_back({{"path", f.path}, {"bytes", f.bytes}, {"sha256", f.sha256}});
   j["files"] = files;
-  write_file_atomic(dir / "run.json", j.dump(2) + "\n");
+  j["not_captured"] = r.skipped;
+  write_file_atomic(dir / "run.json", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 CheckedRun read_run_dir(const fs::path& run_dir) {
@@ -141,8 +163,8 @@ CheckedRun read_run_dir(const fs::path& run_dir) {
     if (!fs::is_regular_file(path, ec))
       throw InputError(manifest.string(), fmt::format("{} is listed but missing", f.path),
                        "the run directory was changed after capture: submit it as openrecipes run left it");
-    const std::string got = sha256_hex(read_file(path, kMaxCapturedBytes));
-    if (got != f.sha256)
+    const auto [bytes, got] = hash_file(path);
+    if (got != f.sha256 || bytes != f.bytes)
       throw InputError(
           manifest.string(),
           fmt::format("{} has sha256 {}, run.json says {}: the file was edited after capture", f.path, got, f.sha256),

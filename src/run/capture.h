@@ -38,6 +38,7 @@ struct RunRecord {
   std::string network;                             ///< the inter-node network as the probe saw it
   std::optional<std::int64_t> gpus_per_node_seen;  ///< GPUs the first node's nvidia-smi listed
   std::vector<CapturedFile> files;                 ///< every file under RUN_DIR but run.json, sorted by path
+  std::vector<std::string> skipped;                ///< files left out: names that are not UTF-8 (shown lossily)
 };
 
 /// The launcher's clock, as scheduler_times.h's launcher format reads it: `run rc=<code> start=<s> end=<s>`.

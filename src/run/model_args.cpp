@@ -45,10 +45,10 @@ fs::path find_model_script(const fs::path& framework, const std::string& model) 
     if (lower(e.path().filename().string()) == want) found.push_back(e.path());
   if (found.empty())
     throw InputError(dir.string(), fmt::format("no model script {} (matched without regard to case)", want),
-                     "give the script with --model-script PATH, or use a framework checkout that has it");
+                     "give (--var SLIME=... or MILES=...) a framework checkout that has it");
   if (found.size() > 1)
     throw InputError(dir.string(), fmt::format("{} files match {} without regard to case", found.size(), want),
-                     "give the script with --model-script PATH");
+                     "keep one file per model in the checkout's scripts/models");
   return found.front();
 }
 
@@ -65,7 +65,7 @@ std::vector<std::string> read_model_args(const fs::path& script) {
     while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
     throw InputError(script.string(),
                      fmt::format("sourcing it failed (bash exit {}){}", r.exit_code, err.empty() ? "" : ": " + err),
-                     "fix the script, or give another with --model-script PATH");
+                     "fix the script in the framework checkout");
   }
   if (r.out.size() > kMaxArgsBytes)
     throw InputError(script.string(), "MODEL_ARGS is over 1 MiB", "give the framework's own model script");

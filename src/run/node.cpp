@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -129,24 +130,41 @@ int run_ray_head(const RunPlan& p, const fs::path& dir, const std::string& head,
   const std::vector<std::pair<std::string, std::string>> none;
   const std::string temp = fmt::format("/tmp/openrecipes-ray-{}", p.ray_port);
   const auto ray_log = dir / "ray.log";
-  int rc = stream_to({"ray", "start", "--head", "--node-ip-address", head, "--port", std::to_string(p.ray_port),
-                      "--dashboard-port", std::to_string(p.dashboard_port), "--num-gpus",
-                      std::to_string(p.gpus_per_node), "--disable-usage-stats", "--temp-dir", temp},
-                     none, ray_log, false, nullptr);
-  if (rc != 0) return rc;
+  // The head runs with --block as a child of this task, so stopping that child stops this cluster's head and nothing
+  // else (a bare `ray stop` would stop every Ray cluster of the user on the node).
+  static volatile std::sig_atomic_t head_stop = 0;
+  head_stop = 0;
+  std::atomic<int> head_rc{-1};
+  std::thread head_thread([&] {
+    try {
+      head_rc = stream_to({"ray", "start", "--head", "--block", "--node-ip-address", head, "--port",
+                           std::to_string(p.ray_port), "--dashboard-port", std::to_string(p.dashboard_port),
+                           "--num-gpus", std::to_string(p.gpus_per_node), "--disable-usage-stats", "--temp-dir", temp},
+                          none, ray_log, false, &head_stop);
+    } catch (const InputError& e) {
+      LogFile(ray_log).write(std::string("openrecipes: ") + e.what() + "\n");
+      head_rc = 127;
+    }
+  });
+  auto finish = [&](int rc) {
+    head_stop = 1;
+    head_thread.join();
+    return rc;
+  };
   // Wait until every node's GPUs have joined (slime's placement group waits without bound otherwise).
   const std::string want = fmt::format("/{}.0 GPU", p.gpus);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
   const std::string address = fmt::format("{}:{}", head, p.ray_port);
   for (;;) {
-    if (g_stop_requested) return 130;
+    if (g_stop_requested) return finish(130);
+    if (head_rc >= 0) return finish(head_rc == 0 ? 1 : head_rc.load());  // the head ended before the cluster was up
     auto st = run_process({"ray", "status", "--address", address});
     if (st.exit_code == 0 && st.out.find(want) != std::string::npos) break;
     if (std::chrono::steady_clock::now() > deadline) {
       LogFile(ray_log).write(fmt::format("openrecipes: the Ray cluster never showed {} GPUs in 10 minutes\n", p.gpus));
-      return 1;
+      return finish(1);
     }
-    std::this_thread::sleep_for(std::chrono::seconds(2));
+    std::this_thread::sleep_for(std::chrono::seconds(1));
   }
   auto [argv, env] = node_command(p, 0, head);
   const std::string id = fmt::format("openrecipes-{}-{}", p.ray_port, p.dashboard_port);
@@ -162,10 +180,15 @@ int run_ray_head(const RunPlan& p, const fs::path& dir, const std::string& head,
                                      runtime_env_json(env),
                                      "--"};
   submit.insert(submit.end(), argv.begin(), argv.end());
-  rc = stream_to(submit, none, dir / "train.log", echo, &g_stop_requested);
+  int rc = 0;
+  try {
+    rc = stream_to(submit, none, dir / "train.log", echo, &g_stop_requested);
+  } catch (...) {
+    finish(0);
+    throw;
+  }
   if (g_stop_requested) run_process({"ray", "job", "stop", "--address", dashboard, id});
-  run_process({"ray", "stop"});
-  return rc;
+  return finish(rc);
 }
 
 int run_ray_worker(const RunPlan& p, const fs::path& dir, const std::string& head) {

@@ -8,12 +8,14 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <regex>
 #include <set>
 
 #include "core/error.h"
 #include "core/files.h"
 #include "core/sha256.h"
 #include "core/text.h"
+#include "core/utf8.h"
 #include "layout/command.h"
 #include "layout/relayout.h"
 #include "registry/recipe.h"
@@ -52,6 +54,8 @@ std::map<std::string, std::string> parse_vars(const std::vector<std::string>& gi
     const std::string value = v.substr(eq + 1);
     if (value.empty())
       throw InputError(where, fmt::format("${} has no value", name), fmt::format("give it: --var {}=VALUE", name));
+    if (!is_valid_utf8(value))
+      throw InputError(where, "the value is not UTF-8", "give the path as the file system shows it in UTF-8");
     if (std::any_of(value.begin(), value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
       throw InputError(where, "the value holds a control character (a line break, a tab)", "give a plain path or word");
     if (!out.emplace(name, value).second)
@@ -69,6 +73,48 @@ std::optional<std::string> flag_value(const std::vector<layout::CommandWord>& wo
     if (lit->starts_with(flag + "=")) return lit->substr(flag.size() + 1);
   }
   return std::nullopt;
+}
+
+// The command must start the framework's own launcher on a script of the user's checkout: torchrun or python3
+// followed by a script inside the framework (or Megatron-LM) checkout. A recipe is a stranger's: `bash -c ...`,
+// `python3 -c ...` or a script of its own would run whatever it says, so they are refused.
+void check_program(const RunPlan& p, const std::string& where) {
+  static const std::regex python("python(3(\\.[0-9]+)?)?");
+  const std::string program = fs::path(p.argv[0]).filename().string();
+  const bool torchrun = program == "torchrun";
+  if (!torchrun && !std::regex_match(program, python))
+    throw InputError(where, "the command runs " + quote_for_message(p.argv[0]) + ", not the framework's launcher",
+                     "start it with torchrun (Megatron-LM) or python3 <slime entry module> (slime, miles)");
+  // torchrun's own flags come first; each takes a value except --standalone and --no-python.
+  std::size_t i = 1;
+  if (torchrun)
+    while (i < p.argv.size() && p.argv[i].starts_with("-")) {
+      const std::string& w = p.argv[i];
+      const bool takes_value =
+          w.find('=') == std::string::npos && w != "--standalone" && w != "--no-python" && w != "--no_python";
+      if (w == "--no-python" || w == "--no_python" || w == "-m" || w == "--module")
+        throw InputError(where, "torchrun " + w + " runs something other than a training script",
+                         "give the framework's training script, e.g. $MEGATRON_LM/pretrain_gpt.py");
+      i += takes_value ? 2 : 1;
+    }
+  if (i >= p.argv.size() || p.argv[i].starts_with("-"))
+    throw InputError(where,
+                     "after " + program + " comes " +
+                         (i < p.argv.size() ? quote_for_message(p.argv[i]) : std::string("nothing")) +
+                         ", not a training script",
+                     "give the framework's script, e.g. $MEGATRON_LM/pretrain_gpt.py or <slime entry module>");
+  std::error_code ec;
+  const fs::path script = fs::weakly_canonical(fs::absolute(p.argv[i]), ec);
+  for (const std::string& dir : {p.framework_dir, p.megatron_dir}) {
+    if (dir.empty()) continue;
+    const fs::path root = fs::weakly_canonical(dir, ec);
+    const auto rel = script.lexically_relative(root);
+    if (!rel.empty() && *rel.begin() != ".." && rel != ".") return;
+  }
+  throw InputError(where,
+                   "the training script " + quote_for_message(p.argv[i]) + " is not inside the framework checkout",
+                   "use the checkout's own script through its variable ($MEGATRON_LM/pretrain_gpt.py, <slime entry "
+                   "module>), and give the checkout with --var");
 }
 
 int random_port(std::mt19937& rng) { return std::uniform_int_distribution<int>(20000, 29999)(rng); }
@@ -207,6 +253,7 @@ RunPlan make_plan(const RunRequest& q) {
   const auto rendered = layout::render_command(words, vars, where);
   p.env = rendered.env;
   p.argv = rendered.argv;
+  check_program(p, where);
 
   // Patches: sha256 checked now (and again just before they are applied); they go to the framework checkout.
   for (const auto& patch : recipe.patches) {
@@ -222,11 +269,29 @@ RunPlan make_plan(const RunRequest& q) {
                      fmt::format("give it: --var {}=PATH", fw_var));
 
   p.pythonpath.push_back(fs::absolute(q.data_dir).lexically_normal().string());
-  if (const fs::path patches = recipe.dir / "patches"; fs::is_directory(patches))
+  if (const fs::path patches = recipe.dir / "patches"; fs::is_directory(patches)) {
+    // patches/ goes on PYTHONPATH, so every file in it must be one the recipe pins by sha256.
+    std::set<fs::path> listed;
+    for (const auto& patch : recipe.patches) listed.insert(fs::weakly_canonical(patch.path));
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(patches, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec))
+      if (!it->is_directory() && !listed.count(fs::weakly_canonical(it->path())))
+        throw InputError(recipe.file.string() + ": patches",
+                         fmt::format("{} is in patches/ (which goes on PYTHONPATH) but not among the recipe's patches",
+                                     fs::relative(it->path(), recipe.dir).string()),
+                         "list it with its sha256 under patches:, or remove it");
     p.pythonpath.push_back(fs::absolute(patches).lexically_normal().string());
+  }
   if (p.mode == LaunchMode::ray && !p.megatron_dir.empty()) p.pythonpath.push_back(p.megatron_dir);
 
   p.run_dir = fs::absolute(q.run_dir).lexically_normal().string();
+  if (!is_valid_utf8(p.run_dir) ||
+      std::any_of(p.run_dir.begin(), p.run_dir.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+    throw InputError("-o " + quote_for_message(p.run_dir),
+                     "the run directory's name holds a control character or is "
+                     "not UTF-8",
+                     "give a plain folder name");
   std::error_code ec;
   if (fs::exists(p.run_dir, ec) && !(fs::is_directory(p.run_dir, ec) && fs::is_empty(p.run_dir, ec)))
     throw InputError(p.run_dir, "the run directory exists and is not empty", "give a new folder with -o RUN_DIR");
@@ -347,6 +412,11 @@ std::pair<std::vector<std::string>, std::vector<std::pair<std::string, std::stri
 }
 
 std::string display_word(const std::string& w) {
+  // Control characters and bidi controls would move the terminal's cursor or reorder the line: shown escaped.
+  if (std::any_of(w.begin(), w.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }) ||
+      w.find("\xe2\x80\xae") != std::string::npos || w.find("\xe2\x80\xad") != std::string::npos ||
+      w.find("\xe2\x81\xa6") != std::string::npos || w.find("\xe2\x81\xa7") != std::string::npos)
+    return "$" + quote_for_message(w, 4096);
   const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./:=,@%+-").find(c) != std::string::npos;
   });

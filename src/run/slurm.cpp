@@ -63,6 +63,13 @@ void follow(const fs::path& path, std::uintmax_t& offset) {
 
 const std::vector<std::pair<std::string, std::string>> kUtc = {{"TZ", "UTC"}};
 
+// `s` for a comment line of the script: every control character (a line break above all) written as '?'.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (char c : s) out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+  return out;
+}
+
 }  // namespace
 
 std::string sbatch_script(const RunPlan& p, const SlurmOptions& o) {
@@ -70,7 +77,7 @@ std::string sbatch_script(const RunPlan& p, const SlurmOptions& o) {
   s += fmt::format(
       "# openrecipes run: {} on {} node(s) x {} GPU(s), written by openrecipes; the trainer's command is\n"
       "# in plan.json beside this file and is started by run-node as an argument vector, never by a shell.\n",
-      p.recipe_id, p.nodes, p.gpus_per_node);
+      printable(p.recipe_id), p.nodes, p.gpus_per_node);
   s += fmt::format("#SBATCH --nodes={}\n#SBATCH --ntasks-per-node=1\n", p.nodes);
   if (o.gres) s += fmt::format("#SBATCH --gpus-per-node={}\n", p.gpus_per_node);
   s += "set -euo pipefail\n";
@@ -88,23 +95,30 @@ std::vector<std::string> sbatch_argv(const RunPlan& p, const SlurmOptions& o, co
   std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=openrecipes", fmt::format("--nodes={}", p.nodes),
                                    "--ntasks-per-node=1"};
   if (o.gres) argv.push_back(fmt::format("--gpus-per-node={}", p.gpus_per_node));
-  argv.push_back("--output=" + (fs::path(p.run_dir) / "slurm-%j.out").string());
+  // sbatch expands %-patterns in --output: a '%' of the folder's own name is written %%.
+  std::string dir;
+  for (char c : p.run_dir) dir += c == '%' ? std::string("%%") : std::string(1, c);
+  argv.push_back("--output=" + dir + "/slurm-%j.out");
   argv.insert(argv.end(), o.sbatch_args.begin(), o.sbatch_args.end());
   argv.push_back(script);
   return argv;
 }
 
-void run_slurm(const RunPlan& p, const SlurmOptions& o, RunRecord& r) {
+void run_slurm(const RunPlan& p, const SlurmOptions& o, RunRecord& r,
+               const std::function<void(const std::function<void()>&)>& before_launch) {
   const fs::path dir = p.run_dir;
   const std::string script = (dir / "sbatch.sh").string();
-  write_file_atomic(script, sbatch_script(p, o));
-  fs::permissions(script, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
-  const auto sub = run_process(sbatch_argv(p, o, script));
-  if (sub.exit_code != 0)
-    throw InputError("sbatch", "the job was not accepted: " + std::string(trim(sub.err)),
-                     "check the cluster's partitions and limits (pass them with --sbatch-arg)");
-  const std::string job = std::string(trim(split(trim(sub.out), ';')[0]));
-  if (!parse_int(job)) throw InputError("sbatch", "no job id in its output: " + quote_for_message(sub.out));
+  std::string job;
+  before_launch([&] {
+    write_file_atomic(script, sbatch_script(p, o));
+    fs::permissions(script, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
+    const auto sub = run_process(sbatch_argv(p, o, script));
+    if (sub.exit_code != 0)
+      throw InputError("sbatch", "the job was not accepted: " + std::string(trim(sub.err)),
+                       "check the cluster's partitions and limits (pass them with --sbatch-arg)");
+    job = std::string(trim(split(trim(sub.out), ';')[0]));
+    if (!parse_int(job)) throw InputError("sbatch", "no job id in its output: " + quote_for_message(sub.out));
+  });
   r.job_id = job;
   std::cout << fmt::format("submitted Slurm job {} ({} node(s)); following it (Ctrl-C cancels it)\n", job, p.nodes);
   std::cout.flush();

@@ -4,6 +4,7 @@
 // database, `scontrol show job` (SPEC §2 "GPU-hours").
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ std::vector<std::string> sbatch_argv(const RunPlan& plan, const SlurmOptions& op
 /// Submits the run, follows it to its end (printing the node log as it grows), cancels it with scancel when SIGINT or
 /// SIGTERM arrives (g_stop_requested), then saves the accounting into RUN_DIR and fills `record` (status, exit code,
 /// job id, times). Throws InputError when sbatch is missing or refuses the job (with its message and the fix).
-void run_slurm(const RunPlan& plan, const SlurmOptions& options, RunRecord& record);
+/// `before_launch` wraps the steps before the job is accepted (writing sbatch.sh, sbatch itself), so a refusal can
+/// clean up.
+void run_slurm(const RunPlan& plan, const SlurmOptions& options, RunRecord& record,
+               const std::function<void(const std::function<void()>&)>& before_launch);
 
 }  // namespace openrecipes::run

@@ -14,6 +14,7 @@
 #include "core/text.h"
 #include "evidence/megatron_args.h"
 #include "evidence/scheduler_times.h"
+#include "evidence/step_log.h"
 #include "evidence/versions.h"
 #include "registry/recipe.h"
 #include "registry/registry.h"
@@ -114,12 +115,40 @@ SubmitResult submit_run(const SubmitRequest& req) {
   if (!std::regex_match(req.author, kHandle))
     throw InputError("--author " + quote_for_message(req.author), "not a GitHub handle", "give your GitHub user name");
 
-  // The recipe the run came from must be the one it ran (its workload is copied).
+  if (rec.exit_code != 0)
+    throw InputError(where, fmt::format("the run is marked completed but its exit status is {}", rec.exit_code),
+                     "only a run that exited 0 can be submitted: run the recipe again");
+
+  // The recipe the run came from must be the one it ran (its workload, framework and patches are taken from it, never
+  // from plan.json, which anyone can edit).
   const auto source = registry::load_recipe(p.recipe_dir, registry::RecipeLoad::draft);
   if (sha256_hex(read_file(source.file)) != p.recipe_sha256)
     throw InputError(source.file.string(),
                      "the recipe changed after the run (its sha256 is not the one plan.json records)",
                      "run the recipe as it is now, or restore it");
+  const std::string plan_file = (req.run_dir / "plan.json").string();
+  const char* as_left = "submit the run directory as openrecipes run left it";
+  if (source.id != p.recipe_id || source.stack.framework != p.framework || source.model != p.model ||
+      source.gpu != p.gpu)
+    throw InputError(plan_file, "plan.json does not name the recipe it ran (its id, model, GPU or framework differ)",
+                     as_left);
+  if (source.patches.size() != p.patches.size())
+    throw InputError(plan_file, "plan.json's patches are not the recipe's", as_left);
+  for (std::size_t i = 0; i < source.patches.size(); ++i) {
+    const auto& patch = source.patches[i];
+    if (p.patches[i].sha256 != patch.sha256)
+      throw InputError(plan_file, "plan.json's patches are not the recipe's", as_left);
+    if (sha256_hex(read_file(patch.path)) != patch.sha256)
+      throw InputError(patch.path.string(), "the patch changed after the run (its sha256 is not the recipe's)",
+                       "restore the patch the run applied");
+  }
+  // The evidence formats and the job id are the ones run writes (they are written into recipe.yaml).
+  const auto& log_formats = evidence::step_log_formats();
+  if (std::find(log_formats.begin(), log_formats.end(), rec.log.format) == log_formats.end() ||
+      rec.arguments.format != "megatron-args" || rec.versions.format != "versions" ||
+      !(rec.times.format == "launcher" || rec.times.format == "sacct" || rec.times.format == "scontrol") ||
+      !std::regex_match(rec.times.key, std::regex(rec.times.format == "launcher" ? "run" : "[0-9][0-9_.]{0,40}")))
+    throw InputError(where, "the evidence formats or the job id are not ones openrecipes run writes", as_left);
   // `--reference none`: the recipe is the reference of a new pair (it passes both checks trivially, SPEC §4).
   const bool is_root = req.reference == "none";
   const fs::path ref_dir = req.reference.filename() == "recipe.yaml" ? req.reference.parent_path() : req.reference;
@@ -165,7 +194,9 @@ SubmitResult submit_run(const SubmitRequest& req) {
   const bool args_apart = rec.arguments.path != rec.log.path;
   if (args_apart) copies.push_back({rec.arguments.path, "evidence/arguments.log"});
   copies.push_back({rec.versions.path, "evidence/versions.txt"});
-  const std::string times_name = "evidence/" + fs::path(rec.times.path).filename().string();
+  const std::string times_name = rec.times.format == "launcher" ? "evidence/times.txt"
+                                 : rec.times.format == "sacct"  ? "evidence/sacct.txt"
+                                                                : "evidence/scontrol.txt";
   copies.push_back({rec.times.path, times_name});
 
   const std::string versions_text = read_file(run_dir / rec.versions.path);
@@ -179,6 +210,29 @@ SubmitResult submit_run(const SubmitRequest& req) {
       rec.times.format == "launcher" ? evidence::parse_launcher_times(times_text, rec.times.path, rec.times.key)
       : rec.times.format == "sacct"  ? evidence::parse_sacct_times(times_text, rec.times.path, rec.times.key)
                                      : evidence::parse_scontrol_times(times_text, rec.times.path, rec.times.key);
+  if (t.exit_code != 0 || (!t.state.empty() && t.state != "COMPLETED"))
+    throw InputError(
+        rec.times.path,
+        fmt::format("the scheduler says the run exited {}{}", t.exit_code, t.state.empty() ? "" : " (" + t.state + ")"),
+        "only a run that exited 0 can be submitted: run the recipe again");
+  // The same evidence twice would rank twice: refuse a log the registry already holds.
+  for (const auto& e : reg.recipes) {
+    if (!e.recipe) continue;
+    std::vector<const registry::EvidenceFile*> logs = {&e.recipe->log};
+    if (e.recipe->convergence_arm) logs.push_back(&*e.recipe->convergence_arm);
+    for (const auto* f : logs)
+      if (fs::is_regular_file(f->path, ec) && fs::file_size(f->path, ec) <= kMaxTextFileBytes &&
+          sha256_hex(read_file(f->path)) == log_sha)
+        throw InputError(rec.log.path, "this log is already the evidence of " + e.id,
+                         "a run is submitted once: run the recipe again for another recipe");
+  }
+  for (const auto& [from, to] : copies) {
+    const fs::path src = run_dir / from;
+    if (fs::file_size(src, ec) > kMaxTextFileBytes)
+      throw InputError(src.string(),
+                       fmt::format("over the registry's limit of {} bytes for one evidence file", kMaxTextFileBytes),
+                       "keep the run's output smaller (a log of --log-interval 1 is far below it)");
+  }
   const std::time_t end = static_cast<std::time_t>(t.finished_s);
   std::tm tm{};
   gmtime_r(&end, &tm);
@@ -188,8 +242,9 @@ SubmitResult submit_run(const SubmitRequest& req) {
   y += fmt::format(
       "# Submitted by openrecipes submit from a run of {} ({} launcher{}); every claim below was\n"
       "# computed from evidence/ by the build's own evaluation.\n",
-      p.recipe_id, p.launcher, rec.job_id.empty() ? "" : ", Slurm job " + rec.job_id);
-  y += "id: " + name + "\nmodel: " + p.model + "\ngpu: " + q(p.gpu) + "\n";
+      source.id, p.launcher == "slurm" ? "slurm" : "local",
+      rec.times.format == "launcher" ? "" : ", Slurm job " + rec.times.key);
+  y += "id: " + name + "\nmodel: " + source.model + "\ngpu: " + q(source.gpu) + "\n";
   y += fmt::format("gpus: {}\n", p.gpus);
   y += "author:\n  github: " + req.author + "\n";
   y += "date: " + date + "\n";
@@ -225,7 +280,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
   y += "stack:\n";
   const std::string fw_commit =
       seen(versions, p.framework == "megatron-lm" ? "megatron_lm_commit" : p.framework + "_commit");
-  y += "  framework: {name: " + p.framework + ", commit: " + q(fw_commit) + "}\n";
+  y += "  framework: {name: " + source.stack.framework + ", commit: " + q(fw_commit) + "}\n";
   if (p.framework != "megatron-lm") y += "  megatron_lm: " + q(seen(versions, "megatron_lm_commit")) + "\n";
   std::string te = seen(versions, "transformer_engine");
   if (te == "unknown" && args && args->values.count("transformer_impl") &&
@@ -237,12 +292,12 @@ SubmitResult submit_run(const SubmitRequest& req) {
   if (!versions.of("deep_ep").empty()) y += "  comm_libraries: {deep_ep: " + q(seen(versions, "deep_ep")) + "}\n";
   y += fmt::format("  gpus_per_node: {}\n", p.gpus_per_node);
   y += "  network: " + q(rec.network) + "\n";
-  if (!p.patches.empty()) {
+  std::vector<std::pair<fs::path, std::string>> patch_copies;  // the recipe's own patch files, by their paths
+  if (!source.patches.empty()) {
     y += "patches:\n";
-    for (const auto& patch : p.patches) {
-      const std::string rel = fs::relative(patch.path, p.recipe_dir).generic_string();
-      copies.push_back({patch.path, rel});
-      y += "  - {path: " + q(rel) + ", sha256: " + patch.sha256 + "}\n";
+    for (const auto& patch : source.patches) {
+      patch_copies.push_back({patch.path, patch.relative});
+      y += "  - {path: " + q(patch.relative) + ", sha256: " + patch.sha256 + "}\n";
     }
   }
   if (!source.component_tests.empty()) {
@@ -259,27 +314,37 @@ SubmitResult submit_run(const SubmitRequest& req) {
   // Written into a temp folder beside the target, then renamed: the registry never holds half a recipe.
   const fs::path parent = target.parent_path();
   fs::create_directories(parent);
-  const fs::path temp = parent / ("." + name + ".submit.tmp");
-  fs::remove_all(temp, ec);
+  // <parent>/.<name>.submit.tmp/<model>/<gpu>/<name>: the recipe loads there exactly as it will at its place.
+  const fs::path outer = parent / ("." + name + ".submit.tmp");
+  fs::remove_all(outer, ec);
+  const fs::path temp = outer / source.model / source.gpu / name;
   struct Cleanup {
     fs::path dir;
     ~Cleanup() {
       std::error_code e;
       if (!dir.empty()) fs::remove_all(dir, e);
     }
-  } cleanup{temp};
+  } cleanup{outer};
   fs::create_directories(temp / "evidence");
-  for (const auto& [from, to] : copies) {
-    const fs::path src = fs::path(from).is_absolute() ? fs::path(from) : run_dir / from;
-    fs::create_directories((temp / to).parent_path());
-    fs::copy_file(src, temp / to);
+  for (const auto& [from, to] : copies) fs::copy_file(run_dir / from, temp / to);
+  for (const auto& [from, to] : patch_copies) {
+    const fs::path dest = resolve_inside(temp, to, "patches");
+    fs::create_directories(dest.parent_path());
+    fs::copy_file(from, dest);
   }
   write_file_atomic(temp / "recipe.yaml", y + claims_yaml(nullptr));
+  // What the registry will load: checked in the temp folder, so a recipe that does not load is never written.
+  try {
+    registry::load_recipe(temp);
+  } catch (const InputError& e) {
+    throw InputError(e.where(), "the recipe submit would write does not load: " + e.problem(), as_left);
+  }
   fs::rename(temp, target);
-  cleanup.dir.clear();
+  fs::remove_all(outer, ec);
+  cleanup.dir = target;  // removed again if anything below fails
 
   // Claims: evaluated once with placeholders, written from what the build computed, and evaluated again.
-  const std::string id = p.model + "/" + p.gpu + "/" + name;
+  const std::string id = source.model + "/" + source.gpu + "/" + name;
   const auto first = evaluate_one(req.registry, id);
   write_file_atomic(target / "recipe.yaml", y + claims_yaml(&first));
   SubmitResult out;
@@ -287,6 +352,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
   out.dir = target;
   out.evaluation = evaluate_one(req.registry, id);
   out.status_line = rec.status;
+  cleanup.dir.clear();
   return out;
 }
 

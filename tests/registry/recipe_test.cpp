@@ -21,6 +21,27 @@ std::string load_error(const fs::path& dir) {
   return "";
 }
 
+TEST(RecipeFolders, a_model_or_gpu_folder_name_with_a_line_break_is_refused) {
+  // Found by a review: a model folder (and the matching model: field) "x\ntouch PWNED\n#" reached a comment line of
+  // run's batch script as a line of its own. Folder names use the ids' alphabet.
+  Scratch s;
+  for (const auto& [model, gpu] : {std::pair<std::string, std::string>{"x\ntouch PWNED\n#", "H200"},
+                                   std::pair<std::string, std::string>{"qwen3-0.6b", "H200\nrm"}}) {
+    const fs::path dir = s.root / "recipes" / model / gpu / "mbs2";
+    fs::create_directories(dir.parent_path());
+    fs::copy(s.recipe("mbs2"), dir, fs::copy_options::recursive);
+    try {
+      load_recipe(dir);
+      ADD_FAILURE() << model << "/" << gpu;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(model == "qwen3-0.6b" ? "the GPU folder name must be"
+                                                                 : "the model folder name must be"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(RecipeDate, day_that_the_month_does_not_have_is_rejected) {
   Scratch s;
   const auto y = s.recipe("mbs2") / "recipe.yaml";

@@ -5,6 +5,7 @@ capture."""
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import unittest
 
@@ -156,6 +157,119 @@ class DraftRun(unittest.TestCase):
             self.assertIn("stack:\n  framework: {name: megatron-lm, commit: \"unknown\"}", recipe)
         finally:
             s.cleanup()
+
+
+class TamperedRun(unittest.TestCase):
+    """A review fed these to submit: each is refused with exit 2, and nothing is written anywhere."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.s = runkit.Scratch(scale="0.02")
+        cls.run_dir = os.path.join(cls.s.root, "run")
+        rc, out, err = cls.s.run("run", cls.s.recipe(MBS2), "--launcher", "local", "--var",
+                                 "MEGATRON_LM=" + cls.s.megatron, "-o", cls.run_dir)
+        assert rc == 0, out + err
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.s.cleanup()
+
+    def submit_copy(self, change, name="t"):
+        copy = os.path.join(self.s.root, "copy-" + name)
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(self.run_dir, copy)
+        change(copy)
+        runkit.rehash(copy)
+        before = sorted(os.listdir(os.path.join(self.s.registry, runkit.RECIPES)))
+        rc, out, err = self.s.run("submit", copy, "--reference", self.s.recipe("ref"), "--author", "alice",
+                                  "--registry", self.s.registry, "--name", "tampered-" + name)
+        self.assertEqual(rc, 2, out + err)
+        self.assertEqual(sorted(os.listdir(os.path.join(self.s.registry, runkit.RECIPES))), before)
+        return err
+
+    def test_plan_patches_cannot_write_outside_the_registry(self):
+        outside = os.path.join(self.s.root, "etc", "hostname")
+
+        def change(d):
+            runkit.edit_json(os.path.join(d, "plan.json"),
+                             lambda j: j.update(patches=[{"path": "/etc/hostname", "sha256": "0" * 64}]))
+        err = self.submit_copy(change, "patches")
+        self.assertIn("plan.json's patches are not the recipe's", err)
+        self.assertFalse(os.path.exists(outside))
+
+    def test_plan_recipe_id_cannot_inject_yaml(self):
+        def change(d):
+            runkit.edit_json(os.path.join(d, "plan.json"), lambda j: j["recipe"].update(
+                id="qwen3-0.6b/H200/mbs2\nwindow: {first: 12, last: 19}\n#"))
+        self.assertIn("plan.json does not name the recipe it ran", self.submit_copy(change, "id"))
+
+    def test_evidence_format_cannot_inject_yaml(self):
+        def change(d):
+            runkit.edit_json(os.path.join(d, "run.json"),
+                             lambda j: j["evidence"]["log"].update(format="megatron}\nwindow: {first: 1, last: 2}"))
+        self.assertIn("the evidence formats or the job id are not ones openrecipes run writes",
+                      self.submit_copy(change, "format"))
+
+    def test_completed_with_a_non_zero_exit_is_refused(self):
+        def change(d):
+            runkit.edit_json(os.path.join(d, "run.json"), lambda j: j.update(exit_code=137))
+        self.assertIn("the run is marked completed but its exit status is 137", self.submit_copy(change, "exit"))
+
+        def times(d):
+            with open(os.path.join(d, "times.txt")) as f:
+                t = f.read()
+            with open(os.path.join(d, "times.txt"), "w") as f:
+                f.write(t.replace("rc=0", "rc=137"))
+        self.assertIn("the scheduler says the run exited 137", self.submit_copy(times, "times"))
+
+    def test_the_same_run_is_submitted_once(self):
+        rc, out, err = self.s.run("submit", self.run_dir, "--reference", self.s.recipe("ref"), "--author", "alice",
+                                  "--registry", self.s.registry, "--name", "first")
+        self.assertIn(rc, (0, 1), out + err)
+        rc, out, err = self.s.run("submit", self.run_dir, "--reference", self.s.recipe("ref"), "--author", "bob",
+                                  "--registry", self.s.registry, "--name", "second")
+        self.assertEqual(rc, 2)
+        self.assertIn("this log is already the evidence of qwen3-0.6b/H200/first", err)
+        shutil.rmtree(self.s.recipe("first"))
+
+
+class ProgramPolicy(unittest.TestCase):
+    """A recipe runs the framework's launcher on a script of the user's checkout, nothing else."""
+
+    def setUp(self):
+        self.s = runkit.Scratch()
+
+    def tearDown(self):
+        self.s.cleanup()
+
+    def dry(self):
+        return self.s.run("run", self.s.recipe(MBS2), "--launcher", "local", "--dry-run", "--var",
+                          "MEGATRON_LM=" + self.s.megatron)
+
+    def test_other_programs_and_scripts_are_refused(self):
+        cases = {
+            "bash -c 'id > /tmp/pwned'": "the command runs 'bash', not the framework's launcher",
+            "python3 -c 'import os'": "after python3 comes '-c', not a training script",
+            "torchrun --nproc-per-node 1 -m evil": "torchrun -m runs something other than a training script",
+            "torchrun --nproc-per-node 1 /tmp/evil.py --train-iters 20":
+                "the training script '/tmp/evil.py' is not inside the framework checkout",
+            "torchrun --nproc-per-node 1 $MEGATRON_LM/../evil.py": "is not inside the framework checkout",
+        }
+        for command, message in cases.items():
+            with self.subTest(command=command):
+                write_recipe_command(self.s, command)
+                rc, out, err = self.dry()
+                self.assertEqual(rc, 2, out + err)
+                self.assertIn(message, err)
+
+    def test_every_file_in_patches_is_pinned(self):
+        os.makedirs(self.s.recipe(MBS2, "patches"))
+        with open(self.s.recipe(MBS2, "patches", "sitecustomize.py"), "w") as f:
+            f.write("import os\n")
+        rc, out, err = self.dry()
+        self.assertEqual(rc, 2)
+        self.assertIn("patches/sitecustomize.py is in patches/ (which goes on PYTHONPATH) but not among the recipe's "
+                      "patches", err)
 
 
 class FailedRun(unittest.TestCase):
@@ -321,6 +435,14 @@ class BadInput(unittest.TestCase):
         rc, out, err = self.s.run("run", self.s.recipe(MBS2), "--launcher", "local", "--nodes", "2", "--gpus", "2")
         self.assertEqual(rc, 2)
         self.assertIn("the local launcher runs on this one machine", err)
+
+    def test_dry_run_prints_the_batch_script_it_would_submit(self):
+        rc, out, err = self.s.run("run", self.s.recipe(MBS2), "--launcher", "slurm", "--dry-run", "--var",
+                                  "MEGATRON_LM=" + self.s.megatron, "-o", os.path.join(self.s.root, "r%j"))
+        self.assertEqual(rc, 0, err)
+        self.assertIn("  sbatch.sh:\n    #!/bin/bash\n    # openrecipes run: qwen3-0.6b/H200/mbs2 on 1 node(s) x 1 GPU(s)", out)
+        self.assertIn("--output=" + os.path.join(self.s.root, "r%%j") + "/slurm-%j.out", out)
+        self.assertIn("    exec srun --kill-on-bad-exit=1 ", out)
 
     def test_profile_runs_to_step_24_and_is_not_an_arm(self):
         rc, out, err = self.dry("--profile")

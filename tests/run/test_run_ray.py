@@ -65,8 +65,8 @@ class RayLaunch(unittest.TestCase):
     def test_local_ray_head_and_one_job_submit(self):
         rc, out, err = self.s.run(*self.args("unused", "--launcher", "local", "--dry-run"))
         self.assertEqual(rc, 0, err)
-        self.assertRegex(out, r"node 0 runs   ray start --head --node-ip-address <head> --port \d+ --dashboard-port \d+ "
-                              r"--num-gpus 1 --disable-usage-stats")
+        self.assertRegex(out, r"node 0 runs   ray start --head --block --node-ip-address <head> --port \d+ "
+                              r"--dashboard-port \d+ --num-gpus 1 --disable-usage-stats")
         self.assertIn("node 0 waits  until ray status shows 1.0 GPU, then runs", out)
         self.assertIn("RAY_DEDUP_LOGS=0 PYTHONUNBUFFERED=1> -- python3 " + os.path.join(self.slime, "train.py"), out)
         run_dir = os.path.join(self.s.root, "run")
@@ -77,7 +77,8 @@ class RayLaunch(unittest.TestCase):
                                                                                              "ray.log")))
         self.assertEqual(runkit.read_run(run_dir)["evidence"]["log"], {"path": "nodes/0/train.log", "format": "slime",
                                                                         "key": ""})
-        self.assertEqual(os.listdir(self.s.env["STANDIN_RAY_STATE"]), [])  # ray stop ran: the head is gone
+        # The head ran as the node task's child (ray start --head --block) and was stopped with it: no `ray stop`.
+        self.assertEqual(os.listdir(self.s.env["STANDIN_RAY_STATE"]), [])
 
     @unittest.skipUnless(os.geteuid() == 0 and have_slurm(), "needs root and slurm-wlm (scripts/bootstrap)")
     def test_two_slurm_nodes_the_worker_joins_the_head(self):

@@ -63,7 +63,8 @@ class SlurmRun(unittest.TestCase):
                           "MEGATRON_LM=" + self.s.megatron, "-o", run_dir, *more, env=env or self.env_for(cluster))
 
     def test_one_node_run_submit_and_build(self):
-        run_dir = os.path.join(self.s.root, "run")
+        # A folder name with a space, a quote and a '%' (sbatch expands %-patterns in --output: it must get %%).
+        run_dir = os.path.join(self.s.root, "run %x 'q'")
         rc, out, err = self.run_slurm(self.one, run_dir)
         self.assertEqual(rc, 0, out + err)
         job = re.search(r"submitted Slurm job (\d+)", out).group(1)
@@ -82,7 +83,7 @@ class SlurmRun(unittest.TestCase):
         first_stamp = re.match(r" \[(\S+ \S+)\]", stamps[0]).group(1)
         self.assertLessEqual(start.replace("T", " "), first_stamp[:19])
         script = runkit.read(os.path.join(run_dir, "sbatch.sh"))
-        self.assertIn("run-node '" + run_dir + "' --head \"$addr\"", script)
+        self.assertIn("run-node '" + run_dir.replace("'", "'\\''") + "' --head \"$addr\"", script)
         self.assertNotIn("pretrain_gpt", script)  # the trainer's command is in plan.json, never in a shell script
         self.assertEqual(sorted(f["path"] for f in record["files"]),
                          ["nodes/0/exit.txt", "nodes/0/train.log", "nodes/0/versions.txt", "plan.json", "sbatch.sh",
