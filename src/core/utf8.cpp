@@ -45,6 +45,18 @@ Step step_at(const unsigned char* s, std::size_t n, std::size_t i) {
 
 const unsigned char* bytes(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
 
+// The code point of the well-formed UTF-8 sequence at s[i] when it is a bidi control, else 0. Every bidi
+// control is a 2-byte (U+061C) or 3-byte (U+200E.., U+202A.., U+2066..) sequence.
+char32_t bidi_control_at(std::string_view s, std::size_t i) {
+  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  if (i + 1 < s.size() && b(0) == 0xD8 && b(1) == 0x9C) return 0x061C;
+  if (i + 2 >= s.size() || b(0) != 0xE2) return 0;
+  char32_t cp = 0x2000 | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+  if ((b(1) & 0xC0) != 0x80 || (b(2) & 0xC0) != 0x80) return 0;
+  if (cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) return cp;
+  return 0;
+}
+
 }  // namespace
 
 std::size_t find_invalid_utf8(std::string_view sv) {
@@ -115,6 +127,20 @@ void append_utf8(std::string& out, char32_t c) {
     out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
     out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
   }
+}
+
+std::string inert_text(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (char32_t cp = bidi_control_at(s, i)) {
+      out += fmt::format("\\u{:04X}", static_cast<std::uint32_t>(cp));
+      i += cp == 0x061C ? 1 : 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
 }
 
 }  // namespace openrecipes

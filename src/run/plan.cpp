@@ -80,22 +80,29 @@ std::optional<std::string> flag_value(const std::vector<layout::CommandWord>& wo
 // `python3 -c ...` or a script of its own would run whatever it says, so they are refused.
 void check_program(const RunPlan& p, const std::string& where) {
   static const std::regex python("python(3(\\.[0-9]+)?)?");
-  const std::string program = fs::path(p.argv[0]).filename().string();
+  const std::string& program = p.argv[0];  // a bare name, found on the user's PATH: no path of the recipe's
   const bool torchrun = program == "torchrun";
   if (!torchrun && !std::regex_match(program, python))
     throw InputError(where, "the command runs " + quote_for_message(p.argv[0]) + ", not the framework's launcher",
-                     "start it with torchrun (Megatron-LM) or python3 <slime entry module> (slime, miles)");
-  // torchrun's own flags come first; each takes a value except --standalone and --no-python.
+                     "start it with torchrun (Megatron-LM) or python3 <slime entry module> (slime, miles), by name");
+  // torchrun's own flags come first, spelled in full (argparse would take an abbreviation such as --no-pyth for
+  // --no-python, which runs any program): only these, all taking a value but --standalone.
+  static const std::set<std::string> torchrun_flags = {
+      "--nproc-per-node", "--nnodes",  "--node-rank", "--master-addr",  "--master-port",        "--rdzv-backend",
+      "--rdzv-endpoint",  "--rdzv-id", "--rdzv-conf", "--max-restarts", "--monitor-interval",   "--start-method",
+      "--redirects",      "--tee",     "--log-dir",   "--local-addr",   "--local-ranks-filter", "--standalone"};
   std::size_t i = 1;
   if (torchrun)
     while (i < p.argv.size() && p.argv[i].starts_with("-")) {
       const std::string& w = p.argv[i];
-      const bool takes_value =
-          w.find('=') == std::string::npos && w != "--standalone" && w != "--no-python" && w != "--no_python";
-      if (w == "--no-python" || w == "--no_python" || w == "-m" || w == "--module")
-        throw InputError(where, "torchrun " + w + " runs something other than a training script",
-                         "give the framework's training script, e.g. $MEGATRON_LM/pretrain_gpt.py");
-      i += takes_value ? 2 : 1;
+      std::string name = w.substr(0, w.find('='));
+      std::replace(name.begin(), name.end(), '_', '-');
+      if (!torchrun_flags.count(name))
+        throw InputError(where,
+                         "torchrun " + quote_for_message(w) + " is not one of the launcher flags a recipe may give",
+                         "give torchrun only its placement flags in full (--nproc-per-node, --nnodes, "
+                         "--master-port, ...), then the framework's training script");
+      i += w.find('=') == std::string::npos && name != "--standalone" ? 2 : 1;
     }
   if (i >= p.argv.size() || p.argv[i].starts_with("-"))
     throw InputError(where,
@@ -276,10 +283,15 @@ RunPlan make_plan(const RunRequest& q) {
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(patches, ec); !ec && it != fs::recursive_directory_iterator();
          it.increment(ec))
-      if (!it->is_directory() && !listed.count(fs::weakly_canonical(it->path())))
+      if (it->is_symlink())
+        throw InputError(
+            recipe.file.string() + ": patches",
+            fmt::format("{} in patches/ is a symbolic link", it->path().lexically_relative(recipe.dir).string()),
+            "keep the patch files themselves in patches/");
+      else if (!it->is_directory() && !listed.count(fs::weakly_canonical(it->path())))
         throw InputError(recipe.file.string() + ": patches",
                          fmt::format("{} is in patches/ (which goes on PYTHONPATH) but not among the recipe's patches",
-                                     fs::relative(it->path(), recipe.dir).string()),
+                                     it->path().lexically_relative(recipe.dir).string()),
                          "list it with its sha256 under patches:, or remove it");
     p.pythonpath.push_back(fs::absolute(patches).lexically_normal().string());
   }
@@ -413,10 +425,15 @@ std::pair<std::vector<std::string>, std::vector<std::pair<std::string, std::stri
 
 std::string display_word(const std::string& w) {
   // Control characters and bidi controls would move the terminal's cursor or reorder the line: shown escaped.
-  if (std::any_of(w.begin(), w.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }) ||
-      w.find("\xe2\x80\xae") != std::string::npos || w.find("\xe2\x80\xad") != std::string::npos ||
-      w.find("\xe2\x81\xa6") != std::string::npos || w.find("\xe2\x81\xa7") != std::string::npos)
-    return "$" + quote_for_message(w, 4096);
+  // C0 and C1 controls (U+0080..U+009F are 0xC2 0x80..0x9F in UTF-8) and every bidi control (inert_text).
+  bool control = inert_text(w) != w;
+  for (std::size_t i = 0; i < w.size() && !control; ++i) {
+    const auto c = static_cast<unsigned char>(w[i]);
+    control = c < 0x20 || c == 0x7f ||
+              (c == 0xc2 && i + 1 < w.size() && static_cast<unsigned char>(w[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(w[i + 1]) <= 0x9f);
+  }
+  if (control) return "$" + quote_for_message(w, 4096);
   const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./:=,@%+-").find(c) != std::string::npos;
   });

@@ -115,6 +115,11 @@ SubmitResult submit_run(const SubmitRequest& req) {
   if (!std::regex_match(req.author, kHandle))
     throw InputError("--author " + quote_for_message(req.author), "not a GitHub handle", "give your GitHub user name");
 
+  for (const auto& f : rec.files)  // every node's own exit status, as its task wrote it
+    if (f.path.starts_with("nodes/") && f.path.ends_with("/exit.txt") &&
+        trim(read_file(req.run_dir / f.path, 64)) != "0")
+      throw InputError((req.run_dir / f.path).string(), "a node's exit status is not 0",
+                       "only a run that exited 0 on every node can be submitted: run the recipe again");
   if (rec.exit_code != 0)
     throw InputError(where, fmt::format("the run is marked completed but its exit status is {}", rec.exit_code),
                      "only a run that exited 0 can be submitted: run the recipe again");

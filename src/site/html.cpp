@@ -16,18 +16,6 @@ namespace mustache = kainjow::mustache;
 
 namespace {
 
-// The code point of the well-formed UTF-8 sequence at s[i] when it is a bidi control, else 0. Every bidi
-// control is a 2-byte (U+061C) or 3-byte (U+200E.., U+202A.., U+2066..) sequence.
-char32_t bidi_control_at(std::string_view s, std::size_t i) {
-  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  if (i + 1 < s.size() && b(0) == 0xD8 && b(1) == 0x9C) return 0x061C;
-  if (i + 2 >= s.size() || b(0) != 0xE2) return 0;
-  char32_t cp = 0x2000 | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-  if ((b(1) & 0xC0) != 0x80 || (b(2) & 0xC0) != 0x80) return 0;
-  if (cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) return cp;
-  return 0;
-}
-
 mustache::data to_data(const nlohmann::json& j) {
   switch (j.type()) {
     case nlohmann::json::value_t::object: {
@@ -70,20 +58,6 @@ mustache::mustache& parsed(std::string_view name) {
 }
 
 }  // namespace
-
-std::string inert_text(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (char32_t cp = bidi_control_at(s, i)) {
-      out += fmt::format("\\u{:04X}", static_cast<std::uint32_t>(cp));
-      i += cp == 0x061C ? 1 : 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
 
 std::string html_text(std::string_view text) { return mustache::html_escape<std::string>(inert_text(text)); }
 

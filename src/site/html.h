@@ -10,12 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/utf8.h"
+
 namespace openrecipes::site {
 
-/// `text` with every Unicode bidirectional control (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069)
-/// written as visible text ("\u202E"), so a stranger's field cannot reorder what a page shows around it. Other
-/// bytes are kept (the JSON they come from is already valid UTF-8 without C0/C1 controls).
-std::string inert_text(std::string_view text);
+using openrecipes::inert_text;  // core/utf8.h: bidi controls written visibly
 
 /// `text` escaped for HTML or SVG text and double-quoted attributes: & < > " ' as entities (mustache's own
 /// escape), after inert_text.

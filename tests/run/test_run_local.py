@@ -222,6 +222,11 @@ class TamperedRun(unittest.TestCase):
                 f.write(t.replace("rc=0", "rc=137"))
         self.assertIn("the scheduler says the run exited 137", self.submit_copy(times, "times"))
 
+        def node_exit(d):
+            with open(os.path.join(d, "nodes", "0", "exit.txt"), "w") as f:
+                f.write("137\n")
+        self.assertIn("a node's exit status is not 0", self.submit_copy(node_exit, "node"))
+
     def test_the_same_run_is_submitted_once(self):
         rc, out, err = self.s.run("submit", self.run_dir, "--reference", self.s.recipe("ref"), "--author", "alice",
                                   "--registry", self.s.registry, "--name", "first")
@@ -250,7 +255,12 @@ class ProgramPolicy(unittest.TestCase):
         cases = {
             "bash -c 'id > /tmp/pwned'": "the command runs 'bash', not the framework's launcher",
             "python3 -c 'import os'": "after python3 comes '-c', not a training script",
-            "torchrun --nproc-per-node 1 -m evil": "torchrun -m runs something other than a training script",
+            "torchrun --nproc-per-node 1 -m evil": "torchrun '-m' is not one of the launcher flags a recipe may give",
+            # argparse reads an abbreviation: --no-pyth is --no-python, which runs any program (found by a review)
+            "torchrun --no-pyth sh -c 'touch x' $MEGATRON_LM/pretrain_gpt.py": "torchrun '--no-pyth' is not one of",
+            "torchrun --run-path x $MEGATRON_LM/pretrain_gpt.py": "torchrun '--run-path' is not one of",
+            "/tmp/bin/torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py":
+                "the command runs '/tmp/bin/torchrun', not the framework's launcher",
             "torchrun --nproc-per-node 1 /tmp/evil.py --train-iters 20":
                 "the training script '/tmp/evil.py' is not inside the framework checkout",
             "torchrun --nproc-per-node 1 $MEGATRON_LM/../evil.py": "is not inside the framework checkout",
@@ -270,6 +280,14 @@ class ProgramPolicy(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertIn("patches/sitecustomize.py is in patches/ (which goes on PYTHONPATH) but not among the recipe's "
                       "patches", err)
+        # A link to a listed patch is refused too (it would be importable under another name).
+        os.remove(self.s.recipe(MBS2, "patches", "sitecustomize.py"))
+        with open(self.s.recipe(MBS2, "patches", "fix.patch"), "w") as f:
+            f.write("--- a/x\n+++ b/x\n")
+        os.symlink("fix.patch", self.s.recipe(MBS2, "patches", "sitecustomize.py"))
+        rc, out, err = self.dry()
+        self.assertEqual(rc, 2)
+        self.assertIn("patches/sitecustomize.py in patches/ is a symbolic link", err)
 
 
 class FailedRun(unittest.TestCase):
