@@ -168,4 +168,13 @@ RunTimes parse_scontrol_times(std::string_view text, const std::string& file, co
   return *found;
 }
 
+RunTimes parse_run_times(std::string_view text, const std::string& file, const std::string& format,
+                         const std::string& key) {
+  if (format == "launcher") return parse_launcher_times(text, file, key);
+  if (format == "sacct") return parse_sacct_times(text, file, key);
+  if (format == "scontrol") return parse_scontrol_times(text, file, key);
+  throw InputError(file, "unknown scheduler times format " + quote_for_message(format),
+                   "use launcher, sacct or scontrol");
+}
+
 }  // namespace openrecipes::evidence

@@ -33,4 +33,9 @@ RunTimes parse_sacct_times(std::string_view text, const std::string& file, const
 /// other forms, and for a job whose times read "Unknown" or "None" (it had not finished).
 RunTimes parse_scontrol_times(std::string_view text, const std::string& file, const std::string& job_id);
 
+/// The times of `format` ("launcher": `key` is the run label; "sacct" or "scontrol": the job id), by the parsers
+/// above (and their errors). Throws InputError for another format.
+RunTimes parse_run_times(std::string_view text, const std::string& file, const std::string& format,
+                         const std::string& key);
+
 }  // namespace openrecipes::evidence

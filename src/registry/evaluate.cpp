@@ -211,9 +211,7 @@ void check_scheduler_times(const Recipe& r, const Loaded& ev, RecipeResult& out)
   }
   try {
     auto text = read_file(r.times->path);
-    auto t = r.times->format == "launcher" ? evidence::parse_launcher_times(text, r.times->relative, r.times->run)
-             : r.times->format == "sacct"  ? evidence::parse_sacct_times(text, r.times->relative, r.times->run)
-                                           : evidence::parse_scontrol_times(text, r.times->relative, r.times->run);
+    auto t = evidence::parse_run_times(text, r.times->relative, r.times->format, r.times->run);
     if (t.exit_code != 0)
       out.reasons.push_back(
           fmt::format("measurement: the run exited with code {} ({}:{})", t.exit_code, r.times->relative, t.line));

@@ -295,6 +295,9 @@ void read_claims(const YamlField& y, Recipe& r) {
 
 }  // namespace
 
+bool is_recipe_name(const std::string& s) { return std::regex_match(s, kName); }
+bool is_github_handle(const std::string& s) { return std::regex_match(s, kHandle); }
+
 Recipe load_recipe(const fs::path& dir, RecipeLoad mode) {
   const bool draft = mode == RecipeLoad::draft;
   Recipe r;

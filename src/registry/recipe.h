@@ -89,6 +89,11 @@ struct Recipe {
   std::filesystem::path dir, file;
 };
 
+/// A recipe folder name (its id): [a-z0-9][a-z0-9._-]{0,79}.
+bool is_recipe_name(const std::string& s);
+/// A GitHub handle: letters, digits and single inner hyphens, at most 39.
+bool is_github_handle(const std::string& s);
+
 /// How much of a recipe must be there: `full` for the registry (every field, evidence files present), `draft` for a
 /// recipe that has not run yet, as `openrecipes run` reads it: its evidence and claims are not read (they may be
 /// absent), and its stack needs only the framework's name (the run's probe finds the versions).

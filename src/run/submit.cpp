@@ -24,9 +24,6 @@ namespace openrecipes::run {
 namespace {
 namespace fs = std::filesystem;
 
-const std::regex kName("[a-z0-9][a-z0-9._-]{0,79}");
-const std::regex kHandle("[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}");
-
 // A YAML scalar for any string: a double-quoted JSON string is valid YAML and escapes every control character.
 std::string q(const std::string& s) { return nlohmann::json(s).dump(); }
 
@@ -59,12 +56,6 @@ std::string seen(const evidence::VersionDump& d, const std::string& name) {
 }
 
 std::string number(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
-
-// The new recipe's text with the given claims.
-struct Draft {
-  std::string head;    // everything before claims
-  std::string claims;  // the claims block
-};
 
 std::string claims_yaml(const registry::RecipeResult* r) {
   if (!r || !r->throughput)
@@ -112,7 +103,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
   if (!rec.convergence_arm)
     throw InputError(where, "a --profile run is not a convergence arm (it runs to step 24)",
                      "submit a run of the recipe's own length (openrecipes run without --profile)");
-  if (!std::regex_match(req.author, kHandle))
+  if (!registry::is_github_handle(req.author))
     throw InputError("--author " + quote_for_message(req.author), "not a GitHub handle", "give your GitHub user name");
 
   for (const auto& f : rec.files)  // every node's own exit status, as its task wrote it
@@ -184,7 +175,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
     name = fs::path(p.recipe_dir).filename().string() + "-" + author + "-" + log_sha.substr(0, 8);
     if (name.size() > 80) name = name.substr(name.size() - 80);
   }
-  if (!std::regex_match(name, kName))
+  if (!registry::is_recipe_name(name))
     throw InputError("--name " + quote_for_message(name), "not a recipe id",
                      "use lowercase letters, digits, '.', '_' and '-' (at most 80)");
   const fs::path target = fs::path(req.registry) / "recipes" / p.model / p.gpu / name;
@@ -211,10 +202,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
 
   // When it was measured: the UTC day the scheduler says the run finished.
   const std::string times_text = read_file(run_dir / rec.times.path);
-  const auto t =
-      rec.times.format == "launcher" ? evidence::parse_launcher_times(times_text, rec.times.path, rec.times.key)
-      : rec.times.format == "sacct"  ? evidence::parse_sacct_times(times_text, rec.times.path, rec.times.key)
-                                     : evidence::parse_scontrol_times(times_text, rec.times.path, rec.times.key);
+  const auto t = evidence::parse_run_times(times_text, rec.times.path, rec.times.format, rec.times.key);
   if (t.exit_code != 0 || (!t.state.empty() && t.state != "COMPLETED"))
     throw InputError(
         rec.times.path,
@@ -356,7 +344,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
   out.id = id;
   out.dir = target;
   out.evaluation = evaluate_one(req.registry, id);
-  out.status_line = rec.status;
+
   cleanup.dir.clear();
   return out;
 }

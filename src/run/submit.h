@@ -22,7 +22,6 @@ struct SubmitResult {
   std::string id;                     ///< "<model>/<gpu>/<name>"
   std::filesystem::path dir;          ///< the new recipe's folder
   registry::RecipeResult evaluation;  ///< what build computed for it (entry pointer cleared)
-  std::string status_line;            ///< the run's status as run.json gives it
 };
 
 /// Writes the recipe and its evidence into `registry` and evaluates the registry. Throws InputError (nothing
