@@ -123,7 +123,9 @@ int run_build(const RowsOptions& o) {
   if (tty) std::fprintf(stderr, "\n");
   for (const auto& w : r.warnings) std::cerr << "openrecipes: warning: " << w << "\n";
   if (o.json) {
-    std::cout << nlohmann::json{{"rows_parquet", o.output},
+    nlohmann::ordered_json stages = nlohmann::ordered_json::object();
+    for (const auto& st : r.stages) stages[st.name] = st.seconds;
+    std::cout << nlohmann::ordered_json{{"rows_parquet", o.output},
                                 {"manifest", r.manifest_path.string()},
                                 {"rows_written", r.manifest.rows_written},
                                 {"rows_sha256", r.manifest.rows_sha256},
@@ -132,7 +134,8 @@ int run_build(const RowsOptions& o) {
                                 {"tokens", r.stats.tokens},
                                 {"tokens_dropped", r.manifest.tokens_dropped},
                                 {"rendered_bytes", r.stats.text_bytes},
-                                {"seconds", r.stats.seconds}}
+                                {"seconds", r.stats.seconds},
+                                {"stages", stages}}
                      .dump(2)
               << "\n";
   } else {

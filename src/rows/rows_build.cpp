@@ -202,18 +202,36 @@ RowsBuildResult build_rows(const RowsBuildOptions& o) {
   const auto t0 = Clock::now();
   check_options(o);
   RowsBuildResult result;
+  auto stage_start = t0;
+  // Adds the time since the last call to stage `name` (summed when a stage runs several times).
+  auto stage = [&](const char* name) {
+    const auto now = Clock::now();
+    const double s = std::chrono::duration<double>(now - stage_start).count();
+    stage_start = now;
+    for (auto& st : result.stages)
+      if (st.name == name) {
+        st.seconds += s;
+        return;
+      }
+    result.stages.push_back({name, s});
+  };
   auto bundle = TokenizerBundle::load(o.tokenizer);
   result.warnings = bundle.warnings;
+  stage("tokenizer");
   unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   auto set = SourceSet::open(o.sources, threads);  // SPEC §1.1
+  stage("sources");
   set.compute_sha256();
+  stage("sha256");
   const std::uint64_t n = set.size();
   if (n == 0) throw InputError(o.sources.front().string(), "the sources hold no conversations");
   const auto order = numpy_permutation(n, o.seed);  // SPEC §1.4
+  stage("permutation");
 
   RenderOptions render_options;
   render_options.today = o.today;
   RowsWriterOptions wopt = o.writer;
+  wopt.threads = threads;
   RowsParquetWriter writer(o.output, o.row_length, wopt);  // SPEC §1.7
   StreamCutter cutter(
       o.row_length, bundle.eos_id, [&](std::span<const std::int32_t> row) { writer.append_row(row); }, o.rows);
@@ -246,12 +264,14 @@ RowsBuildResult build_rows(const RowsBuildOptions& o) {
       take = std::min<std::uint64_t>(take, std::max<std::uint64_t>(4096, missing_tokens / 64 + 1));
     }
     const Round round = load_round(set, order, next, take);
+    stage("read");
     tokenize_round(arena, threads, bundle, set, render_options, order, round, next, next + take, cutter,
                    [&](std::uint64_t bytes) {
                      text_bytes += bytes;
                      report(false);
                    });
     next += take;
+    stage("tokenize");
   }
   cutter.finish();
   report(true);
@@ -265,6 +285,7 @@ RowsBuildResult build_rows(const RowsBuildOptions& o) {
                      fmt::format("the source gives {} tokens, fewer than one row of {}", cutter.tokens(), o.row_length),
                      "use a shorter --row-length or more source data");
   result.written = writer.finish();
+  stage("write");
   result.manifest = manifest_of(o, set, bundle, cutter, result.written);
   result.manifest_path = manifest_path_for(o.output);
   // Both files are renamed together, or neither (signals held meanwhile): rows.parquet never sits beside the
@@ -274,6 +295,7 @@ RowsBuildResult build_rows(const RowsBuildOptions& o) {
   commit_replacements(pair);
   writer.committed();
   manifest_guard.release();
+  stage("commit");
   result.stats = progress;
   result.stats.conversations_done = cutter.conversations();
   result.stats.rows_written = result.written.rows;

@@ -40,12 +40,19 @@ struct RowsBuildOptions {
   std::function<void(const RowsBuildProgress&)> progress;  ///< called from one thread, at most ~4 times a second
 };
 
+/// Wall time of one stage of a build, in the order the stages ran (their sum is about the build's wall time).
+struct RowsBuildStage {
+  std::string name;  ///< tokenizer, sources, sha256, permutation, read, tokenize, write, commit
+  double seconds = 0;
+};
+
 struct RowsBuildResult {
   RowsManifest manifest;
   std::filesystem::path manifest_path;
   RowsWriteResult written;
   std::vector<std::string> warnings;
   RowsBuildProgress stats;  ///< final counts and the wall time
+  std::vector<RowsBuildStage> stages;  ///< where the wall time went (a stage that ran in rounds is summed)
 };
 
 /// The manifest path for a rows file: "x.parquet" -> "x.manifest.json".

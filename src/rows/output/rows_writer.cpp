@@ -1,11 +1,13 @@
-// rows.parquet writer (SPEC §1.7): a DuckDB COPY on a background thread pulls row batches through a table
-// function; temp file + fsync + rename for atomicity; RowsHasher gives rows_sha256 (§1.8) on the way.
+// rows.parquet writer (SPEC §1.7): a DuckDB COPY on a background thread scans row batches from an Arrow stream and
+// encodes them as row groups in parallel; temp file + fsync + rename for atomicity; RowsHasher gives rows_sha256
+// (§1.8) on the way.
 #include "rows/output/rows_writer.h"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <cstring>
@@ -20,6 +22,7 @@
 
 #include "core/atomic_output.h"
 #include "core/error.h"
+#include "db/arrow_abi.h"
 #include "db/duckdb_session.h"
 #include "rows/output/rows_hash.h"
 
@@ -27,13 +30,17 @@ namespace openrecipes::rows {
 namespace fs = std::filesystem;
 namespace {
 
-// A batch of whole rows, back to back.
+// Most ids one batch (one row group) may hold: 2^26 (256 MiB), far above the default groups of 2^23 ids; a group of
+// one row may be longer (L up to kMaxRowLength). Keeps the Arrow offsets in int32.
+constexpr std::uint64_t kMaxBatchIds = std::uint64_t{1} << 26;
+
+// A batch of whole rows, back to back: one parquet row group.
 struct Batch {
   std::vector<std::int32_t> ids;
   std::size_t rows = 0;
 };
 
-// What the producer (append_row) and DuckDB's table function share.
+// What the producer (append_row) and DuckDB's scan of the Arrow stream share.
 struct Feed {
   std::mutex mu;
   std::condition_variable cv;
@@ -43,6 +50,30 @@ struct Feed {
   bool aborted = false;    // producer: stop now
   bool copy_done = false;  // the COPY thread ended (success or error)
   std::uint32_t row_length = 0;
+  // Buffers of batches DuckDB has released, reused for the next batches: a fresh 32 MiB buffer costs a page fault
+  // per 4 KiB page on first touch, which is most of the producer's time otherwise.
+  std::vector<std::vector<std::int32_t>> spare;
+
+  void give_back(std::vector<std::int32_t>&& ids) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (spare.size() < max_queued + 1) {
+      ids.clear();
+      spare.push_back(std::move(ids));
+    }
+  }
+  // An empty buffer with room for `ids` ids.
+  std::vector<std::int32_t> take_buffer(std::size_t ids) {
+    std::vector<std::int32_t> b;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!spare.empty()) {
+        b = std::move(spare.back());
+        spare.pop_back();
+      }
+    }
+    b.reserve(ids);
+    return b;
+  }
 };
 
 const char* compression_name(RowsCompression c) {
@@ -57,49 +88,129 @@ const char* compression_name(RowsCompression c) {
   return "zstd";
 }
 
-void feed_bind(duckdb_bind_info info) {
-  db::LogicalType int32(duckdb_create_logical_type(DUCKDB_TYPE_INTEGER));
-  db::LogicalType list(duckdb_create_list_type(int32.get()));
-  duckdb_bind_add_result_column(info, "input_ids", list.get());
+// ---- The Arrow stream DuckDB scans: struct<input_ids: list<int32>>, one array per batch ----
+
+// The schema's nodes live in the stream (which outlives the COPY); release only marks a node released.
+struct StreamSchema {
+  ArrowSchema item{}, list{};
+  ArrowSchema* list_children[1] = {&item};
+  ArrowSchema* top_children[1] = {&list};
+};
+
+void release_static_schema(ArrowSchema* s) { s->release = nullptr; }
+
+void fill_schema(StreamSchema& nodes, ArrowSchema* out) {
+  nodes.item = ArrowSchema{"i", "item", nullptr, ARROW_FLAG_NULLABLE, 0, nullptr, nullptr, release_static_schema,
+                           nullptr};
+  nodes.list = ArrowSchema{"+l",    "input_ids",           nullptr, ARROW_FLAG_NULLABLE, 1, nodes.list_children,
+                           nullptr, release_static_schema, nullptr};
+  *out = ArrowSchema{"+s", "", nullptr, 0, 1, nodes.top_children, nullptr, release_static_schema, nullptr};
 }
 
-void feed_init(duckdb_init_info info) { duckdb_init_set_max_threads(info, 1); }
+// One batch as an Arrow array tree (struct -> list -> int32), owning the ids. The three nodes are released in any
+// order (a parent releases its children first, as the C data interface requires); the last release frees it all.
+struct ArrayHolder {
+  std::shared_ptr<Feed> feed;  // takes the ids back for reuse
+  Batch batch;
+  std::vector<std::int32_t> offsets;
+  const void* top_buffers[1] = {nullptr};
+  const void* list_buffers[2] = {nullptr, nullptr};
+  const void* item_buffers[2] = {nullptr, nullptr};
+  ArrowArray list{}, item{};
+  ArrowArray* top_children[1] = {&list};
+  ArrowArray* list_children[1] = {&item};
+  std::atomic<int> live{3};
+  void unref() {
+    if (--live != 0) return;
+    feed->give_back(std::move(batch.ids));
+    delete this;
+  }
+};
 
-// DuckDB asks for the next chunk: hand over one batch, or end the table, or fail if the producer aborted.
-void feed_function(duckdb_function_info info, duckdb_data_chunk output) {
-  auto* feed = static_cast<Feed*>(duckdb_function_get_extra_info(info));
+void release_item(ArrowArray* a) {
+  auto* h = static_cast<ArrayHolder*>(a->private_data);
+  a->release = nullptr;
+  h->unref();
+}
+void release_list(ArrowArray* a) {
+  auto* h = static_cast<ArrayHolder*>(a->private_data);
+  if (a->children[0]->release) a->children[0]->release(a->children[0]);
+  a->release = nullptr;
+  h->unref();
+}
+void release_top(ArrowArray* a) {
+  auto* h = static_cast<ArrayHolder*>(a->private_data);
+  if (a->children[0]->release) a->children[0]->release(a->children[0]);
+  a->release = nullptr;
+  h->unref();
+}
+
+// Moves `batch` into a new array tree written to `out`. Offsets are int32: a batch holds at most
+// max(2^23, L) <= 2^31 - 1 ids (the writer's batch bound).
+void export_batch(const std::shared_ptr<Feed>& feed, Batch&& batch, ArrowArray* out) {
+  const std::uint32_t row_length = feed->row_length;
+  auto* h = new ArrayHolder;
+  h->feed = feed;
+  h->batch = std::move(batch);
+  const auto rows = static_cast<std::int64_t>(h->batch.rows);
+  h->offsets.resize(h->batch.rows + 1);
+  for (std::size_t r = 0; r <= h->batch.rows; ++r) h->offsets[r] = static_cast<std::int32_t>(r * row_length);
+  h->list_buffers[1] = h->offsets.data();
+  h->item_buffers[1] = h->batch.ids.data();
+  h->item = ArrowArray{static_cast<std::int64_t>(h->batch.ids.size()), 0, 0, 2, 0, h->item_buffers, nullptr, nullptr,
+                       release_item, h};
+  h->list = ArrowArray{rows, 0, 0, 2, 1, h->list_buffers, h->list_children, nullptr, release_list, h};
+  *out = ArrowArray{rows, 0, 0, 1, 1, h->top_buffers, h->top_children, nullptr, release_top, h};
+}
+
+// The stream's private data: the schema nodes and the feed to pull batches from.
+struct StreamState {
+  StreamSchema schema;
+  std::shared_ptr<Feed> feed;
+  std::string error;
+};
+
+int stream_get_schema(ArrowArrayStream* stream, ArrowSchema* out) {
+  auto* st = static_cast<StreamState*>(stream->private_data);
+  fill_schema(st->schema, out);
+  return 0;
+}
+
+// DuckDB asks for the next batch (under its scan lock): hand one over, end the stream, or fail if the producer
+// aborted.
+int stream_get_next(ArrowArrayStream* stream, ArrowArray* out) {
+  auto* st = static_cast<StreamState*>(stream->private_data);
+  Feed& feed = *st->feed;
   Batch batch;
   {
-    std::unique_lock<std::mutex> lock(feed->mu);
-    feed->cv.wait(lock, [&] { return feed->aborted || feed->finished || !feed->queue.empty(); });
-    if (feed->aborted) {
-      duckdb_function_set_error(info, "the rows build stopped before the file was complete");
-      return;
+    std::unique_lock<std::mutex> lock(feed.mu);
+    feed.cv.wait(lock, [&] { return feed.aborted || feed.finished || !feed.queue.empty(); });
+    if (feed.aborted) {
+      st->error = "the rows build stopped before the file was complete";
+      return EIO;
     }
-    if (feed->queue.empty()) {  // finished
-      duckdb_data_chunk_set_size(output, 0);
-      return;
+    if (feed.queue.empty()) {  // finished
+      out->release = nullptr;
+      return 0;
     }
-    batch = std::move(feed->queue.front());
-    feed->queue.pop_front();
+    batch = std::move(feed.queue.front());
+    feed.queue.pop_front();
   }
-  feed->cv.notify_all();
-  duckdb_vector list = duckdb_data_chunk_get_vector(output, 0);
-  const std::size_t total = batch.ids.size();
-  if (duckdb_list_vector_reserve(list, total) == DuckDBError ||
-      duckdb_list_vector_set_size(list, total) == DuckDBError) {
-    duckdb_function_set_error(info, "cannot reserve memory for a batch of rows");
-    return;
+  feed.cv.notify_all();
+  try {
+    export_batch(st->feed, std::move(batch), out);
+  } catch (const std::bad_alloc&) {
+    st->error = "out of memory for a batch of rows";
+    return ENOMEM;
   }
-  auto* entries = static_cast<duckdb_list_entry*>(duckdb_vector_get_data(list));
-  for (std::size_t r = 0; r < batch.rows; ++r) {
-    entries[r].offset = r * feed->row_length;
-    entries[r].length = feed->row_length;
-  }
-  auto* child = static_cast<std::int32_t*>(duckdb_vector_get_data(duckdb_list_vector_get_child(list)));
-  std::memcpy(child, batch.ids.data(), total * sizeof(std::int32_t));
-  duckdb_data_chunk_set_size(output, batch.rows);
+  return 0;
 }
+
+const char* stream_last_error(ArrowArrayStream* stream) {
+  return static_cast<StreamState*>(stream->private_data)->error.c_str();
+}
+
+void stream_release(ArrowArrayStream* stream) { stream->release = nullptr; }
 
 void fsync_path(const fs::path& p, bool directory) {
   int fd = ::open(p.c_str(), (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
@@ -118,7 +229,10 @@ struct RowsParquetWriter::State {
   std::uint32_t row_length = 0;
   std::size_t batch_rows = 0;
   std::unique_ptr<db::DuckDbSession> db;
-  Feed feed;
+  std::shared_ptr<Feed> feed_owner = std::make_shared<Feed>();
+  Feed& feed = *feed_owner;
+  StreamState stream_state;
+  ArrowArrayStream stream{};
   std::optional<TempFileGuard> guard;
   std::thread copier;
   std::optional<std::string> copy_error;  // set by the COPY thread
@@ -143,7 +257,7 @@ struct RowsParquetWriter::State {
     }
     feed.cv.notify_all();
     current = Batch{};
-    current.ids.reserve(batch_rows * row_length);
+    current.ids = feed.take_buffer(batch_rows * row_length);
   }
 
   [[noreturn]] void fail_from_copy() {
@@ -185,12 +299,13 @@ RowsParquetWriter::RowsParquetWriter(const fs::path& path, std::uint32_t row_len
     throw InputError(path.string(), "the folder " + dir.string() + " is not writable", "choose a folder you can write");
   s_->temp = temp_path_for(path);
   const std::string temp_sql = db::sql_literal(db::duckdb_file_path(s_->temp));
-  const std::size_t vector_rows = duckdb_vector_size();
   const std::uint64_t group_rows = options.row_group_rows ? options.row_group_rows : row_group_rows(row_length);
-  // DuckDB closes a row group only between chunks: batches no larger than a row group keep groups near their size
-  // (exact when the batch size divides it, as with every power-of-two L).
-  s_->batch_rows = static_cast<std::size_t>(std::min<std::uint64_t>(
-      std::clamp<std::size_t>((std::size_t{1} << 21) / row_length, 1, vector_rows), group_rows));
+  // One batch is one row group: DuckDB's batch copy encodes each batch as a row group of its own, on any of its
+  // threads, and writes them in batch order, so the bytes never depend on the thread count.
+  if (group_rows * row_length > kMaxBatchIds && group_rows > 1)
+    throw std::invalid_argument(fmt::format("row groups of {} rows of {} ids are over the limit of {} ids", group_rows,
+                                            row_length, kMaxBatchIds));
+  s_->batch_rows = static_cast<std::size_t>(group_rows);
   s_->current.ids.reserve(s_->batch_rows * row_length);
   s_->feed.row_length = row_length;
 
@@ -199,19 +314,16 @@ RowsParquetWriter::RowsParquetWriter(const fs::path& path, std::uint32_t row_len
   } catch (const db::DuckDbError& e) {
     throw InputError(path.string(), e.what(), "check the DuckDB installation");
   }
-  duckdb_table_function tf = duckdb_create_table_function();
-  duckdb_table_function_set_name(tf, "openrecipes_rows_feed");
-  duckdb_table_function_set_extra_info(tf, &s_->feed, nullptr);
-  duckdb_table_function_set_bind(tf, feed_bind);
-  duckdb_table_function_set_init(tf, feed_init);
-  duckdb_table_function_set_function(tf, feed_function);
-  duckdb_state st = duckdb_register_table_function(s_->db->connection(), tf);
-  duckdb_destroy_table_function(&tf);
-  if (st == DuckDBError) throw InputError(path.string(), "cannot register the DuckDB row feed", "report this as a bug");
+  s_->stream_state.feed = s_->feed_owner;
+  s_->stream = ArrowArrayStream{stream_get_schema, stream_get_next, stream_last_error, stream_release,
+                                &s_->stream_state};
+  if (duckdb_arrow_scan(s_->db->connection(), "openrecipes_rows_feed",
+                        reinterpret_cast<duckdb_arrow_stream>(&s_->stream)) == DuckDBError)
+    throw InputError(path.string(), "cannot register the row stream with DuckDB", "report this as a bug");
 
   s_->guard.emplace(s_->temp);
   const std::string sql = fmt::format(
-      "COPY (SELECT input_ids FROM openrecipes_rows_feed()) TO {} (FORMAT parquet, COMPRESSION {}, ROW_GROUP_SIZE {}, "
+      "COPY (SELECT input_ids FROM openrecipes_rows_feed) TO {} (FORMAT parquet, COMPRESSION {}, ROW_GROUP_SIZE {}, "
       "PARQUET_VERSION {}, USE_TMP_FILE false)",
       temp_sql, compression_name(options.compression), group_rows,
       options.parquet_version == RowsParquetVersion::v2 ? "V2" : "V1");
