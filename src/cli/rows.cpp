@@ -126,16 +126,16 @@ int run_build(const RowsOptions& o) {
     nlohmann::ordered_json stages = nlohmann::ordered_json::object();
     for (const auto& st : r.stages) stages[st.name] = st.seconds;
     std::cout << nlohmann::ordered_json{{"rows_parquet", o.output},
-                                {"manifest", r.manifest_path.string()},
-                                {"rows_written", r.manifest.rows_written},
-                                {"rows_sha256", r.manifest.rows_sha256},
-                                {"conversations", r.manifest.conversations},
-                                {"conversations_tokenized", r.stats.conversations_done},
-                                {"tokens", r.stats.tokens},
-                                {"tokens_dropped", r.manifest.tokens_dropped},
-                                {"rendered_bytes", r.stats.text_bytes},
-                                {"seconds", r.stats.seconds},
-                                {"stages", stages}}
+                                        {"manifest", r.manifest_path.string()},
+                                        {"rows_written", r.manifest.rows_written},
+                                        {"rows_sha256", r.manifest.rows_sha256},
+                                        {"conversations", r.manifest.conversations},
+                                        {"conversations_tokenized", r.stats.conversations_done},
+                                        {"tokens", r.stats.tokens},
+                                        {"tokens_dropped", r.manifest.tokens_dropped},
+                                        {"rendered_bytes", r.stats.text_bytes},
+                                        {"seconds", r.stats.seconds},
+                                        {"stages", stages}}
                      .dump(2)
               << "\n";
   } else {

@@ -15,7 +15,7 @@
 namespace openrecipes {
 namespace fs = std::filesystem;
 
-std::string read_file(const fs::path& path, std::uint64_t max_bytes) {
+std::string read_file(const fs::path& path, std::uint64_t max_bytes, std::size_t spare_capacity) {
   std::error_code ec;
   auto st = fs::status(path, ec);
   if (ec || !fs::exists(st)) throw InputError(path.string(), "file not found", "check the path");
@@ -28,7 +28,9 @@ std::string read_file(const fs::path& path, std::uint64_t max_bytes) {
                      "split the file or trim it to what the step needs");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string(), std::string("cannot open: ") + std::strerror(errno));
-  std::string data(size, '\0');
+  std::string data;
+  data.reserve(size + spare_capacity);
+  data.resize(size);
   in.read(data.data(), static_cast<std::streamsize>(size));
   if (static_cast<std::uint64_t>(in.gcount()) != size)
     throw InputError(path.string(), "short read (file changed while reading?)", "read it again");

@@ -13,8 +13,10 @@ namespace openrecipes {
 inline constexpr std::uint64_t kMaxTextFileBytes = 64ull << 20;
 
 /// Reads a whole file as bytes. Throws InputError naming the path when it is missing, not a regular file,
-/// unreadable, or larger than `max_bytes` (with the size and the limit).
-std::string read_file(const std::filesystem::path& path, std::uint64_t max_bytes = kMaxTextFileBytes);
+/// unreadable, or larger than `max_bytes` (with the size and the limit). The string's capacity is at least its size
+/// plus `spare_capacity` (for a parser that reads past the end, e.g. simdjson's padding).
+std::string read_file(const std::filesystem::path& path, std::uint64_t max_bytes = kMaxTextFileBytes,
+                      std::size_t spare_capacity = 0);
 
 /// Resolves `relative` (as written in a recipe, `field` names it for messages) inside `base`. Rejects
 /// absolute paths, empty paths, `..` components and anything whose resolved location (symlinks followed)

@@ -10,6 +10,8 @@
 namespace openrecipes {
 
 /// `s` without leading and trailing ASCII whitespace (space, tab, CR, LF, VT, FF).
+/// The ASCII whitespace trim() removes: space, tab, CR, LF, VT, FF.
+inline bool is_ascii_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
 std::string_view trim(std::string_view s);
 
 /// Splits `s` at every `sep`; keeps empty fields.

@@ -3,8 +3,10 @@
 
 #include <atomic>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 
 #include <fmt/format.h>
@@ -13,6 +15,7 @@
 
 #include "core/atomic_output.h"
 #include "core/calendar.h"
+#include "core/core_budget.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/text.h"
@@ -111,9 +114,9 @@ Round load_round(const SourceSet& set, const std::vector<std::uint32_t>& order, 
 
 // Renders and tokenizes order[begin, end) in parallel (SPEC §1.2–1.3) and feeds the ids to `cutter` in
 // permutation order (steps 5–6), `on_chunk(bytes)` after each chunk; stops early once the cutter is done.
-void tokenize_round(tbb::task_arena& arena, unsigned threads, const TokenizerBundle& bundle, const SourceSet& set,
-                    const RenderOptions& render_options, const std::vector<std::uint32_t>& order, const Round& round,
-                    std::uint64_t begin, std::uint64_t end, StreamCutter& cutter,
+void tokenize_round(tbb::task_arena& arena, unsigned threads, CoreBudget& budget, const TokenizerBundle& bundle,
+                    const SourceSet& set, const RenderOptions& render_options, const std::vector<std::uint32_t>& order,
+                    const Round& round, std::uint64_t begin, std::uint64_t end, StreamCutter& cutter,
                     const std::function<void(std::uint64_t)>& on_chunk) {
   std::uint64_t cursor = begin;
   std::atomic<bool> stop{false};
@@ -135,6 +138,7 @@ void tokenize_round(tbb::task_arena& arena, unsigned threads, const TokenizerBun
     return c;
   };
   auto encode_chunk = [&](std::shared_ptr<Chunk> c) {
+    CoreBudget::Permit core(&budget);
     c->ids.resize(c->count);
     for (std::uint64_t j = 0; j < c->count; ++j) {
       const std::uint64_t pos = c->first + j;
@@ -154,7 +158,7 @@ void tokenize_round(tbb::task_arena& arena, unsigned threads, const TokenizerBun
     }
     return c;
   };
-  auto cut_chunk = [&](std::shared_ptr<Chunk> c) {
+  auto cut_chunk = [&](std::shared_ptr<Chunk> c) {  // holds no permit: it feeds the writer and must not wait on it
     if (cutter.done()) return;
     for (const auto& ids : c->ids)
       if (!cutter.add(ids)) {
@@ -215,28 +219,59 @@ RowsBuildResult build_rows(const RowsBuildOptions& o) {
       }
     result.stages.push_back({name, s});
   };
-  auto bundle = TokenizerBundle::load(o.tokenizer);
+  const unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  // With more than one thread, the tokenizer loads, and the sources are hashed, beside the reading of the sources
+  // (each a serial step of its own); the tokenizer's errors still come first.
+  const auto side = threads > 1 ? std::launch::async : std::launch::deferred;
+  auto bundle_loading = std::async(side, [&] { return TokenizerBundle::load(o.tokenizer); });
+  std::optional<SourceSet> sources;
+  std::future<void> hashing;
+  std::vector<std::uint32_t> order;
+  std::uint64_t n = 0;
+  Round round;
+  // Which conversations a round holds in memory, from position `next` of the order: all the rest, or (with R rows)
+  // enough for the rows still missing at 64 tokens per conversation or more (a whole-source pass per round only
+  // decodes).
+  auto round_size = [&](std::uint64_t next, std::uint64_t rows_written) {
+    std::uint64_t take = n - next;
+    if (o.rows) {
+      const std::uint64_t missing_tokens = (*o.rows - rows_written) * o.row_length;
+      take = std::min<std::uint64_t>(take, std::max<std::uint64_t>(4096, missing_tokens / 64 + 1));
+    }
+    return take;
+  };
+  std::uint64_t take = 0;
+  try {
+    sources.emplace(SourceSet::open(o.sources, threads));  // SPEC §1.1
+    stage("sources");
+    hashing = std::async(side, [&] { sources->compute_sha256(); });
+    n = sources->size();
+    if (n == 0) throw InputError(o.sources.front().string(), "the sources hold no conversations");
+    order = numpy_permutation(n, o.seed);  // SPEC §1.4
+    stage("permutation");
+    take = round_size(0, 0);
+    round = load_round(*sources, order, 0, take);
+    stage("read");
+  } catch (...) {
+    bundle_loading.get();  // a tokenizer error is reported first
+    throw;
+  }
+  const TokenizerBundle bundle = bundle_loading.get();
   result.warnings = bundle.warnings;
   stage("tokenizer");
-  unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  auto set = SourceSet::open(o.sources, threads);  // SPEC §1.1
-  stage("sources");
-  set.compute_sha256();
-  stage("sha256");
-  const std::uint64_t n = set.size();
-  if (n == 0) throw InputError(o.sources.front().string(), "the sources hold no conversations");
-  const auto order = numpy_permutation(n, o.seed);  // SPEC §1.4
-  stage("permutation");
+  const SourceSet& set = *sources;
 
   RenderOptions render_options;
   render_options.today = o.today;
+  // The tokenizer workers and the writer's DuckDB threads (threads each) share `threads` cores.
+  CoreBudget budget(threads);
   RowsWriterOptions wopt = o.writer;
   wopt.threads = threads;
+  wopt.budget = &budget;
   RowsParquetWriter writer(o.output, o.row_length, wopt);  // SPEC §1.7
   StreamCutter cutter(
       o.row_length, bundle.eos_id, [&](std::span<const std::int32_t> row) { writer.append_row(row); }, o.rows);
 
-  std::uint64_t next = 0;  // position in `order` of the next conversation to tokenize
   std::uint64_t text_bytes = 0;
   auto last_report = Clock::now();
   RowsBuildProgress progress;
@@ -255,23 +290,19 @@ RowsBuildResult build_rows(const RowsBuildOptions& o) {
   };
 
   tbb::task_arena arena(static_cast<int>(threads));
-  while (next < n && !cutter.done()) {
-    // Which conversations to hold in memory: all of them, or (with R rows) a growing prefix of the order: enough for
-    // the rows still missing at 64 tokens per conversation or more; a whole-source pass per round only decodes.
-    std::uint64_t take = n - next;
-    if (o.rows) {
-      std::uint64_t missing_tokens = (*o.rows - writer.rows()) * o.row_length;
-      take = std::min<std::uint64_t>(take, std::max<std::uint64_t>(4096, missing_tokens / 64 + 1));
-    }
-    const Round round = load_round(set, order, next, take);
-    stage("read");
-    tokenize_round(arena, threads, bundle, set, render_options, order, round, next, next + take, cutter,
+  for (std::uint64_t next = 0;;) {  // `next`: position in `order` of the round's first conversation
+    tokenize_round(arena, threads, budget, bundle, set, render_options, order, round, next, next + take, cutter,
                    [&](std::uint64_t bytes) {
                      text_bytes += bytes;
                      report(false);
                    });
     next += take;
     stage("tokenize");
+    if (next >= n || cutter.done()) break;
+    round = Round{};
+    take = round_size(next, writer.rows());
+    round = load_round(set, order, next, take);
+    stage("read");
   }
   cutter.finish();
   report(true);
@@ -286,6 +317,8 @@ RowsBuildResult build_rows(const RowsBuildOptions& o) {
                      "use a shorter --row-length or more source data");
   result.written = writer.finish();
   stage("write");
+  hashing.get();
+  stage("sha256");
   result.manifest = manifest_of(o, set, bundle, cutter, result.written);
   result.manifest_path = manifest_path_for(o.output);
   // Both files are renamed together, or neither (signals held meanwhile): rows.parquet never sits beside the

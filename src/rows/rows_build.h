@@ -32,7 +32,7 @@ struct RowsBuildOptions {
   std::uint64_t seed = 0;
   std::uint32_t row_length = protocol::kRowLength;
   std::optional<std::uint64_t> rows;         ///< R: stop after R rows (tokenize only what they need)
-  unsigned threads = 0;                      ///< 0: all cores
+  unsigned threads = 0;                      ///< 0: all cores; the parquet writer gets as many
   std::string today = "2026-01-01";          ///< strftime_now's date (SPEC §1.2)
   std::string dataset_id, dataset_revision;  ///< recorded in the manifest
   std::filesystem::path output;              ///< rows.parquet; the manifest goes beside it (rows.manifest.json)
@@ -40,9 +40,11 @@ struct RowsBuildOptions {
   std::function<void(const RowsBuildProgress&)> progress;  ///< called from one thread, at most ~4 times a second
 };
 
-/// Wall time of one stage of a build, in the order the stages ran (their sum is about the build's wall time).
+/// Wall time the build spent in (or, for a step that ran beside others, waiting for) one stage, in the order the
+/// stages ended; their sum is about the build's wall time. With more than one thread, tokenizer.json loads and the
+/// sources are hashed beside the first read, so `tokenizer` and `sha256` are only what was left to wait for.
 struct RowsBuildStage {
-  std::string name;  ///< tokenizer, sources, sha256, permutation, read, tokenize, write, commit
+  std::string name;  ///< sources (open, count), permutation, read, tokenizer, tokenize, write, sha256, commit
   double seconds = 0;
 };
 
@@ -51,7 +53,7 @@ struct RowsBuildResult {
   std::filesystem::path manifest_path;
   RowsWriteResult written;
   std::vector<std::string> warnings;
-  RowsBuildProgress stats;  ///< final counts and the wall time
+  RowsBuildProgress stats;             ///< final counts and the wall time
   std::vector<RowsBuildStage> stages;  ///< where the wall time went (a stage that ran in rounds is summed)
 };
 

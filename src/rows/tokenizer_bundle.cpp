@@ -29,11 +29,9 @@ TokenizerBundle TokenizerBundle::load(const TokenizerFiles& files) {
   fs::path tj = files.dir / "tokenizer.json";
   if (!fs::is_directory(files.dir))
     throw InputError(files.dir.string(), "not a folder", "give the folder holding the model's tokenizer.json");
-  std::string tj_bytes = read_file(tj, 512ull << 20);
+  std::string tj_bytes = read_file(tj, 512ull << 20, Tokenizer::kParsePadding);
   b.tokenizer_json_sha256 = sha256_hex(tj_bytes);
-  tj_bytes.clear();
-  tj_bytes.shrink_to_fit();
-  b.tokenizer_ = std::make_shared<Tokenizer>(Tokenizer::load(tj));
+  b.tokenizer_ = std::make_shared<Tokenizer>(Tokenizer::load(tj, std::move(tj_bytes)));
 
   fs::path cfg_path = files.tokenizer_config.value_or(files.dir / "tokenizer_config.json");
   std::string cfg_bytes = read_file(cfg_path, 16ull << 20);

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "core/atomic_output.h"
+#include "core/core_budget.h"
 #include "core/error.h"
 #include "db/arrow_abi.h"
 #include "db/duckdb_session.h"
@@ -30,7 +31,7 @@ namespace openrecipes::rows {
 namespace fs = std::filesystem;
 namespace {
 
-// Most ids one batch (one row group) may hold: 2^26 (256 MiB), far above the default groups of 2^23 ids; a group of
+// Most ids one batch (one row group) may hold: 2^26 (256 MiB), far above the default groups of 2^21 ids; a group of
 // one row may be longer (L up to kMaxRowLength). Keeps the Arrow offsets in int32.
 constexpr std::uint64_t kMaxBatchIds = std::uint64_t{1} << 26;
 
@@ -50,7 +51,7 @@ struct Feed {
   bool aborted = false;    // producer: stop now
   bool copy_done = false;  // the COPY thread ended (success or error)
   std::uint32_t row_length = 0;
-  // Buffers of batches DuckDB has released, reused for the next batches: a fresh 32 MiB buffer costs a page fault
+  // Buffers of batches DuckDB has released, reused for the next batches: a fresh 8 MiB buffer costs a page fault
   // per 4 KiB page on first touch, which is most of the producer's time otherwise.
   std::vector<std::vector<std::int32_t>> spare;
 
@@ -100,8 +101,8 @@ struct StreamSchema {
 void release_static_schema(ArrowSchema* s) { s->release = nullptr; }
 
 void fill_schema(StreamSchema& nodes, ArrowSchema* out) {
-  nodes.item = ArrowSchema{"i", "item", nullptr, ARROW_FLAG_NULLABLE, 0, nullptr, nullptr, release_static_schema,
-                           nullptr};
+  nodes.item =
+      ArrowSchema{"i", "item", nullptr, ARROW_FLAG_NULLABLE, 0, nullptr, nullptr, release_static_schema, nullptr};
   nodes.list = ArrowSchema{"+l",    "input_ids",           nullptr, ARROW_FLAG_NULLABLE, 1, nodes.list_children,
                            nullptr, release_static_schema, nullptr};
   *out = ArrowSchema{"+s", "", nullptr, 0, 1, nodes.top_children, nullptr, release_static_schema, nullptr};
@@ -146,7 +147,7 @@ void release_top(ArrowArray* a) {
 }
 
 // Moves `batch` into a new array tree written to `out`. Offsets are int32: a batch holds at most
-// max(2^23, L) <= 2^31 - 1 ids (the writer's batch bound).
+// max(2^26, L) <= 2^31 - 1 ids (the writer's batch bound).
 void export_batch(const std::shared_ptr<Feed>& feed, Batch&& batch, ArrowArray* out) {
   const std::uint32_t row_length = feed->row_length;
   auto* h = new ArrayHolder;
@@ -157,8 +158,8 @@ void export_batch(const std::shared_ptr<Feed>& feed, Batch&& batch, ArrowArray* 
   for (std::size_t r = 0; r <= h->batch.rows; ++r) h->offsets[r] = static_cast<std::int32_t>(r * row_length);
   h->list_buffers[1] = h->offsets.data();
   h->item_buffers[1] = h->batch.ids.data();
-  h->item = ArrowArray{static_cast<std::int64_t>(h->batch.ids.size()), 0, 0, 2, 0, h->item_buffers, nullptr, nullptr,
-                       release_item, h};
+  h->item = ArrowArray{
+      static_cast<std::int64_t>(h->batch.ids.size()), 0, 0, 2, 0, h->item_buffers, nullptr, nullptr, release_item, h};
   h->list = ArrowArray{rows, 0, 0, 2, 1, h->list_buffers, h->list_children, nullptr, release_list, h};
   *out = ArrowArray{rows, 0, 0, 1, 1, h->top_buffers, h->top_children, nullptr, release_top, h};
 }
@@ -167,8 +168,12 @@ void export_batch(const std::shared_ptr<Feed>& feed, Batch&& batch, ArrowArray* 
 struct StreamState {
   StreamSchema schema;
   std::shared_ptr<Feed> feed;
+  CoreBudget* budget = nullptr;
   std::string error;
 };
+
+// The stream whose batch this thread is encoding (it holds a core of the budget until it asks for the next).
+thread_local const StreamState* t_encoding = nullptr;
 
 int stream_get_schema(ArrowArrayStream* stream, ArrowSchema* out) {
   auto* st = static_cast<StreamState*>(stream->private_data);
@@ -181,9 +186,18 @@ int stream_get_schema(ArrowArrayStream* stream, ArrowSchema* out) {
 int stream_get_next(ArrowArrayStream* stream, ArrowArray* out) {
   auto* st = static_cast<StreamState*>(stream->private_data);
   Feed& feed = *st->feed;
+  if (st->budget && t_encoding == st) {  // done with the previous batch
+    st->budget->release();
+    t_encoding = nullptr;
+  }
   Batch batch;
   {
     std::unique_lock<std::mutex> lock(feed.mu);
+    if (st->budget && !(feed.aborted || feed.finished || !feed.queue.empty())) {
+      st->budget->starving_begin();
+      feed.cv.wait(lock, [&] { return feed.aborted || feed.finished || !feed.queue.empty(); });
+      st->budget->starving_end();
+    }
     feed.cv.wait(lock, [&] { return feed.aborted || feed.finished || !feed.queue.empty(); });
     if (feed.aborted) {
       st->error = "the rows build stopped before the file was complete";
@@ -202,6 +216,10 @@ int stream_get_next(ArrowArrayStream* stream, ArrowArray* out) {
   } catch (const std::bad_alloc&) {
     st->error = "out of memory for a batch of rows";
     return ENOMEM;
+  }
+  if (st->budget) {
+    st->budget->take();
+    t_encoding = st;
   }
   return 0;
 }
@@ -283,7 +301,7 @@ struct RowsParquetWriter::State {
 };
 
 std::uint64_t RowsParquetWriter::row_group_rows(std::uint32_t row_length) {
-  return std::max<std::uint64_t>(1, (std::uint64_t{1} << 23) / std::max<std::uint32_t>(row_length, 1));
+  return std::max<std::uint64_t>(1, (std::uint64_t{1} << 21) / std::max<std::uint32_t>(row_length, 1));
 }
 
 RowsParquetWriter::RowsParquetWriter(const fs::path& path, std::uint32_t row_length, RowsWriterOptions options) {
@@ -315,8 +333,9 @@ RowsParquetWriter::RowsParquetWriter(const fs::path& path, std::uint32_t row_len
     throw InputError(path.string(), e.what(), "check the DuckDB installation");
   }
   s_->stream_state.feed = s_->feed_owner;
-  s_->stream = ArrowArrayStream{stream_get_schema, stream_get_next, stream_last_error, stream_release,
-                                &s_->stream_state};
+  s_->stream_state.budget = options.budget;
+  s_->stream =
+      ArrowArrayStream{stream_get_schema, stream_get_next, stream_last_error, stream_release, &s_->stream_state};
   if (duckdb_arrow_scan(s_->db->connection(), "openrecipes_rows_feed",
                         reinterpret_cast<duckdb_arrow_stream>(&s_->stream)) == DuckDBError)
     throw InputError(path.string(), "cannot register the row stream with DuckDB", "report this as a bug");

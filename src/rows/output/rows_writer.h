@@ -8,6 +8,10 @@
 #include <span>
 #include <string>
 
+namespace openrecipes {
+class CoreBudget;
+}
+
 namespace openrecipes::rows {
 
 /// Parquet page compression for rows.parquet.
@@ -25,6 +29,10 @@ struct RowsWriterOptions {
   unsigned threads = 2;
   /// Rows per parquet row group; 0 means RowsParquetWriter::row_group_rows(L).
   std::uint64_t row_group_rows = 0;
+  /// Cores shared with the producer's own threads: a DuckDB thread holds one from taking a batch until it asks for
+  /// the next (never waiting for it), so producers that acquire() give way while batches are encoded. Optional;
+  /// must outlive the writer.
+  CoreBudget* budget = nullptr;
 };
 
 /// What a finished write produced.
@@ -37,19 +45,20 @@ struct RowsWriteResult {
 
 /// Streams rows into `path` (normally rows.parquet).
 ///
-/// Rows are copied into batches (about 8 MiB, at most 2048 rows) that a DuckDB `COPY ... TO <temp> (FORMAT
-/// parquet)` on a background thread pulls through a table function, so encoding overlaps with whatever produces
-/// the rows and memory stays bounded (four batches at most plus one row group inside DuckDB). The file goes
-/// to `.<name>.<random>.tmp` in the same folder and is renamed onto `path` by commit() after an fsync. Destroying
-/// the writer without commit() (an exception, a failed check) stops DuckDB and removes the temp file;
+/// Rows are copied into batches of one row group each, which a DuckDB `COPY ... TO <temp> (FORMAT parquet)` on a
+/// background thread scans from an Arrow stream: with more than one thread DuckDB's batch copy encodes the groups on
+/// all its threads and writes them in order, so encoding overlaps with whatever produces the rows and memory stays
+/// bounded (two batches queued, one per DuckDB thread, and the groups encoded but not yet written). The file goes to
+/// `.<name>.<random>.tmp` in the same folder and is renamed onto `path` by commit() after an fsync. Destroying the
+/// writer without commit() (an exception, a failed check) stops DuckDB and removes the temp file;
 /// SIGINT/SIGTERM/SIGHUP remove it too (TempFileGuard). `path` is never left half written, and an existing file at
 /// `path` is only ever replaced by a complete one.
 ///
-/// Row groups hold row_group_rows(L) rows unless the options say otherwise (DuckDB closes a group between
-/// batches, so a group holds whole batches: exactly that many rows when the batch size divides it, as for every
-/// power-of-two L). The bytes written depend only on the rows, L and the options other than `threads`.
-/// Throughput (bench/rows_bench.cpp, 16-core Xeon, 8192-id rows): about 72 MB/s of ids with zstd v1, 110 MB/s with
-/// snappy v1, 120 MB/s with zstd v2; real token ids compress to about 52% (zstd v1), 73% (snappy v1), 60% (v2).
+/// Row groups hold row_group_rows(L) rows (the last one the rest) unless the options say otherwise. The bytes
+/// written depend only on the rows, L and the options other than `threads` and `budget` (checked for 1 to 4
+/// threads by the tests).
+/// Throughput (bench/rows_bench.cpp, this machine's 2 cores, 8192-id rows): about 30 MB/s of ids per thread with
+/// zstd v1; real token ids compress to about 52% (zstd v1), 73% (snappy v1), 60% (v2).
 /// Not thread-safe: call from one thread.
 class RowsParquetWriter {
  public:
@@ -79,8 +88,9 @@ class RowsParquetWriter {
   /// Abandons the write and removes the temp file (what the destructor does without commit()). Idempotent.
   void abort() noexcept;
 
-  /// Rows per parquet row group for row length L: max(1, 2^23 / L) (8 Mi ids, 32 MiB before compression),
-  /// e.g. 1024 rows at L = 8192.
+  /// Rows per parquet row group for row length L: max(1, 2^21 / L) (2 Mi ids, 8 MiB before compression), e.g.
+  /// 256 rows at L = 8192: two steps of the protocol's 128 rows, and a last group that encodes quickly once the
+  /// rows end (the build's only serial write).
   static std::uint64_t row_group_rows(std::uint32_t row_length);
 
  private:

@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/large_buffer.h"
+
 namespace openrecipes::rows {
 
 /// One chat message, owned. `role` and `content` are valid UTF-8.
@@ -34,7 +36,8 @@ using ConversationView = std::span<const MessageView>;
 Conversation to_conversation(ConversationView view);
 
 /// All conversations of a source in memory, indexed 0..size()-1 in source order (SPEC §1.1). Text lives in
-/// blocks that grow from 1 MiB to kBlockBytes (a message never spans blocks), roles are interned once, and each
+/// blocks that grow from 1 MiB (or the size given) to kBlockBytes, on huge pages (core/large_buffer.h; a message
+/// never spans blocks), roles are interned once, and each
 /// message costs one MessageView (32 bytes) plus its content; each conversation 8 bytes. Memory therefore stays
 /// near the text size.
 /// Appending is single-threaded; once filled, const access is safe from any number of threads. Views stay
@@ -45,6 +48,9 @@ class ConversationArena {
   static constexpr std::size_t kBlockBytes = 64ull << 20;
 
   ConversationArena() = default;
+  /// An arena whose first text block holds `first_block_bytes` (at most kBlockBytes): the size of the text it will
+  /// hold when that is known, so that it needs one block.
+  explicit ConversationArena(std::size_t first_block_bytes);
   ConversationArena(ConversationArena&&) noexcept = default;
   ConversationArena& operator=(ConversationArena&&) noexcept = default;
   ConversationArena(const ConversationArena&) = delete;
@@ -53,6 +59,9 @@ class ConversationArena {
   /// Appends a conversation (copies its text). Each content and role must be at most kBlockBytes long
   /// (std::length_error otherwise; the source reader enforces kMaxMessageBytes first).
   void append(ConversationView conversation);
+  /// Appends every conversation of `other` after this arena's, in order, by taking over its blocks (no text is
+  /// copied; views into `other` stay valid and now belong to this arena). `other` is left empty.
+  void absorb(ConversationArena&& other);
 
   /// Number of conversations.
   std::size_t size() const { return starts_.size() - 1; }
@@ -70,7 +79,8 @@ class ConversationArena {
   std::string_view store(std::string_view s);
   std::string_view intern_role(std::string_view role);
 
-  std::vector<std::unique_ptr<char[]>> blocks_;
+  std::vector<LargeBuffer> blocks_;
+  std::size_t first_block_ = 1ull << 20;
   std::size_t block_size_ = 0, block_used_ = 0;  // the last block's size and fill
   std::uint64_t block_bytes_total_ = 0;
   std::vector<MessageView> messages_;

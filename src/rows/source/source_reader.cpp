@@ -1,5 +1,6 @@
-// Source reader (SPEC §1.1): parquet shards through DuckDB's C API, JSONL through nlohmann::json, both checked
-// strictly (schema, nulls, UTF-8, sizes) and delivered in shard-name order, rows in file order.
+// Source reader (SPEC §1.1): parquet shards through DuckDB's C API, JSONL in chunks parsed on all threads
+// (rows/source/jsonl_line), both checked strictly (schema, nulls, UTF-8, sizes) and delivered in shard-name order,
+// rows in file order.
 #include "rows/source/source_reader.h"
 
 #include <fcntl.h>
@@ -8,17 +9,23 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
 #include <set>
 
 #include <fmt/format.h>
+#include <simdjson.h>
 #include <tbb/parallel_for.h>
-#include <nlohmann/json.hpp>
+#include <tbb/parallel_pipeline.h>
+#include <tbb/task_arena.h>
 
 #include "core/error.h"
 #include "core/sha256.h"
 #include "core/text.h"
 #include "core/utf8.h"
 #include "db/duckdb_session.h"
+#include "rows/source/jsonl_line.h"
 
 namespace openrecipes::rows {
 namespace fs = std::filesystem;
@@ -66,89 +73,41 @@ class FileReader {
   int fd_ = -1;
 };
 
-// Splits a file into lines (LF; a trailing CR is dropped) without holding more than one line plus one block.
-// Lines are views into the reader's buffer, valid until the next call.
-class LineReader {
- public:
-  explicit LineReader(const SourceShard& shard) : shard_(shard), file_(shard.path), buf_(1u << 22) {}
-  // Next line (without its newline) and its 1-based number; false at the end.
-  bool next(std::string_view& line, std::uint64_t& number) {
-    for (;;) {
-      if (auto nl = pending_.find('\n', scan_from_); nl != std::string::npos) {
-        line = std::string_view(pending_).substr(start_, nl - start_);
-        start_ = scan_from_ = nl + 1;
-        return emit(line, number);
-      }
-      if (eof_) {
-        if (start_ == pending_.size()) return false;
-        line = std::string_view(pending_).substr(start_);
-        start_ = scan_from_ = pending_.size();
-        return emit(line, number);
-      }
-      pending_.erase(0, start_);  // keep only the unfinished line
-      start_ = 0;
-      scan_from_ = pending_.size();
-      if (pending_.size() > kMaxJsonlLineBytes) too_long();
-      const std::size_t got = file_.read(buf_.data(), buf_.size());
-      if (got == 0) eof_ = true;
-      pending_.append(buf_.data(), got);
-    }
-  }
-
- private:
-  [[noreturn]] void too_long() const {
-    throw InputError(line_where(shard_, line_no_ + 1),
-                     fmt::format("line is over the limit of {} bytes", kMaxJsonlLineBytes),
-                     "split the conversation or check that the file is JSON Lines");
-  }
-  bool emit(std::string_view& line, std::uint64_t& number) {
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.size() > kMaxJsonlLineBytes) too_long();
-    number = ++line_no_;
-    return true;
-  }
-  const SourceShard& shard_;
-  FileReader file_;
-  std::vector<char> buf_;
-  std::string pending_;
-  std::size_t start_ = 0, scan_from_ = 0;
-  bool eof_ = false;
-  std::uint64_t line_no_ = 0;
-};
-
 bool is_blank(std::string_view line) { return trim(line).empty(); }
 
+// Line feeds in `text`.
+std::uint64_t count_newlines(std::string_view text) {
+  std::uint64_t n = 0;
+  for (const char* p = text.data(); (p = static_cast<const char*>(std::memchr(p, '\n', text.data() + text.size() - p)));
+       ++p)
+    ++n;
+  return n;
+}
+
+// The rows of a JSONL shard: its lines that are not blank (as LineReader and the parser split them), counted a
+// block at a time without copying lines.
 std::uint64_t count_jsonl_rows(const SourceShard& shard) {
-  LineReader lines(shard);
-  std::string_view line;
-  std::uint64_t number = 0, rows = 0;
-  while (lines.next(line, number))
-    if (!is_blank(line)) ++rows;
-  return rows;
-}
-
-// Size bounds; `where` is only called to build a message when a bound is broken.
-template <typename Where>
-void check_message_sizes(const Where& where, std::size_t k, std::string_view role, std::string_view content) {
-  if (content.size() > kMaxMessageBytes) [[unlikely]]
-    throw InputError(where(),
-                     fmt::format("messages[{}].content is {} bytes, over the limit of {} bytes", k, content.size(),
-                                 kMaxMessageBytes),
-                     "drop or split that conversation");
-  if (role.size() > kMaxRoleBytes) [[unlikely]]
-    throw InputError(
-        where(),
-        fmt::format("messages[{}].role is {} bytes, over the limit of {} bytes", k, role.size(), kMaxRoleBytes),
-        "roles are short names such as user, assistant, system");
-}
-
-template <typename Where>
-void check_message_count(const Where& where, std::uint64_t count) {
-  if (count > kMaxMessagesPerConversation) [[unlikely]]
-    throw InputError(
-        where(),
-        fmt::format("the conversation has {} messages, over the limit of {}", count, kMaxMessagesPerConversation),
-        "drop or split that conversation");
+  FileReader file(shard.path);
+  std::vector<char> buf(4u << 20);
+  std::uint64_t rows = 0;
+  bool content = false;  // the current line has a byte that is not whitespace
+  while (std::size_t got = file.read(buf.data(), buf.size())) {
+    const char* p = buf.data();
+    const char* end = p + got;
+    while (p < end) {
+      if (!content) {  // skip whitespace (blank lines included), as is_blank's trim() does
+        while (p < end && is_ascii_space(*p)) ++p;
+        if (p == end) break;
+        content = true;
+      }
+      const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+      if (!nl) break;
+      ++rows;
+      content = false;
+      p = nl + 1;
+    }
+  }
+  return rows + (content ? 1 : 0);
 }
 
 // ---- parquet ----
@@ -291,85 +250,164 @@ void read_parquet(db::DuckDbSession& db, const SourceShard& shard, std::uint64_t
 
 // ---- JSONL ----
 
-// Parses one JSONL line into `owned` (role, content pairs). Throws InputError naming the line.
-void parse_jsonl_line(const SourceShard& shard, std::uint64_t line_no, std::string_view line,
-                      std::vector<std::pair<std::string, std::string>>& owned) {
-  const std::string where = line_where(shard, line_no);
-  if (auto bad = find_invalid_utf8(line); bad != std::string_view::npos)
-    throw InputError(where, "not valid UTF-8 at " + describe_invalid_utf8(line, bad),
-                     "re-encode the file as UTF-8 (or fix that line)");
-  nlohmann::json row;
-  try {
-    // The callback bounds nesting: a line of a million '[' would otherwise cost memory for nothing.
-    row = nlohmann::json::parse(line, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-      if (depth > static_cast<int>(kMaxJsonDepth))
-        throw InputError(where, fmt::format("JSON nested deeper than {} levels", kMaxJsonDepth),
-                         "each line is {\"messages\": [{\"role\": ..., \"content\": ...}, ...], ...}");
-      return true;
-    });
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(where, std::string("not valid JSON: ") + e.what(), "each line must be one JSON object");
-  }
-  if (!row.is_object())
-    throw InputError(where, std::string("the line is a JSON ") + row.type_name() + ", not an object",
-                     "each line must be one JSON object with a `messages` list");
-  auto it = row.find("messages");
-  if (it == row.end())
-    throw InputError(where, "no `messages` key",
-                     "each line needs \"messages\": [{\"role\": ..., \"content\": ...}, ...]");
-  if (it->is_null()) throw InputError(where, "messages is null", "drop the row or give it a list of messages");
-  if (!it->is_array())
-    throw InputError(where, std::string("messages is a JSON ") + it->type_name() + ", expected a list",
-                     "messages must be a list of {\"role\", \"content\"} objects");
-  const auto where_fn = [&] { return where; };
-  check_message_count(where_fn, it->size());
-  owned.clear();
-  std::size_t k = 0;
-  for (auto& m : *it) {
-    if (m.is_null()) throw InputError(where, fmt::format("messages[{}] is null", k), "drop the null message");
-    if (!m.is_object())
-      throw InputError(where, fmt::format("messages[{}] is a JSON {}, expected an object", k, m.type_name()),
-                       "each message is {\"role\": ..., \"content\": ...}");
-    for (auto f = m.begin(); f != m.end(); ++f)
-      if (f.key() != "role" && f.key() != "content")
-        throw InputError(where,
-                         fmt::format("messages[{}] has a field `{}`; only content and role are read", k, f.key()),
-                         "give messages of exactly {content, role}, or render that field into content");
-    for (const char* field : {"role", "content"}) {
-      auto v = m.find(field);
-      if (v == m.end() || v->is_null())
-        throw InputError(where, fmt::format("messages[{}].{} is {}", k, field, v == m.end() ? "missing" : "null"),
-                         std::string(field) == "role" ? "give every message a role (user, assistant, system, ...)"
-                                                      : "give every message a string content (\"\" for an empty one)");
-      if (!v->is_string())
-        throw InputError(where,
-                         fmt::format("messages[{}].{} is a JSON {}, expected a string", k, field, v->type_name()),
-                         "content and role are strings");
+// Conversations of a JSONL shard are parsed in chunks of whole lines on all threads and delivered in file order.
+constexpr std::size_t kJsonlChunkBytes = 8u << 20;
+
+struct JsonlChunk {
+  std::string text;              // whole lines, with simdjson::SIMDJSON_PADDING bytes reserved past size()
+  std::uint64_t first_line = 0;  // 1-based number of its first line
+  ConversationArena parsed;      // its conversations in order, up to the first bad line
+  std::exception_ptr error;      // that line's InputError
+};
+
+// Cuts a shard into chunks of whole lines (LF; a trailing CR is dropped when parsed), each about kJsonlChunkBytes
+// and at most one line longer; a line over kMaxJsonlLineBytes is an InputError naming it.
+class JsonlChunker {
+ public:
+  explicit JsonlChunker(const SourceShard& shard) : shard_(shard), file_(shard.path) {}
+  // The next chunk, or false at the end of the file.
+  bool next(JsonlChunk& chunk) {
+    chunk.text = take_buffer();
+    chunk.text.append(carry_);
+    carry_.clear();
+    for (;;) {
+      const std::size_t end = chunk.text.rfind('\n');
+      if (end != std::string::npos && (chunk.text.size() >= kJsonlChunkBytes || eof_)) {
+        carry_.assign(chunk.text, end + 1);
+        chunk.text.resize(end + 1);
+        break;
+      }
+      if (eof_) break;  // no newline left: the last line, unterminated
+      if (end == std::string::npos && chunk.text.size() > kMaxJsonlLineBytes) too_long(line_ + 1);
+      const std::size_t old = chunk.text.size();
+      chunk.text.reserve(old + kJsonlChunkBytes + simdjson::SIMDJSON_PADDING);
+      chunk.text.resize(old + kJsonlChunkBytes);
+      const std::size_t got = file_.read(chunk.text.data() + old, kJsonlChunkBytes);
+      chunk.text.resize(old + got);
+      if (got == 0) eof_ = true;
     }
-    owned.emplace_back(std::move(m["role"].get_ref<std::string&>()), std::move(m["content"].get_ref<std::string&>()));
-    check_message_sizes(where_fn, k, owned.back().first, owned.back().second);
-    ++k;
+    if (chunk.text.empty()) {
+      give_back(std::move(chunk.text));
+      return false;
+    }
+    chunk.first_line = line_ + 1;
+    line_ += count_newlines(chunk.text) + (chunk.text.back() == '\n' ? 0 : 1);
+    chunk.text.reserve(chunk.text.size() + simdjson::SIMDJSON_PADDING);
+    return true;
+  }
+  // Takes back a chunk's buffer once it is parsed (any thread): reused buffers cost no page faults.
+  void give_back(std::string&& buffer) {
+    buffer.clear();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (spare_.size() < 64) spare_.push_back(std::move(buffer));
+  }
+
+ private:
+  std::string take_buffer() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (spare_.empty()) return {};
+    std::string b = std::move(spare_.back());
+    spare_.pop_back();
+    return b;
+  }
+  [[noreturn]] void too_long(std::uint64_t line) const {
+    throw InputError(line_where(shard_, line), fmt::format("line is over the limit of {} bytes", kMaxJsonlLineBytes),
+                     "split the conversation or check that the file is JSON Lines");
+  }
+  const SourceShard& shard_;
+  FileReader file_;
+  std::string carry_;
+  std::uint64_t line_ = 0;  // lines in the chunks handed out so far
+  bool eof_ = false;
+  std::mutex mu_;
+  std::vector<std::string> spare_;
+};
+
+// Parses every line of `chunk` into chunk.parsed; the first bad line's error goes to chunk.error.
+void parse_jsonl_chunk(const SourceShard& shard, JsonlChunk& chunk) {
+  thread_local JsonlLineParser parser;
+  std::vector<MessageView> conv;
+  std::vector<std::pair<std::string, std::string>> owned;
+  chunk.parsed = ConversationArena(chunk.text.size());  // the text it holds is shorter than the JSON
+  try {
+    std::string_view rest(chunk.text);
+    std::uint64_t line_no = chunk.first_line;
+    while (!rest.empty()) {
+      std::size_t nl = rest.find('\n');
+      std::string_view line = rest.substr(0, nl);
+      rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      const std::uint64_t this_line = line_no++;
+      if (line.size() > kMaxJsonlLineBytes)
+        throw InputError(line_where(shard, this_line),
+                         fmt::format("line is over the limit of {} bytes", kMaxJsonlLineBytes),
+                         "split the conversation or check that the file is JSON Lines");
+      if (is_blank(line)) continue;
+      if (!parser.parse_fast(line, conv)) {
+        parse_jsonl_line(line_where(shard, this_line), line, owned);
+        conv.clear();
+        for (const auto& [role, content] : owned) conv.push_back(MessageView{role, content});
+      }
+      const auto where = [&] { return line_where(shard, this_line); };
+      check_message_count(where, conv.size());
+      for (std::size_t k = 0; k < conv.size(); ++k) check_message_sizes(where, k, conv[k].role, conv[k].content);
+      chunk.parsed.append(ConversationView(conv));
+    }
+  } catch (const InputError&) {
+    chunk.error = std::current_exception();
   }
 }
 
-void read_jsonl(const SourceShard& shard, std::uint64_t& index,
-                const std::function<void(std::uint64_t, ConversationView)>& fn) {
-  LineReader lines(shard);
-  std::string_view line;
-  std::uint64_t line_no = 0, rows = 0;
-  std::vector<std::pair<std::string, std::string>> owned;
-  std::vector<MessageView> conv;
-  while (lines.next(line, line_no)) {
-    if (is_blank(line)) continue;
-    if (rows >= shard.conversations)
-      throw InputError(shard.path.string(), "the file has more rows than when it was opened",
-                       "do not change the sources while a build runs");
-    parse_jsonl_line(shard, line_no, line, owned);
-    conv.clear();
-    for (const auto& [role, content] : owned) conv.push_back(MessageView{role, content});
-    ++rows;
-    fn(index++, ConversationView(conv));
-  }
+// Reads a JSONL shard on `arena`'s threads: chunks are parsed in parallel and handed to `deliver` in file order
+// (each chunk's conversations as an arena, its first conversation's global index). Throws the first bad line's
+// InputError after delivering every conversation before it.
+void read_jsonl(tbb::task_arena& arena, const SourceShard& shard, std::uint64_t& index,
+                const std::function<void(ConversationArena&&, std::uint64_t first)>& deliver) {
+  JsonlChunker chunker(shard);
+  std::uint64_t rows = 0;
+  std::exception_ptr failed;
+  auto changed = [&] {
+    return InputError(shard.path.string(), "the file has more rows than when it was opened",
+                      "do not change the sources while a build runs");
+  };
+  arena.execute([&] {
+    tbb::parallel_pipeline(
+        static_cast<std::size_t>(arena.max_concurrency()) * 2,
+        tbb::make_filter<void, std::shared_ptr<JsonlChunk>>(tbb::filter_mode::serial_in_order,
+                                                            [&](tbb::flow_control& fc) -> std::shared_ptr<JsonlChunk> {
+                                                              auto c = std::make_shared<JsonlChunk>();
+                                                              try {
+                                                                if (!failed && chunker.next(*c)) return c;
+                                                              } catch (const InputError&) {
+                                                                failed = std::current_exception();
+                                                              }
+                                                              fc.stop();
+                                                              return nullptr;
+                                                            }) &
+            tbb::make_filter<std::shared_ptr<JsonlChunk>, std::shared_ptr<JsonlChunk>>(
+                tbb::filter_mode::parallel,
+                [&](std::shared_ptr<JsonlChunk> c) {
+                  parse_jsonl_chunk(shard, *c);
+                  chunker.give_back(std::move(c->text));
+                  return c;
+                }) &
+            tbb::make_filter<std::shared_ptr<JsonlChunk>, void>(tbb::filter_mode::serial_in_order,
+                                                                [&](std::shared_ptr<JsonlChunk> c) {
+                                                                  if (failed) return;
+                                                                  try {
+                                                                    const std::uint64_t n = c->parsed.size();
+                                                                    if (rows + n > shard.conversations) throw changed();
+                                                                    rows += n;
+                                                                    const std::uint64_t first = index;
+                                                                    index += n;
+                                                                    deliver(std::move(c->parsed), first);
+                                                                    if (c->error) std::rethrow_exception(c->error);
+                                                                  } catch (...) {
+                                                                    failed = std::current_exception();
+                                                                  }
+                                                                }));
+  });
+  if (failed) std::rethrow_exception(failed);
   if (rows != shard.conversations)
     throw InputError(shard.path.string(),
                      fmt::format("read {} rows but counted {} when the file was opened", rows, shard.conversations),
@@ -436,22 +474,41 @@ void SourceSet::compute_sha256() {
   });
 }
 
-void SourceSet::read_each(const std::function<void(std::uint64_t, ConversationView)>& fn) const {
+namespace {
+
+// Every shard in order: parquet through DuckDB (one conversation at a time), JSONL in parallel chunks. `each` gets
+// every conversation (or, with `whole` set, `whole` gets each JSONL chunk as an arena, to take over).
+void read_shards(const std::vector<SourceShard>& shards, unsigned threads,
+                 const std::function<void(std::uint64_t, ConversationView)>& each,
+                 const std::function<void(ConversationArena&&, std::uint64_t)>& whole) {
   std::unique_ptr<db::DuckDbSession> db;
+  tbb::task_arena arena(threads ? static_cast<int>(threads) : tbb::task_arena::automatic);
   std::uint64_t index = 0;
-  for (const auto& s : shards_) {
+  for (const auto& s : shards) {
     if (s.format == SourceFormat::parquet) {
-      if (!db) db = std::make_unique<db::DuckDbSession>(threads_);
-      read_parquet(*db, s, index, fn);
+      if (!db) db = std::make_unique<db::DuckDbSession>(threads);
+      read_parquet(*db, s, index, each);
+    } else if (whole) {
+      read_jsonl(arena, s, index, whole);
     } else {
-      read_jsonl(s, index, fn);
+      read_jsonl(arena, s, index, [&](ConversationArena&& chunk, std::uint64_t first) {
+        for (std::size_t i = 0; i < chunk.size(); ++i) each(first + i, chunk[i]);
+      });
     }
   }
 }
 
+}  // namespace
+
+void SourceSet::read_each(const std::function<void(std::uint64_t, ConversationView)>& fn) const {
+  read_shards(shards_, threads_, fn, nullptr);
+}
+
 ConversationArena SourceSet::load_all() const {
   ConversationArena arena;
-  read_each([&](std::uint64_t, ConversationView c) { arena.append(c); });
+  read_shards(
+      shards_, threads_, [&](std::uint64_t, ConversationView c) { arena.append(c); },
+      [&](ConversationArena&& chunk, std::uint64_t) { arena.absorb(std::move(chunk)); });
   return arena;
 }
 

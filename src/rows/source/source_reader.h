@@ -60,6 +60,8 @@ class SourceSet {
   std::uint64_t size() const { return total_; }
 
   /// Fills each shard's sha256 (parallel over shards; reads every file once). Throws InputError on a read error.
+  /// Writes nothing but the sha256 fields, so it may run while other threads read conversations (read_each,
+  /// load_all) or other fields.
   void compute_sha256();
 
   /// Streams every conversation in order: fn(index, view) for index 0..n-1. The view (and its strings) is

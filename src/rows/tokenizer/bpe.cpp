@@ -46,8 +46,8 @@ bool byte_level_decode(std::string_view s, std::string& raw) {
 }
 }  // namespace
 
-BpeModel::BpeModel(const std::vector<std::pair<std::string, std::int32_t>>& vocab,
-                   const std::vector<std::pair<std::string, std::string>>& merges, BpeSettings settings)
+BpeModel::BpeModel(std::span<const std::pair<std::string_view, std::int32_t>> vocab,
+                   std::span<const std::pair<std::string_view, std::string_view>> merges, BpeSettings settings)
     : settings_(std::move(settings)), serial_(g_serial.fetch_add(1)) {
   vocab_.reserve(vocab.size());
   for (const auto& [token, id] : vocab) vocab_.insert(token, id);
@@ -58,14 +58,16 @@ BpeModel::BpeModel(const std::vector<std::pair<std::string, std::int32_t>>& voca
     const auto& [a, b] = merges[i];
     std::int32_t ia = vocab_.find(a), ib = vocab_.find(b);
     if (ia < 0)
-      throw std::invalid_argument("merges[" + std::to_string(i) + "]: token \"" + a + "\" is not in model.vocab");
+      throw std::invalid_argument("merges[" + std::to_string(i) + "]: token \"" + std::string(a) +
+                                  "\" is not in model.vocab");
     if (ib < 0)
-      throw std::invalid_argument("merges[" + std::to_string(i) + "]: token \"" + b + "\" is not in model.vocab");
+      throw std::invalid_argument("merges[" + std::to_string(i) + "]: token \"" + std::string(b) +
+                                  "\" is not in model.vocab");
     if (b.size() < prefix_len)
-      throw std::invalid_argument("merges[" + std::to_string(i) + "]: token \"" + b +
+      throw std::invalid_argument("merges[" + std::to_string(i) + "]: token \"" + std::string(b) +
                                   "\" is shorter than continuing_subword_prefix");
     joined.assign(a);
-    joined.append(b, prefix_len, std::string::npos);
+    joined.append(b.substr(prefix_len));
     std::int32_t inew = vocab_.find(joined);
     if (inew < 0)
       throw std::invalid_argument("merges[" + std::to_string(i) + "]: merged token \"" + joined +

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,11 +29,13 @@ struct BpeSettings {
 
 class BpeModel {
  public:
-  /// Builds the model. `vocab`: token -> id pairs in file order; `merges`: (left, right) in rank order.
+  /// Builds the model. `vocab`: token -> id pairs (a token given twice keeps its last id, as upstream's serde map
+  /// does); `merges`: (left, right) in rank order. The views need only live during the call (the model copies the
+  /// bytes into its own arenas, with no allocation per entry).
   /// Throws std::invalid_argument naming the merge index (as "merges[i]: ...") when a merge names a token that is
   /// not in the vocabulary or when its result is not in the vocabulary (upstream MergeTokenOutOfVocabulary).
-  BpeModel(const std::vector<std::pair<std::string, std::int32_t>>& vocab,
-           const std::vector<std::pair<std::string, std::string>>& merges, BpeSettings settings);
+  BpeModel(std::span<const std::pair<std::string_view, std::int32_t>> vocab,
+           std::span<const std::pair<std::string_view, std::string_view>> merges, BpeSettings settings);
   BpeModel(const BpeModel&) = delete;
   BpeModel& operator=(const BpeModel&) = delete;
 

@@ -24,7 +24,10 @@ struct Pipeline {
   std::string description;
 };
 
-/// Loads and validates tokenizer.json into a Pipeline; throws InputError (see Tokenizer::load).
-std::unique_ptr<Pipeline> load_pipeline(const std::filesystem::path& path);
+/// Reads tokenizer.json (at most 256 MiB) with the spare capacity load_pipeline parses in place.
+std::string read_tokenizer_json(const std::filesystem::path& path);
+/// Loads and validates tokenizer.json, given as `bytes` (`path` names it in messages), into a Pipeline; throws
+/// InputError (see Tokenizer::load). `fast`: try simdjson first (Tokenizer::JsonParser).
+std::unique_ptr<Pipeline> load_pipeline(const std::filesystem::path& path, std::string bytes, bool fast = true);
 
 }  // namespace openrecipes::rows::tok

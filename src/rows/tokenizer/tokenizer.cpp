@@ -55,7 +55,11 @@ Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
 Tokenizer::~Tokenizer() = default;
 
 Tokenizer Tokenizer::load(const std::filesystem::path& tokenizer_json) {
-  return Tokenizer(tok::load_pipeline(tokenizer_json));
+  return Tokenizer(tok::load_pipeline(tokenizer_json, tok::read_tokenizer_json(tokenizer_json)));
+}
+
+Tokenizer Tokenizer::load(const std::filesystem::path& tokenizer_json, std::string bytes, JsonParser parser) {
+  return Tokenizer(tok::load_pipeline(tokenizer_json, std::move(bytes), parser == JsonParser::fast));
 }
 
 void Tokenizer::encode(std::string_view text, std::vector<std::int32_t>& out) const {

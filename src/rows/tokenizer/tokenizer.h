@@ -29,6 +29,16 @@ class Tokenizer {
   /// JSON path and the fix for anything malformed or unsupported (unsupported types are named), for truncation
   /// or padding set in the file (they would change ids), and for absurd sizes.
   static Tokenizer load(const std::filesystem::path& tokenizer_json);
+  /// How tokenizer.json is parsed: simdjson, falling back to nlohmann for anything it does not expect (the
+  /// default), or nlohmann alone (the reference the fast path is tested against). The tokenizer, and every error,
+  /// is the same either way.
+  enum class JsonParser { fast, reference };
+  /// The same from the file's bytes, read by the caller (who may hash them); `tokenizer_json` names the file in
+  /// messages. Bytes with kParsePadding spare capacity are parsed in place, others are copied once.
+  static Tokenizer load(const std::filesystem::path& tokenizer_json, std::string bytes,
+                        JsonParser parser = JsonParser::fast);
+  /// Spare capacity that lets load parse bytes in place (simdjson's padding).
+  static const std::size_t kParsePadding;
 
   /// Appends the ids of `text` (UTF-8 bytes; invalid sequences are first decoded lossily, one U+FFFD per maximal
   /// invalid subpart, as Node's Buffer.toString / Rust's from_utf8_lossy do) with add_special_tokens=false.

@@ -1,11 +1,14 @@
 // Loads tokenizer.json into a tokenizer Pipeline, validating every field read (SPEC §1.3; upstream
 // tokenizers 0.23.2 serialization of Tokenizer, BPE, normalizers, pre-tokenizers and added tokens). Anything
 // malformed or unsupported is an InputError naming the file, the JSON path and the fix.
-#include <nlohmann/json.hpp>
+#include <climits>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
 
 #include <fmt/format.h>
-
-#include <stdexcept>
+#include <simdjson.h>
+#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/files.h"
@@ -13,6 +16,7 @@
 #include "core/text.h"
 #include "rows/tokenizer/pipeline.h"
 #include "rows/tokenizer/split_scanners.h"
+#include "rows/tokenizer/tokenizer.h"
 
 namespace openrecipes::rows::tok {
 namespace {
@@ -27,6 +31,97 @@ constexpr std::size_t kMaxTokenBytes = 1u << 16;
 constexpr std::size_t kMaxPatternBytes = 1u << 16;
 constexpr std::size_t kMaxSteps = 256;  // normalizer / pre-tokenizer steps after flattening
 constexpr int kMaxDepth = 16;           // Sequence nesting
+
+// model.vocab and model.merges as views into the parsed document (simdjson's string buffer or the nlohmann tree),
+// valid while the load runs.
+struct BpeTables {
+  std::vector<std::pair<std::string_view, std::int32_t>> vocab;
+  std::vector<std::pair<std::string_view, std::string_view>> merges;
+};
+
+// A merge written as one string "left right": the two tokens, or nothing unless there is exactly one space.
+std::optional<std::pair<std::string_view, std::string_view>> split_merge(std::string_view s) {
+  const std::size_t sp = s.find(' ');
+  if (sp == std::string_view::npos || s.find(' ', sp + 1) != std::string_view::npos) return std::nullopt;
+  return std::pair{s.substr(0, sp), s.substr(sp + 1)};
+}
+
+// The fast path (simdjson's DOM parser: the fastest kernel for this CPU, picked at run time): reads model.vocab and
+// model.merges into `tables` as views into the parser's strings, and every other field into `root` through nlohmann
+// (re-serialized by simdjson, so the Loader checks them exactly as on the slow path). Returns false at the first
+// thing it does not expect (invalid JSON, a key of the top level or of "model" given twice, a vocab id that is not
+// an int32, a merge of another shape, a limit passed): the caller then parses the whole file with nlohmann, which
+// accepts the same files and words every error. simdjson decides speed, never what is accepted.
+bool parse_fast(simdjson::dom::parser& parser, simdjson::padded_string_view text, json& root, BpeTables& tables) {
+  simdjson::dom::element doc;
+  simdjson::dom::object top;
+  if (parser.parse(text).get(doc) || doc.get_object().get(top)) return false;
+  // A subtree, written out by simdjson and read by nlohmann.
+  auto as_json = [](simdjson::dom::element v, json& out) {
+    out = json::parse(simdjson::minify(v), nullptr, false);
+    return !out.is_discarded();
+  };
+  auto read_vocab = [&](simdjson::dom::element v) {
+    simdjson::dom::object o;
+    if (v.get_object().get(o) || o.size() > kMaxVocab) return false;
+    tables.vocab.reserve(o.size());
+    for (auto [token, value] : o) {
+      std::int64_t id;
+      if (value.get_int64().get(id) || id < 0 || id > INT32_MAX || token.size() > kMaxTokenBytes) return false;
+      tables.vocab.emplace_back(token, static_cast<std::int32_t>(id));
+    }
+    return true;
+  };
+  auto read_merges = [&](simdjson::dom::element v) {
+    simdjson::dom::array a;
+    if (v.get_array().get(a) || a.size() > kMaxMerges) return false;
+    tables.merges.reserve(a.size());
+    const bool pairs = a.size() > 0 && a.at(0).is_array();  // the first merge decides the form, as upstream
+    for (simdjson::dom::element e : a) {
+      if (pairs) {
+        simdjson::dom::array pair;
+        std::string_view left, right;
+        if (e.get_array().get(pair) || pair.size() != 2 || pair.at(0).get_string().get(left) ||
+            pair.at(1).get_string().get(right))
+          return false;
+        tables.merges.emplace_back(left, right);
+      } else {
+        std::string_view s;
+        if (e.get_string().get(s)) return false;
+        auto split = split_merge(s);
+        if (!split) return false;
+        tables.merges.push_back(*split);
+      }
+    }
+    return true;
+  };
+  root = json::object();
+  for (auto [key, value] : top) {
+    if (root.contains(key)) return false;
+    if (key != "model") {
+      if (!as_json(value, root[std::string(key)])) return false;
+      continue;
+    }
+    simdjson::dom::object model;
+    if (value.get_object().get(model)) return false;
+    json& m = root["model"] = json::object();
+    bool vocab = false, merges = false;
+    for (auto [mkey, mv] : model) {
+      if (m.contains(mkey) || (mkey == "vocab" && vocab) || (mkey == "merges" && merges)) return false;
+      if (mkey == "vocab") {
+        if (!read_vocab(mv)) return false;
+        vocab = true;
+      } else if (mkey == "merges") {
+        if (!read_merges(mv)) return false;
+        merges = true;
+      } else if (!as_json(mv, m[std::string(mkey)])) {
+        return false;
+      }
+    }
+    if (!vocab || !merges) return false;
+  }
+  return true;
+}
 
 class Loader {
  public:
@@ -205,7 +300,51 @@ class Loader {
     steps.push_back(std::move(st));
   }
 
-  std::unique_ptr<BpeModel> model(const json& m) const {
+  // model.vocab and model.merges of the nlohmann tree, checked, as views into its strings.
+  BpeTables tables(const json& m) const {
+    const std::string path = "model";
+    BpeTables t;
+    const json& v = member(m, "vocab", path);
+    if (!v.is_object()) fail("model.vocab", "expected an object mapping token -> id", "fix model.vocab");
+    if (v.size() > kMaxVocab)
+      fail("model.vocab", fmt::format("{} tokens is more than the limit of {}", v.size(), kMaxVocab),
+           "use a real tokenizer.json");
+    t.vocab.reserve(v.size());
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (it.key().size() > kMaxTokenBytes)
+        fail("model.vocab", "a token is longer than 64 KiB", "use a real tokenizer.json");
+      t.vocab.emplace_back(it.key(), id_at(it.value(), "model.vocab[" + quote_for_message(it.key()) + "]"));
+    }
+
+    const json& ms = member(m, "merges", path);
+    if (!ms.is_array()) fail("model.merges", "expected an array", "fix model.merges");
+    if (ms.size() > kMaxMerges)
+      fail("model.merges", fmt::format("{} merges is more than the limit of {}", ms.size(), kMaxMerges),
+           "use a real tokenizer.json");
+    t.merges.reserve(ms.size());
+    const bool pairs = !ms.empty() && ms[0].is_array();
+    for (std::size_t i = 0; i < ms.size(); ++i) {
+      const json& e = ms[i];
+      const std::string ep = fmt::format("model.merges[{}]", i);
+      if (pairs) {
+        if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_string())
+          fail(ep, "expected a pair [\"left\", \"right\"] like the other merges", "fix the merge");
+        t.merges.emplace_back(e[0].get_ref<const std::string&>(), e[1].get_ref<const std::string&>());
+      } else {
+        if (!e.is_string()) fail(ep, "expected a string \"left right\" like the other merges", "fix the merge");
+        const std::string& s = e.get_ref<const std::string&>();
+        auto split = split_merge(s);
+        if (!split)
+          fail(ep, "merge " + quote_for_message(s) + " is not two tokens separated by one space", "fix the merge");
+        t.merges.push_back(*split);
+      }
+    }
+    return t;
+  }
+
+  // The BPE model from tokenizer.json's "model" object; `fast` holds its vocab and merges when the simdjson path
+  // read them (then `m` has neither), else they are read from `m`.
+  std::unique_ptr<BpeModel> model(const json& m, const BpeTables* fast) const {
     const std::string path = "model";
     if (!m.is_object()) fail(path, "expected an object", "use a tokenizer.json with a BPE model");
     if (const json* t = optional_member(m, "type")) {
@@ -227,45 +366,11 @@ class Loader {
     settings.byte_fallback = bool_or(m, "byte_fallback", false, path);
     settings.ignore_merges = bool_or(m, "ignore_merges", false, path);
 
-    const json& v = member(m, "vocab", path);
-    if (!v.is_object()) fail("model.vocab", "expected an object mapping token -> id", "fix model.vocab");
-    if (v.size() > kMaxVocab)
-      fail("model.vocab", fmt::format("{} tokens is more than the limit of {}", v.size(), kMaxVocab),
-           "use a real tokenizer.json");
-    std::vector<std::pair<std::string, std::int32_t>> vocab;
-    vocab.reserve(v.size());
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      if (it.key().size() > kMaxTokenBytes)
-        fail("model.vocab", "a token is longer than 64 KiB", "use a real tokenizer.json");
-      vocab.emplace_back(it.key(), id_at(it.value(), "model.vocab[" + quote_for_message(it.key()) + "]"));
-    }
-
-    const json& ms = member(m, "merges", path);
-    if (!ms.is_array()) fail("model.merges", "expected an array", "fix model.merges");
-    if (ms.size() > kMaxMerges)
-      fail("model.merges", fmt::format("{} merges is more than the limit of {}", ms.size(), kMaxMerges),
-           "use a real tokenizer.json");
-    std::vector<std::pair<std::string, std::string>> merges;
-    merges.reserve(ms.size());
-    const bool pairs = !ms.empty() && ms[0].is_array();
-    for (std::size_t i = 0; i < ms.size(); ++i) {
-      const json& e = ms[i];
-      const std::string ep = fmt::format("model.merges[{}]", i);
-      if (pairs) {
-        if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_string())
-          fail(ep, "expected a pair [\"left\", \"right\"] like the other merges", "fix the merge");
-        merges.emplace_back(e[0].get<std::string>(), e[1].get<std::string>());
-      } else {
-        if (!e.is_string()) fail(ep, "expected a string \"left right\" like the other merges", "fix the merge");
-        const std::string& s = e.get_ref<const std::string&>();
-        std::size_t sp = s.find(' ');
-        if (sp == std::string::npos || s.find(' ', sp + 1) != std::string::npos)
-          fail(ep, "merge " + quote_for_message(s) + " is not two tokens separated by one space", "fix the merge");
-        merges.emplace_back(s.substr(0, sp), s.substr(sp + 1));
-      }
-    }
+    BpeTables own;
+    if (!fast) own = tables(m);
+    const BpeTables& t = fast ? *fast : own;
     try {
-      return std::make_unique<BpeModel>(vocab, merges, std::move(settings));
+      return std::make_unique<BpeModel>(t.vocab, t.merges, std::move(settings));
     } catch (const std::invalid_argument& e) {
       fail("model." + std::string(e.what()).substr(0, std::string(e.what()).find(':')),
            std::string(e.what()).substr(std::string(e.what()).find(':') + 2),
@@ -301,22 +406,35 @@ class Loader {
 
 }  // namespace
 
-std::unique_ptr<Pipeline> load_pipeline(const std::filesystem::path& path) {
+std::string read_tokenizer_json(const std::filesystem::path& path) {
+  return read_file(path, kMaxFileBytes, simdjson::SIMDJSON_PADDING);
+}
+
+std::unique_ptr<Pipeline> load_pipeline(const std::filesystem::path& path, std::string bytes, bool try_fast) {
   const std::string file = path.string();
   Loader L(file);
-  std::string text = read_file(path, kMaxFileBytes);
-  json root;
-  // Bound nesting before building the tree: nlohmann copies trees recursively (a 170k-deep file overflows the
+  if (bytes.size() > kMaxFileBytes)
+    L.fail("", fmt::format("file is {} bytes, over the limit of {} bytes", bytes.size(), kMaxFileBytes),
+           "use a real tokenizer.json");
+  // Bound nesting before building any tree: nlohmann copies trees recursively (a 170k-deep file overflows the
   // stack), and no real tokenizer.json nests more than ~10 levels.
-  check_json_depth(text, 128, file, "re-download tokenizer.json; no real tokenizer nests this deep");
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    L.fail("", fmt::format("not valid JSON (byte {}): {}", e.byte, e.what()),
-           "re-download tokenizer.json; the file is truncated or corrupt");
+  check_json_depth(bytes, 128, file, "re-download tokenizer.json; no real tokenizer nests this deep");
+  if (bytes.capacity() < bytes.size() + simdjson::SIMDJSON_PADDING)
+    bytes.reserve(bytes.size() + simdjson::SIMDJSON_PADDING);
+  const simdjson::padded_string_view text(bytes.data(), bytes.size(), bytes.capacity());
+  json root;
+  BpeTables fast_tables;
+  simdjson::dom::parser parser;  // owns the strings fast_tables points to
+  const bool fast = try_fast && parse_fast(parser, text, root, fast_tables);
+  if (!fast) {
+    fast_tables = BpeTables{};
+    try {
+      root = json::parse(bytes);
+    } catch (const json::parse_error& e) {
+      L.fail("", fmt::format("not valid JSON (byte {}): {}", e.byte, e.what()),
+             "re-download tokenizer.json; the file is truncated or corrupt");
+    }
   }
-  text.clear();
-  text.shrink_to_fit();
   if (!root.is_object()) L.fail("", "expected a JSON object at the top level", "use a Hugging Face tokenizer.json");
   if (const json* v = L.optional_member(root, "version")) {
     if (L.string_at(*v, "version") != "1.0")
@@ -334,7 +452,7 @@ std::unique_ptr<Pipeline> load_pipeline(const std::filesystem::path& path) {
   p->file = file;
   const json* model = L.optional_member(root, "model");
   if (!model) L.fail("model", "missing field \"model\"", "use a Hugging Face tokenizer.json with a BPE model");
-  p->model = L.model(*model);
+  p->model = L.model(*model, fast ? &fast_tables : nullptr);
 
   std::vector<NormalizerStep> nsteps;
   if (const json* n = L.optional_member(root, "normalizer")) L.normalizer(*n, "normalizer", 0, nsteps);
@@ -378,3 +496,7 @@ std::unique_ptr<Pipeline> load_pipeline(const std::filesystem::path& path) {
 }
 
 }  // namespace openrecipes::rows::tok
+
+namespace openrecipes::rows {
+const std::size_t Tokenizer::kParsePadding = simdjson::SIMDJSON_PADDING;
+}  // namespace openrecipes::rows

@@ -42,7 +42,7 @@ RowsWriteResult write_formula(const fs::path& path, std::uint64_t rows, std::uin
 TEST(RowsWriter, round_trip_keeps_every_row_in_order_and_hash_matches_numpy) {
   TempDir tmp;
   const std::uint32_t L = 8192;
-  const std::uint64_t R = 1100;  // two row groups of 1024 (and a partial one), batches of 256 rows
+  const std::uint64_t R = 1100;  // four row groups of 256 and a partial one of 76
   auto result = write_formula(tmp / "rows.parquet", R, L, 11);
   EXPECT_EQ(result.rows, R);
   EXPECT_EQ(result.row_length, L);
@@ -63,14 +63,14 @@ TEST(RowsWriter, round_trip_keeps_every_row_in_order_and_hash_matches_numpy) {
   EXPECT_EQ(r, R);
   EXPECT_EQ(reader.row_length(), L);
 
-  // The file as DuckDB sees it: one column input_ids INTEGER[], row groups of 1024 rows.
+  // The file as DuckDB sees it: one column input_ids INTEGER[], row groups of 256 rows.
   db::DuckDbSession db(1);
   auto groups =
       db.query("SELECT row_group_num_rows FROM parquet_metadata(" + db::sql_literal((tmp / "rows.parquet").string()) +
                ") GROUP BY row_group_id, row_group_num_rows " + "ORDER BY row_group_id");
-  ASSERT_EQ(groups.row_count(), 2u);
-  EXPECT_EQ(groups.value_text(0, 0), "1024");
-  EXPECT_EQ(groups.value_text(0, 1), "76");
+  ASSERT_EQ(groups.row_count(), 5u);
+  for (std::size_t g = 0; g < 4; ++g) EXPECT_EQ(groups.value_text(0, g), "256");
+  EXPECT_EQ(groups.value_text(0, 4), "76");
 }
 
 TEST(RowsWriter, bytes_depend_only_on_rows_not_on_thread_count) {
@@ -79,7 +79,7 @@ TEST(RowsWriter, bytes_depend_only_on_rows_not_on_thread_count) {
                       std::pair{RowsCompression::snappy, RowsParquetVersion::v1},
                       std::pair{RowsCompression::uncompressed, RowsParquetVersion::v1},
                       std::pair{RowsCompression::zstd, RowsParquetVersion::v2}}) {
-    // 3000 rows of 64 ids: two batches of 2048 rows cut into 30 row groups of 100.
+    // 3000 rows of 64 ids in 30 row groups of 100, encoded by one DuckDB thread and by four (batch copy).
     auto a = write_formula(tmp / "a.parquet", 3000, 64, 5, {c, v, 1, 100});
     auto b = write_formula(tmp / "b.parquet", 3000, 64, 5, {c, v, 4, 100});
     EXPECT_EQ(a.rows_sha256, b.rows_sha256);
@@ -91,6 +91,29 @@ TEST(RowsWriter, bytes_depend_only_on_rows_not_on_thread_count) {
     EXPECT_EQ(read_file(tmp / "a.parquet", 1ull << 30), read_file(tmp / "b.parquet", 1ull << 30));
     EXPECT_EQ(hash_rows_file(tmp / "a.parquet").sha256, a.rows_sha256);
   }
+}
+
+TEST(RowsWriter, default_row_groups_are_identical_bytes_for_one_to_three_threads) {
+  // L = 3000 (not a power of two): groups of 2^21 / 3000 = 699 rows; 1500 rows give 699, 699 and 102.
+  TempDir tmp;
+  std::string first;
+  for (unsigned threads : {1u, 2u, 3u}) {
+    RowsWriterOptions options;
+    options.threads = threads;
+    auto r = write_formula(tmp / "rows.parquet", 1500, 3000, 8, options);
+    EXPECT_EQ(r.rows_sha256, rows_oracle({"hash", "1500", "3000", "8"}));
+    const std::string bytes = read_file(tmp / "rows.parquet", 1ull << 30);
+    if (first.empty()) first = bytes;
+    EXPECT_EQ(bytes, first) << threads << " threads";
+  }
+  db::DuckDbSession db(1);
+  auto groups =
+      db.query("SELECT row_group_num_rows FROM parquet_metadata(" + db::sql_literal((tmp / "rows.parquet").string()) +
+               ") GROUP BY row_group_id, row_group_num_rows ORDER BY row_group_id");
+  ASSERT_EQ(groups.row_count(), 3u);
+  EXPECT_EQ(groups.value_text(0, 0), "699");
+  EXPECT_EQ(groups.value_text(0, 1), "699");
+  EXPECT_EQ(groups.value_text(0, 2), "102");
 }
 
 TEST(RowsWriter, zero_rows_commit_to_an_empty_but_valid_file) {
