@@ -8,10 +8,8 @@
 #                 (megatron/, pretrain_gpt.py, gpt_builders.py, model_provider.py), from a local git mirror:
 #                 MEGATRON_MIRROR, a git directory
 #   drafts/       a registry holding the draft recipes of tests/run/device/drafts/ (what run.sh runs)
-#   bin/          a copy of the openrecipes binary (OPENRECIPES_BIN, default build/openrecipes), debug info stripped
-#   lib/          libs.tar.xz: every shared library the binary links outside glibc's own (the CPU machine is Debian 12,
-#                 so fmt 9, yaml-cpp 0.7, simdjson 14... have other sonames on the device's Ubuntu 24.04; libduckdb.so,
-#                 ~65 MB raw, is why it is compressed); run.sh unpacks it into lib/ on the device
+#   bin/, lib/    the openrecipes binary (OPENRECIPES_BIN, default build/openrecipes) and the libraries it links, as
+#                 scripts/device-bundle packs them; run.sh unpacks lib/libs.tar.xz on the device
 # Re-running it deletes build/device-megatron/ first (evidence-run1/ with it).
 # The whole folder has to stay under the device's 64 MiB carry limit (with the rest of the working tree).
 set -euo pipefail
@@ -54,24 +52,8 @@ for f in tests/run/device/drafts/*.yaml; do
   cp -r registry/recipes/qwen3-0.6b/H200/ref/evidence "$d/"
 done
 
-# 3. the binary and the libraries outside glibc's own set (libc, libm, libdl, libpthread, librt, the loader, vdso)
-objcopy --strip-debug "$bin" "$out/bin/openrecipes"
-# DT_RPATH (not RUNPATH: it holds for the libraries' own dependencies too) to lib/, so no LD_LIBRARY_PATH is needed,
-# and none leaks into the trainer openrecipes starts (Debian's patchelf)
-patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$out/bin/openrecipes"
-libs=()
-while read -r name _ path _; do
-  case "$name" in
-    linux-vdso.so.*|ld-linux*|libc.so.*|libm.so.*|libdl.so.*|libpthread.so.*|librt.so.*) continue ;;
-  esac
-  [ -f "$path" ] || { echo "prepare.sh: ldd cannot resolve $name" >&2; exit 1; }
-  cp -L "$path" "$out/lib/$name"
-  libs+=("$name")
-done < <(ldd "$bin" | grep '=>')
-if [ ${#libs[@]} -gt 0 ]; then
-  (cd "$out/lib" && tar -cf - "${libs[@]}" | xz -T0 -6 >libs.tar.xz && rm -f "${libs[@]}")
-fi
-printf '%s\n' "${libs[@]}" >"$out/lib/LIBS"
+# 3. the binary and the libraries outside glibc's own set (scripts/device-bundle)
+scripts/device-bundle "$out" "$bin"
+[ "$(basename "$bin")" = openrecipes ] || mv "$out/bin/$(basename "$bin")" "$out/bin/openrecipes"
 
-echo "libs: ${libs[*]}"
 du -sh "$out"/*; du -sh "$out"
