@@ -93,29 +93,37 @@ def timing(p):
     return float(wall), int(kib) / 1024
 def load(p): return json.loads(open(p + ".out").read())
 shas, mb = set(), None
-print("| threads | ours s | ours MB/s | ours peak MiB | encode-only MB/s | ours / encode-only | HF stack s | HF MB/s "
-      "| HF peak MiB | ours vs HF | stages (ours, median run) |")
-print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
-for n in ths:
-    ours = [timing(f"{work}/ours.{n}.{r}") for r in range(runs)]
-    outs = [load(f"{work}/ours.{n}.{r}") for r in range(runs)]
-    shas |= {o["rows_sha256"] for o in outs}
-    mb = outs[0]["rendered_bytes"] / 1e6
-    walls = [w for w, _ in ours]
-    so = statistics.median(walls)
-    mid = outs[walls.index(sorted(walls)[len(walls) // 2])]
-    enc = [json.loads(l) for l in open(f"{work}/encode.{n}") if l.strip()]
-    se = statistics.median(e["seconds"] for e in enc)
+rows = []
+for n in sorted(set(ths) | (set(hf_ths) if hf else set()), key=int):
+    cells = ["", "", "", "", ""]
+    stages = ""
+    if n in ths:
+        ours = [timing(f"{work}/ours.{n}.{r}") for r in range(runs)]
+        outs = [load(f"{work}/ours.{n}.{r}") for r in range(runs)]
+        shas |= {o["rows_sha256"] for o in outs}
+        mb = outs[0]["rendered_bytes"] / 1e6
+        walls = [w for w, _ in ours]
+        so = statistics.median(walls)
+        mid = outs[walls.index(sorted(walls)[len(walls) // 2])]
+        enc = [json.loads(l) for l in open(f"{work}/encode.{n}") if l.strip()]
+        se = statistics.median(e["seconds"] for e in enc)
+        cells = [f"{so:.2f}", f"{mb / so:.1f}", f"{max(m for _, m in ours):,.0f}", f"{mb / se:.1f}",
+                 f"{se / so * 100:.0f}%"]
+        stages = ", ".join(f"{k} {v:.2f}" for k, v in mid["stages"].items() if v >= 0.005)
     hf_cells = ["", "", "", ""]
     if hf and n in hf_ths:
         h = [timing(f"{work}/hf.{n}.{r}") for r in range(hf_runs)]
         ho = [load(f"{work}/hf.{n}.{r}") for r in range(hf_runs)]
         shas |= {o["rows_sha256"] for o in ho}
+        mb = ho[0]["rendered_bytes"] / 1e6
         sh = statistics.median(w for w, _ in h)
-        hf_cells = [f"{sh:.1f}", f"{mb / sh:.1f}", f"{max(m for _, m in h):,.0f}", f"{sh / so:.1f}x"]
-    stages = ", ".join(f"{k} {v:.2f}" for k, v in mid["stages"].items() if v >= 0.005)
-    print(f"| {n} | {so:.2f} | {mb / so:.1f} | {max(m for _, m in ours):,.0f} | {mb / se:.1f} | {se / so * 100:.0f}% | "
-          + " | ".join(hf_cells) + f" | {stages} |")
+        hf_cells = [f"{sh:.1f}", f"{mb / sh:.1f}", f"{max(m for _, m in h):,.0f}",
+                    f"{sh / float(cells[0]):.1f}x" if cells[0] else ""]
+    rows.append(f"| {n} | " + " | ".join(cells + hf_cells) + f" | {stages} |")
+print("| threads | ours s | ours MB/s | ours peak MiB | encode-only MB/s | ours / encode-only | HF stack s | HF MB/s "
+      "| HF peak MiB | ours vs HF | stages (ours, median run) |")
+print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+print("\n".join(rows))
 print(f"\n{mb:.0f} MB rendered; whole-process wall time, median of {runs} (HF stack: {hf_runs}); encode-only: median of "
       f"{runs}, encoding alone; each N pinned to N cores. rows_sha256: {', '.join(sorted(shas))}"
       + (" (all equal)" if len(shas) == 1 else " DIFFERENT"))

@@ -31,7 +31,7 @@ namespace openrecipes::rows {
 namespace fs = std::filesystem;
 namespace {
 
-// Most ids one batch (one row group) may hold: 2^26 (256 MiB), far above the default groups of 2^21 ids; a group of
+// Most ids one batch (one row group) may hold: 2^26 (256 MiB), far above the default groups of 2^20 ids; a group of
 // one row may be longer (L up to kMaxRowLength). Keeps the Arrow offsets in int32.
 constexpr std::uint64_t kMaxBatchIds = std::uint64_t{1} << 26;
 
@@ -51,7 +51,7 @@ struct Feed {
   bool aborted = false;    // producer: stop now
   bool copy_done = false;  // the COPY thread ended (success or error)
   std::uint32_t row_length = 0;
-  // Buffers of batches DuckDB has released, reused for the next batches: a fresh 8 MiB buffer costs a page fault
+  // Buffers of batches DuckDB has released, reused for the next batches: a fresh 4 MiB buffer costs a page fault
   // per 4 KiB page on first touch, which is most of the producer's time otherwise.
   std::vector<std::vector<std::int32_t>> spare;
 
@@ -301,7 +301,7 @@ struct RowsParquetWriter::State {
 };
 
 std::uint64_t RowsParquetWriter::row_group_rows(std::uint32_t row_length) {
-  return std::max<std::uint64_t>(1, (std::uint64_t{1} << 21) / std::max<std::uint32_t>(row_length, 1));
+  return std::max<std::uint64_t>(1, (std::uint64_t{1} << 20) / std::max<std::uint32_t>(row_length, 1));
 }
 
 RowsParquetWriter::RowsParquetWriter(const fs::path& path, std::uint32_t row_length, RowsWriterOptions options) {

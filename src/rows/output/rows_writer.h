@@ -88,9 +88,9 @@ class RowsParquetWriter {
   /// Abandons the write and removes the temp file (what the destructor does without commit()). Idempotent.
   void abort() noexcept;
 
-  /// Rows per parquet row group for row length L: max(1, 2^21 / L) (2 Mi ids, 8 MiB before compression), e.g.
-  /// 256 rows at L = 8192: two steps of the protocol's 128 rows, and a last group that encodes quickly once the
-  /// rows end (the build's only serial write).
+  /// Rows per parquet row group for row length L: max(1, 2^20 / L) (1 Mi ids, 4 MiB before compression), e.g.
+  /// 128 rows at L = 8192: one optimizer step of the protocol's 128 rows per group (what the slime plugin reads for a
+  /// step), and a last group that encodes quickly once the rows end (the build's only serial write).
   static std::uint64_t row_group_rows(std::uint32_t row_length);
 
  private:

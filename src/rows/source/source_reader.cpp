@@ -57,6 +57,21 @@ class FileReader {
   ~FileReader() { ::close(fd_); }
   FileReader(const FileReader&) = delete;
   FileReader& operator=(const FileReader&) = delete;
+  // Reads up to `n` bytes at `offset` (any thread); fewer only at the end of the file.
+  std::size_t read_at(char* buf, std::size_t n, std::uint64_t offset) const {
+    std::size_t done = 0;
+    while (done < n) {
+      ssize_t got = ::pread(fd_, buf + done, n - done, static_cast<off_t>(offset + done));
+      if (got == 0) break;
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        throw InputError(path_.string(), std::string("read failed: ") + std::strerror(errno),
+                         "check the disk and the file");
+      }
+      done += static_cast<std::size_t>(got);
+    }
+    return done;
+  }
   // Reads up to `n` bytes; 0 at the end of the file.
   std::size_t read(char* buf, std::size_t n) {
     for (;;) {
@@ -84,30 +99,21 @@ std::uint64_t count_newlines(std::string_view text) {
   return n;
 }
 
-// The rows of a JSONL shard: its lines that are not blank (as LineReader and the parser split them), counted a
-// block at a time without copying lines.
-std::uint64_t count_jsonl_rows(const SourceShard& shard) {
-  FileReader file(shard.path);
-  std::vector<char> buf(4u << 20);
+// Lines of `text` (whole lines, the last perhaps without its line feed) that are not blank, as the parser splits
+// and skips them (is_blank).
+std::uint64_t count_rows(std::string_view text) {
   std::uint64_t rows = 0;
-  bool content = false;  // the current line has a byte that is not whitespace
-  while (std::size_t got = file.read(buf.data(), buf.size())) {
-    const char* p = buf.data();
-    const char* end = p + got;
-    while (p < end) {
-      if (!content) {  // skip whitespace (blank lines included), as is_blank's trim() does
-        while (p < end && is_ascii_space(*p)) ++p;
-        if (p == end) break;
-        content = true;
+  for (std::size_t pos = 0; pos < text.size();) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    for (std::size_t i = pos; i < nl; ++i)
+      if (!is_ascii_space(text[i])) {
+        ++rows;
+        break;
       }
-      const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
-      if (!nl) break;
-      ++rows;
-      content = false;
-      p = nl + 1;
-    }
+    pos = nl + 1;
   }
-  return rows + (content ? 1 : 0);
+  return rows;
 }
 
 // ---- parquet ----
@@ -254,48 +260,61 @@ void read_parquet(db::DuckDbSession& db, const SourceShard& shard, std::uint64_t
 constexpr std::size_t kJsonlChunkBytes = 8u << 20;
 
 struct JsonlChunk {
-  std::string text;              // whole lines, with simdjson::SIMDJSON_PADDING bytes reserved past size()
-  std::uint64_t first_line = 0;  // 1-based number of its first line
-  ConversationArena parsed;      // its conversations in order, up to the first bad line
-  std::exception_ptr error;      // that line's InputError
+  std::uint64_t begin = 0, end = 0;  // its bytes in the file: whole lines (the last one may be unterminated)
+  std::string text;                  // those bytes, with simdjson::SIMDJSON_PADDING bytes reserved past size()
+  std::uint64_t lines = 0;           // lines in it
+  std::uint64_t rows = 0;            // lines that are not blank (counting only)
+  ConversationArena parsed;          // its conversations in order, up to the first bad line
+  std::exception_ptr error;          // that line's InputError (parse_jsonl_chunk)
+  std::exception_ptr failure;        // reading it failed (for_each_jsonl_chunk)
 };
 
-// Cuts a shard into chunks of whole lines (LF; a trailing CR is dropped when parsed), each about kJsonlChunkBytes
-// and at most one line longer; a line over kMaxJsonlLineBytes is an InputError naming it.
-class JsonlChunker {
+// Cuts a shard into chunks of whole lines of about kJsonlChunkBytes: the cut after a chunk is the first line feed at
+// or after kJsonlChunkBytes - 1 bytes into it, found by reading small windows there, so that one thread only places
+// the cuts and the chunks themselves are read (pread) and parsed on all threads. A chunk that would hold a line of
+// more than kMaxJsonlLineBytes ends just past that many bytes of it, for the parser to refuse.
+class JsonlSplitter {
  public:
-  explicit JsonlChunker(const SourceShard& shard) : shard_(shard), file_(shard.path) {}
-  // The next chunk, or false at the end of the file.
+  explicit JsonlSplitter(const SourceShard& shard) : shard_(shard), file_(shard.path) {}
+  // The next chunk's byte range, or false at the end of the file.
   bool next(JsonlChunk& chunk) {
-    chunk.text = take_buffer();
-    chunk.text.append(carry_);
-    carry_.clear();
-    for (;;) {
-      const std::size_t end = chunk.text.rfind('\n');
-      if (end != std::string::npos && (chunk.text.size() >= kJsonlChunkBytes || eof_)) {
-        carry_.assign(chunk.text, end + 1);
-        chunk.text.resize(end + 1);
+    if (pos_ >= shard_.bytes) return false;
+    chunk.begin = pos_;
+    std::uint64_t cut = shard_.bytes;
+    std::uint64_t from = pos_ + kJsonlChunkBytes - 1;
+    const std::uint64_t give_up = pos_ + kJsonlChunkBytes + kMaxJsonlLineBytes;
+    std::vector<char> window(64u << 10);
+    while (from < shard_.bytes) {
+      const std::size_t got = file_.read_at(window.data(), window.size(), from);
+      if (got == 0)
+        throw InputError(shard_.path.string(), "the file is shorter than when it was opened",
+                         "do not change the sources while a build runs");
+      if (const void* nl = std::memchr(window.data(), '\n', got)) {
+        cut = from + static_cast<std::uint64_t>(static_cast<const char*>(nl) - window.data()) + 1;
         break;
       }
-      if (eof_) break;  // no newline left: the last line, unterminated
-      if (end == std::string::npos && chunk.text.size() > kMaxJsonlLineBytes) too_long(line_ + 1);
-      const std::size_t old = chunk.text.size();
-      chunk.text.reserve(old + kJsonlChunkBytes + simdjson::SIMDJSON_PADDING);
-      chunk.text.resize(old + kJsonlChunkBytes);
-      const std::size_t got = file_.read(chunk.text.data() + old, kJsonlChunkBytes);
-      chunk.text.resize(old + got);
-      if (got == 0) eof_ = true;
+      from += got;
+      if (from > give_up) {
+        cut = std::min<std::uint64_t>(from, shard_.bytes);
+        break;
+      }
     }
-    if (chunk.text.empty()) {
-      give_back(std::move(chunk.text));
-      return false;
-    }
-    chunk.first_line = line_ + 1;
-    line_ += count_newlines(chunk.text) + (chunk.text.back() == '\n' ? 0 : 1);
-    chunk.text.reserve(chunk.text.size() + simdjson::SIMDJSON_PADDING);
+    chunk.end = cut;
+    pos_ = cut;
     return true;
   }
-  // Takes back a chunk's buffer once it is parsed (any thread): reused buffers cost no page faults.
+  // Reads a chunk's bytes (any thread) into a reused buffer.
+  void read(JsonlChunk& chunk) {
+    const std::size_t size = static_cast<std::size_t>(chunk.end - chunk.begin);
+    chunk.text = take_buffer();
+    chunk.text.reserve(size + simdjson::SIMDJSON_PADDING);
+    chunk.text.resize(size);
+    if (file_.read_at(chunk.text.data(), size, chunk.begin) != size)
+      throw InputError(shard_.path.string(), "the file is shorter than when it was opened",
+                       "do not change the sources while a build runs");
+    chunk.lines = count_newlines(chunk.text) + (chunk.text.empty() || chunk.text.back() == '\n' ? 0 : 1);
+  }
+  // Takes back a chunk's buffer (any thread): reused buffers cost no page faults.
   void give_back(std::string&& buffer) {
     buffer.clear();
     std::lock_guard<std::mutex> lock(mu_);
@@ -310,28 +329,24 @@ class JsonlChunker {
     spare_.pop_back();
     return b;
   }
-  [[noreturn]] void too_long(std::uint64_t line) const {
-    throw InputError(line_where(shard_, line), fmt::format("line is over the limit of {} bytes", kMaxJsonlLineBytes),
-                     "split the conversation or check that the file is JSON Lines");
-  }
   const SourceShard& shard_;
   FileReader file_;
-  std::string carry_;
-  std::uint64_t line_ = 0;  // lines in the chunks handed out so far
-  bool eof_ = false;
+  std::uint64_t pos_ = 0;
   std::mutex mu_;
   std::vector<std::string> spare_;
 };
 
-// Parses every line of `chunk` into chunk.parsed; the first bad line's error goes to chunk.error.
-void parse_jsonl_chunk(const SourceShard& shard, JsonlChunk& chunk) {
+// Parses every line of `chunk` into chunk.parsed; the first bad line's error goes to chunk.error, numbering the
+// chunk's first line `first_line`.
+void parse_jsonl_chunk(const SourceShard& shard, JsonlChunk& chunk, std::uint64_t first_line) {
   thread_local JsonlLineParser parser;
   std::vector<MessageView> conv;
   std::vector<std::pair<std::string, std::string>> owned;
   chunk.parsed = ConversationArena(chunk.text.size());  // the text it holds is shorter than the JSON
+  chunk.error = nullptr;
   try {
     std::string_view rest(chunk.text);
-    std::uint64_t line_no = chunk.first_line;
+    std::uint64_t line_no = first_line;
     while (!rest.empty()) {
       std::size_t nl = rest.find('\n');
       std::string_view line = rest.substr(0, nl);
@@ -358,18 +373,14 @@ void parse_jsonl_chunk(const SourceShard& shard, JsonlChunk& chunk) {
   }
 }
 
-// Reads a JSONL shard on `arena`'s threads: chunks are parsed in parallel and handed to `deliver` in file order
-// (each chunk's conversations as an arena, its first conversation's global index). Throws the first bad line's
-// InputError after delivering every conversation before it.
-void read_jsonl(tbb::task_arena& arena, const SourceShard& shard, std::uint64_t& index,
-                const std::function<void(ConversationArena&&, std::uint64_t first)>& deliver) {
-  JsonlChunker chunker(shard);
-  std::uint64_t rows = 0;
+// Runs `work` (parallel, any thread) on every chunk of a JSONL shard and then `in_order` (one thread, file order),
+// on `arena`'s threads. The first exception (from the splitter, `work` or `in_order`) stops the pass and is
+// rethrown after the chunks before it went through `in_order`.
+void for_each_jsonl_chunk(tbb::task_arena& arena, const SourceShard& shard,
+                          const std::function<void(JsonlSplitter&, JsonlChunk&)>& work,
+                          const std::function<void(JsonlSplitter&, JsonlChunk&)>& in_order) {
+  JsonlSplitter splitter(shard);
   std::exception_ptr failed;
-  auto changed = [&] {
-    return InputError(shard.path.string(), "the file has more rows than when it was opened",
-                      "do not change the sources while a build runs");
-  };
   arena.execute([&] {
     tbb::parallel_pipeline(
         static_cast<std::size_t>(arena.max_concurrency()) * 2,
@@ -377,7 +388,7 @@ void read_jsonl(tbb::task_arena& arena, const SourceShard& shard, std::uint64_t&
                                                             [&](tbb::flow_control& fc) -> std::shared_ptr<JsonlChunk> {
                                                               auto c = std::make_shared<JsonlChunk>();
                                                               try {
-                                                                if (!failed && chunker.next(*c)) return c;
+                                                                if (!failed && splitter.next(*c)) return c;
                                                               } catch (const InputError&) {
                                                                 failed = std::current_exception();
                                                               }
@@ -387,27 +398,73 @@ void read_jsonl(tbb::task_arena& arena, const SourceShard& shard, std::uint64_t&
             tbb::make_filter<std::shared_ptr<JsonlChunk>, std::shared_ptr<JsonlChunk>>(
                 tbb::filter_mode::parallel,
                 [&](std::shared_ptr<JsonlChunk> c) {
-                  parse_jsonl_chunk(shard, *c);
-                  chunker.give_back(std::move(c->text));
+                  try {
+                    work(splitter, *c);
+                  } catch (const InputError&) {
+                    c->failure = std::current_exception();
+                  }
                   return c;
                 }) &
             tbb::make_filter<std::shared_ptr<JsonlChunk>, void>(tbb::filter_mode::serial_in_order,
                                                                 [&](std::shared_ptr<JsonlChunk> c) {
                                                                   if (failed) return;
+                                                                  if (c->failure) {
+                                                                    failed = c->failure;
+                                                                    return;
+                                                                  }
                                                                   try {
-                                                                    const std::uint64_t n = c->parsed.size();
-                                                                    if (rows + n > shard.conversations) throw changed();
-                                                                    rows += n;
-                                                                    const std::uint64_t first = index;
-                                                                    index += n;
-                                                                    deliver(std::move(c->parsed), first);
-                                                                    if (c->error) std::rethrow_exception(c->error);
+                                                                    in_order(splitter, *c);
                                                                   } catch (...) {
                                                                     failed = std::current_exception();
                                                                   }
                                                                 }));
   });
   if (failed) std::rethrow_exception(failed);
+}
+
+// The rows of a JSONL shard (its lines that are not blank), counted on `arena`'s threads.
+std::uint64_t count_jsonl_rows(tbb::task_arena& arena, const SourceShard& shard) {
+  std::uint64_t rows = 0;
+  for_each_jsonl_chunk(
+      arena, shard,
+      [](JsonlSplitter& splitter, JsonlChunk& c) {
+        splitter.read(c);
+        c.rows = count_rows(c.text);
+        splitter.give_back(std::move(c.text));
+      },
+      [&](JsonlSplitter&, JsonlChunk& c) { rows += c.rows; });
+  return rows;
+}
+
+// Reads a JSONL shard on `arena`'s threads: chunks are read and parsed in parallel and handed to `deliver` in file
+// order (each chunk's conversations as an arena, its first conversation's global index). Throws the first bad line's
+// InputError, with its line number, after delivering every conversation before it.
+void read_jsonl(tbb::task_arena& arena, const SourceShard& shard, std::uint64_t& index,
+                const std::function<void(ConversationArena&&, std::uint64_t first)>& deliver) {
+  std::uint64_t rows = 0, lines = 0;
+  for_each_jsonl_chunk(
+      arena, shard,
+      [&](JsonlSplitter& splitter, JsonlChunk& c) {
+        splitter.read(c);
+        parse_jsonl_chunk(shard, c, 1);  // line numbers only matter for an error, worded again below
+        if (!c.error) splitter.give_back(std::move(c.text));
+      },
+      [&](JsonlSplitter& splitter, JsonlChunk& c) {
+        if (c.error) {  // a bad line: parse again, numbering the lines from the file's start
+          parse_jsonl_chunk(shard, c, lines + 1);
+          splitter.give_back(std::move(c.text));
+        }
+        lines += c.lines;
+        const std::uint64_t n = c.parsed.size();
+        if (rows + n > shard.conversations)
+          throw InputError(shard.path.string(), "the file has more rows than when it was opened",
+                           "do not change the sources while a build runs");
+        rows += n;
+        const std::uint64_t first = index;
+        index += n;
+        deliver(std::move(c.parsed), first);
+        if (c.error) std::rethrow_exception(c.error);
+      });
   if (rows != shard.conversations)
     throw InputError(shard.path.string(),
                      fmt::format("read {} rows but counted {} when the file was opened", rows, shard.conversations),
@@ -440,12 +497,13 @@ SourceSet SourceSet::open(const std::vector<fs::path>& files, unsigned threads) 
   std::sort(set.shards_.begin(), set.shards_.end(),
             [](const SourceShard& a, const SourceShard& b) { return a.name < b.name; });
   std::unique_ptr<db::DuckDbSession> db;
+  tbb::task_arena arena(threads ? static_cast<int>(threads) : tbb::task_arena::automatic);
   for (auto& s : set.shards_) {
     if (s.format == SourceFormat::parquet) {
       if (!db) db = std::make_unique<db::DuckDbSession>(threads);
       open_parquet(*db, s);
     } else {
-      s.conversations = count_jsonl_rows(s);
+      s.conversations = count_jsonl_rows(arena, s);
     }
     s.first_index = set.total_;
     set.total_ += s.conversations;

@@ -42,7 +42,7 @@ RowsWriteResult write_formula(const fs::path& path, std::uint64_t rows, std::uin
 TEST(RowsWriter, round_trip_keeps_every_row_in_order_and_hash_matches_numpy) {
   TempDir tmp;
   const std::uint32_t L = 8192;
-  const std::uint64_t R = 1100;  // four row groups of 256 and a partial one of 76
+  const std::uint64_t R = 1100;  // eight row groups of 128 and a partial one of 76
   auto result = write_formula(tmp / "rows.parquet", R, L, 11);
   EXPECT_EQ(result.rows, R);
   EXPECT_EQ(result.row_length, L);
@@ -63,14 +63,14 @@ TEST(RowsWriter, round_trip_keeps_every_row_in_order_and_hash_matches_numpy) {
   EXPECT_EQ(r, R);
   EXPECT_EQ(reader.row_length(), L);
 
-  // The file as DuckDB sees it: one column input_ids INTEGER[], row groups of 256 rows.
+  // The file as DuckDB sees it: one column input_ids INTEGER[], row groups of 128 rows.
   db::DuckDbSession db(1);
   auto groups =
       db.query("SELECT row_group_num_rows FROM parquet_metadata(" + db::sql_literal((tmp / "rows.parquet").string()) +
                ") GROUP BY row_group_id, row_group_num_rows " + "ORDER BY row_group_id");
-  ASSERT_EQ(groups.row_count(), 5u);
-  for (std::size_t g = 0; g < 4; ++g) EXPECT_EQ(groups.value_text(0, g), "256");
-  EXPECT_EQ(groups.value_text(0, 4), "76");
+  ASSERT_EQ(groups.row_count(), 9u);
+  for (std::size_t g = 0; g < 8; ++g) EXPECT_EQ(groups.value_text(0, g), "128");
+  EXPECT_EQ(groups.value_text(0, 8), "76");
 }
 
 TEST(RowsWriter, bytes_depend_only_on_rows_not_on_thread_count) {
@@ -94,7 +94,7 @@ TEST(RowsWriter, bytes_depend_only_on_rows_not_on_thread_count) {
 }
 
 TEST(RowsWriter, default_row_groups_are_identical_bytes_for_one_to_three_threads) {
-  // L = 3000 (not a power of two): groups of 2^21 / 3000 = 699 rows; 1500 rows give 699, 699 and 102.
+  // L = 3000 (not a power of two): groups of 2^20 / 3000 = 349 rows; 1500 rows give four of 349 and one of 104.
   TempDir tmp;
   std::string first;
   for (unsigned threads : {1u, 2u, 3u}) {
@@ -110,10 +110,9 @@ TEST(RowsWriter, default_row_groups_are_identical_bytes_for_one_to_three_threads
   auto groups =
       db.query("SELECT row_group_num_rows FROM parquet_metadata(" + db::sql_literal((tmp / "rows.parquet").string()) +
                ") GROUP BY row_group_id, row_group_num_rows ORDER BY row_group_id");
-  ASSERT_EQ(groups.row_count(), 3u);
-  EXPECT_EQ(groups.value_text(0, 0), "699");
-  EXPECT_EQ(groups.value_text(0, 1), "699");
-  EXPECT_EQ(groups.value_text(0, 2), "102");
+  ASSERT_EQ(groups.row_count(), 5u);
+  for (std::size_t g = 0; g < 4; ++g) EXPECT_EQ(groups.value_text(0, g), "349");
+  EXPECT_EQ(groups.value_text(0, 4), "104");
 }
 
 TEST(RowsWriter, zero_rows_commit_to_an_empty_but_valid_file) {

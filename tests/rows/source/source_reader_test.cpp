@@ -307,6 +307,57 @@ TEST(SourceReader, bad_jsonl_lines_are_input_errors_naming_file_and_line) {
   }
 }
 
+// A JSONL file of about 18 MB (three of the reader's 8 MiB chunks, cut between lines wherever they fall) with blank
+// lines, CRLF line ends and no line feed after the last line; line `bad` (1-based; 0: none) is not JSON.
+std::string long_jsonl(std::vector<Conversation>& expected, std::uint64_t bad = 0) {
+  std::string text;
+  expected.clear();
+  std::uint64_t line = 0;
+  for (int i = 0; i < 9000; ++i) {
+    ++line;
+    if (i % 97 == 5) {
+      text += i % 2 ? "   \r\n" : "\n";  // a blank line
+      ++line;
+    }
+    Conversation c{{"user", fmt::format("question {} {}", i, std::string(900 + i % 211, 'q'))},
+                   {"assistant", fmt::format("answer {} {}", i, std::string(1000 + i % 173, 'a'))}};
+    nlohmann::json row = {{"messages", nlohmann::json::array()}, {"id", i}};
+    for (const auto& m : c) row["messages"].push_back({{"role", m.role}, {"content", m.content}});
+    text += line == bad ? std::string("{\"messages\": [oops]}") : row.dump();
+    text += i == 8999 ? "" : (i % 3 ? "\n" : "\r\n");
+    expected.push_back(std::move(c));
+  }
+  return text;
+}
+
+TEST(SourceReader, a_jsonl_file_of_several_chunks_reads_every_row_in_order) {
+  TempDir tmp;
+  std::vector<Conversation> expected;
+  auto p = tmp.write("long.jsonl", long_jsonl(expected));
+  ASSERT_GT(fs::file_size(p), 16u << 20);
+  for (unsigned threads : {1u, 3u}) {
+    auto set = SourceSet::open({p}, threads);
+    ASSERT_EQ(set.size(), expected.size());
+    auto arena = set.load_all();
+    ASSERT_EQ(arena.size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) ASSERT_EQ(to_conversation(arena[i]), expected[i]) << i;
+    std::uint64_t next = 0;
+    set.read_each([&](std::uint64_t index, ConversationView c) {
+      ASSERT_EQ(index, next++);
+      ASSERT_EQ(to_conversation(c), expected[index]);
+    });
+    EXPECT_EQ(next, expected.size());
+  }
+}
+
+TEST(SourceReader, a_bad_line_in_a_later_chunk_is_named_by_its_line_number) {
+  TempDir tmp;
+  std::vector<Conversation> expected;
+  // Line 8123 of the file (blank lines counted) lies in the third chunk.
+  auto p = tmp.write("long.jsonl", long_jsonl(expected, 8123));
+  EXPECT_THAT(error_of({p}), HasSubstr("long.jsonl:8123: not valid JSON"));
+}
+
 TEST(SourceReader, message_over_64_mib_is_refused) {
   TempDir tmp;
   std::string big(kMaxMessageBytes + 1, 'a');
