@@ -8,13 +8,17 @@
 #   ours         openrecipes rows build --threads N, the whole process (JSONL in, rows.parquet + manifest out)
 #   encode-only  tokenizer_bench on the same rendered text (the golden renders repeated COPIES times), N threads,
 #                encoding alone (tokenizer load and everything else excluded)
-#   HF stack     bench/hf_stack_rows.py with N workers (transformers' apply_chat_template in a process pool,
-#                tokenizers' encode_batch_fast with RAYON_NUM_THREADS=N, numpy's permutation, pyarrow's writer),
-#                for N in HF_THREADS, where Python has transformers and tokenizers (HF=auto), always (HF=1) or never
-#                (HF=0)
+#   reference    for N in REF_THREADS, REF_RUNS times, one of two reference pipelines (REFERENCE):
+#                hf      bench/hf_stack_rows.py with N workers, the Hugging Face stack as users run it
+#                        (transformers' apply_chat_template in a process pool, tokenizers' encode_batch_fast with
+#                        RAYON_NUM_THREADS=N, numpy's permutation, pyarrow's writer); where Python has them
+#                oracle  tests/oracles/rows_build_reference.py (Python Jinja2, tokenizers 0.23.2 through its Node
+#                        binding with RAYON_NUM_THREADS=N, numpy); what scripts/bootstrap installs here
+#                auto (the default) takes hf where it can, else oracle; none runs neither
 # Every rows_sha256 must be the same (exit 1 otherwise). Prints a markdown table.
-# Usage: bench/rows_scale.sh [BUILD_DIR]   (env: COPIES=2000 THREADS="1 2" RUNS=3 HF=auto HF_THREADS=$THREADS
-#        HF_RUNS=1 TOKENIZER=qwen3 ROW_LENGTH=8192 WORK=<temp folder> OPENRECIPES_FIXTURES=../shared/fixtures)
+# Usage: bench/rows_scale.sh [BUILD_DIR]   (env: COPIES=2000 THREADS="1 2" RUNS=3 REFERENCE=auto
+#        REF_THREADS=$THREADS REF_RUNS=1 TOKENIZER=qwen3 ROW_LENGTH=8192 WORK=<temp folder>
+#        OPENRECIPES_FIXTURES=../shared/fixtures)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
@@ -22,20 +26,29 @@ fixtures="${OPENRECIPES_FIXTURES:-$root/../shared/fixtures}"
 copies="${COPIES:-2000}"
 threads="${THREADS:-1 2}"
 runs="${RUNS:-3}"
-hf="${HF:-auto}"
-hf_threads="${HF_THREADS:-$threads}"
-hf_runs="${HF_RUNS:-1}"
+reference="${REFERENCE:-auto}"
+ref_threads="${REF_THREADS:-$threads}"
+ref_runs="${REF_RUNS:-1}"
 tok="${TOKENIZER:-qwen3}"
 L="${ROW_LENGTH:-8192}"
 bin="$build/openrecipes"
 encode="$build/tokenizer_bench"
 [[ -x "$bin" && -x "$encode" ]] || { echo "build openrecipes and tokenizer_bench first (make build)" >&2; exit 2; }
 golden_of() { case "$1" in qwen3) echo qwen3;; llama3) echo llama3_1_instruct;; deepseek_v3) echo deepseek_v3;; esac; }
-if [[ "$hf" == auto ]]; then
-  python3 -c 'import transformers, tokenizers, numpy, pyarrow' 2>/dev/null && hf=1 || hf=0
+if [[ "$reference" == auto ]]; then
+  if python3 -c 'import transformers, tokenizers, numpy, pyarrow' 2>/dev/null; then reference=hf
+  elif [[ -f "$root/third_party/oracles/node_modules/tokenizers/package.json" ]]; then reference=oracle
+  else reference=none; fi
 fi
+case "$reference" in
+  hf) ref_cmd=(python3 "$root/bench/hf_stack_rows.py") ;;
+  oracle) ref_cmd=(/usr/bin/python3 "$root/tests/oracles/rows_build_reference.py") ;;
+  none) ref_cmd=() ;;
+  *) echo "REFERENCE is hf, oracle, none or auto" >&2; exit 2 ;;
+esac
 work="${WORK:-$(mktemp -d)}"
 mkdir -p "$work"
+rm -f "$work"/ours.* "$work"/encode.* "$work"/ref.*
 [[ -n "${WORK:-}" ]] || trap 'rm -rf "$work"' EXIT
 
 # Whole-process wall time and peak RSS of a command (its stdout to $1.out): "$1.time" holds "seconds maxrss_kib".
@@ -63,45 +76,48 @@ if [[ ! -s "$corpus" || "$(wc -l < "$corpus")" -ne $((copies * 100)) ]]; then
   rm -f "$work/block.jsonl"
 fi
 echo "input: $(wc -l < "$corpus") conversations, $(($(stat -c %s "$corpus") / 1000000)) MB of JSONL; tokenizer $tok;" \
-  "L = $L; $(nproc) cores; HF stack: $([[ $hf == 1 ]] && echo yes || echo 'not run (no transformers here)')"
+  "L = $L; $(nproc) cores; reference: $reference"
 
-for n in $threads; do
-  pin_to "$n"
-  for ((r = 0; r < runs; r++)); do
+# The thread counts take turns (1 2 1 2 ...), so a machine whose speed drifts slows them alike.
+for ((r = 0; r < runs; r++)); do
+  for n in $threads; do
+    pin_to "$n"
     timed "$work/ours.$n.$r" "${pin[@]}" "$bin" rows build --source "$corpus" \
       --tokenizer "$fixtures/tokenizers/$tok" --row-length "$L" --threads "$n" --quiet --json -o "$work/rows.parquet"
+    "${pin[@]}" "$encode" "$fixtures/tokenizers/$tok/tokenizer.json" \
+      "$fixtures/golden/tulu3_first100/$(golden_of "$tok").jsonl" "$copies" "$n" 1 >> "$work/encode.$n"
   done
-  "${pin[@]}" "$encode" "$fixtures/tokenizers/$tok/tokenizer.json" \
-    "$fixtures/golden/tulu3_first100/$(golden_of "$tok").jsonl" "$copies" "$n" "$runs" > "$work/encode.$n"
 done
-if [[ $hf == 1 ]]; then
-  for n in $hf_threads; do
+if [[ $reference != none ]]; then
+  for n in $ref_threads; do
     pin_to "$n"
-    for ((r = 0; r < hf_runs; r++)); do
-      timed "$work/hf.$n.$r" "${pin[@]}" python3 "$root/bench/hf_stack_rows.py" "$corpus" \
-        "$fixtures/tokenizers/$tok" "$L" 0 "$n" "$work/hf.parquet"
+    for ((r = 0; r < ref_runs; r++)); do
+      args=("$corpus" "$fixtures/tokenizers/$tok" "$L" 0)
+      [[ $reference == hf ]] && args+=("$n" "$work/reference.parquet")
+      RAYON_NUM_THREADS=$n timed "$work/ref.$n.$r" "${pin[@]}" "${ref_cmd[@]}" "${args[@]}"
     done
   done
 fi
 
-python3 - "$work" "$runs" "$threads" "$hf" "$hf_threads" "$hf_runs" <<'PY'
+python3 - "$work" "$runs" "$threads" "$reference" "$ref_threads" "$ref_runs" <<'PY'
 import json, statistics, sys
-work, runs, ths, hf, hf_ths, hf_runs = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4] == "1", \
+work, runs, ths, reference, ref_ths, ref_runs = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4], \
     sys.argv[5].split(), int(sys.argv[6])
+ran_ref = reference != "none"
 def timing(p):
     wall, kib = open(p + ".time").read().split()
     return float(wall), int(kib) / 1024
 def load(p): return json.loads(open(p + ".out").read())
 shas, mb = set(), None
 rows = []
-for n in sorted(set(ths) | (set(hf_ths) if hf else set()), key=int):
+mb = load(f"{work}/ours.{ths[0]}.0")["rendered_bytes"] / 1e6
+for n in sorted(set(ths) | (set(ref_ths) if ran_ref else set()), key=int):
     cells = ["", "", "", "", ""]
     stages = ""
     if n in ths:
         ours = [timing(f"{work}/ours.{n}.{r}") for r in range(runs)]
         outs = [load(f"{work}/ours.{n}.{r}") for r in range(runs)]
         shas |= {o["rows_sha256"] for o in outs}
-        mb = outs[0]["rendered_bytes"] / 1e6
         walls = [w for w, _ in ours]
         so = statistics.median(walls)
         mid = outs[walls.index(sorted(walls)[len(walls) // 2])]
@@ -110,21 +126,22 @@ for n in sorted(set(ths) | (set(hf_ths) if hf else set()), key=int):
         cells = [f"{so:.2f}", f"{mb / so:.1f}", f"{max(m for _, m in ours):,.0f}", f"{mb / se:.1f}",
                  f"{se / so * 100:.0f}%"]
         stages = ", ".join(f"{k} {v:.2f}" for k, v in mid["stages"].items() if v >= 0.005)
-    hf_cells = ["", "", "", ""]
-    if hf and n in hf_ths:
-        h = [timing(f"{work}/hf.{n}.{r}") for r in range(hf_runs)]
-        ho = [load(f"{work}/hf.{n}.{r}") for r in range(hf_runs)]
-        shas |= {o["rows_sha256"] for o in ho}
-        mb = ho[0]["rendered_bytes"] / 1e6
+    ref_cells = ["", "", "", ""]
+    if ran_ref and n in ref_ths:
+        h = [timing(f"{work}/ref.{n}.{r}") for r in range(ref_runs)]
+        shas |= {load(f"{work}/ref.{n}.{r}")["rows_sha256"] for r in range(ref_runs)}
         sh = statistics.median(w for w, _ in h)
-        hf_cells = [f"{sh:.1f}", f"{mb / sh:.1f}", f"{max(m for _, m in h):,.0f}",
-                    f"{sh / float(cells[0]):.1f}x" if cells[0] else ""]
-    rows.append(f"| {n} | " + " | ".join(cells + hf_cells) + f" | {stages} |")
-print("| threads | ours s | ours MB/s | ours peak MiB | encode-only MB/s | ours / encode-only | HF stack s | HF MB/s "
-      "| HF peak MiB | ours vs HF | stages (ours, median run) |")
+        ref_cells = [f"{sh:.1f}", f"{mb / sh:.1f}", f"{max(m for _, m in h):,.0f}",
+                     f"{sh / float(cells[0]):.1f}x" if cells[0] else ""]
+    rows.append(f"| {n} | " + " | ".join(cells + ref_cells) + f" | {stages} |")
+name = {"hf": "HF stack", "oracle": "reference"}.get(reference, "reference")
+print("| threads | ours s | ours MB/s | ours peak MiB | encode-only MB/s | ours / encode-only | "
+      f"{name} s | {name} MB/s "
+      f"| {name} peak MiB | speedup | stages (ours, median run) |")
 print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 print("\n".join(rows))
-print(f"\n{mb:.0f} MB rendered; whole-process wall time, median of {runs} (HF stack: {hf_runs}); encode-only: median of "
+print(f"\n{mb:.0f} MB rendered; whole-process wall time, median of {runs} ({reference}: {ref_runs}); "
+      "encode-only: median of "
       f"{runs}, encoding alone; each N pinned to N cores. rows_sha256: {', '.join(sorted(shas))}"
       + (" (all equal)" if len(shas) == 1 else " DIFFERENT"))
 sys.exit(0 if len(shas) == 1 else 1)

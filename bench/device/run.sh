@@ -12,15 +12,18 @@ python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2
 export OPENRECIPES_FIXTURES=$d/fixtures PYTHONUNBUFFERED=1
 work=/tmp/rows-bench; mkdir -p "$work"
 {
-  echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), $(free -g | awk '/Mem:/{print $2}') GiB"
-  python3 -c 'import transformers, tokenizers, numpy, pyarrow; print("transformers", transformers.__version__, "tokenizers", tokenizers.__version__, "numpy", numpy.__version__, "pyarrow", pyarrow.__version__)'
+  echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)," \
+    "$(free -g | awk '/Mem:/{print $2}') GiB"
+  python3 -c 'import transformers as t, tokenizers as k, numpy as n, pyarrow as p
+print("transformers", t.__version__, "tokenizers", k.__version__, "numpy", n.__version__, "pyarrow", p.__version__)'
   for step in ${STEPS:-scale full}; do
     echo "== $step"
     case "$step" in
-      scale) COPIES=2000 THREADS="${THREADS:-1 4 16}" RUNS=${RUNS:-3} HF=1 HF_THREADS="${HF_THREADS:-4 16}" \
+      scale) COPIES=2000 THREADS="${THREADS:-1 4 16}" RUNS=${RUNS:-3} REFERENCE=hf REF_THREADS="${HF_THREADS:-4 16}" \
                WORK=$work/2000 bench/rows_scale.sh "$d/bin" ;;
-      full) COPIES=9600 THREADS="${FULL_THREADS:-16}" RUNS=1 HF=0 WORK=$work/9600 bench/rows_scale.sh "$d/bin" ;;
-      hf1) COPIES=2000 THREADS=16 RUNS=1 HF=1 HF_THREADS=1 WORK=$work/2000 bench/rows_scale.sh "$d/bin" ;;
+      full) COPIES=9600 THREADS="${FULL_THREADS:-16}" RUNS=1 REFERENCE=none WORK=$work/9600 \
+              bench/rows_scale.sh "$d/bin" ;;
+      hf1) COPIES=2000 THREADS=16 RUNS=1 REFERENCE=hf REF_THREADS=1 WORK=$work/2000 bench/rows_scale.sh "$d/bin" ;;
     esac
     echo "rc=$?"
   done

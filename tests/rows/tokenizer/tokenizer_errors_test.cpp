@@ -17,15 +17,7 @@ namespace {
 
 using json = nlohmann::json;
 
-json minimal() {
-  return json::parse(R"({
-    "version": "1.0", "truncation": null, "padding": null, "added_tokens": [], "normalizer": null,
-    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": true},
-    "post_processor": null, "decoder": null,
-    "model": {"type": "BPE", "dropout": null, "unk_token": null, "continuing_subword_prefix": null,
-              "end_of_word_suffix": null, "fuse_unk": false, "byte_fallback": false,
-              "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}})");
-}
+json minimal() { return testing::tokenizer::minimal_tokenizer_json(); }
 
 // Loads `content` and returns the InputError's message; fails the test if loading succeeds.
 std::string load_error(const testing::TempDir& dir, const std::string& content, std::string* file = nullptr) {

@@ -52,13 +52,7 @@ TEST(TokenizerJson, every_fixture_tokenizer_is_the_same_through_simdjson_and_nlo
 }
 
 TEST(TokenizerJson, files_the_fast_path_does_not_expect_get_the_reference_verdict_word_for_word) {
-  const json base = json::parse(R"({
-    "version": "1.0", "truncation": null, "padding": null, "added_tokens": [], "normalizer": null,
-    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": true},
-    "post_processor": null, "decoder": null,
-    "model": {"type": "BPE", "dropout": null, "unk_token": null, "continuing_subword_prefix": null,
-              "end_of_word_suffix": null, "fuse_unk": false, "byte_fallback": false,
-              "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}})");
+  const json base = testing::tokenizer::minimal_tokenizer_json();
   const std::string model_tail = R"("vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]})";
   const std::string head = R"({"version": "1.0", "pre_tokenizer": null, "model": {"type": "BPE", )";
   const std::vector<std::string> files = {

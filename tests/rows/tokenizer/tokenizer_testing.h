@@ -21,6 +21,17 @@
 
 namespace openrecipes::testing::tokenizer {
 
+/// The smallest valid tokenizer.json: byte-level BPE over "a", "b", "ab" with the one merge "a b".
+inline nlohmann::json minimal_tokenizer_json() {
+  return nlohmann::json::parse(R"({
+    "version": "1.0", "truncation": null, "padding": null, "added_tokens": [], "normalizer": null,
+    "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": false, "use_regex": true},
+    "post_processor": null, "decoder": null,
+    "model": {"type": "BPE", "dropout": null, "unk_token": null, "continuing_subword_prefix": null,
+              "end_of_word_suffix": null, "fuse_unk": false, "byte_fallback": false,
+              "vocab": {"a": 0, "b": 1, "ab": 2}, "merges": ["a b"]}})");
+}
+
 /// One oracle request: a tokenizer.json and a text given as raw bytes (sent base64; the oracle decodes them
 /// lossily as Node's Buffer.toString('utf8')).
 struct OracleRequest {
