@@ -4,7 +4,10 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: bootstrap configure build run test bench clean
+ASAN_BUILD ?= build-asan
+FUZZ_SECONDS ?= 60
+
+.PHONY: bootstrap configure build run test bench clean build-asan test-asan fuzz
 bootstrap:
 	@scripts/bootstrap
 
@@ -21,8 +24,21 @@ run: build
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900
 
+# The sanitizer build (clang: ASan + UBSan without recovery, libFuzzer's coverage), its whole test suite, and the fuzz
+# targets of fuzz/ for FUZZ_SECONDS each (fuzz/README.md).
+build-asan: bootstrap
+	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DOPENRECIPES_SANITIZE=ON -DOPENRECIPES_FUZZ=ON >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS) 1>&2
+
+test-asan: build-asan
+	@scripts/test-asan $(ASAN_BUILD) $(JOBS)
+
+fuzz: build-asan
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) fuzz/run $(ASAN_BUILD)
+
 bench: build
 	@bench/run $(BUILD)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD)

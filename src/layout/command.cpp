@@ -74,9 +74,10 @@ class Splitter {
   bool only_blank_after(std::size_t from) const {
     return s_.find_first_not_of(" \t\n", from) == std::string_view::npos;
   }
-  [[noreturn]] void fail(const std::string& what, const std::string& fix = kFix) const {
+  [[noreturn]] void fail(const std::string& what, const std::string& fix) const {
     throw InputError(fmt::format("{}: line {}, column {}", where_, line_, col_), what, fix);
   }
+  [[noreturn]] void fail(const std::string& what) const { fail(what, kFix); }
 
   static void add_text(CommandWord& w, std::string_view t, bool quoted) {
     if (!w.parts.empty() && w.parts.back().kind == WordPart::Kind::literal && w.parts.back().quoted == quoted)

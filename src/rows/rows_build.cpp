@@ -154,7 +154,12 @@ void tokenize_round(tbb::task_arena& arena, unsigned threads, CoreBudget& budget
                          "the chat template failed: " + e.where() + ": " + e.problem(), fix);
       }
       c->bytes += text.size();
-      bundle.tokenizer().encode(text, c->ids[j]);
+      try {
+        bundle.tokenizer().encode(text, c->ids[j]);
+      } catch (const InputError& e) {
+        throw InputError(fmt::format("conversation {} ({})", index, locate(set, index)),
+                         "cannot tokenize its rendered text: " + e.problem(), e.fix());
+      }
     }
     return c;
   };

@@ -1,6 +1,7 @@
 // The whole rows build (SPEC §1) against an independent reference (tests/oracles/rows_build_reference.py: Jinja2 +
 // tokenizers 0.23.2 + numpy), the golden renders, determinism across thread counts, and its bad-input cases.
 #include "rows/rows_build.h"
+#include "rows/tokenizer/bpe.h"
 
 #include <filesystem>
 #include <fstream>
@@ -209,6 +210,26 @@ TEST(RowsBuildBadInput, template_that_raises_names_the_conversation_and_leaves_n
   EXPECT_NE(m.find("(sft_sample.jsonl row "), std::string::npos) << m;
   EXPECT_NE(m.find("only single-turn conversations"), std::string::npos) << m;
   EXPECT_TRUE(openrecipes::testing::file_names_in(d / "out").empty());  // no rows.parquet, no manifest, no temp file
+}
+
+TEST(RowsBuildBadInput, a_word_over_one_mib_names_its_conversation_instead_of_minutes_of_bpe) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  TempDir d;
+  // Conversation 1 holds a run of letters the Qwen3 pre-tokenizer does not split, one byte over the limit.
+  std::string word(rows::tok::kMaxWordBytes + 1, 'a');
+  auto src = d.write("long.jsonl",
+                     "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}\n"
+                     "{\"messages\": [{\"role\": \"user\", \"content\": \"" +
+                         word + "\"}]}\n");
+  fs::create_directories(d / "out");
+  RowsBuildOptions o = options_for({"qwen3", 64, 0, std::nullopt, std::nullopt, std::nullopt}, d / "out/rows.parquet");
+  o.sources = {src};
+  auto m = error_of(o);
+  EXPECT_NE(m.find("conversation 1 (long.jsonl row 1): cannot tokenize its rendered text: a word of 1048577 bytes"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("over the limit of 1048576 bytes"), std::string::npos) << m;
+  EXPECT_TRUE(openrecipes::testing::file_names_in(d / "out").empty());
 }
 
 TEST(RowsBuildBadInput, template_that_loops_forever_or_explodes_is_bounded) {

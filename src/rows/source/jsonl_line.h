@@ -58,9 +58,11 @@ class JsonlLineParser {
   JsonlLineParser();
   /// The line's messages as views into this parser's strings, valid until its next parse; or false at anything the
   /// fast path does not expect (invalid JSON, a key given twice, nesting past 8 levels, a message that is not exactly
-  /// {role, content} strings), and parse_jsonl_line decides. When it returns true, parse_jsonl_line accepts the line
-  /// with the same messages (tests/rows/source/jsonl_line_test.cpp pins this); simdjson decides speed, never what is
-  /// accepted. Bounds are not checked. `line` must be followed by simdjson::SIMDJSON_PADDING readable bytes.
+  /// {role, content} strings), and parse_jsonl_line decides. Bounds are not checked: the caller checks them
+  /// (check_message_count, check_message_sizes) on what it returns. When it returns true, those checks give the
+  /// verdict parse_jsonl_line gives, word for word, and the same messages (tests/rows/source/jsonl_line_test.cpp and
+  /// fuzz/jsonl_line.cpp pin this); simdjson decides speed, never what is accepted. `line` must be followed by
+  /// simdjson::SIMDJSON_PADDING readable bytes.
   bool parse_fast(std::string_view line, std::vector<MessageView>& out);
 
  private:

@@ -12,6 +12,10 @@
 
 namespace openrecipes::rows::template_engine {
 
+ListObj::~ListObj() = default;
+DictObj::~DictObj() = default;
+NamespaceObj::~NamespaceObj() = default;
+
 namespace {
 thread_local RenderBudget* tl_budget = nullptr;
 }

@@ -137,6 +137,7 @@ enum class ListFlavor : std::uint8_t { Plain, Range, DictKeys, DictValues, DictI
 
 /// A heap-held object payload of a list/tuple.
 struct ListObj final : Object {
+  ~ListObj() override;  // out of line: Value is complete only below (clang instantiates it here otherwise)
   std::vector<Value> items;
   std::uint32_t depth = 1;  // 1 + the deepest nested container among items
   ListFlavor flavor = ListFlavor::Plain;
@@ -146,6 +147,7 @@ struct ListObj final : Object {
 
 /// An insertion-ordered dict (Python 3.7+ semantics). Keys compare with Python ==.
 struct DictObj final : Object {
+  ~DictObj() override;
   std::vector<std::pair<Value, Value>> items;
   std::uint32_t depth = 1;
   /// Index of the item whose key == k, or -1.
@@ -156,6 +158,7 @@ struct DictObj final : Object {
 
 /// jinja2.utils.Namespace: a mutable attribute bag created by namespace(...).
 struct NamespaceObj final : Object {
+  ~NamespaceObj() override;
   std::vector<std::pair<std::string, Value>> attrs;
   const Value* get(std::string_view name) const;
   void set(std::string_view name, Value v);

@@ -6,6 +6,9 @@
 #include <memory>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
+#include "core/error.h"
 #include "core/utf8.h"
 
 namespace openrecipes::rows::tok {
@@ -231,6 +234,12 @@ WordCache& BpeModel::thread_cache() const {
 }
 
 void BpeModel::encode_cached(std::string_view key, bool raw, std::vector<std::int32_t>& out) const {
+  if (key.size() > kMaxWordBytes) [[unlikely]]
+    throw InputError("the text to encode",
+                     fmt::format("a word of {} bytes (a run the pre-tokenizer does not split) is over the limit of {} "
+                                 "bytes",
+                                 key.size(), kMaxWordBytes),
+                     "split that text: no real conversation holds such a word, and BPE over it costs minutes");
   WordCache& cache = thread_cache();
   const std::uint64_t h = hash_bytes(key);
   std::size_t count = 0;

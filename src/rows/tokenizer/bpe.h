@@ -27,6 +27,11 @@ struct BpeSettings {
   bool ignore_merges = false;
 };
 
+/// Longest pre-tokenized word (a run the pre-tokenizer does not split) the model encodes: 1 MiB. BPE over a word of
+/// n bytes costs O(n log n) time and ~40 bytes of memory per byte (a 50 MB word took ~50 s and 1.7 GB), and no real
+/// conversation holds such a word; a longer one is an InputError rather than minutes of work.
+inline constexpr std::size_t kMaxWordBytes = std::size_t{1} << 20;
+
 class BpeModel {
  public:
   /// Builds the model. `vocab`: token -> id pairs (a token given twice keeps its last id, as upstream's serde map
@@ -40,7 +45,8 @@ class BpeModel {
   BpeModel& operator=(const BpeModel&) = delete;
 
   /// Appends the ids of one pre-tokenized word (non-empty UTF-8). Thread-safe.
-  /// Throws std::runtime_error when the word needs unk_token and unk_token is not in the vocabulary.
+  /// Throws std::runtime_error when the word needs unk_token and unk_token is not in the vocabulary, and InputError
+  /// for a word over kMaxWordBytes.
   void encode_word(std::string_view word, std::vector<std::int32_t>& out) const;
 
   /// Same for a word given as raw bytes whose byte-level characters (GPT-2 byte-to-unicode map) form the real

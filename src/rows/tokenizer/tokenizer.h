@@ -43,7 +43,8 @@ class Tokenizer {
   /// Appends the ids of `text` (UTF-8 bytes; invalid sequences are first decoded lossily, one U+FFFD per maximal
   /// invalid subpart, as Node's Buffer.toString / Rust's from_utf8_lossy do) with add_special_tokens=false.
   /// Thread-safe: any number of threads may encode concurrently on one Tokenizer. Throws InputError only for a
-  /// tokenizer that needs its missing unk_token, or on a regex engine failure.
+  /// tokenizer that needs its missing unk_token, on a regex engine failure, or for a pre-tokenized word over
+  /// tok::kMaxWordBytes (1 MiB).
   void encode(std::string_view text, std::vector<std::int32_t>& out) const;
   std::vector<std::int32_t> encode(std::string_view text) const;
 

@@ -173,5 +173,21 @@ TEST(TokenizerErrors, missing_unk_token_fails_at_encode_like_upstream) {
   EXPECT_THROW(tk.encode("abc"), InputError);
 }
 
+TEST(TokenizerErrors, a_word_over_one_mib_is_an_input_error_not_minutes_of_bpe) {
+  testing::TempDir dir;
+  json j = minimal();
+  j["pre_tokenizer"] = nullptr;  // nothing splits the text: all of it is one word
+  const Tokenizer tk = Tokenizer::load(dir.write("tokenizer.json", j.dump()));
+  EXPECT_EQ(tk.encode(std::string(1000, 'a')).size(), 1000u);
+  try {
+    tk.encode(std::string((1u << 20) + 1, 'a'));
+    ADD_FAILURE() << "a 1 MiB + 1 word encoded";
+  } catch (const InputError& e) {
+    EXPECT_HAS(std::string(e.what()),
+               "a word of 1048577 bytes (a run the pre-tokenizer does not split) is over the "
+               "limit of 1048576 bytes");
+  }
+}
+
 }  // namespace
 }  // namespace openrecipes::rows
