@@ -2,6 +2,8 @@
 // model's chat template (SPEC §1.2–1.3), for debugging a rows build against another pipeline.
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
@@ -17,6 +19,17 @@
 namespace openrecipes::cli {
 namespace {
 namespace fs = std::filesystem;
+
+// tokenizer.encode(text), with an encoding error (a word over the limit, a normalizer that expands the text past
+// its limit) naming `where`: the conversation or the input it came from.
+std::vector<std::int32_t> encode_named(const rows::Tokenizer& tokenizer, std::string_view text,
+                                       const std::string& where) {
+  try {
+    return tokenizer.encode(text);
+  } catch (const InputError& e) {
+    throw InputError(where, "cannot tokenize: " + e.problem(), e.fix());
+  }
+}
 
 struct TokenizeOptions {
   std::string tokenizer, tokenizer_config, chat_template, text, text_file, conversations, date = "2026-01-01";
@@ -51,7 +64,8 @@ const bool registered = register_command(
            ro.today = o->date;
            set.read_each([&](std::uint64_t index, rows::ConversationView conv) {
              std::string text = bundle.render(conv, ro);
-             auto ids = bundle.tokenizer().encode(text);
+             auto ids =
+                 encode_named(bundle.tokenizer(), text, fmt::format("{}: conversation {}", o->conversations, index));
              std::cout << nlohmann::json{{"index", index}, {"rendered", text}, {"input_ids", ids}}.dump() << "\n";
            });
            return 0;
@@ -69,7 +83,8 @@ const bool registered = register_command(
                      << "; invalid bytes were encoded as U+FFFD (the replacement character), as the tokenizers "
                         "library's lossy decoding does. rows build refuses such bytes in a conversation.\n";
          auto tok = rows::Tokenizer::load(fs::path(o->tokenizer) / "tokenizer.json");
-         std::cout << nlohmann::json(tok.encode(text)).dump() << "\n";
+         std::cout << nlohmann::json(encode_named(tok, text, o->text_file.empty() ? "--text" : o->text_file)).dump()
+                   << "\n";
          return 0;
        };
      }});

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <string_view>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
 
 extern char** environ;
@@ -104,7 +106,8 @@ struct Vectors {
 };
 
 // Feeds `input` to `in` and drains `out` and `err` until both reach end of file (or poll fails).
-void pump(Fd& in, Fd& out, Fd& err, const std::string& input, ProcessResult& r) {
+// Returns false when either stream passed `max_output` bytes (both pipes are closed then, the rest unread).
+bool pump(Fd& in, Fd& out, Fd& err, const std::string& input, std::size_t max_output, ProcessResult& r) {
   HeldSigpipe held;
   std::size_t written = 0;
   if (input.empty()) in.close();
@@ -130,6 +133,10 @@ void pump(Fd& in, Fd& out, Fd& err, const std::string& input, ProcessResult& r) 
     };
     drain(out_i, out, r.out);
     drain(err_i, err, r.err);
+    if (r.out.size() > max_output || r.err.size() > max_output) {
+      out.close(), err.close(), in.close();
+      return false;
+    }
     if (in_i >= 0 && (fds[in_i].revents & (POLLOUT | POLLERR | POLLHUP))) {
       const ssize_t k = ::write(in.fd, input.data() + written, input.size() - written);
       if (k > 0) written += static_cast<std::size_t>(k);
@@ -137,6 +144,7 @@ void pump(Fd& in, Fd& out, Fd& err, const std::string& input, ProcessResult& r) 
       if (written >= input.size()) in.close();
     }
   }
+  return true;
 }
 
 }  // namespace
@@ -160,10 +168,16 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     throw InputError(argv[0], std::string("cannot start: ") + std::strerror(rc),
                      "install the program or put its folder on PATH");
   ProcessResult r;
-  pump(in.write, out.read, err.read, options.input, r);
+  const bool within = pump(in.write, out.read, err.read, options.input, options.max_output_bytes, r);
+  if (!within) ::kill(pid, SIGKILL);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  if (!within)
+    throw InputError(argv[0],
+                     fmt::format("printed more than {} bytes on {}; stopped", options.max_output_bytes,
+                                 r.out.size() > options.max_output_bytes ? "stdout" : "stderr"),
+                     "check what the program prints; no step reads that much of a program's output");
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
 }

@@ -19,17 +19,23 @@ struct ProcessResult {
   std::string err;
 };
 
-/// How to run a child: the bytes fed to its stdin (closed at once when empty) and environment variables set or
-/// overridden on top of this process's own environment.
+/// The most a child run by run_process may print on each of stdout and stderr by default: 16 MiB (the callers read
+/// version strings, a model's argument array, git's and the scheduler's messages).
+inline constexpr std::size_t kMaxProcessOutputBytes = std::size_t{16} << 20;
+
+/// How to run a child: the bytes fed to its stdin (closed at once when empty), environment variables set or
+/// overridden on top of this process's own environment, and the most bytes kept of each output stream.
 struct ProcessOptions {
   std::string input;
   std::vector<std::pair<std::string, std::string>> env;
+  std::size_t max_output_bytes = kMaxProcessOutputBytes;
 };
 
 /// Runs `argv` (argv[0] looked up in PATH when it has no '/') with posix_spawn, no shell, and waits for it;
 /// stdout and stderr are read concurrently (no deadlock on large outputs); a child that exits without reading all
 /// of its stdin does not kill the caller with SIGPIPE (held back while writing). Throws InputError naming argv[0]
-/// when `argv` is empty or the program cannot start (not found, not executable), with a fix.
+/// when `argv` is empty or the program cannot start (not found, not executable), with a fix, and when it prints more
+/// than options.max_output_bytes on either stream (it is killed then, never left running).
 ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
 
 /// How to run a long child whose output is streamed (a training run): its environment overrides, its working

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -179,7 +180,7 @@ void check_tree(const YAML::Node& n, const std::string& name, const std::string&
                      "write the values out instead of nesting aliases");
   check_tag(n, name, path);
   if (n.IsMap()) {
-    std::vector<std::pair<std::string, YAML::Node>> seen;
+    std::unordered_map<std::string, YAML::Node> seen;  // a map of 10^6 keys is checked in linear time
     for (const auto& kv : n) {
       check_tag(kv.first, name, path);
       if (!kv.first.IsScalar())
@@ -187,13 +188,11 @@ void check_tree(const YAML::Node& n, const std::string& name, const std::string&
                          "map keys must be plain strings");
       const std::string& k = kv.first.Scalar();
       const std::string child = path.empty() ? k : path + "." + k;
-      for (const auto& [prev, prev_node] : seen)
-        if (prev == k)
-          throw InputError(fmt::format("{}:{}: {}", name, line_of(kv.first), child),
-                           fmt::format("duplicate key {} (first at line {}, again at line {})", quote_for_message(k),
-                                       line_of(prev_node), line_of(kv.first)),
-                           "keep one of them; YAML readers disagree on which one wins");
-      seen.emplace_back(k, kv.first);
+      if (auto [prev, inserted] = seen.emplace(k, kv.first); !inserted)
+        throw InputError(fmt::format("{}:{}: {}", name, line_of(kv.first), child),
+                         fmt::format("duplicate key {} (first at line {}, again at line {})", quote_for_message(k),
+                                     line_of(prev->second), line_of(kv.first)),
+                         "keep one of them; YAML readers disagree on which one wins");
       check_tree(kv.second, name, child, depth + 1, visited);
     }
   } else if (n.IsSequence()) {

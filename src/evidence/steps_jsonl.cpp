@@ -33,7 +33,9 @@ StepLog parse_steps_jsonl(std::string_view text, const std::string& file) {
     try {
       j = parse_json_strict(line, where, fix);
     } catch (const InputError& e) {
-      if (std::string_view(e.what()).find("appears twice") != std::string_view::npos) throw;
+      const std::string_view what = e.what();
+      if (what.find("appears twice") != std::string_view::npos || what.find("nested deeper") != std::string_view::npos)
+        throw;  // these name the key or the depth limit
       throw InputError(where, "not a JSON object", fix);
     }
     if (!j.is_object()) throw InputError(where, "not a JSON object", fix);

@@ -23,6 +23,11 @@ Window window_for_run(std::int64_t steps_per_run, std::optional<Window> declared
                        fmt::format("window {} does not fit a {}-step run (steps 0–{}; step 0 is never measured)",
                                    declared->str(), steps_per_run, steps_per_run - 1),
                        "give first >= 1 and last <= steps_per_run - 1");
+    if (declared->size() > kMaxWindowSteps)
+      throw InputError(where,
+                       fmt::format("window {} spans {} steps, over the limit of {}", declared->str(), declared->size(),
+                                   kMaxWindowSteps),
+                       "measure a shorter window");
     if (rule && !(*declared == *rule))
       throw InputError(
           where,

@@ -184,9 +184,25 @@ bool ModelConfig::find_bool(std::string_view key, bool fallback) const {
   return v->get<bool>();
 }
 
+namespace {
+
+std::int64_t at_most(std::int64_t n, std::int64_t limit, const std::string& where) {
+  if (n > limit)
+    throw InputError(where, fmt::format("is {}, over the limit of {} (docs/limits.md)", n, limit),
+                     "use the checkpoint's own config.json");
+  return n;
+}
+
+}  // namespace
+
+std::int64_t ModelConfig::num_layers() const {
+  return at_most(require_int("num_hidden_layers"), kMaxLayers, source_ + ": num_hidden_layers");
+}
+
 std::int64_t ModelConfig::mtp_layers() const {
-  if (auto n = find_int("num_nextn_predict_layers")) return *n;
-  if (auto n = find_int("mtp_num_hidden_layers")) return *n;
+  if (auto n = find_int("num_nextn_predict_layers"))
+    return at_most(*n, kMaxLayers, source_ + ": num_nextn_predict_layers");
+  if (auto n = find_int("mtp_num_hidden_layers")) return at_most(*n, kMaxLayers, source_ + ": mtp_num_hidden_layers");
   return 0;
 }
 
@@ -216,7 +232,7 @@ std::int64_t ModelConfig::num_experts() const {
     if (*n == 0)
       throw InputError(source_ + ": " + std::string(field), "is 0, but the model has routed experts",
                        "use the checkpoint's own config.json");
-    return *n;
+    return at_most(*n, kMaxExperts, source_ + ": " + std::string(field));
   }
   std::string fix = "use the checkpoint's own config.json";
   if (field == "n_routed_experts" && find_int("num_routed_experts"))

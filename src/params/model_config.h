@@ -24,6 +24,12 @@ enum class Family {
   mixtral,      // mixtral (Mixtral 8x7B, 8x22B: GQA, block_sparse_moe experts w1/w3/w2, no shared experts)
 };
 
+/// Bounds on the counts config.json gives, far above any released model (the deepest has 126 layers, the widest
+/// MoE 512 experts): counting loops over the layers and keeps a bit per expert of each layer's projections, so a
+/// hostile count must stop before it costs hours or gigabytes (docs/limits.md).
+inline constexpr std::int64_t kMaxLayers = 4096;
+inline constexpr std::int64_t kMaxExperts = 65536;
+
 /// A parsed config.json. Field reads throw InputError naming `source` and the field.
 class ModelConfig {
  public:
@@ -50,9 +56,10 @@ class ModelConfig {
   /// Boolean field of text() or the root; `fallback` when missing or null. Throws InputError for another type.
   bool find_bool(std::string_view key, bool fallback) const;
 
-  /// num_hidden_layers.
-  std::int64_t num_layers() const { return require_int("num_hidden_layers"); }
-  /// MTP layers: num_nextn_predict_layers (DeepSeek, Kimi, GLM) or mtp_num_hidden_layers (Qwen3.5); 0 when absent.
+  /// num_hidden_layers; throws InputError naming the field when over kMaxLayers.
+  std::int64_t num_layers() const;
+  /// MTP layers: num_nextn_predict_layers (DeepSeek, Kimi, GLM) or mtp_num_hidden_layers (Qwen3.5); 0 when absent;
+  /// throws InputError when over kMaxLayers.
   std::int64_t mtp_layers() const;
   /// tie_word_embeddings (text_config, then root; transformers' default true when absent).
   bool tie_word_embeddings() const { return find_bool("tie_word_embeddings", true); }
@@ -65,7 +72,7 @@ class ModelConfig {
   /// num_local_experts (gpt-oss, Mixtral).
   std::string_view experts_field() const;
   /// Routed experts per MoE layer; throws InputError naming the field when missing (with a hint for configs that
-  /// renamed it, e.g. InferSim's num_routed_experts).
+  /// renamed it, e.g. InferSim's num_routed_experts), 0 or over kMaxExperts.
   std::int64_t num_experts() const;
   /// Top-k: num_experts_per_tok (gpt-oss also experts_per_token); throws InputError when missing or > num_experts.
   std::int64_t top_k() const;

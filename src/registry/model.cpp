@@ -47,7 +47,11 @@ std::map<std::string, ModelInfo> load_models(const std::filesystem::path& dir) {
       for (const auto& k : n["breakdown"].keys()) {
         auto v = n["breakdown"][k].as_int(0, std::int64_t{1} << 50);
         m.breakdown[k] = v;
-        sum += v;
+        sum += v;  // each class is at most 2^50 and the sum stops at N, so this never overflows
+        if (sum > m.active_params)
+          throw InputError(n["breakdown"].where(),
+                           fmt::format("the breakdown sums to more than N = {} by class '{}'", m.active_params, k),
+                           "make the classes add up to N");
       }
       if (sum != m.active_params)
         throw InputError(n["breakdown"].where(),

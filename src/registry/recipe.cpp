@@ -8,6 +8,7 @@
 #include "core/calendar.h"
 #include "core/error.h"
 #include "core/files.h"
+#include "core/protocol.h"
 #include "core/sha256.h"
 #include "core/yaml.h"
 #include "evidence/step_log.h"
@@ -163,7 +164,7 @@ void read_workload(const YamlField& y, Recipe& r) {
   } else {
     throw InputError(w["kind"].where(), "unknown workload kind '" + kind + "'", "use standard or non-standard");
   }
-  r.workload.row_length = w.require("row_length").as_int(1, 1 << 24);
+  r.workload.row_length = w.require("row_length").as_int(1, protocol::kMaxRowLength);
   r.workload.global_batch = w.require("global_batch").as_int(1, 1 << 24);
 }
 
@@ -173,7 +174,8 @@ void read_run_length(const YamlField& y, Recipe& r) {
   if (y["window"].defined()) {
     auto win = y["window"];
     win.reject_unknown_keys({"first", "last"});
-    r.window = measure::Window{win.require("first").as_int(0, 100000), win.require("last").as_int(0, 100000)};
+    r.window = measure::Window{win.require("first").as_int(0, measure::kMaxWindowSteps),
+                               win.require("last").as_int(0, measure::kMaxWindowSteps)};
   }
 }
 

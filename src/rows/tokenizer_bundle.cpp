@@ -29,7 +29,7 @@ TokenizerBundle TokenizerBundle::load(const TokenizerFiles& files) {
   fs::path tj = files.dir / "tokenizer.json";
   if (!fs::is_directory(files.dir))
     throw InputError(files.dir.string(), "not a folder", "give the folder holding the model's tokenizer.json");
-  std::string tj_bytes = read_file(tj, 512ull << 20, Tokenizer::kParsePadding);
+  std::string tj_bytes = read_file(tj, kMaxTokenizerJsonBytes, Tokenizer::kParsePadding);
   b.tokenizer_json_sha256 = sha256_hex(tj_bytes);
   b.tokenizer_ = std::make_shared<Tokenizer>(Tokenizer::load(tj, std::move(tj_bytes)));
 

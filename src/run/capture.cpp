@@ -10,6 +10,7 @@
 #include "core/atomic_output.h"
 #include "core/error.h"
 #include "core/files.h"
+#include "core/json_limits.h"
 #include "core/sha256.h"
 #include "core/text.h"
 #include "core/utf8.h"
@@ -141,7 +142,8 @@ CheckedRun read_run_dir(const fs::path& run_dir) {
                      "submit a run directory that openrecipes run finished");
   CheckedRun out;
   try {
-    const auto j = nlohmann::json::parse(read_file(manifest, 16u << 20));
+    const auto j = parse_json_strict(read_file(manifest, 16u << 20), manifest.string(),
+                                     "submit a run directory that openrecipes run finished");
     if (j.at("format_version") != 1)
       throw InputError(manifest.string(), "format_version is not 1", "capture the run with this openrecipes");
     RunRecord& r = out.record;

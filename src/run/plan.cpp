@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/files.h"
+#include "core/json_limits.h"
 #include "core/sha256.h"
 #include "core/text.h"
 #include "core/utf8.h"
@@ -344,7 +345,7 @@ std::string plan_json(const RunPlan& p) {
 RunPlan read_plan(const fs::path& file) {
   const std::string text = read_file(file, 16u << 20);
   try {
-    const auto j = nlohmann::json::parse(text);
+    const auto j = parse_json_strict(text, file.string(), "make the plan again with this openrecipes");
     if (j.at("format_version") != 1)
       throw InputError(file.string(), "format_version is not 1", "make the plan again with this openrecipes");
     RunPlan p;

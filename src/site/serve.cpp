@@ -57,6 +57,13 @@ void serve_site(const fs::path& site, const ServeOptions& options, const std::fu
       return;
     }
     std::string target = req.target.substr(0, req.target.find('?'));
+    if (target.size() > kMaxRequestPathBytes) {
+      res.status = 414;
+      res.set_content(
+          fmt::format("the path is over {} bytes; no file of the site has such a path\n", kMaxRequestPathBytes),
+          "text/plain; charset=utf-8");
+      return;
+    }
     auto file = resolve_static_path(root, target);
     std::string body;
     if (file) {

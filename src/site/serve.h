@@ -23,9 +23,10 @@ inline constexpr const char* kContentSecurityPolicy =
 /// Serves the site folder `site` until SIGINT, SIGTERM or SIGHUP arrives (then it stops accepting, finishes, and
 /// returns normally). `on_listening(port)` runs once the socket is bound. Throws InputError when `site` is not a site
 /// `build -o` wrote (no .openrecipes-site marker: fix, build one) or the address cannot be bound (names it).
-/// Responses: 200 with the whole file, 404 for anything resolve_static_path refuses, 416 for a Range request (whole
-/// files only), 413 for a request with a body, 405 for POST, PUT, DELETE, PATCH and OPTIONS (cpp-httplib answers
-/// 400 to methods it does not know). A port another socket holds is refused (no SO_REUSEPORT).
+/// Responses: 200 with the whole file, 414 for a path over kMaxRequestPathBytes, 404 for anything else
+/// resolve_static_path refuses, 416 for a Range request (whole files only), 413 for a request with a body, 405 for
+/// POST, PUT, DELETE, PATCH and OPTIONS (cpp-httplib answers 400 to methods it does not know). A port another socket
+/// holds is refused (no SO_REUSEPORT).
 void serve_site(const std::filesystem::path& site, const ServeOptions& options,
                 const std::function<void(int port)>& on_listening);
 

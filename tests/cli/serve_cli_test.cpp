@@ -79,6 +79,10 @@ TEST(Serve, serves_the_site_and_nothing_outside_it) {
   EXPECT_EQ(c.Post("/index.html", "x", "text/plain")->status, 413);  // no request may carry a body
   auto big = c.Get(("/" + std::string(10000, 'a')).c_str());         // over the 8 KiB request line
   EXPECT_TRUE(!big || big->status >= 400);
+  auto long_path = c.Get(("/" + std::string(2048, 'a')).c_str());  // 2,049 bytes: over the 2,048 of a site path
+  ASSERT_TRUE(long_path);
+  EXPECT_EQ(long_path->status, 414);
+  EXPECT_EQ(long_path->body, "the path is over 2048 bytes; no file of the site has such a path\n");
   httplib::Headers range = {{"Range", "bytes=0-9,0-9,0-9"}};
   EXPECT_EQ(c.Get("/index.html", range)->status, 416);  // whole files only
   // A second serve on the same port is refused (no SO_REUSEPORT), with the address named.

@@ -65,5 +65,19 @@ TEST(Subprocess, a_program_that_cannot_start_is_an_input_error_naming_it) {
   EXPECT_THROW(run_process({}), InputError);
 }
 
+TEST(Subprocess, a_child_that_prints_past_the_limit_is_stopped_and_named) {
+  // `yes` never ends on its own: only the limit stops it.
+  ProcessOptions o;
+  o.max_output_bytes = 1 << 20;
+  try {
+    run_process({"yes"}, o);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("yes: printed more than 1048576 bytes on stdout; stopped"));
+  }
+  o.max_output_bytes = 100;
+  EXPECT_EQ(run_process({"/bin/sh", "-c", "printf %0100d 0"}, o).out, std::string(100, '0'));  // the limit itself
+}
+
 }  // namespace
 }  // namespace openrecipes

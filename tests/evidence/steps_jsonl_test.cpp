@@ -50,6 +50,11 @@ TEST(StepsJsonl, a_field_given_twice_is_an_error_naming_field_and_line) {
   EXPECT_NE(m.find("steps.jsonl:2: the key \"time_s\" appears twice in one object"), std::string::npos) << m;
 }
 
+TEST(StepsJsonl, nesting_past_the_limit_is_an_error_naming_the_line_and_the_limit) {
+  auto m = error_of("{\"step\": 0, \"tokens\": 8, \"time_s\": 4.5, \"loss\": " + std::string(100, '[') + "\n");
+  EXPECT_NE(m.find("steps.jsonl:1: JSON nested deeper than 64 levels (at byte 111)"), std::string::npos) << m;
+}
+
 TEST(StepsJsonl, steps_that_count_down_are_an_error_naming_the_line) {
   auto m = error_of(
       "{\"step\": 0, \"tokens\": 8, \"time_s\": 4.5}\n"

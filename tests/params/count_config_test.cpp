@@ -3,6 +3,7 @@
 
 #include "core/error.h"
 #include "params/count.h"
+#include "params/model_config.h"
 
 namespace openrecipes::params {
 namespace {
@@ -74,6 +75,29 @@ TEST(CountConfig, malformed_and_absurd_fields_are_errors) {
   EXPECT_THAT(error_of(c), HasSubstr("overflows 64 bits"));
   EXPECT_THAT(error_of(json::array()), HasSubstr("is not a JSON object"));
   EXPECT_THAT(error_of({{"hidden_size", 4}}), HasSubstr("model_type: missing"));
+}
+
+TEST(CountConfig, layer_and_expert_counts_over_their_limits_are_errors_before_any_counting) {
+  // Within 2^40 but past kMaxLayers / kMaxExperts: counting would loop 2^39 times or keep 2^39 bits per projection.
+  json c = small_moe();
+  c["num_hidden_layers"] = std::int64_t{1} << 39;
+  EXPECT_THAT(error_of(c), HasSubstr("config.json: num_hidden_layers: is 549755813888, over the limit of 4096"));
+  c = small_moe();
+  c["num_hidden_layers"] = 4096;
+  c["mlp_only_layers"] = json::array();
+  EXPECT_EQ(error_of(c), "(no error)");  // the limit itself is allowed
+  c = small_moe();
+  c["num_experts"] = 65537;
+  EXPECT_THAT(error_of(c), HasSubstr("config.json: num_experts: is 65537, over the limit of 65536"));
+  c = small_moe();
+  c["model_type"] = "deepseek_v3";
+  c["num_nextn_predict_layers"] = 5000;
+  try {
+    ModelConfig::from_json(c).mtp_layers();
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("config.json: num_nextn_predict_layers: is 5000, over the limit of 4096"));
+  }
 }
 
 TEST(CountConfig, zero_shape_fields_are_errors_naming_the_field) {

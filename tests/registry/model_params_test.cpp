@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/error.h"
 #include "params/hf_layouts.h"
 #include "registry/evaluate.h"
 #include "testing/support.h"
@@ -70,6 +71,25 @@ TEST(ModelParams, build_uses_the_recount_for_mfu_and_reports_disagreements) {
     for (const auto& why : r.reasons)
       named |= why.find("records N = 1, but its config arithmetic gives 595984384") != std::string::npos;
     EXPECT_TRUE(named) << r.id;
+  }
+}
+
+TEST(ModelParams, a_breakdown_past_n_stops_at_the_class_that_passes_it) {
+  // 9,000 classes of 2^50 each would overflow a 64-bit sum (2^63 after 8,192); the sum stops at N instead.
+  testing::TempDir d;
+  std::string yaml =
+      "name: X\nfamily: qwen3\ncheckpoint: {id: a/b}\nactive_params:\n  n: 1000\n  counted_from: config\n"
+      "  counting: by hand\n  breakdown:\n";
+  for (int i = 0; i < 9000; ++i) yaml += "    c" + std::to_string(i) + ": 1125899906842624\n";
+  d.write("models/x.yaml", yaml);
+  try {
+    load_models(d / "models");
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("active_params.breakdown: the breakdown sums to more than N = 1000 by class "
+                                         "'c0'"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cstdint>
 
+#include <fmt/format.h>
+
+#include "core/error.h"
 #include "core/utf8.h"
 #include "rows/tokenizer/unicode_class.h"
 
@@ -40,21 +43,31 @@ void lowercase(std::string_view in, std::string& out) {
   }
 }
 
+[[noreturn]] void normalized_too_long() {
+  throw InputError(
+      "the text to encode",
+      fmt::format("the tokenizer's normalizer grows this text past the limit of {} bytes", kMaxNormalizedBytes),
+      "split that text, or use a tokenizer whose normalizer does not expand text this much");
+}
+
 void replace(const NormalizerStep& st, std::string_view in, std::string& out) {
   out.clear();
   std::size_t last = 0;
+  auto put = [&](std::string_view before) {
+    if (out.size() + before.size() + st.content.size() > kMaxNormalizedBytes) normalized_too_long();
+    out.append(before);
+    out.append(st.content);
+  };
   if (st.regex) {
     std::vector<Span> matches;
     st.regex->find_all(in, matches);
     for (const auto& [s, e] : matches) {
-      out.append(in.substr(last, s - last));
-      out.append(st.content);
+      put(in.substr(last, s - last));
       last = e;
     }
   } else {
     for (std::size_t pos = in.find(st.literal); pos != std::string_view::npos; pos = in.find(st.literal, last)) {
-      out.append(in.substr(last, pos - last));
-      out.append(st.content);
+      put(in.substr(last, pos - last));
       last = pos + st.literal.size();
     }
   }
@@ -124,6 +137,7 @@ std::string_view NormalizerChain::apply(std::string_view in, std::string& buffer
         cur = strip(cur, st.strip_left, st.strip_right);  // a sub-view: nothing to copy
         continue;
     }
+    if (tmp.size() > kMaxNormalizedBytes) normalized_too_long();
     buffer.swap(tmp);
     cur = buffer;
   }

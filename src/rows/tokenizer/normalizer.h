@@ -13,6 +13,11 @@
 
 namespace openrecipes::rows::tok {
 
+/// The longest text the normalizer chain may make of one piece of text (a Replace whose content is longer than what
+/// it matches grows the text, and steps chain): 256 MiB, four times the longest message. Over it, encoding throws
+/// InputError naming the limit.
+inline constexpr std::size_t kMaxNormalizedBytes = std::size_t{256} << 20;
+
 /// One normalizer step (a Sequence is flattened into its steps).
 struct NormalizerStep {
   enum class Kind { unicode, lowercase, replace, prepend, strip } kind = Kind::unicode;

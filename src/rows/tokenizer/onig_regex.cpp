@@ -6,6 +6,10 @@
 #include <mutex>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
+#include "core/error.h"
+
 namespace openrecipes::rows::tok {
 namespace {
 
@@ -54,6 +58,14 @@ void OnigRegex::find_all(std::string_view text, std::vector<Span>& out) const {
     if (r == ONIG_MISMATCH) break;
     if (r < 0) {
       onig_region_free(region, 1);
+      // Oniguruma's default bound on backtracking (10,000,000 retries a match, as the onig crate upstream uses):
+      // a pattern that backtracks catastrophically on this text stops here, as it does in tokenizers.
+      if (r == ONIGERR_RETRY_LIMIT_IN_MATCH_OVER || r == ONIGERR_RETRY_LIMIT_IN_SEARCH_OVER)
+        throw InputError("the text to encode",
+                         fmt::format("the tokenizer's regex backtracked past Oniguruma's retry limit ({} a match) at "
+                                     "byte {}",
+                                     onig_get_retry_limit_in_match(), last_end),
+                         "split that text, or use a tokenizer whose patterns do not backtrack this much");
       throw std::runtime_error("Oniguruma search error: " + onig_message(r, nullptr));
     }
     const auto s = static_cast<std::size_t>(region->beg[0]);

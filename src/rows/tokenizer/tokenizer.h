@@ -15,6 +15,10 @@
 
 namespace openrecipes::rows {
 
+/// The largest tokenizer.json read: 256 MiB (released ones are at most ~35 MB); a larger file is an InputError naming
+/// it and the limit.
+inline constexpr std::uint64_t kMaxTokenizerJsonBytes = 256ull << 20;
+
 namespace tok {
 struct Pipeline;
 }

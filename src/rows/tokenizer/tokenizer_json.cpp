@@ -23,8 +23,8 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr std::uint64_t kMaxFileBytes = 256ull << 20;  // 256 MiB
-constexpr std::size_t kMaxVocab = 1u << 24;            // 16.7M tokens
+constexpr std::uint64_t kMaxFileBytes = kMaxTokenizerJsonBytes;
+constexpr std::size_t kMaxVocab = 1u << 24;  // 16.7M tokens
 constexpr std::size_t kMaxMerges = 1u << 24;
 constexpr std::size_t kMaxAddedTokens = 1u << 20;
 constexpr std::size_t kMaxTokenBytes = 1u << 16;
@@ -197,7 +197,9 @@ class Loader {
     } else {
       fail(pp, "expected {\"String\": ...} or {\"Regex\": ...}", "fix the pattern");
     }
-    if (spec.text.size() > kMaxPatternBytes) fail(pp, "pattern is longer than 64 KiB", "use a real tokenizer.json");
+    if (spec.text.size() > kMaxPatternBytes)
+      fail(pp, fmt::format("pattern of {} bytes is longer than the limit of {}", spec.text.size(), kMaxPatternBytes),
+           "use a real tokenizer.json");
     return spec;
   }
   std::shared_ptr<OnigRegex> compile(const std::string& pattern, const std::string& path) const {
@@ -208,7 +210,8 @@ class Loader {
   }
 
   void normalizer(const json& n, const std::string& path, int depth, std::vector<NormalizerStep>& steps) const {
-    if (depth > kMaxDepth) fail(path, "Sequence nested too deeply", "flatten the normalizer");
+    if (depth > kMaxDepth)
+      fail(path, fmt::format("Sequence nested more than {} levels deep", kMaxDepth), "flatten the normalizer");
     const std::string type = type_of(n, path);
     NormalizerStep st;
     if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD") {
@@ -244,12 +247,14 @@ class Loader {
       fail(path + ".type", "unsupported normalizer type \"" + type + "\"",
            "OpenRecipes supports NFC, NFD, NFKC, NFKD, Lowercase, Replace, Prepend, Strip and Sequence");
     }
-    if (steps.size() >= kMaxSteps) fail(path, "too many normalizer steps", "use a real tokenizer.json");
+    if (steps.size() >= kMaxSteps)
+      fail(path, fmt::format("more than the limit of {} normalizer steps", kMaxSteps), "use a real tokenizer.json");
     steps.push_back(std::move(st));
   }
 
   void pre_tokenizer(const json& n, const std::string& path, int depth, std::vector<PreTokenizerStep>& steps) const {
-    if (depth > kMaxDepth) fail(path, "Sequence nested too deeply", "flatten the pre-tokenizer");
+    if (depth > kMaxDepth)
+      fail(path, fmt::format("Sequence nested more than {} levels deep", kMaxDepth), "flatten the pre-tokenizer");
     const std::string type = type_of(n, path);
     PreTokenizerStep st;
     if (type == "Sequence") {
@@ -296,7 +301,8 @@ class Loader {
       fail(path + ".type", "unsupported pre-tokenizer type \"" + type + "\"",
            "OpenRecipes supports Split, ByteLevel, Digits and Sequence");
     }
-    if (steps.size() >= kMaxSteps) fail(path, "too many pre-tokenizer steps", "use a real tokenizer.json");
+    if (steps.size() >= kMaxSteps)
+      fail(path, fmt::format("more than the limit of {} pre-tokenizer steps", kMaxSteps), "use a real tokenizer.json");
     steps.push_back(std::move(st));
   }
 
@@ -380,7 +386,9 @@ class Loader {
 
   std::vector<AddedToken> added_tokens(const json& list) const {
     if (!list.is_array()) fail("added_tokens", "expected an array", "fix added_tokens");
-    if (list.size() > kMaxAddedTokens) fail("added_tokens", "too many added tokens", "use a real tokenizer.json");
+    if (list.size() > kMaxAddedTokens)
+      fail("added_tokens", fmt::format("{} added tokens is more than the limit of {}", list.size(), kMaxAddedTokens),
+           "use a real tokenizer.json");
     std::vector<AddedToken> out;
     out.reserve(list.size());
     for (std::size_t i = 0; i < list.size(); ++i) {

@@ -189,5 +189,39 @@ TEST(TokenizerErrors, a_word_over_one_mib_is_an_input_error_not_minutes_of_bpe) 
   }
 }
 
+TEST(TokenizerErrors, a_normalizer_that_grows_text_past_256_mib_is_an_input_error) {
+  testing::TempDir dir;
+  json j = minimal();
+  // Each "a" becomes 60,000 bytes: 5,000 of them would make 300,000,000 bytes (> 268,435,456).
+  j["normalizer"] = {{"type", "Replace"}, {"pattern", {{"String", "a"}}}, {"content", std::string(60000, 'b')}};
+  const Tokenizer tk = Tokenizer::load(dir.write("tokenizer.json", j.dump()));
+  EXPECT_EQ(tk.encode("a").size(), 60000u);  // "b" x 60,000, each its own token (the merges make only "ab")
+  try {
+    tk.encode(std::string(5000, 'a'));
+    ADD_FAILURE() << "300 MB of normalized text encoded";
+  } catch (const InputError& e) {
+    EXPECT_HAS(std::string(e.what()),
+               "the text to encode: the tokenizer's normalizer grows this text past the limit of 268435456 bytes");
+  }
+}
+
+TEST(TokenizerErrors, a_pattern_that_backtracks_past_onigurumas_retry_limit_is_an_input_error) {
+  testing::TempDir dir;
+  json j = minimal();
+  // (a|a)*$ over 40 a's and a "!": 2^40 ways to fail at each start. Oniguruma stops at its retry limit (tokenizers'
+  // onig crate uses the same default, and fails there too).
+  j["pre_tokenizer"] = {
+      {"type", "Split"}, {"pattern", {{"Regex", "(a|a)*$"}}}, {"behavior", "Isolated"}, {"invert", false}};
+  const Tokenizer tk = Tokenizer::load(dir.write("tokenizer.json", j.dump()));
+  try {
+    tk.encode(std::string(40, 'a') + "!");
+    ADD_FAILURE() << "encoded";
+  } catch (const InputError& e) {
+    EXPECT_HAS(std::string(e.what()),
+               "the text to encode: the tokenizer's regex backtracked past Oniguruma's retry limit (10000000 a match) "
+               "at byte 0");
+  }
+}
+
 }  // namespace
 }  // namespace openrecipes::rows
