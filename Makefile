@@ -28,7 +28,7 @@ test: build
 # targets of fuzz/ for FUZZ_SECONDS each (fuzz/README.md).
 build-asan: bootstrap
 	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" -DOPENRECIPES_SANITIZE=ON -DOPENRECIPES_FUZZ=ON >/dev/null
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DOPENRECIPES_SANITIZE=ON -DOPENRECIPES_FUZZ=ON $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS) 1>&2
 
 test-asan: build-asan

@@ -21,9 +21,9 @@ for f in tests/run/device/multi/drafts/*.yaml; do
   mkdir -p "$reg/recipes/$model/H200/$(basename "$f" .yaml)"
   cp "$f" "$reg/recipes/$model/H200/$(basename "$f" .yaml)/recipe.yaml"
 done
-bin=build/device-megatron/bin/openrecipes
+bin=${OPENRECIPES_BIN:-build/openrecipes}  # this machine's binary (the bundled one needs its lib/ unpacked)
 for gpus in 2 4 8; do
-  for d in "$reg"/recipes/*/H200/*/; do
+  for d in "$reg"/recipes/*/H200/*; do
     [ -f "$d/recipe.yaml" ] && [ "$(sed -n 's/^gpus: //p' "$d/recipe.yaml")" = "$gpus" ] || continue
     "$bin" run "$d" --launcher local --dry-run --var "MEGATRON_LM=$PWD/build/device-megatron/Megatron-LM" \
       --var "SFT_DATA=$PWD/build/device-megatron/rows/rows" -o "/tmp/or-multi-$(basename "$d")"
