@@ -7,11 +7,8 @@
 # recipes submit wrote, with their evidence) and device.log, all packed into device-runs.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
-d=$PWD/build/device-megatron
+source tests/run/device/device-env.sh
 out=${OUT:-/tmp/device-megatron-out}; mkdir -p "$out"
-export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$d/lib/libs.tar.xz" "$d/lib"
 openrecipes=$d/bin/openrecipes  # its RPATH finds lib/ (prepare.sh)
 drafts=$d/drafts/recipes/qwen3-0.6b/H200
 target=$d/submitted-registry

@@ -11,12 +11,8 @@
 # $OUT gets multi-runs.tar.gz: device.log, run-<name>/ and submitted/ (the recipes submit wrote, with evidence).
 set -uo pipefail
 cd "$(dirname "$0")/../../../.."
-d=$PWD/build/device-megatron
+source tests/run/device/device-env.sh
 out=${OUT:-/tmp/device-multi-out}; mkdir -p "$out"
-export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-[ -d "$d/lib" ] && python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
-  "$d/lib/libs.tar.xz" "$d/lib"
 bin=$d/bin/openrecipes
 reg=$d/multi/registry
 target=$d/multi/submitted-registry
