@@ -7,11 +7,11 @@
 
 namespace openrecipes::measure {
 
-/// Inclusive range of 0-based steps [first, last] that the score is computed over.
 /// The most steps a declared window may span (and the largest step a recipe's window may name): far above any
 /// measured window, and a bound on the per-step table measurement keeps.
 inline constexpr std::int64_t kMaxWindowSteps = 100000;
 
+/// Inclusive range of 0-based steps [first, last] that the score is computed over.
 struct Window {
   std::int64_t first = 0;
   std::int64_t last = 0;

@@ -23,7 +23,6 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr std::uint64_t kMaxFileBytes = kMaxTokenizerJsonBytes;
 constexpr std::size_t kMaxVocab = 1u << 24;  // 16.7M tokens
 constexpr std::size_t kMaxMerges = 1u << 24;
 constexpr std::size_t kMaxAddedTokens = 1u << 20;
@@ -415,14 +414,14 @@ class Loader {
 }  // namespace
 
 std::string read_tokenizer_json(const std::filesystem::path& path) {
-  return read_file(path, kMaxFileBytes, simdjson::SIMDJSON_PADDING);
+  return read_file(path, kMaxTokenizerJsonBytes, simdjson::SIMDJSON_PADDING);
 }
 
 std::unique_ptr<Pipeline> load_pipeline(const std::filesystem::path& path, std::string bytes, bool try_fast) {
   const std::string file = path.string();
   Loader L(file);
-  if (bytes.size() > kMaxFileBytes)
-    L.fail("", fmt::format("file is {} bytes, over the limit of {} bytes", bytes.size(), kMaxFileBytes),
+  if (bytes.size() > kMaxTokenizerJsonBytes)
+    L.fail("", fmt::format("file is {} bytes, over the limit of {} bytes", bytes.size(), kMaxTokenizerJsonBytes),
            "use a real tokenizer.json");
   // Bound nesting before building any tree: nlohmann copies trees recursively (a 170k-deep file overflows the
   // stack), and no real tokenizer.json nests more than ~10 levels.
