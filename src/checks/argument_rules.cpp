@@ -28,6 +28,14 @@ std::string to_string(ArgClass c) {
   return "unclassified";
 }
 
+ArgClass parse_arg_class(const std::string& cls, const std::string& where) {
+  if (cls == "structural") return ArgClass::structural;
+  if (cls == "same_math_swap") return ArgClass::same_math_swap;
+  if (cls == "bookkeeping") return ArgClass::bookkeeping;
+  if (cls == "math") return ArgClass::math;
+  throw InputError(where, "unknown class '" + cls + "'", "use structural, same_math_swap, bookkeeping or math");
+}
+
 bool glob_match(std::string_view p, std::string_view t) {
   std::size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
   while (ti < t.size()) {
@@ -70,19 +78,8 @@ ArgumentRules ArgumentRules::load(const std::filesystem::path& file) {
   std::map<std::string, std::string> seen;  // name -> where
   for (const auto& r : root.require("rules").items()) {
     r.reject_unknown_keys({"class", "why", "names", "patterns"});
-    std::string cls = r.require("class").as_string(64);
     Rule rule;
-    if (cls == "structural")
-      rule.cls = ArgClass::structural;
-    else if (cls == "same_math_swap")
-      rule.cls = ArgClass::same_math_swap;
-    else if (cls == "bookkeeping")
-      rule.cls = ArgClass::bookkeeping;
-    else if (cls == "math")
-      rule.cls = ArgClass::math;
-    else
-      throw InputError(r["class"].where(), "unknown class '" + cls + "'",
-                       "use structural, same_math_swap, bookkeeping or math");
+    rule.cls = parse_arg_class(r.require("class").as_string(64), r["class"].where());
     rule.why = r.require("why").as_string(400);
     if (rule.why.empty()) throw InputError(r["why"].where(), "every rule needs a reason");
     rule.where = r.where();

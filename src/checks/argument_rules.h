@@ -15,6 +15,10 @@ enum class ArgClass { structural, same_math_swap, bookkeeping, math, unclassifie
 /// "structural", "same-math swap", "bookkeeping", "math", "unclassified".
 std::string to_string(ArgClass c);
 
+/// A rules file's `class:` value ("structural", "same_math_swap", "bookkeeping", "math"), as arguments.yaml and
+/// command.yaml write it. Throws InputError naming `where` and the classes for anything else.
+ArgClass parse_arg_class(const std::string& text, const std::string& where);
+
 /// How one argument was classed: the class, the rule's reason and where the rule is (file:line).
 struct Classification {
   ArgClass cls = ArgClass::unclassified;

@@ -20,6 +20,7 @@ struct ComponentTest {
   double worst_error = 0;  ///< the worst error it saw (>= 0)
   bool passed = false;
   std::string where;  ///< recipe file:line, for messages
+  bool operator==(const ComponentTest&) const = default;
 };
 
 /// Why a component test does or does not count for `model_shape` (SPEC §4.2: it counts only if passed,

@@ -66,22 +66,8 @@ ConfigCheck check_configuration(const std::map<std::string, std::string>& recipe
                                 const ModelFacts& model, const ConfigCheckOptions& options) {
   ConfigCheck out;
   if (reference) {
-    std::set<std::string> names;
-    for (const auto& kv : recipe) names.insert(kv.first);
-    for (const auto& kv : *reference) names.insert(kv.first);
-    for (const auto& name : names) {
-      auto a = recipe.find(name);
-      auto b = reference->find(name);
-      std::optional<std::string> av = a == recipe.end() ? std::nullopt : std::optional<std::string>(a->second);
-      std::optional<std::string> bv = b == reference->end() ? std::nullopt : std::optional<std::string>(b->second);
-      if (av == bv) continue;
-      ArgumentChange ch;
-      ch.name = name;
-      ch.recipe_value = av;
-      ch.reference_value = bv;
-      ch.classification = rules.classify(name);
-      if (options.run_length_is_bookkeeping && is_run_length_change(name, recipe, *reference))
-        ch.classification = {ArgClass::bookkeeping, "run length: " + options.run_length_why, ""};
+    // Classes one change and decides whether it is accepted (structural, bookkeeping, a tested same-math swap).
+    auto judge = [&](ArgumentChange& ch) {
       switch (ch.classification.cls) {
         case ArgClass::structural:
           ch.accepted = true;
@@ -94,7 +80,7 @@ ConfigCheck check_configuration(const std::map<std::string, std::string>& recipe
         case ArgClass::same_math_swap: {
           std::string why_not = "no component test records this swap";
           for (const auto& t : component_tests) {
-            if (t.swap != name) continue;
+            if (t.swap != ch.name) continue;
             why_not = component_test_problem(t, model.layer_shape);
             if (why_not.empty()) {
               ch.accepted = true;
@@ -110,13 +96,46 @@ ConfigCheck check_configuration(const std::map<std::string, std::string>& recipe
           ch.note = "math: " + ch.classification.why;
           break;
         case ArgClass::unclassified:
-          ch.note = "unclassified: no rule in registry/rules/arguments.yaml classes this argument";
+          ch.note = ch.name.starts_with("$")
+                        ? "unclassified: registry/rules/command.yaml does not list this environment variable"
+                        : "unclassified: no rule in registry/rules/arguments.yaml classes this argument";
           break;
       }
       if (!ch.accepted)
-        out.problems.push_back(fmt::format("{} changed from {} to {} — {}", name, show(bv), show(av), ch.note));
+        out.problems.push_back(fmt::format("{} changed from {} to {} — {}", ch.name, show(ch.reference_value),
+                                           show(ch.recipe_value), ch.note));
       out.changes.push_back(std::move(ch));
-    }
+    };
+    auto diff = [&](const std::map<std::string, std::string>& mine, const std::map<std::string, std::string>& theirs,
+                    const std::string& prefix, const auto& classify) {
+      std::set<std::string> names;
+      for (const auto& kv : mine) names.insert(kv.first);
+      for (const auto& kv : theirs) names.insert(kv.first);
+      for (const auto& name : names) {
+        auto a = mine.find(name);
+        auto b = theirs.find(name);
+        std::optional<std::string> av = a == mine.end() ? std::nullopt : std::optional<std::string>(a->second);
+        std::optional<std::string> bv = b == theirs.end() ? std::nullopt : std::optional<std::string>(b->second);
+        if (av == bv) continue;
+        ArgumentChange ch;
+        ch.name = prefix + name;
+        ch.recipe_value = av;
+        ch.reference_value = bv;
+        ch.classification = classify(name);
+        judge(ch);
+      }
+    };
+    diff(recipe, *reference, "", [&](const std::string& name) {
+      if (options.run_length_is_bookkeeping && is_run_length_change(name, recipe, *reference))
+        return Classification{ArgClass::bookkeeping, "run length: " + options.run_length_why, ""};
+      return rules.classify(name);
+    });
+    diff(options.recipe_env, options.reference_env, "$", [&](const std::string& name) {
+      auto c = options.environment ? options.environment(name) : std::nullopt;
+      return c ? *c : Classification{};
+    });
+    std::sort(out.changes.begin(), out.changes.end(),
+              [](const ArgumentChange& x, const ArgumentChange& y) { return x.name < y.name; });
     check_conventions(*reference, "reference recipe", rules, model, out.problems);
   }
   check_conventions(recipe, "recipe", rules, model, out.problems);

@@ -2,6 +2,7 @@
 // class every changed argument, and decide eligibility; plus the objective conventions (PROTOCOL.md).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,6 +42,11 @@ struct ConfigCheck {
 struct ConfigCheckOptions {
   bool run_length_is_bookkeeping = false;
   std::string run_length_why;
+  /// The environment variables the recipe's and the reference's commands set (NAME -> value as the command writes
+  /// it): arguments too (SPEC §4.1), each changed one classed by `environment` (the program policy's class; nullopt:
+  /// unclassified) and reported as "$NAME".
+  std::map<std::string, std::string> recipe_env, reference_env;
+  std::function<std::optional<Classification>(const std::string&)> environment;
 };
 
 /// Runs the check. `reference` is nullopt for a recipe that is its own reference (it passes trivially, but

@@ -6,14 +6,16 @@
 #include <string>
 #include <vector>
 
+#include "core/reason.h"
 #include "evidence/versions.h"
 
 namespace openrecipes::checks {
 
 /// One stack entry: a component and the version the recipe says it ran.
 struct StackEntry {
-  std::string component;  ///< "pytorch", "cuda", "nccl", "transformer_engine", "megatron_lm", "framework", ...
+  std::string component;  ///< "pytorch", "cuda", "nccl", "transformer_engine", "megatron_lm", "<framework>_commit"
   std::string version;
+  bool operator==(const StackEntry&) const = default;
 };
 
 /// A stack component as shown: what the recipe says and whether the evidence shows it.
@@ -23,17 +25,20 @@ struct StackStatus {
   std::string status;  ///< "pinned" (evidence shows it), "not pinned" (evidence does not show it), "mismatch"
 };
 
-/// The statuses, in the recipe's order, and a sentence per entry the evidence contradicts (starting "stack: ").
+/// The statuses, in the recipe's order, and a reason (stage "stack") per entry the evidence contradicts.
 struct StackCheck {
   std::vector<StackStatus> stack;
-  std::vector<std::string> problems;
+  Reasons problems;
 };
 
-/// Checks `entries` against the run's versions dump (`dump`, nullptr when the recipe has none or it could not be
-/// read) and its resolved Megatron arguments (`args`, nullptr when none). A component matches the dump under any
-/// of its spellings (pytorch: torch; nccl: nvidia_nccl_cu12/13; megatron_lm: megatron_lm_commit,
-/// megatron_core_commit; transformer_engine: transformer_engine_torch). `transformer_engine: none` is pinned when
-/// the arguments show `--transformer-impl local` and a problem otherwise.
+/// Checks `entries` against what the run's evidence shows (`dump`: the versions dump merged with the log's
+/// banners; nullptr when there is none) and its resolved Megatron arguments (`args`, nullptr when none).
+/// A component matches the dump under any of its spellings (pytorch: torch, Megatron's "PyTorch version" banner;
+/// nccl: nvidia_nccl_cu12/13; transformer_engine: transformer_engine_torch and the banner). Commits (megatron_lm and
+/// <framework>_commit) agree when one is a prefix of the other (7 to 40 hex digits); Megatron-LM's commit is also
+/// read from the Megatron-Core banner's local version ("0.20.0+d98e8a6"). A Transformer Engine version 0.0.0 (what
+/// Megatron's banner prints without TE) is "none". `transformer_engine: none` is pinned when the arguments show
+/// `--transformer-impl local`, and a problem otherwise.
 StackCheck check_stack(const std::vector<StackEntry>& entries, const evidence::VersionDump* dump,
                        const std::map<std::string, std::string>* args);
 

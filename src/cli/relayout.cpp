@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "checks/command_policy.h"
 #include "cli/command.h"
 #include "core/error.h"
 #include "layout/relayout.h"
@@ -40,6 +41,16 @@ nlohmann::ordered_json layout_json(const layout::Layout& l) {
 int run(const RelayoutOptions& o) {
   fs::path p(o.recipe);
   const auto recipe = registry::load_recipe(p.filename() == "recipe.yaml" ? p.parent_path() : p);
+  {  // the program policy: relayout never prints a command that openrecipes run would refuse
+    const std::string where = recipe.file.string() + ": command";
+    auto policy = checks::CommandPolicy::bundled().check(layout::split_command(recipe.command, where),
+                                                         recipe.stack.framework, "");
+    if (!policy.shape) {
+      std::string what;
+      for (const auto& x : policy.problems) what += (what.empty() ? "" : "; ") + x.message;
+      throw InputError(where, what, policy.problems.front().fix);
+    }
+  }
   layout::RelayoutRequest q;
   q.layout = recipe.layout;
   q.global_batch = recipe.workload.global_batch;

@@ -71,6 +71,7 @@ void print_plan(const run::RunPlan& p, const run::SlurmOptions& so) {
                            p.mode == run::LaunchMode::megatron ? "Megatron-LM (torchrun)" : "Ray",
                            p.profile ? ", profiler run (not a convergence arm)" : "");
   for (const auto& e : p.edits) std::cout << "  " << e << "\n";
+  for (const auto& w : p.warnings) std::cout << "  warning: " << w << "\n";
   std::cout << "  run directory " << p.run_dir << "\n";
   std::cout << "  would write   plan.json (the plan below)" << (p.launcher == "slurm" ? ", sbatch.sh" : "")
             << ", nodes/<rank>/{versions.txt,train.log,exit.txt}, "
@@ -134,6 +135,7 @@ int run(RunOptions& o) {
     print_plan(plan, so);
     return 0;
   }
+  for (const auto& w : plan.warnings) std::cerr << "openrecipes run: warning: " << w << "\n";
   const bool created = !fs::exists(plan.run_dir);
   fs::create_directories(plan.run_dir);
   // Until the trainer starts, a failure leaves no run directory behind (so the same -o can be used again).

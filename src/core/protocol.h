@@ -32,4 +32,12 @@ inline constexpr std::int64_t kShortWindowLast = 13;
 /// (SPEC §5: "score within 0.5% of what it claims").
 inline constexpr double kClaimTolerance = 0.005;
 
+/// How far a recipe's recorded convergence numbers may be from the check's (SPEC §4.3 record): the correlation is
+/// written to 4 decimals and the final loss difference to 3 significant digits, so each is off by at most half its
+/// last digit (5e-5 for a correlation; 5e-5 absolute for a loss difference below 1%, which is where they live). The
+/// correlation's bound is kept at 5e-4 (a tenth of the 0.95 threshold's last digit) to allow recipes written before
+/// 4 decimals were the rule.
+inline constexpr double kCorrelationClaimTolerance = 5e-4;
+inline constexpr double kFinalLossClaimTolerance = 5e-5;
+
 }  // namespace openrecipes::protocol

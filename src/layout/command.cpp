@@ -223,6 +223,22 @@ std::string where_of(std::string_view where, const CommandWord& w) {
 
 }  // namespace
 
+std::optional<std::string> assignment_name(const CommandWord& w) {
+  if (w.parts.empty() || w.parts[0].kind != WordPart::Kind::literal || w.parts[0].quoted) return std::nullopt;
+  const std::string& t = w.parts[0].text;
+  const std::size_t eq = t.find('=');
+  if (eq == std::string::npos || eq == 0 || !name_start(t[0]) ||
+      !std::all_of(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(eq), name_char))
+    return std::nullopt;
+  return t.substr(0, eq);
+}
+
+std::size_t assignment_count(const std::vector<CommandWord>& words) {
+  std::size_t n = 0;
+  while (n < words.size() && assignment_name(words[n])) ++n;
+  return n;
+}
+
 std::optional<std::string> CommandWord::literal() const {
   std::string out;
   for (const auto& p : parts) {
@@ -249,11 +265,10 @@ RenderedCommand render_command(const std::vector<CommandWord>& words, const Comm
   };
   for (const auto& w : words) {
     // NAME=value before the program: the environment (the NAME= part unquoted, as a shell requires).
-    if (!program_seen && !w.parts.empty() && w.parts[0].kind == WordPart::Kind::literal && !w.parts[0].quoted) {
-      const std::string& t = w.parts[0].text;
-      const std::size_t eq = t.find('=');
-      if (eq != std::string::npos && eq > 0 && name_start(t[0]) &&
-          std::all_of(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(eq), name_char)) {
+    if (!program_seen && assignment_name(w)) {
+      {
+        const std::string& t = w.parts[0].text;
+        const std::size_t eq = t.find('=');
         std::string value = t.substr(eq + 1);
         for (std::size_t k = 1; k < w.parts.size(); ++k) {
           const WordPart& p = w.parts[k];
@@ -378,10 +393,10 @@ void CommandEditor::set(const std::vector<std::string>& spellings, const std::st
 }
 
 void CommandEditor::set_env(const std::string& name, const std::string& value) {
-  for (const auto& w : words_) {
+  for (std::size_t i = 0; i < assignment_count(words_); ++i) {
+    const CommandWord& w = words_[i];
     auto lit = w.literal();
-    if (!lit || lit->find('=') == std::string::npos) break;  // past the assignments
-    if (lit->starts_with(name + "=")) {
+    if (lit && lit->starts_with(name + "=")) {
       std::string old = lit->substr(name.size() + 1);
       if (old != value) {
         edits_.push_back({w.begin, w.end, name + "=" + value});

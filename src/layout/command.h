@@ -51,6 +51,13 @@ struct CommandVariables {
   std::optional<std::string> entry_module;                 ///< what `<slime entry module>` stands for
 };
 
+/// The NAME of an environment assignment word, as a shell reads one before the program: the word's first part is an
+/// unquoted literal "NAME=..." with NAME a shell variable name. nullopt for any other word.
+std::optional<std::string> assignment_name(const CommandWord& word);
+
+/// How many of the leading words of `words` are environment assignments (assignment_name) before the program.
+std::size_t assignment_count(const std::vector<CommandWord>& words);
+
 /// A rendered command: leading NAME=value words become the environment, the rest the argument vector.
 struct RenderedCommand {
   std::vector<std::pair<std::string, std::string>> env;

@@ -31,12 +31,11 @@ std::vector<std::string> argument_dump_mismatches(const Placement& p, const std:
     auto v = parse_int(it->second);
     if (!v) {
       if (it->second == "None" && arg == "virtual_pipeline_model_parallel_size" && want == 0) return;
-      out.push_back(fmt::format("layout: argument {} = {} is not a number", arg, it->second));
+      out.push_back(fmt::format("argument {} = {} is not a number", arg, it->second));
       return;
     }
     if (*v != want)
-      out.push_back(
-          fmt::format("layout: the recipe records {} = {}, but its argument dump has {} = {}", what, want, arg, *v));
+      out.push_back(fmt::format("the recipe records {} = {}, but its argument dump has {} = {}", what, want, arg, *v));
   };
   const Layout& l = p.layout;
   expect("tensor_model_parallel_size", l.tp, "TP");
@@ -44,7 +43,6 @@ std::vector<std::string> argument_dump_mismatches(const Placement& p, const std:
   expect("context_parallel_size", l.cp, "CP");
   expect("expert_model_parallel_size", l.ep, "EP");
   expect("data_parallel_size", l.dp, "DP");
-  expect("world_size", p.gpus, "gpus");
   expect("global_batch_size", p.global_batch, "the global batch");
   expect("seq_length", p.row_length, "the row length");
   if (p.micro_batch_is_megatron_argument) expect("micro_batch_size", l.micro_batch, "the micro-batch size");

@@ -19,6 +19,7 @@ struct Layout {
   std::optional<std::int64_t> vpp;
   std::int64_t micro_batch = 1;
   std::optional<std::int64_t> max_tokens_per_gpu;
+  bool operator==(const Layout&) const = default;
 };
 
 /// One rule a layout breaks: the sentence saying how, and the fix (empty where the sentence says it).
@@ -44,9 +45,9 @@ struct Placement {
 };
 
 /// Each way the resolved Megatron arguments `args` (name → Python repr, from the run's argument dump) disagree
-/// with `p`: tensor/pipeline/context/expert/data parallel sizes, world size, global batch, seq_length, the
-/// micro-batch (when it is Megatron's), ETP (when the dump sets it) and VPP ("None" reads as none). An argument
-/// the dump lacks is not compared. Sentences start "layout: ".
+/// with `p`: tensor/pipeline/context/expert/data parallel sizes, global batch, seq_length, the micro-batch (when it
+/// is Megatron's), ETP (when the dump sets it) and VPP ("None" reads as none). An argument the dump lacks is not
+/// compared. The GPU count against world_size is checks/device's. Sentences without the stage ("layout").
 std::vector<std::string> argument_dump_mismatches(const Placement& p, const std::map<std::string, std::string>& args);
 
 }  // namespace openrecipes::layout

@@ -1,7 +1,8 @@
-// Per-recipe evaluation (SPEC §2–§6): reads each recipe's evidence once, then runs each stage's rules in the
-// SPEC's order (measurement, cost and MFU, scheduler times, the arm, layout and stack, rows, both checks, the
-// claims of the checks). The rules themselves live in their stages: measure/, params/, checks/, layout/ and
-// registry/references.
+// Per-recipe evaluation (SPEC §2–§6): reads each recipe's evidence once, then runs each stage's rules in the SPEC's
+// order (measurement, cost and MFU, scheduler times, the arm, layout, stack and device, the command, rows, both
+// checks, the claims of the checks) and records what the evidence covers. The rules themselves live in their
+// stages: measure/, params/, checks/, layout/ and registry/references; this file only orchestrates and turns each
+// stage's sentences into typed reasons.
 #include "registry/evaluate.h"
 
 #include <tbb/parallel_for.h>
@@ -12,18 +13,25 @@
 
 #include <fmt/format.h>
 
+#include "checks/check_claims.h"
+#include "checks/command_check.h"
+#include "checks/command_policy.h"
+#include "checks/device.h"
+#include "checks/framework_options.h"
 #include "checks/lr_schedule.h"
+#include "checks/rows_check.h"
 #include "checks/run_length.h"
 #include "checks/stack.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/protocol.h"
 #include "core/sha256.h"
-#include "core/text.h"
+#include "evidence/launch.h"
 #include "evidence/megatron_args.h"
 #include "evidence/scheduler_times.h"
 #include "evidence/step_log.h"
 #include "evidence/versions.h"
+#include "layout/command.h"
 #include "measure/claims.h"
 #include "measure/cost.h"
 #include "params/mfu.h"
@@ -39,6 +47,10 @@ struct Loaded {
   std::string args_error;
   std::optional<StepLog> log;
   std::string log_error;
+  std::optional<evidence::VersionDump> versions;  ///< the versions dump merged with the log's framework banners
+  std::string versions_error;
+  std::optional<evidence::Launch> launch;
+  std::string launch_error;
   std::optional<checks::LossCurve> arm;  ///< the 20-step convergence arm
   std::string arm_error;
   std::string arm_sha256;  ///< sha256 of the arm's file bytes (empty when it could not be read)
@@ -48,24 +60,7 @@ struct Loaded {
   std::string arm_args_error;
 };
 
-Loaded load_evidence(const Recipe& r) {
-  Loaded out;
-  if (r.arguments) {
-    try {
-      out.args = evidence::parse_megatron_args(read_file(r.arguments->path), r.arguments->relative);
-    } catch (const InputError& e) {
-      out.args_error = e.what();
-    }
-  } else {
-    out.args_error = "the recipe gives no argument dump (evidence.arguments)";
-  }
-  std::optional<std::int64_t> interval;
-  if (out.args) interval = evidence::log_interval_of(*out.args);
-  try {
-    out.log = evidence::read_step_log(r.log.path, r.log.format, interval, r.log.relative);
-  } catch (const InputError& e) {
-    out.log_error = e.what();
-  }
+void load_arm(const Recipe& r, std::optional<std::int64_t> interval, Loaded& out) {
   try {
     if (r.convergence_arm) {
       out.arm_file = r.convergence_arm->relative;
@@ -103,6 +98,46 @@ Loaded load_evidence(const Recipe& r) {
   } catch (const InputError& e) {
     out.arm_error = e.what();
   }
+}
+
+Loaded load_evidence(const Recipe& r) {
+  Loaded out;
+  if (r.arguments) {
+    try {
+      out.args = evidence::parse_megatron_args(read_file(r.arguments->path), r.arguments->relative);
+    } catch (const InputError& e) {
+      out.args_error = e.what();
+    }
+  } else {
+    out.args_error = "the recipe gives no argument dump (evidence.arguments)";
+  }
+  std::optional<std::int64_t> interval;
+  if (out.args) interval = evidence::log_interval_of(*out.args);
+  try {
+    out.log = evidence::read_step_log(r.log.path, r.log.format, interval, r.log.relative);
+  } catch (const InputError& e) {
+    out.log_error = e.what();
+  }
+  try {
+    if (r.versions) out.versions = evidence::parse_versions(read_file(r.versions->path), r.versions->relative);
+    if (out.log) {  // the framework's own banners in the log join the versions dump
+      auto banners = evidence::parse_version_banners(read_file(r.log.path), r.log.relative);
+      if (!out.versions)
+        out.versions = std::move(banners);
+      else
+        out.versions->merge(banners);
+    }
+  } catch (const InputError& e) {
+    out.versions_error = e.what();
+  }
+  if (r.launch) {
+    try {
+      out.launch = evidence::parse_launch(read_file(r.launch->path, 16u << 20), r.launch->relative);
+    } catch (const InputError& e) {
+      out.launch_error = e.what();
+    }
+  }
+  load_arm(r, interval, out);
   return out;
 }
 
@@ -110,8 +145,8 @@ Loaded load_evidence(const Recipe& r) {
 // run differs from its 20-step reference in train_iters, which sets the learning-rate schedule, so by default that
 // is math. It is bookkeeping exactly when the recipe's convergence evidence is a separate 20-step arm whose
 // argument dump equals the reference's in every math argument: the arm then shows the recipe's math is the
-// reference's, and the measured run (which the arm check above ties to the arm) differs only in length. A recipe
-// whose measured run is its own arm keeps the strict rule.
+// reference's, and the measured run (which the arm check ties to the arm) differs only in length. A recipe whose
+// measured run is its own arm keeps the strict rule.
 checks::ConfigCheckOptions run_length_options(const Recipe& r, const Loaded& ev, const Loaded& rev,
                                               const checks::ArgumentRules& rules, const checks::ModelFacts& facts) {
   checks::ConfigCheckOptions o;
@@ -128,7 +163,21 @@ checks::ConfigCheckOptions run_length_options(const Recipe& r, const Loaded& ev,
   return o;
 }
 
-std::string pct(double x) { return fmt::format("{:.2f}%", 100 * x); }
+// The environment a recipe's command sets (NAME -> value as written), for the configuration check.
+std::map<std::string, std::string> command_environment(const Recipe& r) {
+  std::map<std::string, std::string> out;
+  try {
+    const auto words = layout::split_command(r.command, r.file.string());
+    for (std::size_t i = 0; i < layout::assignment_count(words); ++i) {
+      const auto& w = words[i];
+      const std::string name = *layout::assignment_name(w);
+      out[name] = r.command.substr(w.begin, w.end - w.begin).substr(name.size() + 1);
+    }
+  } catch (const InputError&) {
+    // The command check reports a command that does not split.
+  }
+  return out;
+}
 
 // What every step below reads: the registry, its recipes by id, each recipe's evidence (read once) and each
 // model's N (recounted once).
@@ -140,8 +189,17 @@ struct Context {
   const std::map<std::string, std::string>& pair_reference;
 };
 
-void add_all(RecipeResult& out, const std::string& stage, const std::vector<std::string>& sentences) {
-  for (const auto& s : sentences) out.reasons.push_back(stage + s);
+void add(RecipeResult& out, const char* stage, const char* rule, std::string message, std::string fix = "") {
+  out.reasons.push_back({stage, rule, std::move(message), std::move(fix)});
+}
+
+void add_all(RecipeResult& out, const char* stage, const char* rule, const std::vector<std::string>& sentences,
+             const std::string& fix = "") {
+  for (const auto& s : sentences) add(out, stage, rule, s, fix);
+}
+
+void add_all(RecipeResult& out, const Reasons& reasons) {
+  out.reasons.insert(out.reasons.end(), reasons.begin(), reasons.end());
 }
 
 // The recipe's GPU type and model must be in the registry.
@@ -149,16 +207,18 @@ void check_known_names(const Registry& reg, const Recipe& r, RecipeResult& out) 
   if (!reg.gpus.count(r.gpu)) {
     std::string list;
     for (const auto& [k, v] : reg.gpus) list += (list.empty() ? "" : ", ") + k;
-    out.reasons.push_back(fmt::format("recipe: unknown GPU type '{}' (registry/gpus.yaml has {})", r.gpu, list));
+    add(out, "recipe", "recipe.gpu", fmt::format("unknown GPU type '{}' (registry/gpus.yaml has {})", r.gpu, list),
+        "file the recipe under a GPU type of registry/gpus.yaml");
   }
   if (!reg.models.count(r.model))
-    out.reasons.push_back(fmt::format("recipe: unknown model '{}' (no registry/models/{}.yaml)", r.model, r.model));
+    add(out, "recipe", "recipe.model", fmt::format("unknown model '{}' (no registry/models/{}.yaml)", r.model, r.model),
+        "add the model's file (openrecipes params --config gives its N)");
 }
 
 // SPEC §2: the score and CV over the protocol's window, and the recipe's claims of them.
 void measure_run(const Recipe& r, const Loaded& ev, RecipeResult& out) {
   if (!ev.log) {
-    out.reasons.push_back("measurement: " + ev.log_error);
+    add(out, "measurement", "measurement.log", ev.log_error);
     return;
   }
   out.step_time_field = ev.log->time_field;
@@ -167,19 +227,22 @@ void measure_run(const Recipe& r, const Loaded& ev, RecipeResult& out) {
         {rec.first_step, rec.steps, rec.time_s,
          rec.tokens ? *rec.tokens : rec.rows.value_or(r.workload.global_batch) * r.workload.row_length, rec.loss});
   if (ev.log->train_iters && *ev.log->train_iters != r.steps_per_run)
-    out.reasons.push_back(fmt::format("measurement: the recipe records steps_per_run {}, but {} shows a {}-step run",
-                                      r.steps_per_run, ev.log->file, *ev.log->train_iters));
+    add(out, "measurement", "measurement.run-length",
+        fmt::format("the recipe records steps_per_run {}, but {} shows a {}-step run", r.steps_per_run, ev.log->file,
+                    *ev.log->train_iters),
+        "record the run's own length");
   try {
     auto window = measure::window_for_run(r.steps_per_run, r.window, r.file.string() + ": window");
     out.window = window;
     out.throughput =
         measure::measure_throughput(*ev.log, window, {r.gpus, r.workload.row_length, r.workload.global_batch});
   } catch (const InputError& err) {
-    out.reasons.push_back(std::string("measurement: ") + err.what());
+    add(out, "measurement", "measurement.window", err.what());
   }
   if (out.throughput)
-    add_all(out, "measurement: ",
-            measure::throughput_claim_problems(r.claims.tokens_per_s_per_gpu, r.claims.cv, *out.throughput));
+    add_all(out, "measurement", "measurement.claim",
+            measure::throughput_claim_problems(r.claims.tokens_per_s_per_gpu, r.claims.cv, *out.throughput),
+            "record the numbers the build computes (openrecipes submit writes them)");
 }
 
 // SPEC §3: $ per 1M tokens from the GPU's rate, MFU from the model's N, and numbers no real run can give.
@@ -195,37 +258,40 @@ void price_run(const Context& c, const Recipe& r, RecipeResult& out) {
       try {
         out.mfu = params::mfu(static_cast<double>(n.n), score, gpu->second.dense_bf16_tflops);
       } catch (const InputError& err) {
-        out.reasons.push_back(std::string("measurement: ") + err.what());
+        add(out, "measurement", "measurement.mfu", err.what());
       }
-      for (const auto& p : n.problems) out.reasons.push_back(p);
+      add_all(out, "model", "model.active-params", n.problems, "record the N the recount gives");
     }
   }
-  add_all(out, "measurement: ", measure::implausible_numbers(score, out.dollars_per_million_tokens, out.mfu));
+  add_all(out, "measurement", "measurement.plausible",
+          measure::implausible_numbers(score, out.dollars_per_million_tokens, out.mfu));
 }
 
 // SPEC §2 "GPU-hours": from the scheduler's admission and finish times; they must cover the logged steps.
 void check_scheduler_times(const Recipe& r, const Loaded& ev, RecipeResult& out) {
   if (!r.times) {
-    out.reasons.push_back("measurement: no scheduler times (evidence.times), so GPU-hours cannot be computed");
+    add(out, "measurement", "measurement.times", "no scheduler times (evidence.times), so GPU-hours cannot be computed",
+        "keep the launcher's or Slurm's times as evidence (openrecipes run records them)");
     return;
   }
   try {
     auto text = read_file(r.times->path);
     auto t = evidence::parse_run_times(text, r.times->relative, r.times->format, r.times->run);
     if (t.exit_code != 0)
-      out.reasons.push_back(
-          fmt::format("measurement: the run exited with code {} ({}:{})", t.exit_code, r.times->relative, t.line));
+      add(out, "measurement", "measurement.exit",
+          fmt::format("the run exited with code {} ({}:{})", t.exit_code, r.times->relative, t.line));
     else if (!t.state.empty() && t.state != "COMPLETED")
-      out.reasons.push_back(fmt::format("measurement: the Slurm job ended {}, not COMPLETED ({}:{})", t.state,
-                                        r.times->relative, t.line));
+      add(out, "measurement", "measurement.exit",
+          fmt::format("the Slurm job ended {}, not COMPLETED ({}:{})", t.state, r.times->relative, t.line));
     out.gpu_hours = measure::gpu_hours(r.gpus, t.admitted_s, t.finished_s);
+    out.coverage.times = r.times->format;
     if (ev.log)
       if (auto p = measure::scheduler_span_problem(*ev.log, t.admitted_s, t.finished_s))
-        out.reasons.push_back("measurement: " + *p);
+        add(out, "measurement", "measurement.times", *p);
     if (auto p = measure::gpu_hours_claim_problem(r.claims.gpu_hours, *out.gpu_hours))
-      out.reasons.push_back("measurement: " + *p);
+      add(out, "measurement", "measurement.claim", *p);
   } catch (const InputError& err) {
-    out.reasons.push_back(std::string("measurement: ") + err.what());
+    add(out, "measurement", "measurement.times", err.what());
   }
 }
 
@@ -233,66 +299,68 @@ void check_scheduler_times(const Recipe& r, const Loaded& ev, RecipeResult& out)
 void check_arm_is_the_measured_run(const Context& c, const Recipe& r, const Loaded& ev, RecipeResult& out) {
   if (!r.convergence_arm || r.convergence_arm->path == r.log.path) return;
   if (!ev.arm_args) {
-    out.reasons.push_back("convergence: the arm's arguments cannot be compared with the measured run's: " +
-                          ev.arm_args_error);
+    add(out, "convergence", "convergence.arm-arguments",
+        "the arm's arguments cannot be compared with the measured run's: " + ev.arm_args_error);
     return;
   }
   if (!ev.args) return;
-  auto diff = checks::check_configuration(ev.arm_args->values, ev.args->values, c.reg.rules, {}, {});
-  std::string why;
-  for (const auto& ch : diff.changes) {
-    // The arm differs from the measured run in run length and bookkeeping only. A structural difference would let
-    // another layout's run (the reference's own log, say) stand as the recipe's arm.
-    if (ch.classification.cls == checks::ArgClass::bookkeeping ||
-        checks::is_run_length_change(ch.name, ev.arm_args->values, ev.args->values))
-      continue;
-    why += fmt::format("{}{} is {} in the arm but {} in the measured run", why.empty() ? "" : "; ", ch.name,
-                       ch.recipe_value.value_or("(absent)"), ch.reference_value.value_or("(absent)"));
-  }
-  if (!why.empty()) out.reasons.push_back("convergence: the arm's arguments differ from the measured run's: " + why);
+  if (auto why = checks::arm_differences(ev.arm_args->values, ev.args->values, c.reg.rules); !why.empty())
+    add(out, "convergence", "convergence.arm-arguments", "the arm's arguments differ from the measured run's: " + why,
+        "give the arm of the recipe's own configuration");
 }
 
-// SPEC §6: the layout the argument dump shows, and the stack the versions dump shows.
-void check_layout_and_stack(const Recipe& r, const Loaded& ev, RecipeResult& out) {
+// SPEC §5, §6: the layout the argument dump shows, the stack the versions dump and the log's banners show, and the
+// device and GPU count the evidence shows.
+void check_layout_stack_device(const Context& c, const Recipe& r, const Loaded& ev, RecipeResult& out) {
   if (ev.args)
-    add_all(out, "",
+    add_all(out, "layout", "layout.argument-dump",
             layout::argument_dump_mismatches(
                 {r.layout, r.gpus, r.workload.global_batch, r.workload.row_length, r.stack.framework == "megatron-lm"},
-                ev.args->values));
-  std::optional<evidence::VersionDump> dump;
-  if (r.versions) {
-    try {
-      dump = evidence::parse_versions(read_file(r.versions->path), r.versions->relative);
-    } catch (const InputError& e) {
-      out.reasons.push_back(std::string("stack: ") + e.what());
-    }
-  }
-  auto stack = checks::check_stack(r.stack.versions, dump ? &*dump : nullptr, ev.args ? &ev.args->values : nullptr);
-  add_all(out, "", stack.problems);
+                ev.args->values),
+            "record the layout the run's argument dump shows");
+  if (!ev.versions_error.empty()) add(out, "stack", "stack.versions", ev.versions_error);
+  const evidence::VersionDump* dump = ev.versions ? &*ev.versions : nullptr;
+  auto stack = checks::check_stack(r.stack.versions, dump, ev.args ? &ev.args->values : nullptr);
+  add_all(out, stack.problems);
   out.stack = std::move(stack.stack);
+  out.coverage.versions = r.versions && ev.versions_error.empty();
+  out.coverage.device = checks::evidence_device(dump);
+  if (auto gpu = c.reg.gpus.find(r.gpu); gpu != c.reg.gpus.end())
+    add_all(out, checks::check_device({r.gpu, gpu->second.device_names, r.gpus}, dump,
+                                      ev.args ? &ev.args->values : nullptr));
 }
 
-// The logged learning rates must follow the run's own schedule; each patch must have its recorded sha256.
+// SPEC §5, §6: the command keeps the program policy, and is the command the run started (its launch, and every
+// argument it sets against the argument dump).
+void check_command(const Recipe& r, const Loaded& ev, RecipeResult& out) {
+  const std::string where = "the published command";
+  std::vector<layout::CommandWord> words;
+  try {
+    words = layout::split_command(r.command, where);
+  } catch (const InputError& e) {
+    add(out, "command", "command.words", e.problem(), e.fix());
+    return;
+  }
+  const auto policy = checks::CommandPolicy::bundled().check(words, r.stack.framework, where);
+  add_all(out, policy.problems);
+  if (r.launch && !ev.launch) add(out, "command", "command.launch", ev.launch_error);
+  if (!policy.shape || !ev.args) return;
+  add_all(out, checks::check_command_evidence(words, *policy.shape, ev.args->values, ev.launch ? &*ev.launch : nullptr,
+                                              checks::OptionTable::bundled(r.stack.framework), where));
+}
+
+// The logged learning rates must follow the run's own schedule; each patch must be the one the recipe pins.
 void check_evidence_consistency(const Recipe& r, const Loaded& ev, RecipeResult& out) {
-  if (ev.args && ev.log) add_all(out, "evidence: ", checks::check_logged_learning_rates(ev.args->values, *ev.log));
-  for (const auto& p : r.patches) {
-    try {
-      if (sha256_hex(read_file(p.path)) != p.sha256)
-        out.reasons.push_back("patches: " + p.relative + " does not have the sha256 the recipe records");
-    } catch (const InputError& err) {
-      out.reasons.push_back(std::string("patches: ") + err.what());
-    }
-  }
-}
-
-// SPEC §1, §5: a standard recipe's rows must be checked against a rows build.
-void check_rows(const Recipe& r, RecipeResult& out) {
-  if (r.workload.standard) {
-    out.rows_status = "not verified: the registry records no rows build to check rows_sha256 against";
-    out.reasons.push_back("rows: " + out.rows_status);
-  } else {
-    out.rows_status = "not applicable (non-standard workload)";
-  }
+  if (ev.args && ev.log)
+    add_all(out, "evidence", "evidence.learning-rate", checks::check_logged_learning_rates(ev.args->values, *ev.log));
+  for (const auto& p : r.patches)
+    if (auto problem = patch_problem(p))
+      add(out, "patches", "patches.sha256", *problem, "restore the patch the run applied, or record its sha256");
+  add_all(out, "patches", "patches.folder", patch_folder_problems(r));
+  if (!ev.args)
+    add(out, "evidence", "evidence.argument-dump",
+        ev.args_error + "; without one a recipe can neither be checked against its reference nor serve as one",
+        "keep the run's argument dump (Megatron prints it at start-up) as evidence.arguments");
 }
 
 // SPEC §4: both checks against the reference recipe; a reference recipe passes them trivially, but the objective
@@ -311,72 +379,48 @@ void run_checks(const Context& c, const Recipe& r, const Loaded& ev, RecipeResul
     const Recipe& ref = *res.reference;
     const Loaded& rev = c.loaded.at(ref.id);
     if (!ev.arm_sha256.empty() && ev.arm_sha256 == rev.arm_sha256)
-      out.reasons.push_back(fmt::format(
-          "convergence: the recipe's arm is byte-identical to the reference's arm '{}/{}'", ref.id, rev.arm_file));
-    if (ref.model != r.model) out.reasons.push_back("reference: '" + ref.id + "' is a recipe of another model");
+      add(out, "convergence", "convergence.same-arm",
+          fmt::format("the recipe's arm is byte-identical to the reference's arm '{}/{}'", ref.id, rev.arm_file),
+          "give the recipe's own 20-step run");
+    if (ref.model != r.model) add(out, "reference", "reference.model", "'" + ref.id + "' is a recipe of another model");
     if (ref.workload.key != r.workload.key || ref.workload.row_length != r.workload.row_length ||
         ref.workload.global_batch != r.workload.global_batch ||
         (r.workload.standard && ref.workload.rows_sha256 != r.workload.rows_sha256))
-      out.reasons.push_back("reference: '" + ref.id + "' ran on another workload or other rows");
-    if (!ev.args || !rev.args)
-      out.reasons.push_back("configuration check: cannot run: " +
-                            (ev.args ? "the reference: " + rev.args_error : ev.args_error));
-    else
+      add(out, "reference", "reference.workload", "'" + ref.id + "' ran on another workload or other rows");
+    if (!ev.args || !rev.args) {
+      add(out, "configuration check", "configuration.cannot-run",
+          "cannot run: " + (ev.args ? "the reference: " + rev.args_error : ev.args_error));
+    } else {
+      auto options = run_length_options(r, ev, rev, c.reg.rules, facts);
+      options.recipe_env = command_environment(r);
+      options.reference_env = command_environment(ref);
+      options.environment = [](const std::string& name) {
+        return checks::CommandPolicy::bundled().environment_class(name);
+      };
       out.configuration = checks::check_configuration(ev.args->values, rev.args->values, c.reg.rules, r.component_tests,
-                                                      facts, run_length_options(r, ev, rev, c.reg.rules, facts));
+                                                      facts, options);
+    }
     if (!ev.arm || !rev.arm)
-      out.reasons.push_back("convergence check: cannot run: " +
-                            (ev.arm ? "the reference arm: " + rev.arm_error : "the recipe's arm: " + ev.arm_error));
+      add(out, "convergence check", "convergence.cannot-run",
+          "cannot run: " + (ev.arm ? "the reference arm: " + rev.arm_error : "the recipe's arm: " + ev.arm_error));
     else
       out.convergence = checks::check_convergence(*ev.arm, *rev.arm);
   } else if (!r.reference) {
     std::map<std::string, std::string> none;
     out.configuration = checks::check_configuration(ev.args ? ev.args->values : none, std::nullopt, c.reg.rules,
                                                     r.component_tests, facts);
-    if (!ev.args && c.reg.models.count(r.model)) {
-      bool bound = false;
-      for (const auto& conv : c.reg.rules.objective_conventions())
-        bound |= std::find(conv.families.begin(), conv.families.end(), facts.family) != conv.families.end();
-      if (bound) out.reasons.push_back("configuration check: " + ev.args_error);
-    }
   }
   if (out.configuration && !out.configuration->eligible) {
     std::string why;
     for (const auto& p : out.configuration->problems) why += (why.empty() ? "" : "; ") + p;
-    out.reasons.push_back("configuration check: ineligible: " + why);
+    add(out, "configuration check", "configuration.ineligible", "ineligible: " + why);
   }
   if (out.convergence && !out.convergence->passed) {
     std::string why;
     for (const auto& d : checks::describe_failures(*out.convergence)) why += (why.empty() ? "" : "; ") + d;
     for (const auto& p : out.convergence->problems) why += (why.empty() ? "" : "; ") + p;
-    out.reasons.push_back("convergence check: failed: " + why);
+    add(out, "convergence check", "convergence.failed", "failed: " + why);
   }
-}
-
-// What the recipe says its checks concluded must be what they conclude.
-void check_check_claims(const Recipe& r, RecipeResult& out) {
-  if (out.configuration) {
-    std::string got = out.configuration->eligible ? "eligible" : "ineligible";
-    if (got != r.claims.configuration)
-      out.reasons.push_back("claims: the recipe records the configuration check as " + r.claims.configuration +
-                            ", but it is " + got);
-  }
-  std::string conv = out.is_reference ? "pass" : out.convergence ? (out.convergence->passed ? "pass" : "fail") : "";
-  if (!conv.empty() && conv != r.claims.convergence)
-    out.reasons.push_back("claims: the recipe records the convergence check as " + r.claims.convergence +
-                          ", but it is " + conv);
-  if (!out.convergence) return;
-  const auto& cv = *out.convergence;
-  if (r.claims.pointwise_failures && *r.claims.pointwise_failures != cv.pointwise_failures)
-    out.reasons.push_back(fmt::format("claims: the recipe records {} pointwise failures, the check finds {}",
-                                      *r.claims.pointwise_failures, cv.pointwise_failures));
-  if (r.claims.correlation && std::isfinite(cv.correlation) && std::fabs(*r.claims.correlation - cv.correlation) > 5e-4)
-    out.reasons.push_back(fmt::format("claims: the recipe records correlation {:.4f}, the check finds {:.4f}",
-                                      *r.claims.correlation, cv.correlation));
-  if (r.claims.final_loss_rel_diff && std::isfinite(cv.final_loss_rel_diff) &&
-      std::fabs(*r.claims.final_loss_rel_diff - cv.final_loss_rel_diff) > 5e-5)
-    out.reasons.push_back(fmt::format("claims: the recipe records a final loss difference of {}, the check finds {}",
-                                      pct(*r.claims.final_loss_rel_diff), pct(cv.final_loss_rel_diff)));
 }
 
 }  // namespace
@@ -410,23 +454,42 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
     out.id = e.id;
     out.entry = &e;
     if (!e.recipe) {
-      out.reasons.push_back("recipe: " + e.load_error);
+      add(out, "recipe", "recipe.load", e.load_error);
       return;
     }
     const Recipe& r = *e.recipe;
     const Loaded& ev = loaded.at(e.id);
+    out.coverage.log = ev.log ? r.log.format : "";
+    out.coverage.arguments = ev.args.has_value();
+    out.coverage.launch = ev.launch.has_value();
     check_known_names(reg, r, out);
     measure_run(r, ev, out);                       // SPEC §2
     price_run(c, r, out);                          // SPEC §3
     check_scheduler_times(r, ev, out);             // SPEC §2 "GPU-hours"
     check_arm_is_the_measured_run(c, r, ev, out);  // SPEC §4.3
-    check_layout_and_stack(r, ev, out);            // SPEC §6
+    check_layout_stack_device(c, r, ev, out);      // SPEC §5, §6
+    check_command(r, ev, out);                     // SPEC §5, §6
     check_evidence_consistency(r, ev, out);
-    check_rows(r, out);         // SPEC §1, §5
+    const auto rows = checks::rows_status(r.workload.standard);  // SPEC §1, §5
+    out.rows_status = rows.status;
+    if (rows.problem) add(out, "rows", "rows.reference-build", *rows.problem);
     run_checks(c, r, ev, out);  // SPEC §4
-    check_check_claims(r, out);
+    add_all(out, "claims", "claims.checks",
+            checks::check_claim_problems({r.claims.configuration, r.claims.convergence, r.claims.correlation,
+                                          r.claims.final_loss_rel_diff, r.claims.pointwise_failures},
+                                         out.configuration ? &*out.configuration : nullptr,
+                                         out.convergence ? &*out.convergence : nullptr, out.is_reference),
+            "record the verdicts the build computes (openrecipes submit writes them)");
     out.verified = out.reasons.empty();
   });
+  // Reasons name files by their path in the registry ("recipes/<id>/recipe.yaml:10"), not by where this build found
+  // the registry, so every output (text, JSON, the site) is the same bytes from any folder.
+  std::string root = reg.root.lexically_normal().string();
+  if (!root.empty() && root.back() != '/') root += '/';
+  for (auto& res : results)
+    for (auto& why : res.reasons)
+      for (std::string* s : {&why.message, &why.fix})
+        for (std::size_t at; root.size() > 1 && (at = s->find(root)) != std::string::npos;) s->erase(at, root.size());
   require_verified_references(results);  // SPEC §4, §5
   return results;
 }

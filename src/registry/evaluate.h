@@ -11,6 +11,7 @@
 #include "checks/config_check.h"
 #include "checks/convergence.h"
 #include "checks/stack.h"
+#include "core/reason.h"
 #include "measure/throughput.h"
 #include "registry/registry.h"
 
@@ -35,13 +36,26 @@ struct ArmCurve {
   std::map<std::int64_t, double> loss;
 };
 
+/// What a recipe's evidence covers, so that a reader sees its strength at a glance (SPEC §5): each piece the build
+/// read and used. A verified recipe has at least the log, the argument dump, a device and scheduler times.
+struct EvidenceCoverage {
+  std::string log;         ///< the step log's format ("megatron", "steps-jsonl", ...), "" when it could not be read
+  bool arguments = false;  ///< an argument dump (the configuration check's input; the command is checked against it)
+  bool versions = false;   ///< a versions dump (the stack check's input)
+  std::string device;      ///< the GPU name the evidence shows ("NVIDIA H200"), "" when none or several
+  std::string times;       ///< the scheduler times' format ("launcher", "sacct", "scontrol"), "" when none
+  bool launch = false;     ///< the command as the run started it (evidence/launch.json)
+  bool operator==(const EvidenceCoverage&) const = default;
+};
+
 /// Everything the build computed for one recipe.
 struct RecipeResult {
   std::string id;
   const RecipeEntry* entry = nullptr;
   bool verified = false;
-  std::vector<std::string> reasons;  ///< each reason it is not verified, naming the stage ("measurement: ...")
-  std::vector<std::string> notes;    ///< remarks that do not block verification
+  Reasons reasons;                 ///< each reason it is not verified, with its stage, rule and fix
+  std::vector<std::string> notes;  ///< remarks that do not block verification
+  EvidenceCoverage coverage;
 
   std::optional<measure::Throughput> throughput;
   std::string step_time_field;  ///< the log's name for the step time (StepLog::time_field), when it was read
@@ -72,7 +86,13 @@ struct RecipeResult {
 /// - an MFU above 100% of the GPU's dense BF16 peak, or a non-finite score, cost or MFU;
 /// - scheduler times spanning less than the step times its log reports for the whole run;
 /// - a convergence arm byte-identical to its reference's arm, or a separate arm whose argument dump differs from
-///   the measured run's in a math argument other than the run length (train_iters, train_samples, exit_*).
+///   the measured run's in a math argument other than the run length (train_iters, train_samples, exit_*);
+/// - a command that breaks the program policy (checks/command_policy.h), or that is not the command the run started:
+///   its launch (when the evidence has one) and its arguments against the argument dump (checks/command_check.h);
+/// - a GPU type other than the device the evidence names, no device named, or a GPU count other than the dump's
+///   world size (checks/device.h);
+/// - no argument dump: without one a recipe can neither be checked against its reference nor serve as one;
+/// - a patch whose file does not have the sha256 the recipe records, or a file in patches/ it does not list.
 std::vector<RecipeResult> evaluate_registry(const Registry& reg,
                                             const std::map<std::string, std::filesystem::path>& checkpoints = {});
 

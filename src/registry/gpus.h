@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace openrecipes::registry {
 
@@ -17,10 +18,13 @@ struct GpuType {
   double dense_bf16_tflops = 0;     ///< dense BF16 peak, TFLOP/s
   std::string price_source, peak_source;
   std::string price_date;  ///< YYYY-MM-DD the price was read
+  /// The names the NVIDIA driver reports for this type (nvidia-smi, torch.cuda.get_device_name): a run's evidence
+  /// must show one of them exactly (SPEC §5).
+  std::vector<std::string> device_names;
 };
 
 /// Loads gpus.yaml. Throws InputError (file:line: field) on malformed YAML, missing or out-of-range fields,
-/// unknown fields, or a rate that is not the instance price / 8 (to the cent's hundredth).
+/// unknown fields, a rate that is not the instance price / 8 (to the cent's hundredth), or no device names.
 std::map<std::string, GpuType> load_gpus(const std::filesystem::path& file);
 
 }  // namespace openrecipes::registry

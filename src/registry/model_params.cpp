@@ -11,18 +11,17 @@ namespace {
 
 void compare(const ModelInfo& m, const params::ParamCount& c, const std::string& how, ModelCount& out) {
   if (c.n_active != m.active_params)
-    out.problems.push_back(
-        fmt::format("model: {} records N = {}, but {} gives {}", m.file, m.active_params, how, c.n_active));
+    out.problems.push_back(fmt::format("{} records N = {}, but {} gives {}", m.file, m.active_params, how, c.n_active));
   for (const auto& [cls, recorded] : m.breakdown) {
     bool found = false;
     for (auto pc : params::kAllParamClasses) {
       if (params::param_class_name(pc) != cls) continue;
       found = true;
       if (c.of(pc).active != recorded)
-        out.problems.push_back(fmt::format("model: {} records {} = {} in N's breakdown, but {} gives {}", m.file, cls,
+        out.problems.push_back(fmt::format("{} records {} = {} in N's breakdown, but {} gives {}", m.file, cls,
                                            recorded, how, c.of(pc).active));
     }
-    if (!found) out.problems.push_back(fmt::format("model: {}: breakdown class '{}' is not a class of N", m.file, cls));
+    if (!found) out.problems.push_back(fmt::format("{}: breakdown class '{}' is not a class of N", m.file, cls));
   }
 }
 
@@ -38,7 +37,7 @@ ModelCount recount_active_params(const ModelInfo& model, const std::optional<std
       compare(model, c, "its config arithmetic", out);
       out.counted_from = "config arithmetic";
     } catch (const InputError& e) {
-      out.problems.push_back(std::string("model: ") + e.what());
+      out.problems.push_back(e.what());
     }
   }
   if (checkpoint) {
@@ -47,7 +46,7 @@ ModelCount recount_active_params(const ModelInfo& model, const std::optional<std
       compare(model, c, "the checkpoint's safetensors headers (" + checkpoint->string() + ")", out);
       out.counted_from = "safetensors headers";
     } catch (const InputError& e) {
-      out.problems.push_back(std::string("model: ") + e.what());
+      out.problems.push_back(e.what());
     }
   }
   return out;

@@ -14,7 +14,7 @@ namespace openrecipes::registry {
 struct ModelCount {
   std::int64_t n = 0;                 ///< the N the build uses (the recorded one when nothing contradicts it)
   std::string counted_from;           ///< "model file", "config arithmetic", "safetensors headers"
-  std::vector<std::string> problems;  ///< each disagreement between the recorded N and a recount
+  std::vector<std::string> problems;  ///< each disagreement between the recorded N and a recount (stage "model")
 };
 
 /// Recounts N for `model`: config arithmetic (params::count_from_config) when the model file has `config`, and

@@ -2,6 +2,7 @@
 #include "registry/recipe.h"
 
 #include <regex>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,7 @@
 #include "core/files.h"
 #include "core/protocol.h"
 #include "core/sha256.h"
+#include "core/text.h"
 #include "core/yaml.h"
 #include "evidence/step_log.h"
 
@@ -182,13 +184,14 @@ void read_run_length(const YamlField& y, Recipe& r) {
 // evidence: the step log, argument dump, versions, scheduler times and convergence arm, each inside the folder.
 void read_evidence(const YamlField& y, const fs::path& dir, Recipe& r) {
   auto ev = y.require("evidence");
-  ev.reject_unknown_keys({"log", "arguments", "versions", "times", "convergence_arm"});
+  ev.reject_unknown_keys({"log", "arguments", "versions", "times", "convergence_arm", "launch"});
   r.log = evidence_file(ev.require("log"), dir, evidence::step_log_formats(), false);
   if (ev["arguments"].defined()) r.arguments = evidence_file(ev["arguments"], dir, {"megatron-args"}, false);
   if (ev["versions"].defined()) r.versions = evidence_file(ev["versions"], dir, {"versions"}, false);
   if (ev["times"].defined()) r.times = evidence_file(ev["times"], dir, {"launcher", "sacct", "scontrol"}, true);
   if (ev["convergence_arm"].defined())
     r.convergence_arm = evidence_file(ev["convergence_arm"], dir, evidence::step_log_formats(), false);
+  if (ev["launch"].defined()) r.launch = evidence_file(ev["launch"], dir, {"launch"}, false);
 }
 
 // layout: the parallel sizes, checked against the GPU count and the global batch (layout::violations).
@@ -297,6 +300,37 @@ void read_claims(const YamlField& y, Recipe& r) {
 
 }  // namespace
 
+std::optional<std::string> patch_problem(const Patch& patch) {
+  try {
+    const std::string got = sha256_hex(read_file(patch.path));
+    if (got == patch.sha256) return std::nullopt;
+    return fmt::format("{}: the file's sha256 is {}, the recipe records {}", patch.relative, got, patch.sha256);
+  } catch (const InputError& e) {
+    return patch.relative + ": " + e.problem();
+  }
+}
+
+std::vector<std::string> patch_folder_problems(const Recipe& recipe) {
+  std::vector<std::string> out;
+  const fs::path patches = recipe.dir / "patches";
+  std::error_code ec;
+  if (!fs::is_directory(patches, ec)) return out;
+  std::set<fs::path> listed;
+  for (const auto& patch : recipe.patches) listed.insert(fs::weakly_canonical(patch.path, ec));
+  for (auto it = fs::recursive_directory_iterator(patches, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    const std::string rel = it->path().lexically_relative(recipe.dir).string();
+    if (it->is_symlink(ec))
+      out.push_back(rel + " in patches/ is a symbolic link; keep the patch files themselves in patches/");
+    else if (!it->is_directory(ec) && !listed.count(fs::weakly_canonical(it->path(), ec)))
+      out.push_back(rel +
+                    " is in patches/ (which goes on PYTHONPATH) but not among the recipe's patches: list it "
+                    "with its sha256 under patches:, or remove it");
+    if (out.size() >= 20) break;
+  }
+  return out;
+}
+
 bool is_recipe_name(const std::string& s) { return std::regex_match(s, kName); }
 bool is_github_handle(const std::string& s) { return std::regex_match(s, kHandle); }
 
@@ -323,6 +357,154 @@ Recipe load_recipe(const fs::path& dir, RecipeLoad mode) {
   read_patches_and_component_tests(y, dir, r);
   if (!draft) read_claims(y, r);
   return r;
+}
+
+}  // namespace openrecipes::registry
+
+// recipe.yaml's writer (registry/recipe.h recipe_yaml): the schema load_recipe reads, field for field.
+namespace openrecipes::registry {
+namespace {
+
+// A YAML scalar for any string: double-quoted, with YAML's escapes for '"', '\', C0 controls, DEL and C1 controls;
+// other UTF-8 kept as it is. Plain (unquoted) when it is a simple word that YAML reads back as the same string.
+std::string scalar(const std::string& s) {
+  static const std::regex plain("[A-Za-z_][A-Za-z0-9_./+-]*");
+  static const std::regex keyword(
+      "(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON|"
+      "off|Off|OFF|y|Y|n|N|[-+]?\\.(?:inf|Inf|INF|nan|NaN|NAN))");
+  if (s.size() <= 200 && std::regex_match(s, plain) && !std::regex_match(s, keyword)) return s;
+  std::string out = "\"";
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[++i]));
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+// The command as a literal block when it is plain printable lines (as a recipe's author writes it), else quoted.
+std::string command_field(const std::string& c) {
+  const bool plain =
+      !c.empty() && c[0] != ' ' && c[0] != '\n' && c[0] != '\t' &&
+      std::none_of(c.begin(), c.end(),
+                   [](char ch) { return (static_cast<unsigned char>(ch) < 0x20 && ch != '\n') || ch == 0x7f; }) &&
+      c.find("\xc2\x80") == std::string::npos;
+  if (!plain || c.find_first_not_of(" \n") == std::string::npos) return "command: " + scalar(c) + "\n";
+  std::string body = c, chomp = "-";
+  if (body.ends_with("\n")) {
+    body.pop_back();
+    chomp = "";
+    if (body.ends_with("\n")) {
+      chomp = "+";
+      body = c.substr(0, c.size() - 1);
+    }
+  }
+  std::string out = "command: |" + chomp + "\n";
+  for (auto line : split(body, '\n')) out += line.empty() ? "\n" : "  " + std::string(line) + "\n";
+  if (chomp == "+") out += "\n";
+  return out;
+}
+
+std::string number(double v) { return format_double(v); }
+
+std::string evidence_entry(const char* key, const EvidenceFile& f) {
+  std::string out = fmt::format("  {}: {{path: {}, format: {}", key, scalar(f.relative), scalar(f.format));
+  if (!f.run.empty()) out += fmt::format(", {}: {}", f.format == "launcher" ? "run" : "job", scalar(f.run));
+  return out + "}\n";
+}
+
+}  // namespace
+
+std::string recipe_yaml(const Recipe& r, const std::string& comment) {
+  std::string y;
+  for (auto line : split(comment, '\n'))
+    if (!comment.empty()) y += line.empty() ? "#\n" : "# " + std::string(line) + "\n";
+  y += "id: " + scalar(r.name) + "\nmodel: " + scalar(r.model) + "\ngpu: " + scalar(r.gpu) + "\n";
+  y += fmt::format("gpus: {}\n", r.gpus);
+  if (r.author_link == "https://github.com/" + r.author && is_github_handle(r.author))
+    y += "author:\n  github: " + r.author + "\n";
+  else
+    y += "author:\n  name: " + scalar(r.author) + "\n  link: " + scalar(r.author_link) + "\n";
+  y += "date: " + r.date + "\n";
+  const std::string same_pair = r.model + "/" + r.gpu + "/";
+  y += "reference: " +
+       (!r.reference                          ? std::string("null")
+        : r.reference->starts_with(same_pair) ? scalar(r.reference->substr(same_pair.size()))
+                                              : scalar(*r.reference)) +
+       "\n";
+  const Workload& w = r.workload;
+  y += "workload:\n";
+  if (w.standard) {
+    y += "  kind: standard\n  dataset: " + scalar(w.dataset) + "\n  revision: " + scalar(w.revision) +
+         "\n  tokenizer: " + scalar(w.tokenizer) +
+         "\n  tokenizer_revision: " + (w.tokenizer_revision.empty() ? "null" : scalar(w.tokenizer_revision)) +
+         fmt::format("\n  seed: {}\n  rows: {{count: {}, sha256: {}}}\n", w.seed, w.rows_count, w.rows_sha256);
+  } else {
+    y += "  kind: non-standard\n  key: " + scalar(w.key) + "\n  description: " + scalar(w.description) + "\n";
+  }
+  y += fmt::format("  row_length: {}\n  global_batch: {}\n", w.row_length, w.global_batch);
+  y += fmt::format("steps_per_run: {}\n", r.steps_per_run);
+  if (r.window) y += fmt::format("window: {{first: {}, last: {}}}\n", r.window->first, r.window->last);
+  y += "evidence:\n" + evidence_entry("log", r.log);
+  if (r.arguments) y += evidence_entry("arguments", *r.arguments);
+  if (r.versions) y += evidence_entry("versions", *r.versions);
+  if (r.times) y += evidence_entry("times", *r.times);
+  if (r.convergence_arm) y += evidence_entry("convergence_arm", *r.convergence_arm);
+  if (r.launch) y += evidence_entry("launch", *r.launch);
+  y += command_field(r.command);
+  const auto& l = r.layout;
+  y += fmt::format("layout: {{tp: {}, pp: {}, cp: {}, ep: {}, etp: {}, dp: {}, micro_batch: {}", l.tp, l.pp, l.cp, l.ep,
+                   l.etp, l.dp, l.micro_batch);
+  if (l.vpp) y += fmt::format(", vpp: {}", *l.vpp);
+  if (l.max_tokens_per_gpu) y += fmt::format(", max_tokens_per_gpu: {}", *l.max_tokens_per_gpu);
+  y += "}\n";
+  // The stack, in load_recipe's order: framework commit, megatron_lm, TE, PyTorch, CUDA, NCCL, communication libraries.
+  const std::string fw_commit = r.stack.framework + "_commit";
+  std::string fw = "  framework: {name: " + scalar(r.stack.framework), named, libraries;
+  for (const auto& v : r.stack.versions) {
+    if (v.component == fw_commit)
+      fw += ", commit: " + scalar(v.version);
+    else if (v.component == "megatron_lm" || v.component == "transformer_engine" || v.component == "pytorch" ||
+             v.component == "cuda" || v.component == "nccl")
+      named += "  " + v.component + ": " + scalar(v.version) + "\n";
+    else
+      libraries += (libraries.empty() ? "" : ", ") + scalar(v.component) + ": " + scalar(v.version);
+  }
+  y += "stack:\n" + fw + "}\n" + named;
+  if (!libraries.empty()) y += "  comm_libraries: {" + libraries + "}\n";
+  y += fmt::format("  gpus_per_node: {}\n", r.stack.gpus_per_node);
+  y += "  network: " + scalar(r.stack.network) + "\n";
+  if (!r.patches.empty()) {
+    y += "patches:\n";
+    for (const auto& p : r.patches) y += "  - {path: " + scalar(p.relative) + ", sha256: " + p.sha256 + "}\n";
+  }
+  if (!r.component_tests.empty()) {
+    y += "component_tests:\n";
+    for (const auto& c : r.component_tests) {
+      y += "  - swap: " + scalar(c.swap) + "\n    compares: " + scalar(c.compares) + "\n    shape: {";
+      bool first = true;
+      for (const auto& [k, v] : c.shape) y += fmt::format("{}{}: {}", first ? "" : ", ", scalar(k), v), first = false;
+      y += fmt::format("}}\n    bound: {}\n    worst_error: {}\n    passed: {}\n", number(c.bound),
+                       number(c.worst_error), c.passed ? "true" : "false");
+    }
+  }
+  const Claims& cl = r.claims;
+  y += "claims:\n  tokens_per_s_per_gpu: " + number(cl.tokens_per_s_per_gpu) + "\n  cv: " + number(cl.cv) +
+       "\n  gpu_hours: " + number(cl.gpu_hours) + "\n  configuration: " + scalar(cl.configuration) +
+       "\n  convergence: {verdict: " + scalar(cl.convergence);
+  if (cl.correlation) y += ", correlation: " + number(*cl.correlation);
+  if (cl.final_loss_rel_diff) y += ", final_loss_rel_diff: " + number(*cl.final_loss_rel_diff);
+  if (cl.pointwise_failures) y += fmt::format(", pointwise_failures: {}", *cl.pointwise_failures);
+  return y + "}\n";
 }
 
 }  // namespace openrecipes::registry

@@ -22,6 +22,7 @@ struct EvidenceFile {
   std::string relative;        ///< as written in recipe.yaml
   std::string format;
   std::string run;  ///< launcher times: the run label; sacct: the job id
+  bool operator==(const EvidenceFile&) const = default;
 };
 
 struct Workload {
@@ -35,6 +36,7 @@ struct Workload {
   std::int64_t seed = 0;
   std::int64_t rows_count = 0;
   std::string rows_sha256;
+  bool operator==(const Workload&) const = default;
 };
 
 using Layout = layout::Layout;  // src/layout: the layout and its rules
@@ -47,12 +49,14 @@ struct Stack {
   std::vector<StackEntry> versions;  ///< framework commit, megatron_lm, transformer_engine, pytorch, cuda, nccl, ...
   std::int64_t gpus_per_node = 0;
   std::string network;
+  bool operator==(const Stack&) const = default;
 };
 
 struct Patch {
   std::filesystem::path path;
   std::string relative;
   std::string sha256;
+  bool operator==(const Patch&) const = default;
 };
 
 /// What a recipe records about its own results; the build recomputes each and reports any disagreement.
@@ -64,6 +68,7 @@ struct Claims {
   std::string convergence;    ///< "pass" or "fail"
   std::optional<double> correlation, final_loss_rel_diff;
   std::optional<std::int64_t> pointwise_failures;
+  bool operator==(const Claims&) const = default;
 };
 
 struct Recipe {
@@ -80,6 +85,7 @@ struct Recipe {
   std::optional<measure::Window> window;
   EvidenceFile log;
   std::optional<EvidenceFile> arguments, versions, times, convergence_arm;
+  std::optional<EvidenceFile> launch;  ///< the command as the run started it, rendered (evidence/launch.json)
   std::string command;
   Layout layout;
   Stack stack;
@@ -87,12 +93,31 @@ struct Recipe {
   std::vector<checks::ComponentTest> component_tests;
   Claims claims;
   std::filesystem::path dir, file;
+  bool operator==(const Recipe&) const = default;
 };
+
+/// The patch rule (SPEC §6 "Patches"), its one home: the sentence saying why `patch`'s file is not the one the
+/// recipe pins (it cannot be read, or its sha256 is another), nullopt when it is. Used by build (a reason), run and
+/// submit (refused).
+std::optional<std::string> patch_problem(const Patch& patch);
+
+/// patches/ goes on the trainer's PYTHONPATH, so every file in it must be one of the recipe's pinned patches: the
+/// sentence for each symbolic link in it and each file it holds that the recipe does not list. Empty when the
+/// recipe has no patches/ folder.
+std::vector<std::string> patch_folder_problems(const Recipe& recipe);
 
 /// A recipe folder name (its id): [a-z0-9][a-z0-9._-]{0,79}.
 bool is_recipe_name(const std::string& s);
 /// A GitHub handle: letters, digits and single inner hyphens, at most 39.
 bool is_github_handle(const std::string& s);
+
+/// recipe.yaml's text for `recipe`, the writer beside load_recipe (one schema: docs/recipe-format.md): every field
+/// load_recipe reads, in its order, so that load_recipe of the text gives `recipe` back (its dir, file and resolved
+/// paths aside, which come from where the file is put). `comment` (lines without their '#', may be empty) opens the
+/// file. Strings are written double-quoted with YAML's escapes where they need it; the command as a literal block when
+/// it is plain printable lines; numbers as shortest round-trip decimals. Draft recipes (no evidence, no claims) are not
+/// written: `recipe` must be a full one.
+std::string recipe_yaml(const Recipe& recipe, const std::string& comment = "");
 
 /// How much of a recipe must be there: `full` for the registry (every field, evidence files present), `draft` for a
 /// recipe that has not run yet, as `openrecipes run` reads it: its evidence and claims are not read (they may be

@@ -67,10 +67,11 @@ ReferenceResolution resolve_reference(const Recipe& r, const RecipesById& by_id,
     if (chosen == r.id)
       out.is_reference = true;
     else
-      out.problem = fmt::format(
-          "reference: the pair already has the reference recipe '{}'; a second reference "
-          "would rank without any check (set `reference: {}` and pass both checks against it)",
-          chosen, chosen);
+      out.problem = Reason{"reference", "reference.second-root",
+                           fmt::format("the pair already has the reference recipe '{}'; a second reference would "
+                                       "rank without any check",
+                                       chosen),
+                           fmt::format("set `reference: {}` and pass both checks against it", chosen)};
     return out;
   }
   const auto [chain, cycle] = reference_chain(r, by_id);
@@ -78,11 +79,14 @@ ReferenceResolution resolve_reference(const Recipe& r, const RecipesById& by_id,
   if (cycle) {
     std::string path;
     for (const auto& c : chain) path += (path.empty() ? "" : " → ") + c;
-    out.problem = "reference: the references form a cycle: " + path;
+    out.problem = Reason{"reference", "reference.cycle", "the references form a cycle: " + path,
+                         "make the chain end at the pair's reference recipe"};
   } else if (it == by_id.end()) {
-    out.problem = "reference: '" + *r.reference + "' does not exist in the registry";
+    out.problem = Reason{"reference", "reference.missing", "'" + *r.reference + "' does not exist in the registry",
+                         "name a recipe of the registry"};
   } else if (!it->second->recipe) {
-    out.problem = "reference: '" + *r.reference + "' cannot be read: " + it->second->load_error;
+    out.problem = Reason{"reference", "reference.unreadable",
+                         "'" + *r.reference + "' cannot be read: " + it->second->load_error, ""};
   } else {
     out.reference = &*it->second->recipe;
   }
@@ -114,13 +118,14 @@ void require_verified_references(std::vector<RecipeResult>& results) {
     for (auto it = walk.rbegin(); it != walk.rend(); ++it) {
       RecipeResult& res = results[*it];
       const bool own = !res.reasons.empty();
-      if (own) cause[*it] = {res.id, res.reasons.front()};
+      if (own) cause[*it] = {res.id, res.reasons.front().text()};
       auto ref = reference_of(*it);
       if (ref && state[*ref] == 2 && !results[*ref].reasons.empty()) {
         const RecipeResult& rr = results[*ref];
         const auto& [where, why] = cause[*ref];
         std::string detail = where == rr.id ? why : "it is tuned from '" + where + "', which is not verified: " + why;
-        res.reasons.push_back("reference: '" + rr.id + "' is not verified (" + detail + ")");
+        res.reasons.push_back({"reference", "reference.verified", "'" + rr.id + "' is not verified (" + detail + ")",
+                               "fix the reference recipe first"});
         if (!own) cause[*it] = cause[*ref];
       }
       state[*it] = 2;

@@ -26,12 +26,12 @@ std::map<std::string, std::string> choose_pair_references(const Registry& reg, c
 
 /// What a recipe is checked against: the reference recipe it names (`reference`), or, for a recipe with
 /// `reference: null`, whether it is its pair's chosen reference (`is_reference`). `problem` is the reason
-/// (starting "reference: ") when neither holds: a cycle of references (named in order, "a → b → a"), a reference
+/// (stage "reference") when neither holds: a cycle of references (named in order, "a → b → a"), a reference
 /// that does not exist or cannot be read, or a second `reference: null` in a pair that has its reference.
 struct ReferenceResolution {
   const Recipe* reference = nullptr;
   bool is_reference = false;
-  std::optional<std::string> problem;
+  std::optional<Reason> problem;
 };
 
 /// Resolves `r`'s reference in `by_id`; `pair_reference` is choose_pair_references' result.

@@ -11,6 +11,7 @@
 #include <regex>
 #include <set>
 
+#include "checks/command_policy.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/json_limits.h"
@@ -21,6 +22,7 @@
 #include "layout/relayout.h"
 #include "registry/recipe.h"
 #include "run/model_args.h"
+#include "run/preflight.h"
 
 namespace openrecipes::run {
 namespace {
@@ -29,13 +31,6 @@ namespace fs = std::filesystem;
 // Variables the launcher itself reads (the checkouts it probes and patches, the probe's interpreter); a --var of one
 // of these is never "unknown" even when the command does not use it.
 const std::set<std::string> kLauncherVariables = {"MEGATRON_LM", "SLIME", "MILES", "PYTHON"};
-
-// The checkout variable of a framework.
-std::string framework_variable(const std::string& framework) {
-  if (framework == "slime") return "SLIME";
-  if (framework == "miles") return "MILES";
-  return "MEGATRON_LM";
-}
 
 bool is_name(std::string_view s) {
   if (s.empty() || s.size() > 64 || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
@@ -76,53 +71,35 @@ std::optional<std::string> flag_value(const std::vector<layout::CommandWord>& wo
   return std::nullopt;
 }
 
-// The command must start the framework's own launcher on a script of the user's checkout: torchrun or python3
-// followed by a script inside the framework (or Megatron-LM) checkout. A recipe is a stranger's: `bash -c ...`,
-// `python3 -c ...` or a script of its own would run whatever it says, so they are refused.
-void check_program(const RunPlan& p, const std::string& where) {
-  static const std::regex python("python(3(\\.[0-9]+)?)?");
-  const std::string& program = p.argv[0];  // a bare name, found on the user's PATH: no path of the recipe's
-  const bool torchrun = program == "torchrun";
-  if (!torchrun && !std::regex_match(program, python))
-    throw InputError(where, "the command runs " + quote_for_message(p.argv[0]) + ", not the framework's launcher",
-                     "start it with torchrun (Megatron-LM) or python3 <slime entry module> (slime, miles), by name");
-  // torchrun's own flags come first, spelled in full (argparse would take an abbreviation such as --no-pyth for
-  // --no-python, which runs any program): only these, all taking a value but --standalone.
-  static const std::set<std::string> torchrun_flags = {
-      "--nproc-per-node", "--nnodes",  "--node-rank", "--master-addr",  "--master-port",        "--rdzv-backend",
-      "--rdzv-endpoint",  "--rdzv-id", "--rdzv-conf", "--max-restarts", "--monitor-interval",   "--start-method",
-      "--redirects",      "--tee",     "--log-dir",   "--local-addr",   "--local-ranks-filter", "--standalone"};
-  std::size_t i = 1;
-  if (torchrun)
-    while (i < p.argv.size() && p.argv[i].starts_with("-")) {
-      const std::string& w = p.argv[i];
-      std::string name = w.substr(0, w.find('='));
-      std::replace(name.begin(), name.end(), '_', '-');
-      if (!torchrun_flags.count(name))
-        throw InputError(where,
-                         "torchrun " + quote_for_message(w) + " is not one of the launcher flags a recipe may give",
-                         "give torchrun only its placement flags in full (--nproc-per-node, --nnodes, "
-                         "--master-port, ...), then the framework's training script");
-      i += w.find('=') == std::string::npos && name != "--standalone" ? 2 : 1;
-    }
-  if (i >= p.argv.size() || p.argv[i].starts_with("-"))
-    throw InputError(where,
-                     "after " + program + " comes " +
-                         (i < p.argv.size() ? quote_for_message(p.argv[i]) : std::string("nothing")) +
-                         ", not a training script",
-                     "give the framework's script, e.g. $MEGATRON_LM/pretrain_gpt.py or <slime entry module>");
+// The program policy (checks/command_policy.h) on the recipe's command: its shape, or an InputError listing every way
+// it breaks the policy (a recipe is a stranger's: nothing it names may reach a program or a loader unchecked).
+checks::CommandShape policy_shape(const std::vector<layout::CommandWord>& words, const std::string& framework,
+                                  const std::string& where) {
+  auto check = checks::CommandPolicy::bundled().check(words, framework, "");
+  if (check.shape) return *check.shape;
+  std::string what;
+  for (const auto& p : check.problems) what += (what.empty() ? "" : "; ") + p.message;
+  throw InputError(where, what, check.problems.front().fix);
+}
+
+// The rendered entry script must lie inside the framework checkout (symbolic links resolved), so a variable cannot
+// move it elsewhere.
+void check_script_inside_checkout(const std::string& script, const std::string& checkout, const std::string& where) {
   std::error_code ec;
-  const fs::path script = fs::weakly_canonical(fs::absolute(p.argv[i]), ec);
-  for (const std::string& dir : {p.framework_dir, p.megatron_dir}) {
-    if (dir.empty()) continue;
-    const fs::path root = fs::weakly_canonical(dir, ec);
-    const auto rel = script.lexically_relative(root);
-    if (!rel.empty() && *rel.begin() != ".." && rel != ".") return;
-  }
-  throw InputError(where,
-                   "the training script " + quote_for_message(p.argv[i]) + " is not inside the framework checkout",
+  const fs::path path = fs::weakly_canonical(fs::absolute(script), ec);
+  const fs::path root = fs::weakly_canonical(checkout, ec);
+  const auto rel = path.lexically_relative(root);
+  if (!checkout.empty() && !rel.empty() && *rel.begin() != ".." && rel != ".") return;
+  throw InputError(where, "the training script " + quote_for_message(script) + " is not inside the framework checkout",
                    "use the checkout's own script through its variable ($MEGATRON_LM/pretrain_gpt.py, <slime entry "
                    "module>), and give the checkout with --var");
+}
+
+// The commit the recipe pins for `component` ("<framework>_commit", "megatron_lm"), when it pins one.
+std::optional<std::string> pinned_commit(const registry::Recipe& r, const std::string& component) {
+  for (const auto& v : r.stack.versions)
+    if (v.component == component && v.version != "unknown") return v.version;
+  return std::nullopt;
 }
 
 int random_port(std::mt19937& rng) { return std::uniform_int_distribution<int>(20000, 29999)(rng); }
@@ -151,10 +128,57 @@ layout::Layout layout_from_json(const nlohmann::json& j) {
 
 }  // namespace
 
+PlannedCommand plan_command(const registry::Recipe& recipe, std::int64_t gpus, std::int64_t nodes, bool profile) {
+  const std::string where = recipe.file.string() + ": command";
+  PlannedCommand out;
+  const bool megatron = recipe.stack.framework == "megatron-lm";
+  // Relayout (a no-op on the recipe's own GPU count): the layout rules and the framework's GPU flags.
+  layout::RelayoutRequest rq;
+  rq.layout = recipe.layout;
+  rq.global_batch = recipe.workload.global_batch;
+  rq.row_length = recipe.workload.row_length;
+  rq.launch = megatron ? layout::Launch::megatron : layout::Launch::slime;
+  rq.gpus = gpus;
+  // One node holds all G GPUs: the nearest counts are searched on nodes of at least 8.
+  rq.gpus_per_node = nodes == 1 ? std::max<std::int64_t>(gpus, 8) : gpus / nodes;
+  const auto r = layout::relayout(rq, recipe.command, where);
+  if (!r.violations.empty()) {
+    std::string list;
+    for (const auto& v : r.violations) list += (list.empty() ? "" : "; ") + v.what;
+    auto count = [](const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : std::string("none"); };
+    throw InputError(fmt::format("{} on {} GPUs", recipe.id, gpus), "the layout does not fit: " + list,
+                     fmt::format("run on another GPU count (nearest that fit: {} below, {} above; see openrecipes "
+                                 "relayout)",
+                                 count(r.nearest_below), count(r.nearest_above)));
+  }
+  out.layout = r.layout;
+  out.command = r.command;
+  for (const auto& c : r.changes)
+    out.edits.push_back(fmt::format("relayout: {} {} -> {}", c.flag, c.from.empty() ? "(absent)" : c.from, c.to));
+  for (const auto& n : r.notes) out.edits.push_back("relayout: " + n);
+
+  // --profile: to step 24 (SPEC §2: a profiler run of 21..25 steps is measured over steps 5-19).
+  const std::string length_flag = megatron ? "--train-iters" : "--num-rollout";
+  if (profile) {
+    std::vector<layout::FlagChange> changes;
+    layout::CommandEditor ed(out.command, where, &changes);
+    if (!ed.has({length_flag}))
+      throw InputError(where, "the command sets no " + length_flag + ", so --profile cannot set the run's length",
+                       "add " + length_flag + " 20 to the recipe's command");
+    ed.set({length_flag}, "24", false);
+    out.command = ed.result();
+    for (const auto& c : changes) out.edits.push_back(fmt::format("--profile: {} {} -> {}", c.flag, c.from, c.to));
+  }
+  if (auto v = flag_value(layout::split_command(out.command, where), length_flag))
+    out.train_iters = parse_int(*v).value_or(0);
+  return out;
+}
+
 RunPlan make_plan(const RunRequest& q) {
   const fs::path dir = q.recipe.filename() == "recipe.yaml" ? q.recipe.parent_path() : q.recipe;
   const auto recipe = registry::load_recipe(dir, registry::RecipeLoad::draft);
   const std::string where = recipe.file.string() + ": command";
+  policy_shape(layout::split_command(recipe.command, where), recipe.stack.framework, where);
   if (q.launcher != "local" && q.launcher != "slurm")
     throw InputError("--launcher " + quote_for_message(q.launcher), "unknown launcher", "use local or slurm");
   RunPlan p;
@@ -178,45 +202,13 @@ RunPlan make_plan(const RunRequest& q) {
   p.gpus_per_node = p.gpus / p.nodes;
   p.profile = q.profile;
 
-  // Relayout (a no-op on the recipe's own GPU count): the layout rules and the framework's GPU flags.
-  layout::RelayoutRequest rq;
-  rq.layout = recipe.layout;
-  rq.global_batch = recipe.workload.global_batch;
-  rq.row_length = recipe.workload.row_length;
-  rq.launch = p.mode == LaunchMode::megatron ? layout::Launch::megatron : layout::Launch::slime;
-  rq.gpus = p.gpus;
-  // One node holds all G GPUs: the nearest counts are searched on nodes of at least 8.
-  rq.gpus_per_node = p.nodes == 1 ? std::max<std::int64_t>(p.gpus, 8) : p.gpus_per_node;
-  const auto r = layout::relayout(rq, recipe.command, where);
-  if (!r.violations.empty()) {
-    std::string list;
-    for (const auto& v : r.violations) list += (list.empty() ? "" : "; ") + v.what;
-    auto count = [](const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : std::string("none"); };
-    throw InputError(fmt::format("{} on {} GPUs", recipe.id, p.gpus), "the layout does not fit: " + list,
-                     fmt::format("run on another GPU count (nearest that fit: {} below, {} above; see openrecipes "
-                                 "relayout)",
-                                 count(r.nearest_below), count(r.nearest_above)));
-  }
-  p.layout = r.layout;
-  p.command = r.command;
-  for (const auto& c : r.changes)
-    p.edits.push_back(fmt::format("relayout: {} {} -> {}", c.flag, c.from.empty() ? "(absent)" : c.from, c.to));
-  for (const auto& n : r.notes) p.edits.push_back("relayout: " + n);
-
-  // --profile: to step 24 (SPEC §2: a profiler run of 21..25 steps is measured over steps 5-19).
-  const std::string length_flag = p.mode == LaunchMode::megatron ? "--train-iters" : "--num-rollout";
-  if (p.profile) {
-    std::vector<layout::FlagChange> changes;
-    layout::CommandEditor ed(p.command, where, &changes);
-    if (!ed.has({length_flag}))
-      throw InputError(where, "the command sets no " + length_flag + ", so --profile cannot set the run's length",
-                       "add " + length_flag + " 20 to the recipe's command");
-    ed.set({length_flag}, "24", false);
-    p.command = ed.result();
-    for (const auto& c : changes) p.edits.push_back(fmt::format("--profile: {} {} -> {}", c.flag, c.from, c.to));
-  }
+  const PlannedCommand planned = plan_command(recipe, p.gpus, p.nodes, p.profile);
+  p.layout = planned.layout;
+  p.command = planned.command;
+  p.edits = planned.edits;
+  p.train_iters = planned.train_iters;
   const auto words = layout::split_command(p.command, where);
-  if (auto v = flag_value(words, length_flag)) p.train_iters = parse_int(*v).value_or(0);
+  const checks::CommandShape shape = policy_shape(words, p.framework, where);
 
   // Variables: every one the command uses needs a value; a given one the command does not use is a typo.
   const auto given = parse_vars(q.vars);
@@ -231,11 +223,30 @@ RunPlan make_plan(const RunRequest& q) {
                        "the command uses " + (list.empty() ? std::string("no variables") : list) +
                            " (and the launcher reads MEGATRON_LM, SLIME, MILES, PYTHON)");
     }
-  const std::string fw_var = framework_variable(p.framework);
+  // Every variable the command uses needs a value: all that lack one are named at once.
+  std::vector<std::string> missing;
+  for (const auto& name : used)
+    if (name != "MODEL_ARGS" && name != "<slime entry module>" && !given.count(name)) missing.push_back(name);
+  if (!missing.empty()) {
+    std::string names, fix;
+    for (const auto& m : missing) names += (names.empty() ? "$" : ", $") + m, fix += " --var " + m + "=VALUE";
+    throw InputError(where, fmt::format("{} {} no value", names, missing.size() == 1 ? "has" : "have"),
+                     "give " + std::string(missing.size() == 1 ? "it" : "them") + ":" + fix);
+  }
+  const std::string fw_var = checks::CommandPolicy::bundled().framework_variable(p.framework);
   if (auto it = given.find(fw_var); it != given.end()) p.framework_dir = fs::absolute(it->second).lexically_normal();
   if (auto it = given.find("MEGATRON_LM"); it != given.end())
     p.megatron_dir = fs::absolute(it->second).lexically_normal();
   p.python = given.count("PYTHON") ? given.at("PYTHON") : "python3";
+
+  // Pre-flight: the checkouts exist, hold the entry script and are at the commits the recipe pins.
+  if (!p.framework_dir.empty())
+    for (auto& w :
+         check_checkout(fw_var, p.framework_dir, shape.script_name, pinned_commit(recipe, p.framework + "_commit")))
+      p.warnings.push_back(std::move(w));
+  if (p.mode == LaunchMode::ray && !p.megatron_dir.empty())
+    for (auto& w : check_checkout("MEGATRON_LM", p.megatron_dir, "", pinned_commit(recipe, "megatron_lm")))
+      p.warnings.push_back(std::move(w));
 
   layout::CommandVariables vars;
   vars.values = given;
@@ -261,14 +272,12 @@ RunPlan make_plan(const RunRequest& q) {
   const auto rendered = layout::render_command(words, vars, where);
   p.env = rendered.env;
   p.argv = rendered.argv;
-  check_program(p, where);
+  check_script_inside_checkout(p.argv.at(shape.script - shape.env_end), p.framework_dir, where);
 
   // Patches: sha256 checked now (and again just before they are applied); they go to the framework checkout.
   for (const auto& patch : recipe.patches) {
-    const std::string got = sha256_hex(read_file(patch.path));
-    if (got != patch.sha256)
-      throw InputError(recipe.file.string() + ": patches: " + patch.relative,
-                       fmt::format("the file's sha256 is {}, the recipe says {}", got, patch.sha256),
+    if (auto problem = registry::patch_problem(patch))
+      throw InputError(recipe.file.string() + ": patches", *problem,
                        "the patch was changed after the recipe was written: restore it, or record its new sha256");
     p.patches.push_back({fs::absolute(patch.path).lexically_normal().string(), patch.sha256});
   }
@@ -279,21 +288,8 @@ RunPlan make_plan(const RunRequest& q) {
   p.pythonpath.push_back(fs::absolute(q.data_dir).lexically_normal().string());
   if (const fs::path patches = recipe.dir / "patches"; fs::is_directory(patches)) {
     // patches/ goes on PYTHONPATH, so every file in it must be one the recipe pins by sha256.
-    std::set<fs::path> listed;
-    for (const auto& patch : recipe.patches) listed.insert(fs::weakly_canonical(patch.path));
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(patches, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec))
-      if (it->is_symlink())
-        throw InputError(
-            recipe.file.string() + ": patches",
-            fmt::format("{} in patches/ is a symbolic link", it->path().lexically_relative(recipe.dir).string()),
-            "keep the patch files themselves in patches/");
-      else if (!it->is_directory() && !listed.count(fs::weakly_canonical(it->path())))
-        throw InputError(recipe.file.string() + ": patches",
-                         fmt::format("{} is in patches/ (which goes on PYTHONPATH) but not among the recipe's patches",
-                                     it->path().lexically_relative(recipe.dir).string()),
-                         "list it with its sha256 under patches:, or remove it");
+    if (auto problems = registry::patch_folder_problems(recipe); !problems.empty())
+      throw InputError(recipe.file.string() + ": patches", problems.front(), "keep only the recipe's patches there");
     p.pythonpath.push_back(fs::absolute(patches).lexically_normal().string());
   }
   if (p.mode == LaunchMode::ray && !p.megatron_dir.empty()) p.pythonpath.push_back(p.megatron_dir);
@@ -339,6 +335,7 @@ std::string plan_json(const RunPlan& p) {
   j["run_dir"] = p.run_dir;
   j["ports"] = {{"master", p.master_port}, {"ray", p.ray_port}, {"dashboard", p.dashboard_port}};
   j["edits"] = p.edits;
+  j["warnings"] = p.warnings;
   return j.dump(2) + "\n";
 }
 
@@ -368,6 +365,7 @@ RunPlan read_plan(const fs::path& file) {
     p.master_port = j.at("ports").at("master"), p.ray_port = j.at("ports").at("ray");
     p.dashboard_port = j.at("ports").at("dashboard");
     p.edits = j.at("edits").get<std::vector<std::string>>();
+    p.warnings = j.at("warnings").get<std::vector<std::string>>();
     if (p.argv.empty() || p.nodes < 1 || p.gpus_per_node < 1) throw InputError(file.string(), "an empty plan");
     return p;
   } catch (const nlohmann::json::exception& e) {

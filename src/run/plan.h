@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "layout/layout.h"
+#include "registry/recipe.h"
 
 namespace openrecipes::run {
 
@@ -61,15 +62,32 @@ struct RunPlan {
   std::string run_dir;                                    ///< absolute
   int master_port = 0, ray_port = 0, dashboard_port = 0;  ///< rendezvous ports (multi-node and Ray)
   std::vector<std::string> edits;                         ///< what relayout / --profile changed, one line each
+  std::vector<std::string> warnings;  ///< what the pre-flight saw but did not refuse (a checkout with local changes)
 };
 
+/// The command a recipe runs with on `gpus` GPUs over `nodes` nodes: relaid out (layout/relayout.h; a no-op on the
+/// recipe's own count), cut to a profiler run (to step 24) when `profile`, with what changed and the run length it
+/// sets. make_plan plans with it, and submit derives a run's command with it from the recipe the run was planned
+/// from (never from plan.json). Throws InputError for a layout that does not fit (every broken rule, the nearest
+/// counts), a command that is not plain words, and a --profile run of a command that sets no run length.
+struct PlannedCommand {
+  std::string command;
+  layout::Layout layout;
+  std::vector<std::string> edits;
+  std::int64_t train_iters = 0;  ///< the run length the command sets (0 when it sets none)
+};
+PlannedCommand plan_command(const registry::Recipe& recipe, std::int64_t gpus, std::int64_t nodes, bool profile);
+
 /// Builds the plan. Throws InputError (naming the recipe file, the variable or the option, with the fix) for: a
-/// recipe that does not load, a launcher other than local or slurm, --nodes > 1 with the local launcher, G not a
-/// multiple of N, a layout that does not fit G GPUs (every broken rule and the nearest counts), a command that is not
-/// plain words (split_command), a --var that is not NAME=VALUE or has an empty value, a --var the command does not
-/// use (unless it is one of the launcher's: MEGATRON_LM, SLIME, MILES, PYTHON), a variable of the command with no
-/// value, ${MODEL_ARGS[@]} without the framework checkout or with no model script in it, a patch whose file's sha256
-/// is not the recipe's, a --profile run whose command sets no run length, and a RUN_DIR that exists and is not empty.
+/// recipe that does not load, a command that breaks the program policy (checks/command_policy.h: every way, at once),
+/// a launcher other than local or slurm, --nodes > 1 with the local launcher, G not a multiple of N, a layout that does
+/// not fit G GPUs (every broken rule and the nearest counts), a command that is not plain words (split_command), a
+/// --var that is not NAME=VALUE or has an empty value, a --var the command does not use (unless it is one of the
+/// launcher's: MEGATRON_LM, SLIME, MILES, PYTHON), the command's variables with no value (all of them named),
+/// ${MODEL_ARGS[@]} without the framework checkout or with no model script in it, a checkout that does not exist,
+/// lacks the entry script or is not at the commit the recipe pins (run/preflight.h), an entry script that resolves
+/// outside the checkout, a patch whose file's sha256 is not the recipe's or a file in patches/ it does not list, a
+/// --profile run whose command sets no run length, and a RUN_DIR that exists and is not empty.
 RunPlan make_plan(const RunRequest& request);
 
 /// plan.json's text (deterministic: sorted keys where order is free).

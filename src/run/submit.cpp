@@ -3,15 +3,17 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <ctime>
-#include <nlohmann/json.hpp>
 #include <regex>
 
+#include "checks/command_policy.h"
 #include "core/atomic_output.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/sha256.h"
 #include "core/text.h"
+#include "evidence/launch.h"
 #include "evidence/megatron_args.h"
 #include "evidence/scheduler_times.h"
 #include "evidence/step_log.h"
@@ -24,26 +26,7 @@ namespace openrecipes::run {
 namespace {
 namespace fs = std::filesystem;
 
-// A YAML scalar for any string: a double-quoted JSON string is valid YAML and escapes every control character.
-std::string q(const std::string& s) { return nlohmann::json(s).dump(); }
-
-// The command as a literal block when it is plain printable lines, else one quoted string.
-std::string command_yaml(const std::string& c) {
-  const bool plain = !c.empty() && c[0] != ' ' && c[0] != '\n' && std::none_of(c.begin(), c.end(), [](char ch) {
-    return (static_cast<unsigned char>(ch) < 0x20 && ch != '\n') || ch == 0x7f;
-  });
-  if (!plain) return "command: " + q(c) + "\n";
-  std::string body = c;
-  std::string chomp = "-";
-  if (body.ends_with("\n")) {
-    body.pop_back();
-    chomp = body.ends_with("\n") ? "+" : "";
-    if (chomp == "+") body = c.substr(0, c.size() - 1);
-  }
-  std::string out = "command: |" + chomp + "\n";
-  for (auto line : split(body, '\n')) out += line.empty() ? "\n" : "  " + std::string(line) + "\n";
-  return out;
-}
+const char* const kAsLeft = "submit the run directory as openrecipes run left it";
 
 // The versions the probe saw for `name` (any spelling), preferring a build-tagged one (torch's own "2.11.0+cu130"
 // over pip's "2.11.0"); "unknown" when it saw none.
@@ -55,29 +38,8 @@ std::string seen(const evidence::VersionDump& d, const std::string& name) {
   return *v.rbegin();
 }
 
-std::string number(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
-
-std::string claims_yaml(const registry::RecipeResult* r) {
-  if (!r || !r->throughput)
-    return "claims:\n  tokens_per_s_per_gpu: 0\n  cv: 0\n  gpu_hours: 0\n  configuration: ineligible\n"
-           "  convergence: {verdict: fail}\n";
-  std::string s = "claims:\n";
-  s += "  tokens_per_s_per_gpu: " + number(r->throughput->tokens_per_s_per_gpu, 2) + "\n";
-  s += "  cv: " + number(r->throughput->cv, 5) + "\n";
-  s += "  gpu_hours: " + (r->gpu_hours ? fmt::format("{:.6g}", *r->gpu_hours) : std::string("0")) + "\n";
-  s += std::string("  configuration: ") + (r->configuration && r->configuration->eligible ? "eligible" : "ineligible") +
-       "\n";
-  if (r->convergence) {
-    const auto& c = *r->convergence;
-    s += fmt::format("  convergence: {{verdict: {}", c.passed ? "pass" : "fail");
-    if (std::isfinite(c.correlation)) s += ", correlation: " + number(c.correlation, 4);
-    if (std::isfinite(c.final_loss_rel_diff)) s += fmt::format(", final_loss_rel_diff: {:.3g}", c.final_loss_rel_diff);
-    s += fmt::format(", pointwise_failures: {}}}\n", c.pointwise_failures);
-  } else {
-    s += std::string("  convergence: {verdict: ") + (r->is_reference ? "pass" : "fail") + "}\n";
-  }
-  return s;
-}
+// `v` as the recipe writes it: rounded by `format` ("{:.2f}"), read back.
+double rounded(const char* format, double v) { return parse_double(fmt::format(fmt::runtime(format), v)).value_or(v); }
 
 registry::RecipeResult evaluate_one(const fs::path& registry_root, const std::string& id) {
   const auto reg = registry::load_registry(registry_root);
@@ -89,13 +51,9 @@ registry::RecipeResult evaluate_one(const fs::path& registry_root, const std::st
   throw InputError(registry_root.string(), "the submitted recipe " + id + " is not in the registry after writing it");
 }
 
-}  // namespace
-
-SubmitResult submit_run(const SubmitRequest& req) {
-  const CheckedRun run = read_run_dir(req.run_dir);
-  const RunPlan& p = run.plan;
-  const RunRecord& rec = run.record;
-  const std::string where = (req.run_dir / "run.json").string();
+// The run ended well: completed, exit 0 on every node and in the record, a convergence arm.
+void require_completed(const fs::path& run_dir, const RunRecord& rec) {
+  const std::string where = (run_dir / "run.json").string();
   if (rec.status != "completed")
     throw InputError(where,
                      fmt::format("the run {}: {}", rec.status, rec.reason.empty() ? "no reason given" : rec.reason),
@@ -103,48 +61,140 @@ SubmitResult submit_run(const SubmitRequest& req) {
   if (!rec.convergence_arm)
     throw InputError(where, "a --profile run is not a convergence arm (it runs to step 24)",
                      "submit a run of the recipe's own length (openrecipes run without --profile)");
-  if (!registry::is_github_handle(req.author))
-    throw InputError("--author " + quote_for_message(req.author), "not a GitHub handle", "give your GitHub user name");
-
   for (const auto& f : rec.files)  // every node's own exit status, as its task wrote it
-    if (f.path.starts_with("nodes/") && f.path.ends_with("/exit.txt") &&
-        trim(read_file(req.run_dir / f.path, 64)) != "0")
-      throw InputError((req.run_dir / f.path).string(), "a node's exit status is not 0",
+    if (f.path.starts_with("nodes/") && f.path.ends_with("/exit.txt") && trim(read_file(run_dir / f.path, 64)) != "0")
+      throw InputError((run_dir / f.path).string(), "a node's exit status is not 0",
                        "only a run that exited 0 on every node can be submitted: run the recipe again");
   if (rec.exit_code != 0)
     throw InputError(where, fmt::format("the run is marked completed but its exit status is {}", rec.exit_code),
                      "only a run that exited 0 can be submitted: run the recipe again");
-
-  // The recipe the run came from must be the one it ran (its workload, framework and patches are taken from it, never
-  // from plan.json, which anyone can edit).
-  const auto source = registry::load_recipe(p.recipe_dir, registry::RecipeLoad::draft);
-  if (sha256_hex(read_file(source.file)) != p.recipe_sha256)
-    throw InputError(source.file.string(),
-                     "the recipe changed after the run (its sha256 is not the one plan.json records)",
-                     "run the recipe as it is now, or restore it");
-  const std::string plan_file = (req.run_dir / "plan.json").string();
-  const char* as_left = "submit the run directory as openrecipes run left it";
-  if (source.id != p.recipe_id || source.stack.framework != p.framework || source.model != p.model ||
-      source.gpu != p.gpu)
-    throw InputError(plan_file, "plan.json does not name the recipe it ran (its id, model, GPU or framework differ)",
-                     as_left);
-  if (source.patches.size() != p.patches.size())
-    throw InputError(plan_file, "plan.json's patches are not the recipe's", as_left);
-  for (std::size_t i = 0; i < source.patches.size(); ++i) {
-    const auto& patch = source.patches[i];
-    if (p.patches[i].sha256 != patch.sha256)
-      throw InputError(plan_file, "plan.json's patches are not the recipe's", as_left);
-    if (sha256_hex(read_file(patch.path)) != patch.sha256)
-      throw InputError(patch.path.string(), "the patch changed after the run (its sha256 is not the recipe's)",
-                       "restore the patch the run applied");
-  }
   // The evidence formats and the job id are the ones run writes (they are written into recipe.yaml).
   const auto& log_formats = evidence::step_log_formats();
   if (std::find(log_formats.begin(), log_formats.end(), rec.log.format) == log_formats.end() ||
       rec.arguments.format != "megatron-args" || rec.versions.format != "versions" ||
       !(rec.times.format == "launcher" || rec.times.format == "sacct" || rec.times.format == "scontrol") ||
       !std::regex_match(rec.times.key, std::regex(rec.times.format == "launcher" ? "run" : "[0-9][0-9_.]{0,40}")))
-    throw InputError(where, "the evidence formats or the job id are not ones openrecipes run writes", as_left);
+    throw InputError(where, "the evidence formats or the job id are not ones openrecipes run writes", kAsLeft);
+}
+
+// The recipe the run came from, which must be the one it ran: its workload, framework, patches and command are taken
+// from it, never from plan.json, which anyone can edit. The command is derived again from it (relayout to the run's
+// GPUs, --profile) and must be plan.json's; it must keep the program policy.
+registry::Recipe source_recipe(const fs::path& run_dir, const RunPlan& p) {
+  const auto source = registry::load_recipe(p.recipe_dir, registry::RecipeLoad::draft);
+  if (sha256_hex(read_file(source.file)) != p.recipe_sha256)
+    throw InputError(source.file.string(),
+                     "the recipe changed after the run (its sha256 is not the one plan.json records)",
+                     "run the recipe as it is now, or restore it");
+  const std::string plan_file = (run_dir / "plan.json").string();
+  if (source.id != p.recipe_id || source.stack.framework != p.framework || source.model != p.model ||
+      source.gpu != p.gpu)
+    throw InputError(plan_file, "plan.json does not name the recipe it ran (its id, model, GPU or framework differ)",
+                     kAsLeft);
+  if (source.patches.size() != p.patches.size())
+    throw InputError(plan_file, "plan.json's patches are not the recipe's", kAsLeft);
+  for (std::size_t i = 0; i < source.patches.size(); ++i) {
+    if (p.patches[i].sha256 != source.patches[i].sha256)
+      throw InputError(plan_file, "plan.json's patches are not the recipe's", kAsLeft);
+    if (auto problem = registry::patch_problem(source.patches[i]))
+      throw InputError(source.file.string() + ": patches", *problem + " (the patch changed after the run)",
+                       "restore the patch the run applied");
+  }
+  const PlannedCommand derived = plan_command(source, p.gpus, p.nodes, p.profile);
+  if (derived.command != p.command || !(derived.layout == p.layout) || derived.train_iters != p.train_iters)
+    throw InputError(
+        plan_file,
+        fmt::format("plan.json's command is not the one {} gives on {} GPU(s): the plan was edited", source.id, p.gpus),
+        kAsLeft);
+  const std::string where = source.file.string() + ": command";
+  auto policy = checks::CommandPolicy::bundled().check(layout::split_command(derived.command, where),
+                                                       source.stack.framework, where);
+  if (!policy.shape) throw InputError(where, policy.problems.front().message, policy.problems.front().fix);
+  return source;
+}
+
+// The run's framework commit must be the one its recipe pins (the run's pre-flight checked it; the probe shows it).
+void require_pinned_commit(const registry::Recipe& source, const evidence::VersionDump& versions,
+                           const std::string& versions_file) {
+  for (const auto& v : source.stack.versions) {
+    if (v.component != source.stack.framework + "_commit" && v.component != "megatron_lm") continue;
+    const std::string probe = v.component == "megatron_lm"              ? "megatron_lm_commit"
+                              : source.stack.framework == "megatron-lm" ? "megatron_lm_commit"
+                                                                        : source.stack.framework + "_commit";
+    const std::string got = seen(versions, probe);
+    const auto n = std::min(got.size(), v.version.size());
+    if (got == "unknown" || n < 7 || got.compare(0, n, v.version, 0, n) != 0)
+      throw InputError(versions_file,
+                       fmt::format("the run's probe shows {} {}, and the recipe pins {}", probe, got, v.version),
+                       "run the recipe on a checkout at its commit");
+  }
+}
+
+// The UTC day the scheduler says the run finished (when it was measured); refuses a run the scheduler says failed.
+std::string measured_day(const fs::path& run_dir, const RunRecord& rec) {
+  const auto t =
+      evidence::parse_run_times(read_file(run_dir / rec.times.path), rec.times.path, rec.times.format, rec.times.key);
+  if (t.exit_code != 0 || (!t.state.empty() && t.state != "COMPLETED"))
+    throw InputError(
+        rec.times.path,
+        fmt::format("the scheduler says the run exited {}{}", t.exit_code, t.state.empty() ? "" : " (" + t.state + ")"),
+        "only a run that exited 0 can be submitted: run the recipe again");
+  const std::time_t end = static_cast<std::time_t>(t.finished_s);
+  std::tm tm{};
+  gmtime_r(&end, &tm);
+  return fmt::format("{:04}-{:02}-{:02}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+}
+
+// The same evidence twice would rank twice: refuse a log the registry already holds.
+void require_new_log(const registry::Registry& reg, const std::string& log_sha, const std::string& log_path) {
+  std::error_code ec;
+  for (const auto& e : reg.recipes) {
+    if (!e.recipe) continue;
+    std::vector<const registry::EvidenceFile*> logs = {&e.recipe->log};
+    if (e.recipe->convergence_arm) logs.push_back(&*e.recipe->convergence_arm);
+    for (const auto* f : logs)
+      if (fs::is_regular_file(f->path, ec) && fs::file_size(f->path, ec) <= kMaxTextFileBytes &&
+          sha256_hex(read_file(f->path)) == log_sha)
+        throw InputError(log_path, "this log is already the evidence of " + e.id,
+                         "a run is submitted once: run the recipe again for another recipe");
+  }
+}
+
+// The stack the run's probe saw, in the recipe's schema.
+registry::Stack probed_stack(const registry::Recipe& source, const RunPlan& p, const RunRecord& rec,
+                             const evidence::VersionDump& versions, const std::optional<evidence::ArgumentDump>& args) {
+  registry::Stack s;
+  s.framework = source.stack.framework;
+  s.versions.push_back({s.framework + "_commit",
+                        seen(versions, p.framework == "megatron-lm" ? "megatron_lm_commit" : p.framework + "_commit")});
+  if (p.framework != "megatron-lm") s.versions.push_back({"megatron_lm", seen(versions, "megatron_lm_commit")});
+  std::string te = seen(versions, "transformer_engine");
+  if (te == "unknown" && args && args->values.count("transformer_impl") &&
+      args->values.at("transformer_impl") == "local")
+    te = "none";
+  s.versions.push_back({"transformer_engine", te});
+  s.versions.push_back({"pytorch", seen(versions, "torch")});
+  s.versions.push_back({"cuda", seen(versions, "cuda")});
+  s.versions.push_back({"nccl", seen(versions, "nccl")});
+  if (!versions.of("deep_ep").empty()) s.versions.push_back({"deep_ep", seen(versions, "deep_ep")});
+  s.gpus_per_node = p.gpus_per_node;
+  s.network = rec.network;
+  return s;
+}
+
+}  // namespace
+
+SubmitResult submit_run(const SubmitRequest& req) {
+  const CheckedRun run = read_run_dir(req.run_dir);
+  const RunPlan& p = run.plan;
+  const RunRecord& rec = run.record;
+  const fs::path run_dir = req.run_dir;
+  require_completed(run_dir, rec);
+  if (!registry::is_github_handle(req.author))
+    throw InputError("--author " + quote_for_message(req.author), "not a GitHub handle", "give your GitHub user name");
+  const registry::Recipe source = source_recipe(run_dir, p);
+  const PlannedCommand planned = plan_command(source, p.gpus, p.nodes, p.profile);
+
   // `--reference none`: the recipe is the reference of a new pair (it passes both checks trivially, SPEC §4).
   const bool is_root = req.reference == "none";
   const fs::path ref_dir = req.reference.filename() == "recipe.yaml" ? req.reference.parent_path() : req.reference;
@@ -163,11 +213,9 @@ SubmitResult submit_run(const SubmitRequest& req) {
     throw InputError(req.registry.string(), "the registry has no GPU type " + p.gpu,
                      "submit into the registry the recipe came from");
 
-  const auto log_sha = [&] {
-    for (const auto& f : rec.files)
-      if (f.path == rec.log.path) return f.sha256;
-    return std::string(64, '0');
-  }();
+  std::string log_sha(64, '0');
+  for (const auto& f : rec.files)
+    if (f.path == rec.log.path) log_sha = f.sha256;
   std::string name = req.name;
   if (name.empty()) {
     std::string author;
@@ -184,7 +232,6 @@ SubmitResult submit_run(const SubmitRequest& req) {
     throw InputError(target.string(), "a recipe folder of that name exists", "give another --name");
 
   // Evidence: the step log, the argument dump (when it is another node's log), the versions, the scheduler times.
-  const fs::path run_dir = req.run_dir;
   std::vector<std::pair<std::string, std::string>> copies;  // run-dir path -> evidence/ name
   copies.push_back({rec.log.path, "evidence/train.log"});
   const bool args_apart = rec.arguments.path != rec.log.path;
@@ -194,115 +241,44 @@ SubmitResult submit_run(const SubmitRequest& req) {
                                  : rec.times.format == "sacct"  ? "evidence/sacct.txt"
                                                                 : "evidence/scontrol.txt";
   copies.push_back({rec.times.path, times_name});
-
-  const std::string versions_text = read_file(run_dir / rec.versions.path);
-  const auto versions = evidence::parse_versions(versions_text, rec.versions.path);
-  const std::string args_text = read_file(run_dir / rec.arguments.path);
-  const auto args = evidence::find_megatron_args(args_text, rec.arguments.path);
-
-  // When it was measured: the UTC day the scheduler says the run finished.
-  const std::string times_text = read_file(run_dir / rec.times.path);
-  const auto t = evidence::parse_run_times(times_text, rec.times.path, rec.times.format, rec.times.key);
-  if (t.exit_code != 0 || (!t.state.empty() && t.state != "COMPLETED"))
-    throw InputError(
-        rec.times.path,
-        fmt::format("the scheduler says the run exited {}{}", t.exit_code, t.state.empty() ? "" : " (" + t.state + ")"),
-        "only a run that exited 0 can be submitted: run the recipe again");
-  // The same evidence twice would rank twice: refuse a log the registry already holds.
-  for (const auto& e : reg.recipes) {
-    if (!e.recipe) continue;
-    std::vector<const registry::EvidenceFile*> logs = {&e.recipe->log};
-    if (e.recipe->convergence_arm) logs.push_back(&*e.recipe->convergence_arm);
-    for (const auto* f : logs)
-      if (fs::is_regular_file(f->path, ec) && fs::file_size(f->path, ec) <= kMaxTextFileBytes &&
-          sha256_hex(read_file(f->path)) == log_sha)
-        throw InputError(rec.log.path, "this log is already the evidence of " + e.id,
-                         "a run is submitted once: run the recipe again for another recipe");
-  }
-  for (const auto& [from, to] : copies) {
-    const fs::path src = run_dir / from;
-    if (fs::file_size(src, ec) > kMaxTextFileBytes)
-      throw InputError(src.string(),
+  for (const auto& [from, to] : copies)
+    if (fs::file_size(run_dir / from, ec) > kMaxTextFileBytes)
+      throw InputError((run_dir / from).string(),
                        fmt::format("over the registry's limit of {} bytes for one evidence file", kMaxTextFileBytes),
                        "keep the run's output smaller (a log of --log-interval 1 is far below it)");
-  }
-  const std::time_t end = static_cast<std::time_t>(t.finished_s);
-  std::tm tm{};
-  gmtime_r(&end, &tm);
-  const std::string date = fmt::format("{:04}-{:02}-{:02}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
 
-  std::string y;
-  y += fmt::format(
-      "# Submitted by openrecipes submit from a run of {} ({} launcher{}); every claim below was\n"
-      "# computed from evidence/ by the build's own evaluation.\n",
+  const auto versions = evidence::parse_versions(read_file(run_dir / rec.versions.path), rec.versions.path);
+  require_pinned_commit(source, versions, rec.versions.path);
+  const auto args = evidence::find_megatron_args(read_file(run_dir / rec.arguments.path), rec.arguments.path);
+  const std::string date = measured_day(run_dir, rec);
+  require_new_log(reg, log_sha, rec.log.path);
+
+  // The recipe, in load_recipe's schema (registry::recipe_yaml writes it); its claims are computed below.
+  registry::Recipe out = source;
+  out.name = name;
+  out.gpus = p.gpus;
+  out.author = req.author;
+  out.author_link = "https://github.com/" + req.author;
+  out.date = date;
+  out.reference = is_root ? std::nullopt : std::optional<std::string>(reference.id);
+  out.steps_per_run = p.train_iters > 0 ? p.train_iters : source.steps_per_run;
+  if (!(source.window && p.train_iters == source.steps_per_run)) out.window.reset();
+  out.log = {{}, "evidence/train.log", rec.log.format, ""};
+  out.arguments =
+      registry::EvidenceFile{{}, args_apart ? "evidence/arguments.log" : "evidence/train.log", "megatron-args", ""};
+  out.versions = registry::EvidenceFile{{}, "evidence/versions.txt", "versions", ""};
+  out.times = registry::EvidenceFile{{}, times_name, rec.times.format, rec.times.key};
+  out.convergence_arm.reset();
+  out.launch = registry::EvidenceFile{{}, "evidence/launch.json", "launch", ""};
+  out.command = planned.command;
+  out.layout = planned.layout;
+  out.stack = probed_stack(source, p, rec, versions, args);
+  out.claims = {0, 0, 0, "ineligible", "fail", std::nullopt, std::nullopt, std::nullopt};
+  const std::string comment = fmt::format(
+      "Submitted by openrecipes submit from a run of {} ({} launcher{}); every claim below was\n"
+      "computed from evidence/ by the build's own evaluation.",
       source.id, p.launcher == "slurm" ? "slurm" : "local",
       rec.times.format == "launcher" ? "" : ", Slurm job " + rec.times.key);
-  y += "id: " + name + "\nmodel: " + source.model + "\ngpu: " + q(source.gpu) + "\n";
-  y += fmt::format("gpus: {}\n", p.gpus);
-  y += "author:\n  github: " + req.author + "\n";
-  y += "date: " + date + "\n";
-  y += "reference: " + (is_root ? std::string("null") : reference.name) + "\n";
-  const auto& w = source.workload;
-  y += "workload:\n";
-  if (w.standard) {
-    y += "  kind: standard\n";
-    y += "  dataset: " + q(w.dataset) + "\n  revision: " + q(w.revision) + "\n  tokenizer: " + q(w.tokenizer) +
-         "\n  tokenizer_revision: " + q(w.tokenizer_revision) + fmt::format("\n  seed: {}\n", w.seed);
-    y += fmt::format("  rows: {{count: {}, sha256: {}}}\n", w.rows_count, w.rows_sha256);
-  } else {
-    y += "  kind: non-standard\n  key: " + q(w.key) + "\n  description: " + q(w.description) + "\n";
-  }
-  y += fmt::format("  row_length: {}\n  global_batch: {}\n", w.row_length, w.global_batch);
-  y += fmt::format("steps_per_run: {}\n", p.train_iters > 0 ? p.train_iters : source.steps_per_run);
-  if (source.window && p.train_iters == source.steps_per_run)
-    y += fmt::format("window: {{first: {}, last: {}}}\n", source.window->first, source.window->last);
-  y += "evidence:\n";
-  y += fmt::format("  log: {{path: evidence/train.log, format: {}}}\n", rec.log.format);
-  y += fmt::format("  arguments: {{path: {}, format: megatron-args}}\n",
-                   args_apart ? "evidence/arguments.log" : "evidence/train.log");
-  y += "  versions: {path: evidence/versions.txt, format: versions}\n";
-  y += fmt::format("  times: {{path: {}, format: {}, {}: {}}}\n", times_name, rec.times.format,
-                   rec.times.format == "launcher" ? "run" : "job", q(rec.times.key));
-  y += command_yaml(p.command);
-  const auto& l = p.layout;
-  y += fmt::format("layout: {{tp: {}, pp: {}, cp: {}, ep: {}, etp: {}, dp: {}, micro_batch: {}", l.tp, l.pp, l.cp, l.ep,
-                   l.etp, l.dp, l.micro_batch);
-  if (l.vpp) y += fmt::format(", vpp: {}", *l.vpp);
-  if (l.max_tokens_per_gpu) y += fmt::format(", max_tokens_per_gpu: {}", *l.max_tokens_per_gpu);
-  y += "}\n";
-  y += "stack:\n";
-  const std::string fw_commit =
-      seen(versions, p.framework == "megatron-lm" ? "megatron_lm_commit" : p.framework + "_commit");
-  y += "  framework: {name: " + source.stack.framework + ", commit: " + q(fw_commit) + "}\n";
-  if (p.framework != "megatron-lm") y += "  megatron_lm: " + q(seen(versions, "megatron_lm_commit")) + "\n";
-  std::string te = seen(versions, "transformer_engine");
-  if (te == "unknown" && args && args->values.count("transformer_impl") &&
-      args->values.at("transformer_impl") == "local")
-    te = "none";
-  y += "  transformer_engine: " + q(te) + "\n";
-  y += "  pytorch: " + q(seen(versions, "torch")) + "\n  cuda: " + q(seen(versions, "cuda")) +
-       "\n  nccl: " + q(seen(versions, "nccl")) + "\n";
-  if (!versions.of("deep_ep").empty()) y += "  comm_libraries: {deep_ep: " + q(seen(versions, "deep_ep")) + "}\n";
-  y += fmt::format("  gpus_per_node: {}\n", p.gpus_per_node);
-  y += "  network: " + q(rec.network) + "\n";
-  std::vector<std::pair<fs::path, std::string>> patch_copies;  // the recipe's own patch files, by their paths
-  if (!source.patches.empty()) {
-    y += "patches:\n";
-    for (const auto& patch : source.patches) {
-      patch_copies.push_back({patch.path, patch.relative});
-      y += "  - {path: " + q(patch.relative) + ", sha256: " + patch.sha256 + "}\n";
-    }
-  }
-  if (!source.component_tests.empty()) {
-    y += "component_tests:\n";
-    for (const auto& c : source.component_tests) {
-      y += "  - swap: " + q(c.swap) + "\n    compares: " + q(c.compares) + "\n    shape: {";
-      bool first = true;
-      for (const auto& [k, v] : c.shape) y += fmt::format("{}{}: {}", first ? "" : ", ", k, v), first = false;
-      y += fmt::format("}}\n    bound: {}\n    worst_error: {}\n    passed: {}\n", format_double(c.bound),
-                       format_double(c.worst_error), c.passed ? "true" : "false");
-    }
-  }
 
   // Written into a temp folder beside the target, then renamed: the registry never holds half a recipe.
   const fs::path parent = target.parent_path();
@@ -320,17 +296,18 @@ SubmitResult submit_run(const SubmitRequest& req) {
   } cleanup{outer};
   fs::create_directories(temp / "evidence");
   for (const auto& [from, to] : copies) fs::copy_file(run_dir / from, temp / to);
-  for (const auto& [from, to] : patch_copies) {
-    const fs::path dest = resolve_inside(temp, to, "patches");
+  write_file_atomic(temp / "evidence/launch.json", evidence::launch_json(p.env, p.argv));
+  for (const auto& patch : source.patches) {
+    const fs::path dest = resolve_inside(temp, patch.relative, "patches");
     fs::create_directories(dest.parent_path());
-    fs::copy_file(from, dest);
+    fs::copy_file(patch.path, dest);
   }
-  write_file_atomic(temp / "recipe.yaml", y + claims_yaml(nullptr));
+  write_file_atomic(temp / "recipe.yaml", registry::recipe_yaml(out, comment));
   // What the registry will load: checked in the temp folder, so a recipe that does not load is never written.
   try {
     registry::load_recipe(temp);
   } catch (const InputError& e) {
-    throw InputError(e.where(), "the recipe submit would write does not load: " + e.problem(), as_left);
+    throw InputError(e.where(), "the recipe submit would write does not load: " + e.problem(), kAsLeft);
   }
   fs::rename(temp, target);
   fs::remove_all(outer, ec);
@@ -339,14 +316,27 @@ SubmitResult submit_run(const SubmitRequest& req) {
   // Claims: evaluated once with placeholders, written from what the build computed, and evaluated again.
   const std::string id = source.model + "/" + source.gpu + "/" + name;
   const auto first = evaluate_one(req.registry, id);
-  write_file_atomic(target / "recipe.yaml", y + claims_yaml(&first));
-  SubmitResult out;
-  out.id = id;
-  out.dir = target;
-  out.evaluation = evaluate_one(req.registry, id);
-
+  if (first.throughput) {
+    out.claims.tokens_per_s_per_gpu = rounded("{:.2f}", first.throughput->tokens_per_s_per_gpu);
+    out.claims.cv = rounded("{:.5f}", first.throughput->cv);
+  }
+  if (first.gpu_hours) out.claims.gpu_hours = rounded("{:.6g}", *first.gpu_hours);
+  out.claims.configuration = first.configuration && first.configuration->eligible ? "eligible" : "ineligible";
+  out.claims.convergence = first.is_reference ? "pass" : "fail";
+  if (first.convergence) {
+    const auto& c = *first.convergence;
+    out.claims.convergence = c.passed ? "pass" : "fail";
+    if (std::isfinite(c.correlation)) out.claims.correlation = rounded("{:.4f}", c.correlation);
+    if (std::isfinite(c.final_loss_rel_diff)) out.claims.final_loss_rel_diff = rounded("{:.3g}", c.final_loss_rel_diff);
+    out.claims.pointwise_failures = c.pointwise_failures;
+  }
+  write_file_atomic(target / "recipe.yaml", registry::recipe_yaml(out, comment));
+  SubmitResult result;
+  result.id = id;
+  result.dir = target;
+  result.evaluation = evaluate_one(req.registry, id);
   cleanup.dir.clear();
-  return out;
+  return result;
 }
 
 }  // namespace openrecipes::run

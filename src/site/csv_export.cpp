@@ -25,6 +25,7 @@ constexpr const char* kColumns[] = {"id",
                                     "framework",
                                     "configuration",
                                     "convergence",
+                                    "evidence",
                                     "reasons"};
 
 // The string at `key` of `j`, or "" when it is absent or not a string.
@@ -52,7 +53,7 @@ std::pair<std::string, std::string> check_verdicts(const nlohmann::json& entry) 
 std::string row(const nlohmann::json& pair, const nlohmann::json& entry, const char* status) {
   std::string reasons;
   for (const auto& r : value_of(entry, "reasons"))
-    if (r.is_string()) reasons += (reasons.empty() ? "" : " | ") + r.get<std::string>();
+    if (r.is_object()) reasons += (reasons.empty() ? "" : " | ") + text_of(r, "stage") + ": " + text_of(r, "message");
   const auto [configuration, convergence] = check_verdicts(entry);
   const std::string cells[] = {csv_text_cell(text_of(entry, "id")),
                                csv_text_cell(text_of(pair, "model")),
@@ -72,6 +73,7 @@ std::string row(const nlohmann::json& pair, const nlohmann::json& entry, const c
                                csv_text_cell(text_of(entry, "framework")),
                                csv_text_cell(configuration),
                                csv_text_cell(convergence),
+                               csv_text_cell(text_of(value_of(entry, "evidence_coverage"), "code")),
                                csv_text_cell(reasons)};
   std::string line;
   for (const auto& c : cells) line += (line.empty() ? "" : ",") + c;

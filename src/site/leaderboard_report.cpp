@@ -85,11 +85,26 @@ nlohmann::json series_json(const registry::RecipeResult& r) {
           {"reference_arm", arm_json(r.reference_arm)}};
 }
 
+nlohmann::json reasons_json(const Reasons& reasons) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : reasons)
+    out.push_back({{"stage", r.stage}, {"rule", r.rule}, {"message", r.message}, {"fix", r.fix}});
+  return out;
+}
+
+nlohmann::json coverage_json(const registry::EvidenceCoverage& c) {
+  auto text_or_null = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
+  return {{"code", evidence_code(c)}, {"log", text_or_null(c.log)},       {"arguments", c.arguments},
+          {"versions", c.versions},   {"device", text_or_null(c.device)}, {"times", text_or_null(c.times)},
+          {"launch", c.launch}};
+}
+
 nlohmann::json result_json(const registry::RecipeResult& r) {
   nlohmann::json j;
   j["id"] = r.id;
   j["verified"] = r.verified;
-  j["reasons"] = r.reasons;
+  j["reasons"] = reasons_json(r.reasons);
+  j["evidence_coverage"] = coverage_json(r.coverage);
   if (!r.entry || !r.entry->recipe) return j;
   const auto& rec = *r.entry->recipe;
   j["name"] = rec.name;
@@ -142,6 +157,7 @@ nlohmann::json result_json(const registry::RecipeResult& r) {
   add_evidence("versions", rec.versions);
   add_evidence("times", rec.times);
   add_evidence("convergence_arm", rec.convergence_arm);
+  add_evidence("launch", rec.launch);
   j["evidence"] = evidence;
   nlohmann::json patches = nlohmann::json::array();
   for (const auto& p : rec.patches) patches.push_back({{"file", p.relative}, {"sha256", p.sha256}});
@@ -178,24 +194,27 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
                        p.standard_workload ? "" : " [non-standard workload]");
     if (!p.workload_description.empty()) out += "  " + visible(p.workload_description) + "\n";
     if (!p.ranked.empty()) {
-      out += fmt::format("  {:>4}  {:<22} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<14} {:<10} {:<11} {}\n", "rank",
-                         "recipe", "tokens/s/GPU", "CV", "GPUs", "MFU", "$/1M tokens", "GPU-h/run", "author", "date",
-                         "framework", "checks");
+      out += fmt::format("  {:>4}  {:<22} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<14} {:<10} {:<11} {:<8} {}\n",
+                         "rank", "recipe", "tokens/s/GPU", "CV", "GPUs", "MFU", "$/1M tokens", "GPU-h/run", "author",
+                         "date", "framework", "evidence", "checks");
       int rank = 0;
       for (const auto* r : p.ranked) {
         const auto& rec = *r->entry->recipe;
-        out += fmt::format("  {:>4}  {:<22} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<14} {:<10} {:<11} {}{}\n",
+        out += fmt::format("  {:>4}  {:<22} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<14} {:<10} {:<11} {:<8} {}{}\n",
                            ++rank, visible(rec.name), format_tokens_per_s(r->throughput->tokens_per_s_per_gpu),
                            format_percent(r->throughput->cv), rec.gpus, r->mfu ? format_percent(*r->mfu) : "-",
                            r->dollars_per_million_tokens ? format_dollars(*r->dollars_per_million_tokens) : "-",
                            r->gpu_hours ? format_gpu_hours(*r->gpu_hours) : "-", visible(rec.author), visible(rec.date),
-                           visible(rec.stack.framework), checks_summary(*r), r->verified ? "" : "  [UNVERIFIED]");
+                           visible(rec.stack.framework), evidence_code(r->coverage), checks_summary(*r),
+                           r->verified ? "" : "  [UNVERIFIED]");
       }
     }
     if (!p.ranked.empty()) {
       out +=
           "  (tokens/s/GPU over the measurement window; CV of step time; MFU = 6·N·tokens/s/GPU / dense BF16 peak;\n"
-          "   $/1M tokens at the window's rate; GPU-h/run = GPUs × launch-to-exit time of the evidence run;";
+          "   $/1M tokens at the window's rate; GPU-h/run = GPUs × launch-to-exit time of the evidence run;\n"
+          "   " +
+          std::string(kEvidenceLegend) + ";";
       // What the step time t_i is for each log format (and the name its logs give it) among the ranked recipes.
       std::set<std::pair<std::string, std::string>> formats;
       for (const auto* r : p.ranked) formats.emplace(r->entry->recipe->log.format, r->step_time_field);
@@ -209,7 +228,7 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
       for (const auto* r : p.unranked) {
         std::string name = r->entry && r->entry->recipe ? r->entry->recipe->name : r->id;
         out += fmt::format("    {}\n", visible(name));
-        for (const auto& why : r->reasons) out += fmt::format("      - {}\n", visible(why));
+        for (const auto& why : r->reasons) out += fmt::format("      - {}\n", visible(why.text()));
       }
     }
     out += "\n";
@@ -219,7 +238,7 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
     out += "recipes that could not be read:\n";
     for (const auto* r : p.unranked) {
       out += fmt::format("  {}\n", visible(r->id));
-      for (const auto& why : r->reasons) out += fmt::format("    - {}\n", visible(why));
+      for (const auto& why : r->reasons) out += fmt::format("    - {}\n", visible(why.text()));
     }
     out += "\n";
   }
@@ -281,21 +300,7 @@ nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector
   }
   j["pairs"] = ps;
   j["unreadable"] = unreadable;
-  j["schema"] = "openrecipes-leaderboard/1";
-  // Reasons name files by their path in the registry ("recipes/<id>/recipe.yaml:10"), not by where this build
-  // found the registry, so the JSON (and the site) are the same bytes from any folder.
-  std::string prefix = reg.root.lexically_normal().string();
-  if (!prefix.empty() && prefix.back() != '/') prefix += '/';
-  auto strip = [&](nlohmann::json& entries) {
-    for (auto& e : entries)
-      for (auto& why : e["reasons"]) {
-        std::string s = why.get<std::string>();
-        for (std::size_t at; !prefix.empty() && (at = s.find(prefix)) != std::string::npos;) s.erase(at, prefix.size());
-        why = s;
-      }
-  };
-  for (auto& p : j["pairs"]) strip(p["ranked"]), strip(p["unranked"]);
-  strip(j["unreadable"]);
+  j["schema"] = "openrecipes-leaderboard/2";
   make_json_safe(j);
   return j;
 }

@@ -111,6 +111,9 @@ json entry_row(const json& pair, const json& e, const std::string& root) {
   row["convergence"] = convergence_text(e);
   row["reasons"] = e["reasons"];
   row["gpu"] = pair["gpu"];
+  const json& cov = e.contains("evidence_coverage") ? e["evidence_coverage"] : json::object();
+  row["evidence_code"] = cov.contains("code") ? cov["code"] : json("------");
+  row["evidence_title"] = kEvidenceLegend;
   return row;
 }
 
@@ -161,6 +164,40 @@ json command_variables(const std::string& command) {
   }
   for (const auto& name : others)
     out.push_back({{"name", name}, {"meaning", "not a protocol variable: the recipe's own (see its notes)"}});
+  return out;
+}
+
+// What the recipe's evidence covers, one line per piece, from the board's evidence_coverage.
+json evidence_items(const json& e) {
+  const json& c = e.contains("evidence_coverage") ? e["evidence_coverage"] : json::object();
+  auto text = [&](const char* k) { return c.contains(k) && c[k].is_string() ? c[k].get<std::string>() : ""; };
+  auto flag = [&](const char* k) { return c.contains(k) && c[k].is_boolean() && c[k].get<bool>(); };
+  json out = json::array();
+  auto item = [&](const char* name, bool present, const std::string& yes, const std::string& no) {
+    out.push_back({{"name", name}, {"present", present}, {"text", present ? yes : no}});
+  };
+  item("step log", !text("log").empty(),
+       "the measured run's per-step lines (" + text("log") +
+           "), from which the score "
+           "and CV are recomputed",
+       "no log could be read");
+  item("argument dump", flag("arguments"),
+       "the run's resolved arguments: the configuration check and the command "
+       "are checked against them",
+       "none: the recipe can be checked neither against its reference nor as one");
+  item("versions", flag("versions"), "the software versions the run saw (the stack check)",
+       "none: the stack reads not pinned");
+  item("device", !text("device").empty(), "the GPU the run ran on: " + text("device"),
+       "no GPU named (or several): the GPU type is unchecked");
+  item("scheduler times", !text("times").empty(),
+       "admission and finish times (" + text("times") +
+           "), from which "
+           "GPU-hours are computed",
+       "none: GPU-hours cannot be computed");
+  item("launched command", flag("launch"),
+       "the command as the run started it, every variable expanded "
+       "(evidence/launch.json)",
+       "not kept: the published command is checked against the argument dump alone");
   return out;
 }
 
@@ -296,6 +333,7 @@ json model_view(const json& board, const std::string& model) {
   const json& m = board["models"][model];
   json v;
   v["id"] = model;
+  v["evidence_legend"] = kEvidenceLegend;
   v["name"] = m["name"];
   v["family"] = m["family"];
   v["checkpoint"] = m["checkpoint"];
@@ -396,6 +434,7 @@ json recipe_view(const json& pair, const json& e) {
   v["non_standard"] = pair["non_standard_workload"];
   v["ranked"] = e.contains("rank");
   v["has_reasons"] = !e["reasons"].empty();
+  v["evidence_items"] = evidence_items(e);
   v["notes"] = e.contains("notes") ? e["notes"] : json::array();
   v["has_notes"] = e.contains("notes") && !e["notes"].empty();
   v["readable"] = e.contains("name");

@@ -1,5 +1,5 @@
 // The site's pages (issue 10), each a function of the leaderboard JSON (leaderboard_json's shape, schema
-// openrecipes-leaderboard/1) so every number shown is the one `build --json` computed:
+// openrecipes-leaderboard/2) so every number shown is the one `build --json` computed:
 //   index.html                               every model × GPU type × workload with its best verified recipe
 //   models/<model>.html                      notes, N, per pair the ranked table, the GPU-type comparison
 //   recipes/<model>/<gpu>/<name>.html        everything about one recipe, with its charts

@@ -5,15 +5,12 @@
 #include <string_view>
 #include <vector>
 
+#include "core/embedded_file.h"
+
 namespace openrecipes::site {
 
-struct SiteFile {
-  std::string_view path;   ///< relative to src/site: "templates/index.mustache", "assets/site.js"
-  std::string_view bytes;  ///< the file's content
-};
-
-/// Every embedded file, sorted by path.
-const std::vector<SiteFile>& site_files();
+/// Every embedded file, sorted by path (relative to src/site: "templates/index.mustache", "assets/site.js").
+const std::vector<EmbeddedFile>& site_files();
 
 /// The content of embedded `path`. Throws std::logic_error when there is none (a bug in the tool).
 std::string_view site_file(std::string_view path);

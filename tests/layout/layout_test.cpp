@@ -65,10 +65,10 @@ TEST(LayoutDump, each_differing_argument_is_named_with_both_values) {
   Layout l = make(2, 1, 1, 1, 1, 4);
   l.micro_batch = 4;
   EXPECT_THAT(argument_dump_mismatches(placement(l, 8, true), args),
-              ElementsAre("layout: the recipe records TP = 2, but its argument dump has tensor_model_parallel_size = 1",
-                          "layout: the recipe records the micro-batch size = 4, but its argument dump has "
+              ElementsAre("the recipe records TP = 2, but its argument dump has tensor_model_parallel_size = 1",
+                          "the recipe records the micro-batch size = 4, but its argument dump has "
                           "micro_batch_size = 2",
-                          "layout: the recipe records VPP (none) = 0, but its argument dump has "
+                          "the recipe records VPP (none) = 0, but its argument dump has "
                           "virtual_pipeline_model_parallel_size = 2"));
 }
 
@@ -77,7 +77,7 @@ TEST(LayoutDump, slime_micro_batches_are_not_megatron_arguments_and_a_non_number
   Layout l = make(1, 1, 1, 1, 1, 4);
   l.micro_batch = 8;
   EXPECT_THAT(argument_dump_mismatches(placement(l, 4, false), args),
-              ElementsAre("layout: argument data_parallel_size = four is not a number"));
+              ElementsAre("argument data_parallel_size = four is not a number"));
 }
 
 }  // namespace

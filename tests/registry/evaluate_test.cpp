@@ -257,7 +257,8 @@ TEST(BuildBadInput, stack_version_the_evidence_contradicts) {
   s.replace(s.recipe("mbs2") / "recipe.yaml", "pytorch: 2.11.0+cu130", "pytorch: 2.12.0");
   auto b = build(s.root);
   EXPECT_TRUE(has_reason(b.get("mbs2"),
-                         "stack: the recipe says pytorch 2.12.0, but evidence/env.txt shows 2.11.0, 2.11.0+cu130"))
+                         "stack: the recipe says pytorch 2.12.0, but the evidence shows 2.11.0, 2.11.0+cu130 "
+                         "(evidence/env.txt and evidence/train.log)"))
       << reasons_of(b.get("mbs2"));
 }
 

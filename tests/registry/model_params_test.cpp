@@ -69,7 +69,7 @@ TEST(ModelParams, build_uses_the_recount_for_mfu_and_reports_disagreements) {
     EXPECT_FALSE(r.verified) << r.id;
     bool named = false;
     for (const auto& why : r.reasons)
-      named |= why.find("records N = 1, but its config arithmetic gives 595984384") != std::string::npos;
+      named |= why.text().find("records N = 1, but its config arithmetic gives 595984384") != std::string::npos;
     EXPECT_TRUE(named) << r.id;
   }
 }

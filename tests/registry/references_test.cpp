@@ -71,9 +71,11 @@ TEST(References, a_recipe_resolves_to_the_reference_it_names_and_a_root_to_wheth
   EXPECT_TRUE(resolve_reference(f.recipe("a"), f.by_id, chosen).is_reference);
   auto second = resolve_reference(f.recipe("b"), f.by_id, chosen);
   EXPECT_FALSE(second.is_reference);
-  EXPECT_EQ(second.problem,
+  ASSERT_TRUE(second.problem);
+  EXPECT_EQ(second.problem->text(),
             "reference: the pair already has the reference recipe 'a'; a second reference would rank "
-            "without any check (set `reference: a` and pass both checks against it)");
+            "without any check");
+  EXPECT_EQ(second.problem->fix, "set `reference: a` and pass both checks against it");
 }
 
 TEST(References, a_cycle_is_named_in_order_and_a_missing_or_unreadable_reference_is_named) {
@@ -86,12 +88,10 @@ TEST(References, a_cycle_is_named_in_order_and_a_missing_or_unreadable_reference
   f.add_unreadable("broken");
   f.index();
   std::map<std::string, std::string> none;
-  EXPECT_EQ(resolve_reference(f.recipe("x"), f.by_id, none).problem,
-            "reference: the references form a cycle: x → y → z → y");
-  EXPECT_EQ(resolve_reference(f.recipe("m"), f.by_id, none).problem,
-            "reference: 'nowhere' does not exist in the registry");
-  EXPECT_EQ(resolve_reference(f.recipe("u"), f.by_id, none).problem,
-            "reference: 'broken' cannot be read: recipe.yaml: line 3: bad");
+  auto text = [&](const char* id) { return resolve_reference(f.recipe(id), f.by_id, none).problem.value().text(); };
+  EXPECT_EQ(text("x"), "reference: the references form a cycle: x → y → z → y");
+  EXPECT_EQ(text("m"), "reference: 'nowhere' does not exist in the registry");
+  EXPECT_EQ(text("u"), "reference: 'broken' cannot be read: recipe.yaml: line 3: bad");
 }
 
 TEST(References, a_recipe_is_verified_only_when_its_chain_is_and_the_break_is_named) {
@@ -107,14 +107,21 @@ TEST(References, a_recipe_is_verified_only_when_its_chain_is_and_the_break_is_na
     RecipeResult r;
     r.id = e.id;
     r.entry = &e;
-    if (e.id == "root") r.reasons = {"measurement: step 7 is missing", "rows: not verified"};
+    if (e.id == "root")
+      r.reasons = {{"measurement", "measurement.window", "step 7 is missing", ""},
+                   {"rows", "rows.reference-build", "not verified", ""}};
     results.push_back(r);
   }
   require_verified_references(results);
   EXPECT_FALSE(results[0].verified);
-  EXPECT_THAT(results[1].reasons, ElementsAre("reference: 'root' is not verified (measurement: step 7 is missing)"));
-  EXPECT_THAT(results[2].reasons, ElementsAre("reference: 'mid' is not verified (it is tuned from 'root', which is "
-                                              "not verified: measurement: step 7 is missing)"));
+  auto texts = [](const RecipeResult& r) {
+    std::vector<std::string> out;
+    for (const auto& x : r.reasons) out.push_back(x.text());
+    return out;
+  };
+  EXPECT_THAT(texts(results[1]), ElementsAre("reference: 'root' is not verified (measurement: step 7 is missing)"));
+  EXPECT_THAT(texts(results[2]), ElementsAre("reference: 'mid' is not verified (it is tuned from 'root', which is "
+                                             "not verified: measurement: step 7 is missing)"));
   EXPECT_TRUE(results[3].verified);
   EXPECT_TRUE(results[4].verified);
 }

@@ -39,13 +39,13 @@ inline Built build(const std::filesystem::path& root) {
 
 inline bool has_reason(const RecipeResult& r, const std::string& needle) {
   for (const auto& s : r.reasons)
-    if (s.find(needle) != std::string::npos) return true;
+    if (s.text().find(needle) != std::string::npos) return true;
   return false;
 }
 
 inline std::string reasons_of(const RecipeResult& r) {
   std::string s;
-  for (const auto& x : r.reasons) s += x + "\n";
+  for (const auto& x : r.reasons) s += x.text() + "\n";
   return s;
 }
 

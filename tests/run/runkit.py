@@ -44,9 +44,26 @@ def iterations(path):
     return out
 
 
+BUNDLED_COMMIT = "d98e8a64ddf34856e74b24714e3bedb2f5a39553"  # the Megatron-LM commit the bundled recipes pin
+
+
+def git_checkout(folder):
+    """Makes `folder` a git checkout of one commit (its files as they are) and returns the commit: `run` checks that a
+    checkout is at the commit its recipe pins, so a stand-in checkout is a real one of its own commit."""
+    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t",
+               GIT_COMMITTER_EMAIL="t@example.com", GIT_AUTHOR_DATE="2026-01-01T00:00:00Z",
+               GIT_COMMITTER_DATE="2026-01-01T00:00:00Z")
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "stand-in"]):
+        subprocess.run(["git", "-C", folder, *args], check=True, env=env, capture_output=True)
+    return subprocess.run(["git", "-C", folder, "rev-parse", "HEAD"], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
 class Scratch:
-    """A temp folder with a copy of the bundled registry, the stand-in Megatron-LM "checkout" (a plain folder, not a
-    git checkout) and an environment whose PATH starts with the stand-in torchrun."""
+    """A temp folder with a copy of the bundled registry, the stand-in Megatron-LM checkout (a git checkout of its own
+    commit, self.commit, which the scratch copy of mbs2 pins in its recipe and shows in its versions evidence, so that
+    the recipe the tests run is at its checkout's commit) and an environment whose PATH starts with the stand-in
+    torchrun."""
 
     def __init__(self, scale="0.2"):
         self.root = tempfile.mkdtemp(prefix="openrecipes-run-test-")
@@ -54,6 +71,8 @@ class Scratch:
         shutil.copytree(os.path.join(REPO, "registry"), self.registry)
         self.megatron = os.path.join(self.root, "megatron")
         shutil.copytree(os.path.join(HERE, "standin", "megatron"), self.megatron)
+        self.commit = git_checkout(self.megatron)
+        self.pin("mbs2")
         self.env = dict(os.environ)
         self.env["PATH"] = os.path.join(HERE, "standin", "bin") + os.pathsep + self.env.get("PATH", "")
         self.env["OPENRECIPES_STANDIN_REPLAY"] = self.recipe("mbs2", "evidence", "train.log")
@@ -62,6 +81,17 @@ class Scratch:
 
     def recipe(self, name, *more):
         return os.path.join(self.registry, RECIPES, name, *more)
+
+    def pin(self, name, commit=None):
+        """Makes recipe `name` of the scratch registry pin `commit` (default: the stand-in checkout's) wherever it pins
+        the bundled Megatron-LM commit, in its recipe.yaml and in its versions evidence."""
+        for rel in ("recipe.yaml", os.path.join("evidence", "env.txt")):
+            path = self.recipe(name, rel)
+            if os.path.exists(path):
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(text.replace(BUNDLED_COMMIT, commit or self.commit))
 
     def run(self, *args, env=None):
         """openrecipes with `args` (argument vector, no shell), in the scratch folder: (exit code, stdout, stderr)."""

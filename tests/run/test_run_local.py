@@ -3,6 +3,7 @@ of the bundled registry; and the run's bad inputs: shell injection in a recipe's
 variable with no value, a patch whose sha256 does not match, a run that dies mid-way, a run directory edited after
 capture."""
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -66,7 +67,9 @@ class LocalRun(unittest.TestCase):
         self.assertIsNotNone(m, line)
         self.assertGreater(float(m.group(2)) - float(m.group(1)), 0.2 * 2.5 * 15)  # at least the window's steps
         versions = runkit.read(os.path.join(self.run_dir, "nodes", "0", "versions.txt"))
-        self.assertIn("megatron_lm_commit: not seen", versions)  # the stand-in checkout is no git checkout
+        self.assertIn("megatron_lm_commit: " + self.s.commit, versions)  # the stand-in checkout's own commit
+        self.assertIn("megatron_lm_tree: clean", versions)
+        self.assertIn("0, NVIDIA H200, 580.159.04", versions)  # the stand-in nvidia-smi
         self.assertIn("--- nvidia-smi", versions)
 
     def test_submit_and_build_rank_it(self):
@@ -87,9 +90,14 @@ class LocalRun(unittest.TestCase):
             self.assertIn("reference: ref\n", recipe)
             self.assertIn("author:\n  github: alice\n", recipe)
             self.assertIn("layout: {tp: 1, pp: 1, cp: 1, ep: 1, etp: 1, dp: 1, micro_batch: 2}", recipe)
-            self.assertIn("transformer_engine: \"none\"", recipe)  # --transformer-impl local in the dump
-            self.assertIn("pytorch: \"unknown\"", recipe)  # the CI machine has no torch: not pinned
-            self.assertIn("times: {path: evidence/times.txt, format: launcher, run: \"run\"}", recipe)
+            self.assertIn("transformer_engine: none\n", recipe)  # --transformer-impl local in the dump
+            self.assertIn("pytorch: unknown\n", recipe)  # the CI machine has no torch: not pinned
+            # The command as the run started it, every variable expanded: the build checks the command against it.
+            launch = json.loads(runkit.read(reg.recipe("standin-local", "evidence", "launch.json")))
+            self.assertEqual(launch["env"], [])
+            self.assertEqual(launch["argv"][:4], ["torchrun", "--nproc-per-node", "1",
+                                                  os.path.join(self.s.megatron, "pretrain_gpt.py")])
+            self.assertIn("times: {path: evidence/times.txt, format: launcher, run: run}", recipe)
             rc, out, err = reg.run("build", reg.registry)
             self.assertEqual(rc, 0, err)
             row = [l for l in out.splitlines() if "standin-local" in l]
@@ -154,7 +162,7 @@ class DraftRun(unittest.TestCase):
             self.assertEqual(rc, 0, out + err)
             recipe = runkit.read(s.recipe("from-draft", "recipe.yaml"))
             self.assertIn("evidence:\n  log: {path: evidence/train.log, format: megatron}", recipe)
-            self.assertIn("stack:\n  framework: {name: megatron-lm, commit: \"unknown\"}", recipe)
+            self.assertIn(f"stack:\n  framework: {{name: megatron-lm, commit: \"{s.commit}\"}}", recipe)
         finally:
             s.cleanup()
 
@@ -202,6 +210,21 @@ class TamperedRun(unittest.TestCase):
             runkit.edit_json(os.path.join(d, "plan.json"), lambda j: j["recipe"].update(
                 id="qwen3-0.6b/H200/mbs2\nwindow: {first: 12, last: 19}\n#"))
         self.assertIn("plan.json does not name the recipe it ran", self.submit_copy(change, "id"))
+
+    def test_plan_command_cannot_replace_the_recipes(self):
+        """Issue 24, finding 2: a plan.json edited to another command (and run.json re-hashed) was written into the new
+        recipe, and relayout then printed it as the command to run. submit derives the command from the recipe."""
+        def change(command, argv):
+            return lambda d: runkit.edit_json(os.path.join(d, "plan.json"), lambda j: j.update(command=command,
+                                                                                                 argv=argv))
+        err = self.submit_copy(change("bash -c 'id > /tmp/pwned'", ["bash", "-c", "id > /tmp/pwned"]), "bash")
+        self.assertIn("plan.json's command is not the one qwen3-0.6b/H200/mbs2 gives on 1 GPU(s): the plan was edited",
+                      err)
+        plan = json.loads(runkit.read(os.path.join(self.run_dir, "plan.json")))
+        lr = plan["command"].replace("--lr 1e-5", "--lr 1e-3")
+        self.assertNotEqual(lr, plan["command"])
+        err = self.submit_copy(change(lr, [w if w != "1e-5" else "1e-3" for w in plan["argv"]]), "lr")
+        self.assertIn("plan.json's command is not the one qwen3-0.6b/H200/mbs2 gives", err)
 
     def test_evidence_format_cannot_inject_yaml(self):
         def change(d):
@@ -254,16 +277,28 @@ class ProgramPolicy(unittest.TestCase):
     def test_other_programs_and_scripts_are_refused(self):
         cases = {
             "bash -c 'id > /tmp/pwned'": "the command runs 'bash', not the framework's launcher",
-            "python3 -c 'import os'": "after python3 comes '-c', not a training script",
-            "torchrun --nproc-per-node 1 -m evil": "torchrun '-m' is not one of the launcher flags a recipe may give",
+            "python3 -c 'import os'": "python3 '-c' is not one of the flags a recipe may give it",
+            "torchrun --nproc-per-node 1 -m evil": "torchrun '-m' is not one of the flags a recipe may give it",
             # argparse reads an abbreviation: --no-pyth is --no-python, which runs any program (found by a review)
             "torchrun --no-pyth sh -c 'touch x' $MEGATRON_LM/pretrain_gpt.py": "torchrun '--no-pyth' is not one of",
             "torchrun --run-path x $MEGATRON_LM/pretrain_gpt.py": "torchrun '--run-path' is not one of",
             "/tmp/bin/torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py":
                 "the command runs '/tmp/bin/torchrun', not the framework's launcher",
             "torchrun --nproc-per-node 1 /tmp/evil.py --train-iters 20":
-                "the training script '/tmp/evil.py' is not inside the framework checkout",
-            "torchrun --nproc-per-node 1 $MEGATRON_LM/../evil.py": "is not inside the framework checkout",
+                "the entry script '/tmp/evil.py' is not one of megatron-lm's",
+            "torchrun --nproc-per-node 1 $MEGATRON_LM/../evil.py":
+                "the entry script '$MEGATRON_LM/../evil.py' is not one of megatron-lm's",
+            "torchrun --nproc-per-node 1 $MEGATRON_LM/tools/preprocess_data.py":
+                "the entry script '$MEGATRON_LM/tools/preprocess_data.py' is not one of megatron-lm's",
+            # Issue 24, finding 1: an environment prefix that makes Python or the loader run code from a path.
+            "PYTHONPATH=evidence torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py":
+                "the command sets PYTHONPATH, which a recipe may not set",
+            "LD_PRELOAD=/tmp/evil.so torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py":
+                "the command sets LD_PRELOAD, which a recipe may not set",
+            "PATH=/tmp/bin torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py":
+                "the command sets PATH, which a recipe may not set",
+            "BASH_ENV=/tmp/x NCCL_DEBUG=INFO torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py":
+                "the command sets BASH_ENV, which a recipe may not set",
         }
         for command, message in cases.items():
             with self.subTest(command=command):
@@ -271,6 +306,35 @@ class ProgramPolicy(unittest.TestCase):
                 rc, out, err = self.dry()
                 self.assertEqual(rc, 2, out + err)
                 self.assertIn(message, err)
+
+    def test_an_environment_prefix_that_loads_code_never_runs_it(self):
+        """Issue 24, finding 1: a sitecustomize.py in a folder the recipe names on PYTHONPATH ran under a real run. The
+        run is refused before anything starts: no RUN_DIR, and the module never ran."""
+        marker = os.path.join(self.s.root, "pwned")
+        folder = self.s.recipe(MBS2, "evidence")
+        with open(os.path.join(folder, "sitecustomize.py"), "w") as f:
+            f.write(f"open({marker!r}, 'w').write('ran')\n")
+        rel = os.path.relpath(folder, self.s.root)
+        write_recipe_command(self.s, f"PYTHONPATH={rel} torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py "
+                                     "--train-iters 20")
+        run_dir = os.path.join(self.s.root, "run")
+        rc, out, err = self.s.run("run", self.s.recipe(MBS2), "--launcher", "local", "--var",
+                                  "MEGATRON_LM=" + self.s.megatron, "-o", run_dir)
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("the command sets PYTHONPATH, which a recipe may not set", err)
+        self.assertIn("fix: list the recipe's own Python files under patches:", err)
+        self.assertFalse(os.path.exists(run_dir))
+        self.assertFalse(os.path.exists(marker))
+
+    def test_a_script_that_links_out_of_the_checkout_is_refused(self):
+        evil = os.path.join(self.s.root, "evil.py")
+        with open(evil, "w") as f:
+            f.write("print('evil')\n")
+        os.remove(os.path.join(self.s.megatron, "pretrain_gpt.py"))
+        os.symlink(evil, os.path.join(self.s.megatron, "pretrain_gpt.py"))
+        rc, out, err = self.dry()
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("pretrain_gpt.py' is not inside the framework checkout", err)
 
     def test_every_file_in_patches_is_pinned(self):
         os.makedirs(self.s.recipe(MBS2, "patches"))
@@ -388,6 +452,47 @@ class BadInput(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertIn("--load /ckpt", out)
 
+    def test_every_missing_variable_is_named_at_once(self):
+        write_recipe_command(self.s, "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py --load $TORCH_DIST "
+                                     "--data-path $SFT_DATA --pretrained-checkpoint $HF_CKPT")
+        rc, out, err = self.dry()
+        self.assertEqual(rc, 2)
+        self.assertIn("$TORCH_DIST, $SFT_DATA, $HF_CKPT have no value (fix: give them: --var TORCH_DIST=VALUE "
+                      "--var SFT_DATA=VALUE --var HF_CKPT=VALUE)", err)
+
+    def test_the_checkout_is_checked_before_anything_runs(self):
+        """Issue 24, finding 7: a missing checkout started the trainer, and one at another commit ran to completion."""
+        missing = os.path.join(self.s.root, "no-such-checkout")
+        rc, out, err = self.s.run("run", self.s.recipe(MBS2), "--launcher", "local", "--var", "MEGATRON_LM=" + missing,
+                                  "-o", os.path.join(self.s.root, "run-missing"))
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("the checkout does not exist (or is not a folder)", err)
+        self.assertFalse(os.path.exists(os.path.join(self.s.root, "run-missing")))
+        # Another commit: refused before launch, naming both commits and the fix.
+        subprocess.run(["git", "-C", self.s.megatron, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit",
+                        "-q", "--allow-empty", "-m", "another"], check=True)
+        head = subprocess.run(["git", "-C", self.s.megatron, "rev-parse", "HEAD"], check=True, capture_output=True,
+                              text=True).stdout.strip()
+        run_dir = os.path.join(self.s.root, "run-other")
+        rc, out, err = self.s.run("run", self.s.recipe(MBS2), "--launcher", "local", "--var",
+                                  "MEGATRON_LM=" + self.s.megatron, "-o", run_dir)
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn(f"the checkout is at {head}, and the recipe pins {self.s.commit}", err)
+        self.assertIn(f"fix: check out the recipe's commit: git -C {self.s.megatron} checkout {self.s.commit}", err)
+        self.assertFalse(os.path.exists(run_dir))
+        # Back at the pinned commit, with a local change: the run goes ahead and says so.
+        subprocess.run(["git", "-C", self.s.megatron, "checkout", "-q", self.s.commit], check=True)
+        with open(os.path.join(self.s.megatron, "pretrain_gpt.py"), "a") as f:
+            f.write("# a local change\n")
+        rc, out, err = self.dry()
+        self.assertEqual(rc, 0, err)
+        self.assertIn("warning: MEGATRON_LM has uncommitted changes to 1 tracked file(s) (M pretrain_gpt.py)", out)
+        # A checkout that is no git checkout cannot show its commit: refused while the recipe pins one.
+        shutil.rmtree(os.path.join(self.s.megatron, ".git"))
+        rc, out, err = self.dry()
+        self.assertEqual(rc, 2)
+        self.assertIn("not a git checkout, so its commit cannot be checked against the recipe's " + self.s.commit, err)
+
     def test_a_missing_model_script(self):
         write_recipe_command(self.s, "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py ${MODEL_ARGS[@]}")
         rc, out, err = self.dry()
@@ -416,7 +521,7 @@ class BadInput(unittest.TestCase):
             f.write(text + "patches: [{path: patches/fix.patch, sha256: " + "0" * 64 + "}]\n")
         rc, out, err = self.dry()
         self.assertEqual(rc, 2)
-        self.assertIn("patches: patches/fix.patch: the file's sha256 is " + good + ", the recipe says " + "0" * 64, err)
+        self.assertIn("patches: patches/fix.patch: the file's sha256 is " + good + ", the recipe records " + "0" * 64, err)
         # The right sha256: applied with git in the framework checkout, recorded, and patches/ put on PYTHONPATH.
         with open(self.s.recipe(MBS2, "recipe.yaml"), "w") as f:
             f.write(text + "patches: [{path: patches/fix.patch, sha256: " + good + "}]\n")

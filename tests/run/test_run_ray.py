@@ -23,13 +23,14 @@ def slime_recipe(s):
     text = runkit.read(path).replace("id: mbs2\n", "id: slime-standin\n")
     head, rest = text.split("command: |\n", 1)
     text = head + "command: |\n  " + COMMAND + "\n" + rest[rest.index("layout:"):]
-    text = text.replace("framework: {name: megatron-lm, commit: d98e8a64ddf34856e74b24714e3bedb2f5a39553}",
-                        "framework: {name: slime, commit: 624b824a898ab0ec1fcb4d373004c7f3852bf515}\n"
-                        "  megatron_lm: d98e8a64ddf34856e74b24714e3bedb2f5a39553")
-    with open(path, "w") as f:
-        f.write(text)
     slime = os.path.join(s.root, "slime")
     shutil.copytree(os.path.join(runkit.HERE, "standin", "slime"), slime)
+    # The checkouts are git checkouts of their own commits, which the recipe pins (run checks them before launch).
+    slime_commit = runkit.git_checkout(slime)
+    text = text.replace(f"framework: {{name: megatron-lm, commit: {s.commit}}}",
+                        f"framework: {{name: slime, commit: {slime_commit}}}\n  megatron_lm: {s.commit}")
+    with open(path, "w") as f:
+        f.write(text)
     s.env["STANDIN_RAY_STATE"] = os.path.join(s.root, "ray-state")
     # The plugin needs numpy: the command's python3 is Debian's (python3-numpy, from scripts/bootstrap).
     os.makedirs(os.path.join(s.root, "bin"))

@@ -59,13 +59,13 @@ TEST(CsvExport, the_bundled_leaderboard_reads_back_cell_for_cell_and_a_strangers
   const auto rows = python_csv_rows(recipes_csv(j));
   ASSERT_EQ(rows.size(), 4u);  // header + mbs2, ref (ranked) + lr10 (unranked)
   EXPECT_EQ(rows[0][0], "id");
-  EXPECT_EQ(rows[0].size(), 19u);
+  EXPECT_EQ(rows[0].size(), 20u);
   const auto& pair = j["pairs"][0];
   const std::vector<const nlohmann::json*> entries = {&pair["ranked"][0], &pair["ranked"][1], &pair["unranked"][0]};
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const auto& e = *entries[i];
     const auto& row = rows[i + 1];
-    ASSERT_EQ(row.size(), 19u);
+    ASSERT_EQ(row.size(), 20u);
     EXPECT_EQ(row[0], e["id"]);
     EXPECT_EQ(row[1], "qwen3-0.6b");
     EXPECT_EQ(row[2], "H200");
@@ -87,7 +87,9 @@ TEST(CsvExport, the_bundled_leaderboard_reads_back_cell_for_cell_and_a_strangers
   EXPECT_EQ(rows[3][13], "'=HYPERLINK(\"https://evil.example\",\"x\")");  // text, never a formula
   EXPECT_EQ(rows[3][16], "ineligible");
   EXPECT_EQ(rows[3][17], "fail");
-  EXPECT_THAT(rows[3][18].get<std::string>(), ::testing::HasSubstr("configuration check: ineligible: lr changed"));
+  EXPECT_EQ(rows[0][18], "evidence");
+  EXPECT_EQ(rows[1][18], "LAVDT-");  // the bundled runs: log, dump, versions, device, times; no launch.json
+  EXPECT_THAT(rows[3][19].get<std::string>(), ::testing::HasSubstr("configuration check: ineligible: lr changed"));
 }
 
 }  // namespace

@@ -43,9 +43,12 @@ TEST(LeaderboardText, legend_names_what_the_step_time_is_for_the_log_formats_of_
   Scratch s;
   auto b = build(s.root);
   const auto text = leaderboard_text(b.reg, registry::build_pairs(b.reg, b.results, false));
-  EXPECT_NE(text.find("GPU-h/run = GPUs × launch-to-exit time of the evidence run;\n   step time of a megatron log = "
-                      "'elapsed time per iteration (ms)': Megatron-LM's timer of each training iteration"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("GPU-h/run = GPUs × launch-to-exit time of the evidence run;\n   evidence: L step log, A argument "
+                "dump, V versions, D device, T scheduler times, C launched command (- missing);\n   step time of "
+                "a megatron log = 'elapsed time per iteration (ms)': Megatron-LM's timer of each training "
+                "iteration"),
+      std::string::npos)
       << text;
   EXPECT_EQ(text.find("perf/step_time"), std::string::npos) << text;  // no slime recipe in the bundled pair
 }

@@ -54,6 +54,9 @@ TEST(Pages, two_gpu_types_on_one_workload_are_compared_in_two_charts_and_a_table
     std::filesystem::copy(s.recipe(name), s.root / "recipes/qwen3-0.6b/H100" / name,
                           std::filesystem::copy_options::recursive);
     s.replace(s.root / "recipes/qwen3-0.6b/H100" / name / "recipe.yaml", "gpu: H200", "gpu: H100");
+    // ... as runs on H100s: their evidence names the device (SPEC §5: the GPU type is checked against it).
+    s.replace(s.root / "recipes/qwen3-0.6b/H100" / name / "evidence/env.txt", "NVIDIA H200          ",
+              "NVIDIA H100 80GB HBM3");
   }
   const auto board = board_of(s.root);
   const auto v = model_view(board, "qwen3-0.6b");

@@ -299,7 +299,7 @@ function hostileRegistry(work) {
 }
 
 // The tags and attributes the templates and charts write; a hostile field must not add any other.
-const TAGS = new Set('html head meta title link script body header nav main footer a h1 h2 h3 p span strong ul li table thead tbody tr th td dl dt dd section form fieldset legend label select option input button output details summary figure figcaption pre code svg line text rect polyline circle g sub sup div'.split(' '));
+const TAGS = new Set('html head meta title link script body header nav main footer a abbr h1 h2 h3 p span strong ul li table thead tbody tr th td dl dt dd section form fieldset legend label select option input button output details summary figure figcaption pre code svg line text rect polyline circle g sub sup div'.split(' '));
 async function hostileSite(browser, work) {
   const reg = hostileRegistry(work);
   const site = path.join(work, 'hostile-site');

@@ -1,0 +1,74 @@
+// The program policy (SPEC §4.1, §5, §6; registry/rules/command.yaml): what a recipe's command may start, with which
+// launcher flags, on which entry script, and which environment variables it may set, each with its class for the
+// configuration check. One policy for every command that reads a recipe's command (run, build, relayout, submit),
+// compiled into the binary, so that no recipe field reaches a program or a loader the user did not choose.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "checks/argument_rules.h"
+#include "core/reason.h"
+#include "layout/command.h"
+
+namespace openrecipes::checks {
+
+/// Where the parts of a command that keeps the policy are, as indices into split_command's words.
+struct CommandShape {
+  std::size_t env_end = 0;   ///< words [0, env_end) are the NAME=value environment assignments
+  std::size_t program = 0;   ///< the program word (torchrun, python3)
+  std::size_t script = 0;    ///< the entry script word; its arguments follow it
+  std::string program_name;  ///< the program as the policy names it: "torchrun" or "python3"
+  std::string script_name;   ///< the entry script relative to the checkout: "pretrain_gpt.py", "train.py"
+};
+
+/// The policy's verdict on one command: its shape when it keeps the policy, and every way it breaks it.
+struct PolicyCheck {
+  std::optional<CommandShape> shape;
+  Reasons problems;  ///< stage "command"; each names the line and column of the word and the fix
+};
+
+class CommandPolicy {
+ public:
+  /// Parses a policy (registry/rules/command.yaml's format) from `text`; `file` names it in messages. Throws
+  /// InputError (file:line: field) for malformed YAML, unknown fields, an unknown class, a rule without a reason, a
+  /// variable listed twice or a name that is not an environment variable name.
+  static CommandPolicy parse(std::string_view text, const std::string& file);
+
+  /// The policy compiled into openrecipes from registry/rules/command.yaml.
+  static const CommandPolicy& bundled();
+
+  /// The class and why of environment variable `name` (rule: "registry/rules/command.yaml:<line>"), or nullopt when a
+  /// recipe may not set it.
+  std::optional<Classification> environment_class(std::string_view name) const;
+
+  /// The checkout variable of `framework` (MEGATRON_LM, SLIME, MILES), or "" for a framework the policy lacks.
+  std::string framework_variable(const std::string& framework) const;
+
+  /// Checks `words` (split_command of a recipe's command, variables not expanded) for a recipe of `framework`: every
+  /// leading NAME=value names an allowed variable (once) and holds no ${NAME[@]} or <slime entry module>; the program
+  /// is a word of its own, named (torchrun, or python3 in one of its spellings; never a path or a variable); its flags
+  /// are the policy's, spelled in full ('_' or '-'); the script is one of the framework's entry scripts, as
+  /// $<CHECKOUT>/<script> or, for slime and miles, <slime entry module>. Each message starts with `where` and the
+  /// word's line and column ("recipe.yaml: command, line 1, column 1: ..."; `where` may be ""). Never throws.
+  PolicyCheck check(const std::vector<layout::CommandWord>& words, const std::string& framework,
+                    const std::string& where) const;
+
+ private:
+  struct Program {
+    std::string name;
+    std::vector<std::string> spellings, flags, switches;
+  };
+  struct Entry {
+    std::string variable;
+    std::vector<std::string> scripts;
+  };
+  std::vector<Program> programs_;
+  std::map<std::string, Entry> entries_;                    // framework -> its checkout variable and entry scripts
+  std::map<std::string, Classification, std::less<>> env_;  // variable -> class
+};
+
+}  // namespace openrecipes::checks
