@@ -47,6 +47,19 @@ def main():
         text = open(path, encoding="utf-8").read().replace(f"id: {name}\n", "id: fuzz\n", 1)
         for t in ("recipe_yaml", "recipe_page"):
             add(t, f"{name}.yaml", text)
+    # command_check: each bundled recipe's command, NUL, its run's argument dump (the log holding it).
+    for path in sorted(glob.glob(os.path.join(registry, "recipes/**/recipe.yaml"), recursive=True)):
+        text = open(path, encoding="utf-8").read()
+        log = os.path.join(os.path.dirname(path), "evidence", "train.log")
+        if "command: |\n" in text and os.path.isfile(log):
+            block = text.split("command: |\n", 1)[1]
+            lines = []
+            for line in block.splitlines():
+                if not line.startswith("  "):
+                    break
+                lines.append(line[2:])
+            add("command_check", os.path.basename(os.path.dirname(path)) + ".txt",
+                "\n".join(lines).encode() + b"\0" + open(log, "rb").read())
     for path in sorted(glob.glob(os.path.join(ROOT, "tests/run/device/drafts/*.yaml"))):
         name = os.path.splitext(os.path.basename(path))[0]
         add("recipe_yaml", f"draft-{name}.yaml",

@@ -280,8 +280,11 @@ Reasons check_command_evidence(const std::vector<CommandWord>& words, const Comm
     }
     std::string command_value;
     if (!argument_agrees(a, it->second, command_value))
-      differences.push_back(fmt::format("{} gives {} {}, but the argument dump has {} = {}", source, a.flag,
-                                        visible(command_value), dest, visible(it->second)));
+      differences.push_back(a.constant
+                                ? fmt::format("{} gives {}, which sets {} = {}, but the argument dump has {} = {}",
+                                              source, a.flag, dest, visible(command_value), dest, visible(it->second))
+                                : fmt::format("{} gives {} {}, but the argument dump has {} = {}", source, a.flag,
+                                              visible(command_value), dest, visible(it->second)));
   }
   for (std::size_t k = 0; k < differences.size() && k < kMaxCommandDifferences; ++k)
     out.push_back({"command", "command.argument-dump", differences[k],

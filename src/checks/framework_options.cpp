@@ -149,7 +149,8 @@ ParsedArguments parse_arguments(const std::vector<CommandWord>& words, const Opt
     const OptionSpec* spec = table ? table->find(flag) : nullptr;
     // The words that follow up to the next flag: the values argparse may give this flag.
     std::size_t run_end = i;
-    while (run_end < words.size() && !looks_like_option(words[run_end])) ++run_end;
+    // An array word ends them too: its words (flags, perhaps) are only known from the run's argv.
+    while (run_end < words.size() && !looks_like_option(words[run_end]) && !is_array(words[run_end])) ++run_end;
     const std::size_t following = run_end - i;
 
     std::string dest = spec ? spec->dest : dest_of(flag);

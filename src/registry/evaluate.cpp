@@ -39,6 +39,18 @@
 #include "registry/references.h"
 
 namespace openrecipes::registry {
+
+std::string EvidenceCoverage::code() const {
+  std::string out;
+  out += log.empty() ? '-' : 'L';
+  out += arguments ? 'A' : '-';
+  out += versions ? 'V' : '-';
+  out += device.empty() ? '-' : 'D';
+  out += times.empty() ? '-' : 'T';
+  out += launch ? 'C' : '-';
+  return out;
+}
+
 namespace {
 
 /// Evidence read once per recipe (a reference's evidence is reused by every recipe that names it).
@@ -122,10 +134,10 @@ Loaded load_evidence(const Recipe& r) {
     if (r.versions) out.versions = evidence::parse_versions(read_file(r.versions->path), r.versions->relative);
     if (out.log) {  // the framework's own banners in the log join the versions dump
       auto banners = evidence::parse_version_banners(read_file(r.log.path), r.log.relative);
-      if (!out.versions)
-        out.versions = std::move(banners);
-      else
+      if (out.versions)
         out.versions->merge(banners);
+      else if (!banners.versions.empty())
+        out.versions = std::move(banners);
     }
   } catch (const InputError& e) {
     out.versions_error = e.what();

@@ -46,7 +46,15 @@ struct EvidenceCoverage {
   std::string times;       ///< the scheduler times' format ("launcher", "sacct", "scontrol"), "" when none
   bool launch = false;     ///< the command as the run started it (evidence/launch.json)
   bool operator==(const EvidenceCoverage&) const = default;
+  /// Six letters read like `ls -l`'s mode (the table, the CSV and the site show it): L the step log, A an argument
+  /// dump, V a versions dump, D a device named, T scheduler times, C the command as launched; '-' where that piece is
+  /// missing: "LAVDT-".
+  std::string code() const;
 };
+
+/// The legend of EvidenceCoverage::code, one line.
+inline constexpr const char* kEvidenceLegend =
+    "evidence: L step log, A argument dump, V versions, D device, T scheduler times, C launched command (- missing)";
 
 /// Everything the build computed for one recipe.
 struct RecipeResult {

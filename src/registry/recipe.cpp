@@ -410,7 +410,6 @@ std::string command_field(const std::string& c) {
   }
   std::string out = "command: |" + chomp + "\n";
   for (auto line : split(body, '\n')) out += line.empty() ? "\n" : "  " + std::string(line) + "\n";
-  if (chomp == "+") out += "\n";
   return out;
 }
 

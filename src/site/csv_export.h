@@ -26,8 +26,8 @@ std::string csv_number_cell(const nlohmann::json& value);
 /// per pair (in the JSON's order) its ranked recipes by rank and then its unranked ones, CRLF line ends (RFC 4180).
 /// Columns: id, model, gpu, workload, non_standard_workload, status ("verified" or "unranked"), rank, tokens_per_s
 /// _per_gpu, cv, gpus, mfu, dollars_per_million_tokens, gpu_hours, author, date, framework, configuration,
-/// convergence, evidence (site/format.h evidence_code: "LAVDT-"), reasons ("stage: message", joined with " | "). Throws
-/// nlohmann::json exceptions on JSON of another shape.
+/// convergence, evidence (registry::EvidenceCoverage::code: "LAVDT-"), reasons ("stage: message", joined with " | ").
+/// Throws nlohmann::json exceptions on JSON of another shape.
 std::string recipes_csv(const nlohmann::json& leaderboard);
 
 }  // namespace openrecipes::site

@@ -1,24 +1,11 @@
 // Number formats of the leaderboard (site/format.h).
 #include "site/format.h"
 
-#include "registry/evaluate.h"
-
 #include <fmt/format.h>
 
 #include "core/text.h"
 
 namespace openrecipes::site {
-
-std::string evidence_code(const registry::EvidenceCoverage& c) {
-  std::string out;
-  out += c.log.empty() ? '-' : 'L';
-  out += c.arguments ? 'A' : '-';
-  out += c.versions ? 'V' : '-';
-  out += c.device.empty() ? '-' : 'D';
-  out += c.times.empty() ? '-' : 'T';
-  out += c.launch ? 'C' : '-';
-  return out;
-}
 
 std::string format_dollars(double v) { return v >= 1 ? fmt::format("${:.3f}", v) : fmt::format("${:.4f}", v); }
 

@@ -4,20 +4,7 @@
 
 #include <string>
 
-namespace openrecipes::registry {
-struct EvidenceCoverage;
-}
-
 namespace openrecipes::site {
-
-/// What a recipe's evidence covers, in six letters read like `ls -l`'s mode (the table and the site share it): L the
-/// step log, A an argument dump, V a versions dump, D a device named, T scheduler times, C the command as launched
-/// (evidence/launch.json); '-' where that piece is missing: "LAVDT-".
-std::string evidence_code(const registry::EvidenceCoverage& coverage);
-
-/// The legend of evidence_code, one line.
-inline constexpr const char* kEvidenceLegend =
-    "evidence: L step log, A argument dump, V versions, D device, T scheduler times, C launched command (- missing)";
 
 /// $ per 1M tokens: "$1.234" from $1 up, "$0.0946" below (four decimals, so cheap recipes still differ).
 std::string format_dollars(double dollars);

@@ -94,8 +94,8 @@ nlohmann::json reasons_json(const Reasons& reasons) {
 
 nlohmann::json coverage_json(const registry::EvidenceCoverage& c) {
   auto text_or_null = [](const std::string& s) { return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s); };
-  return {{"code", evidence_code(c)}, {"log", text_or_null(c.log)},       {"arguments", c.arguments},
-          {"versions", c.versions},   {"device", text_or_null(c.device)}, {"times", text_or_null(c.times)},
+  return {{"code", c.code()},       {"log", text_or_null(c.log)},       {"arguments", c.arguments},
+          {"versions", c.versions}, {"device", text_or_null(c.device)}, {"times", text_or_null(c.times)},
           {"launch", c.launch}};
 }
 
@@ -205,7 +205,7 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
                            format_percent(r->throughput->cv), rec.gpus, r->mfu ? format_percent(*r->mfu) : "-",
                            r->dollars_per_million_tokens ? format_dollars(*r->dollars_per_million_tokens) : "-",
                            r->gpu_hours ? format_gpu_hours(*r->gpu_hours) : "-", visible(rec.author), visible(rec.date),
-                           visible(rec.stack.framework), evidence_code(r->coverage), checks_summary(*r),
+                           visible(rec.stack.framework), r->coverage.code(), checks_summary(*r),
                            r->verified ? "" : "  [UNVERIFIED]");
       }
     }
@@ -214,7 +214,7 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
           "  (tokens/s/GPU over the measurement window; CV of step time; MFU = 6·N·tokens/s/GPU / dense BF16 peak;\n"
           "   $/1M tokens at the window's rate; GPU-h/run = GPUs × launch-to-exit time of the evidence run;\n"
           "   " +
-          std::string(kEvidenceLegend) + ";";
+          std::string(registry::kEvidenceLegend) + ";";
       // What the step time t_i is for each log format (and the name its logs give it) among the ranked recipes.
       std::set<std::pair<std::string, std::string>> formats;
       for (const auto* r : p.ranked) formats.emplace(r->entry->recipe->log.format, r->step_time_field);

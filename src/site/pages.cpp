@@ -14,6 +14,7 @@
 
 #include "core/text.h"
 #include "core/version.h"
+#include "registry/evaluate.h"
 #include "site/board_entries.h"
 #include "site/charts.h"
 #include "site/format.h"
@@ -113,7 +114,7 @@ json entry_row(const json& pair, const json& e, const std::string& root) {
   row["gpu"] = pair["gpu"];
   const json& cov = e.contains("evidence_coverage") ? e["evidence_coverage"] : json::object();
   row["evidence_code"] = cov.contains("code") ? cov["code"] : json("------");
-  row["evidence_title"] = kEvidenceLegend;
+  row["evidence_title"] = registry::kEvidenceLegend;
   return row;
 }
 
@@ -333,7 +334,7 @@ json model_view(const json& board, const std::string& model) {
   const json& m = board["models"][model];
   json v;
   v["id"] = model;
-  v["evidence_legend"] = kEvidenceLegend;
+  v["evidence_legend"] = registry::kEvidenceLegend;
   v["name"] = m["name"];
   v["family"] = m["family"];
   v["checkpoint"] = m["checkpoint"];

@@ -103,6 +103,25 @@ TEST(BuildCli, bad_registry_exits_2_with_a_message_and_no_stack_trace) {
   EXPECT_NE(r.err.find("not a registry folder"), std::string::npos) << r.err;
 }
 
+// Issue 24, finding 2: a recipe whose command runs another program (as a plan.json edited to `bash -c` once made
+// submit write) is never printed by relayout as the command to run.
+TEST(BuildCli, relayout_refuses_a_command_that_breaks_the_program_policy) {
+  testing::TempDir d;
+  const fs::path dir = d / "recipes/qwen3-0.6b/H200/mbs2";
+  fs::create_directories(dir.parent_path());
+  fs::copy(testing::source_dir() / "registry/recipes/qwen3-0.6b/H200/mbs2", dir, fs::copy_options::recursive);
+  std::string y = read_file(dir / "recipe.yaml");
+  const std::string from = "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py";
+  y.replace(y.find(from), from.size(), "bash -c 'id > /tmp/pwned' $MEGATRON_LM/pretrain_gpt.py");
+  std::ofstream(dir / "recipe.yaml") << y;
+  auto r = run_cli({"relayout", dir.string(), "--gpus", "8"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("recipe.yaml: command: line 1, column 1: the command runs 'bash', not the framework's launcher"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(BuildCli, usage_error_exits_2) {
   EXPECT_EQ(run_cli({"build", "--no-such-flag"}).exit_code, 2);
   EXPECT_EQ(run_cli({}).exit_code, 2);

@@ -1,0 +1,140 @@
+// Tests for src/checks/command_policy: the program policy every command applies to a recipe's command (SPEC §5, §6;
+// registry/rules/command.yaml), on the bundled policy.
+#include "checks/command_policy.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "testing/support.h"
+
+namespace openrecipes::checks {
+namespace {
+
+PolicyCheck check(const std::string& command, const std::string& framework = "megatron-lm") {
+  return CommandPolicy::bundled().check(layout::split_command(command, "t"), framework, "cmd");
+}
+
+std::string first_problem(const std::string& command, const std::string& framework = "megatron-lm") {
+  auto c = check(command, framework);
+  EXPECT_FALSE(c.shape) << command;
+  return c.problems.empty() ? "" : c.problems.front().message;
+}
+
+TEST(CommandPolicy, the_launchers_on_the_frameworks_entry_scripts_keep_the_policy) {
+  auto c = check("torchrun --nproc-per-node 8 --nnodes=2 --standalone $MEGATRON_LM/pretrain_gpt.py --lr 1e-5");
+  ASSERT_TRUE(c.shape);
+  EXPECT_EQ(c.shape->program, 0u);
+  EXPECT_EQ(c.shape->script, 5u);  // torchrun, --nproc-per-node, 8, --nnodes=2, --standalone, the script
+  EXPECT_EQ(c.shape->program_name, "torchrun");
+  EXPECT_EQ(c.shape->script_name, "pretrain_gpt.py");
+  auto ray = check("NCCL_ALGO=Ring python3 -u <slime entry module> --actor-num-nodes 1 ${MODEL_ARGS[@]}", "slime");
+  ASSERT_TRUE(ray.shape) << ray.problems.front().message;
+  EXPECT_EQ(ray.shape->env_end, 1u);
+  EXPECT_EQ(ray.shape->script, 3u);
+  EXPECT_EQ(ray.shape->script_name, "train.py");
+  EXPECT_TRUE(check("python3.12 ${SLIME}/train_async.py", "slime").shape);
+  EXPECT_TRUE(check("torchrun --nproc_per_node 1 $MEGATRON_LM/pretrain_gpt.py").shape);  // torchrun's '_' spelling
+}
+
+// Issue 24, finding 1: an environment prefix that makes the trainer load code from a path the recipe names.
+TEST(CommandPolicy, an_environment_variable_off_the_list_is_refused_by_name) {
+  for (const char* name :
+       {"PYTHONPATH", "LD_PRELOAD", "PATH", "BASH_ENV", "LD_LIBRARY_PATH", "PYTHONSTARTUP", "NCCL_NET_PLUGIN",
+        "CUDA_INJECTION64_PATH", "HF_MODULES_CACHE", "TRITON_CACHE_DIR", "NCCL_DEBUG_FILE", "PYTHONWARNINGS"}) {
+    const std::string m =
+        first_problem(std::string(name) + "=evidence torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py");
+    EXPECT_EQ(m, std::string("cmd, line 1, column 1: the command sets ") + name +
+                     ", which a recipe may not set (a variable that can make the trainer load code from a path, or "
+                     "one the policy does not know)")
+        << name;
+  }
+  auto c = check("PYTHONPATH=evidence torchrun $MEGATRON_LM/pretrain_gpt.py");
+  EXPECT_EQ(c.problems.front().rule, "command.environment");
+  EXPECT_NE(c.problems.front().fix.find("patches/ goes on PYTHONPATH"), std::string::npos);
+  EXPECT_TRUE(check("CUDA_DEVICE_MAX_CONNECTIONS=1 NCCL_DEBUG=WARN torchrun $MEGATRON_LM/pretrain_gpt.py").shape);
+  EXPECT_EQ(first_problem("NCCL_DEBUG=WARN NCCL_DEBUG=INFO torchrun $MEGATRON_LM/pretrain_gpt.py"),
+            "cmd, line 1, column 17: NCCL_DEBUG is set twice");
+}
+
+TEST(CommandPolicy, allowed_variables_carry_their_class_for_the_configuration_check) {
+  const auto& p = CommandPolicy::bundled();
+  EXPECT_EQ(p.environment_class("NCCL_ALGO")->cls, ArgClass::structural);
+  EXPECT_EQ(p.environment_class("NVTE_FUSED_ATTN")->cls, ArgClass::same_math_swap);
+  EXPECT_EQ(p.environment_class("NCCL_DEBUG")->cls, ArgClass::bookkeeping);
+  EXPECT_EQ(p.environment_class("NVIDIA_TF32_OVERRIDE")->cls, ArgClass::math);
+  EXPECT_NE(p.environment_class("NCCL_ALGO")->rule.find("command.yaml:"), std::string::npos);
+  EXPECT_FALSE(p.environment_class("PYTHONPATH"));
+  EXPECT_EQ(p.framework_variable("megatron-lm"), "MEGATRON_LM");
+  EXPECT_EQ(p.framework_variable("miles"), "MILES");
+  EXPECT_EQ(p.framework_variable("other"), "");
+}
+
+TEST(CommandPolicy, programs_are_named_and_their_flags_spelled_in_full) {
+  EXPECT_EQ(first_problem("bash -c 'id'"),
+            "cmd, line 1, column 1: the command runs 'bash', not the framework's launcher");
+  EXPECT_EQ(first_problem("$PYTHON $MEGATRON_LM/pretrain_gpt.py"),
+            "cmd, line 1, column 1: the command runs '$PYTHON', not the framework's launcher");
+  EXPECT_EQ(first_problem("/usr/bin/torchrun $MEGATRON_LM/pretrain_gpt.py"),
+            "cmd, line 1, column 1: the command runs '/usr/bin/torchrun', not the framework's launcher");
+  EXPECT_EQ(first_problem("torchrun --no-pyth sh $MEGATRON_LM/pretrain_gpt.py"),
+            "cmd, line 1, column 10: torchrun '--no-pyth' is not one of the flags a recipe may give it");
+  EXPECT_EQ(first_problem("python3 -c 'import os'"),
+            "cmd, line 1, column 9: python3 '-c' is not one of the flags a recipe may give it");
+  EXPECT_EQ(first_problem("python3 -m torch.distributed.run $MEGATRON_LM/pretrain_gpt.py"),
+            "cmd, line 1, column 9: python3 '-m' is not one of the flags a recipe may give it");
+  EXPECT_EQ(first_problem("torchrun --standalone=1 $MEGATRON_LM/pretrain_gpt.py"),
+            "cmd, line 1, column 10: '--standalone=1' takes no value");
+}
+
+TEST(CommandPolicy, the_script_is_an_entry_script_of_the_framework_through_its_checkout) {
+  EXPECT_EQ(first_problem("torchrun /tmp/evil.py"),
+            "cmd, line 1, column 10: the entry script '/tmp/evil.py' is not one of megatron-lm's");
+  EXPECT_EQ(first_problem("torchrun $MEGATRON_LM/../evil.py"),
+            "cmd, line 1, column 10: the entry script '$MEGATRON_LM/../evil.py' is not one of megatron-lm's");
+  EXPECT_EQ(first_problem("torchrun $SLIME/pretrain_gpt.py"),
+            "cmd, line 1, column 10: the entry script '$SLIME/pretrain_gpt.py' is not one of megatron-lm's");
+  EXPECT_EQ(first_problem("torchrun $MEGATRON_LM/pretrain_gpt.py$X"),
+            "cmd, line 1, column 10: the entry script '$MEGATRON_LM/pretrain_gpt.py$X' is not one of megatron-lm's");
+  EXPECT_EQ(first_problem("torchrun <slime entry module>"),
+            "cmd, line 1, column 10: <slime entry module> is slime's and miles' entry point, not Megatron-LM's");
+  EXPECT_EQ(first_problem("torchrun --nproc-per-node 8"), "cmd: after torchrun comes no entry script");
+  EXPECT_EQ(first_problem("NCCL_DEBUG=INFO"), "cmd: the command has no program to run");
+  EXPECT_EQ(first_problem("python3 $SLIME/train.py", "unknown-framework"),
+            "cmd: the policy has no entry scripts for framework 'unknown-framework'");
+}
+
+TEST(CommandPolicy, a_policy_file_is_validated) {
+  auto bad = [](const std::string& text) {
+    try {
+      CommandPolicy::parse(text, "p.yaml");
+      return std::string("parsed");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+  };
+  const std::string head =
+      "version: 1\nprograms: []\nentry_scripts: {megatron-lm: {variable: MEGATRON_LM, scripts: [pretrain_gpt.py]}}\n";
+  EXPECT_EQ(bad(head + "environment: []\n"), "parsed");
+  EXPECT_NE(bad(head + "environment: [{class: fast, why: x, names: [A]}]\n").find("unknown class 'fast'"),
+            std::string::npos);
+  EXPECT_NE(bad(head + "environment: [{class: math, why: x, names: [A, A]}]\n").find("'A' is listed twice"),
+            std::string::npos);
+  EXPECT_NE(bad(head + "environment: [{class: math, why: x, names: ['A-B']}]\n").find("not an environment variable"),
+            std::string::npos);
+  EXPECT_NE(bad("version: 1\nprograms: []\nentry_scripts: {x: {variable: X, scripts: [../a.py]}}\nenvironment: []\n")
+                .find("without '..'"),
+            std::string::npos);
+}
+
+TEST(CommandPolicy, the_compiled_in_policy_is_registry_rules_command_yaml) {
+  // One home: the bytes compiled in are the file of the checkout.
+  auto from_file = CommandPolicy::parse(read_file(testing::source_dir() / "registry/rules/command.yaml"), "f");
+  EXPECT_EQ(from_file.environment_class("NCCL_ALGO")->cls,
+            CommandPolicy::bundled().environment_class("NCCL_ALGO")->cls);
+  EXPECT_EQ(from_file.environment_class("NCCL_ALGO")->why,
+            CommandPolicy::bundled().environment_class("NCCL_ALGO")->why);
+}
+
+}  // namespace
+}  // namespace openrecipes::checks
