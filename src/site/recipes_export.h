@@ -8,7 +8,7 @@
 namespace openrecipes::site {
 
 /// The version of the recipes.json schema; a change of fields' meaning or a removed field is a new version.
-inline constexpr const char* kRecipesJsonSchema = "openrecipes-recipes/1";
+inline constexpr const char* kRecipesJsonSchema = "openrecipes-recipes/2";
 
 /// {"schema": kRecipesJsonSchema, "recipes": [...]}: per pair in the leaderboard's order (leaderboard_json's shape),
 /// its ranked recipes by rank, then its unranked ones; each object is the leaderboard's entry for the recipe with

@@ -94,6 +94,17 @@ TEST(Pages, recipe_view_holds_the_diff_the_arms_the_window_and_the_evidence_link
   const auto u = recipe_view(pair, pair["unranked"][0]);
   EXPECT_EQ(u["has_reasons"], true);
   EXPECT_EQ(u["reasons"].size(), 2u);
+  // Each reason is a value the page renders in parts: stage, sentence, fix.
+  EXPECT_EQ(u["reasons"][0]["stage"], "configuration check");
+  EXPECT_EQ(u["reasons"][0]["rule"], "configuration.ineligible");
+  EXPECT_EQ(u["reasons"][0]["message"].get<std::string>().rfind("ineligible: lr changed from 1e-05 to 0.0001", 0), 0u);
+  // What the evidence covers, one line per piece: the bundled runs have all but the launched command.
+  EXPECT_EQ(v["evidence_code"], "LAVDT-");
+  ASSERT_EQ(v["evidence_items"].size(), 6u);
+  EXPECT_EQ(v["evidence_items"][3]["name"], "device");
+  EXPECT_EQ(v["evidence_items"][3]["present"], true);
+  EXPECT_EQ(v["evidence_items"][3]["text"], "the GPU the run ran on: NVIDIA H200");
+  EXPECT_EQ(v["evidence_items"][5]["present"], false);
 }
 
 TEST(Pages, evidence_is_kept_under_an_inert_name_and_linked_percent_encoded) {

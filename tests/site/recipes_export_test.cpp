@@ -21,7 +21,7 @@ TEST(RecipesExport, every_recipe_is_its_leaderboard_entry_with_its_pair_and_stat
   auto b = build(s.root);
   const auto board = leaderboard_json(b.reg, registry::build_pairs(b.reg, b.results, false));
   const auto out = recipes_json(board);
-  EXPECT_EQ(out["schema"], "openrecipes-recipes/1");
+  EXPECT_EQ(out["schema"], "openrecipes-recipes/2");
   ASSERT_EQ(out["recipes"].size(), 3u);
   const auto& pair = board["pairs"][0];
   const std::vector<std::pair<const nlohmann::json*, const char*>> expected = {
