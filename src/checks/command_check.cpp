@@ -40,15 +40,7 @@ bool match_parts(const std::vector<WordPart>& parts, std::size_t pi, std::string
   return false;
 }
 
-std::string shown(const CommandWord& w) {
-  std::string out;
-  for (const auto& p : w.parts)
-    out += p.kind == WordPart::Kind::literal    ? p.text
-           : p.kind == WordPart::Kind::variable ? "$" + p.text
-           : p.kind == WordPart::Kind::array    ? "${" + p.text + "[@]}"
-                                                : p.text;
-  return out;
-}
+std::string shown(const CommandWord& w) { return w.shown(); }
 
 CommandWord literal_word(const std::string& s) {
   CommandWord w;

@@ -37,26 +37,7 @@ std::string flag_name(const std::string& word) {
   return name;
 }
 
-std::string shown(const CommandWord& w, std::size_t max = 60) {
-  std::string out;
-  for (const auto& p : w.parts) {
-    switch (p.kind) {
-      case WordPart::Kind::literal:
-        out += p.text;
-        break;
-      case WordPart::Kind::variable:
-        out += "$" + p.text;
-        break;
-      case WordPart::Kind::array:
-        out += "${" + p.text + "[@]}";
-        break;
-      case WordPart::Kind::entry_module:
-        out += p.text;
-        break;
-    }
-  }
-  return quote_for_message(out, max);
-}
+std::string shown(const CommandWord& w) { return quote_for_message(w.shown(), 60); }
 
 }  // namespace
 

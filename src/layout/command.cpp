@@ -239,6 +239,16 @@ std::size_t assignment_count(const std::vector<CommandWord>& words) {
   return n;
 }
 
+std::string CommandWord::shown() const {
+  std::string out;
+  for (const auto& p : parts)
+    out += p.kind == WordPart::Kind::literal    ? p.text
+           : p.kind == WordPart::Kind::variable ? "$" + p.text
+           : p.kind == WordPart::Kind::array    ? "${" + p.text + "[@]}"
+                                                : p.text;
+  return out;
+}
+
 std::optional<std::string> CommandWord::literal() const {
   std::string out;
   for (const auto& p : parts) {

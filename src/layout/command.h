@@ -28,6 +28,8 @@ struct CommandWord {
   std::size_t line = 1, column = 1;
   /// The word when it holds no variable (the text a shell would pass), else nullopt.
   std::optional<std::string> literal() const;
+  /// The word for messages, quotes removed and variables as written: $NAME, ${NAME[@]}, <slime entry module>.
+  std::string shown() const;
 };
 
 /// Limits on a command (it comes from a stranger's recipe).

@@ -178,26 +178,20 @@ json evidence_items(const json& e) {
     out.push_back({{"name", name}, {"present", present}, {"text", present ? yes : no}});
   };
   item("step log", !text("log").empty(),
-       "the measured run's per-step lines (" + text("log") +
-           "), from which the score "
-           "and CV are recomputed",
+       "the measured run's per-step lines (" + text("log") + "), from which the score and CV are recomputed",
        "no log could be read");
   item("argument dump", flag("arguments"),
-       "the run's resolved arguments: the configuration check and the command "
-       "are checked against them",
+       "the run's resolved arguments: the configuration check and the command are checked against them",
        "none: the recipe can be checked neither against its reference nor as one");
   item("versions", flag("versions"), "the software versions the run saw (the stack check)",
        "none: the stack reads not pinned");
   item("device", !text("device").empty(), "the GPU the run ran on: " + text("device"),
        "no GPU named (or several): the GPU type is unchecked");
   item("scheduler times", !text("times").empty(),
-       "admission and finish times (" + text("times") +
-           "), from which "
-           "GPU-hours are computed",
+       "admission and finish times (" + text("times") + "), from which GPU-hours are computed",
        "none: GPU-hours cannot be computed");
   item("launched command", flag("launch"),
-       "the command as the run started it, every variable expanded "
-       "(evidence/launch.json)",
+       "the command as the run started it, every variable expanded (evidence/launch.json)",
        "not kept: the published command is checked against the argument dump alone");
   return out;
 }
