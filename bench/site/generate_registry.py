@@ -3,7 +3,7 @@
 
 What it writes (under OUT_DIR, which must not exist or must be empty):
 
-  gpus.yaml                 the first --gpus of H100, H200, B200 (rates and peaks as in registry/gpus.yaml)
+  gpus.yaml                 the first --gpus of H100, H200, B200 (rates, peaks and device names as in gpus.yaml)
   rules/arguments.yaml      copied byte for byte from the bundled registry (registry/rules/arguments.yaml)
   models/bench-NNN.yaml     --models dense Qwen3-shaped models of varied size; N and its breakdown are the
                             config arithmetic of the config fields the file records, so `build` recounts them equal
@@ -54,19 +54,19 @@ STACK = {"pytorch": "2.11.0+cu130", "cuda": "13.0", "nccl": "2.28.9", "python": 
 # GPU types in registry/gpus.yaml's shape (SPEC §3: AWS on-demand us-east-1, instance price / 8, dense BF16 peak).
 GPU_TYPES = [
     ("H100", {
-        "name": "NVIDIA H100 80GB", "instance": "AWS p5.48xlarge", "instance_dollars_per_hour": "55.04",
+        "name": "NVIDIA H100 80GB", "device": "NVIDIA H100 80GB HBM3", "instance": "AWS p5.48xlarge", "instance_dollars_per_hour": "55.04",
         "dollars_per_gpu_hour": "6.88", "dense_bf16_tflops": "989",
         "price_source": "https://aws.amazon.com/ec2/pricing/on-demand/ (p5.48xlarge, us-east-1)",
         "peak_source": "https://www.nvidia.com/en-us/data-center/h100/ (H100 SXM, BF16 1,979 TFLOPS with sparsity)",
         "base_mfu": (0.18, 0.36)}),
     ("H200", {
-        "name": "NVIDIA H200 141GB", "instance": "AWS p5en.48xlarge", "instance_dollars_per_hour": "63.296",
+        "name": "NVIDIA H200 141GB", "device": "NVIDIA H200", "instance": "AWS p5en.48xlarge", "instance_dollars_per_hour": "63.296",
         "dollars_per_gpu_hour": "7.912", "dense_bf16_tflops": "989",
         "price_source": "https://aws.amazon.com/ec2/pricing/on-demand/ (p5en.48xlarge, us-east-1)",
         "peak_source": "https://www.nvidia.com/en-us/data-center/h200/ (H200 SXM, BF16 1,979 TFLOPS with sparsity)",
         "base_mfu": (0.20, 0.38)}),
     ("B200", {
-        "name": "NVIDIA B200 180GB", "instance": "AWS p6-b200.48xlarge", "instance_dollars_per_hour": "113.9328",
+        "name": "NVIDIA B200 180GB", "device": "NVIDIA B200", "instance": "AWS p6-b200.48xlarge", "instance_dollars_per_hour": "113.9328",
         "dollars_per_gpu_hour": "14.2416", "dense_bf16_tflops": "2250",
         "price_source": "https://aws.amazon.com/ec2/pricing/on-demand/ (p6-b200.48xlarge, us-east-1)",
         "peak_source": "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B200, BF16 4.5 PFLOPS with sparsity per GPU)",
@@ -270,7 +270,7 @@ def base_arguments(m):
         "lr": repr(m["lr"]), "lr_decay_iters": "None", "lr_decay_style": m["decay_style"],
         "lr_warmup_fraction": "None", "lr_warmup_init": "0.0", "lr_warmup_iters": str(m["warmup"]),
         "masked_softmax_fusion": "False", "max_position_embeddings": "40960", "min_lr": repr(m["min_lr"]),
-        "mock_data": "True", "no_persist_layer_norm": "True", "norm_epsilon": "1e-06", "normalization": "RMSNorm",
+        "mock_data": "True", "no_persist_layer_norm": "True", "layernorm_epsilon": "1e-06", "normalization": "RMSNorm",
         "num_attention_heads": str(m["heads"]), "num_layers": str(m["L"]), "num_query_groups": str(m["kv"]),
         "optimizer": "adam", "overlap_param_gather": "False", "padded_vocab_size": str(m["V"]),
         "pipeline_model_parallel_size": "1", "position_embedding_type": "rope", "qk_layernorm": "True",
@@ -388,7 +388,7 @@ def training_log(m, gpu_key, args, cfg, elapsed_100us, losses, grad_norms, start
 def env_txt(gpu_name):
     return (
         "megatron_lm_commit: {commit}\n"
-        "GPU 0: {gpu}\n"
+        "GPU 0: {gpu} (UUID: GPU-00000000-0000-0000-0000-000000000000)\n"
         "python {python}\n"
         "torch {pytorch}\n"
         "cuda {cuda}\n"
@@ -577,7 +577,7 @@ def write_pair(out, seed, m, gpu_key, gpu, count, stats):
         write(rdir / "evidence" / "train.log", log)
         write(rdir / "evidence" / "times.txt",
             "{} rc=0 start={} end={}\n".format(rid, unix_ns_text(launch_ns), unix_ns_text(end_ns)))
-        write(rdir / "evidence" / "env.txt", env_txt(gpu["name"]))
+        write(rdir / "evidence" / "env.txt", env_txt(gpu["device"]))
         stats["recipes"] += 1
         stats["bytes"] += len(log)
 
@@ -593,6 +593,7 @@ def gpus_yaml(selected):
             v = g[field]
             out.append("    {}: {}".format(field, '"{}"'.format(v) if field.endswith("source") else v))
         out.append("    price_date: 2026-09-18")
+        out.append('    device_names: ["{}"]'.format(g["device"]))
     return "\n".join(out) + "\n"
 
 

@@ -357,8 +357,12 @@ void check_command(const Recipe& r, const Loaded& ev, RecipeResult& out) {
   add_all(out, policy.problems);
   if (r.launch && !ev.launch) add(out, "command", "command.launch", ev.launch_error);
   if (!policy.shape || !ev.args) return;
+  // slime and miles parse Megatron-LM's arguments with Megatron-LM's own parser (their own flags, which its table
+  // lacks, are read by name): a framework without a table of its own is read with Megatron-LM's.
+  const checks::OptionTable* table = checks::OptionTable::bundled(r.stack.framework);
+  if (!table) table = checks::OptionTable::bundled("megatron-lm");
   add_all(out, checks::check_command_evidence(words, *policy.shape, ev.args->values, ev.launch ? &*ev.launch : nullptr,
-                                              checks::OptionTable::bundled(r.stack.framework), where));
+                                              table, where));
 }
 
 // The logged learning rates must follow the run's own schedule; each patch must be the one the recipe pins.

@@ -4,19 +4,19 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "core/files.h"
-#include "core/sha256.h"
 #include "core/subprocess.h"
+#include "registry/recipe.h"
 
 namespace openrecipes::run {
 
 std::string apply_patches(const RunPlan& p, bool dry_run) {
   std::string out, applied;
   for (const auto& patch : p.patches) {
-    const std::string got = sha256_hex(read_file(patch.path));
-    if (got != patch.sha256)
-      throw InputError(patch.path, fmt::format("the patch's sha256 is {}, the recipe says {}", got, patch.sha256),
+    // The patch rule's one home (registry/recipe.h): checked again just before git applies it.
+    if (auto problem = registry::patch_problem({patch.path, patch.path, patch.sha256}))
+      throw InputError("patches", *problem,
                        "the patch was changed after the recipe was written: restore it, or record its new sha256");
+    const std::string& got = patch.sha256;
     if (dry_run) {
       out += fmt::format("would run: git -C {} apply {}   (sha256 {} checked)\n", p.framework_dir, patch.path, got);
       continue;

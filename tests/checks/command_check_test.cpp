@@ -133,6 +133,30 @@ TEST(CommandCheck, with_a_launch_the_command_must_be_its_argv_and_the_argv_is_ch
                                      "launch to show its words"));
 }
 
+TEST(CommandCheck, a_slime_command_reads_megatrons_flags_with_its_table_and_slimes_by_name) {
+  const std::string command =
+      "python3 <slime entry module> --actor-num-nodes 1 --colocate ${MODEL_ARGS[@]} "
+      "--disable-bias-linear --prompt-data $SFT_DATA";
+  const auto words = layout::split_command(command, "t");
+  const auto policy = CommandPolicy::bundled().check(words, "slime", "");
+  ASSERT_TRUE(policy.shape);
+  evidence::Launch launch{"evidence/launch.json",
+                          {},
+                          {"python3", "/root/slime/train.py", "--actor-num-nodes", "1", "--colocate", "--num-layers",
+                           "28", "--norm-epsilon", "1e-6", "--disable-bias-linear", "--prompt-data", "/data/rows"}};
+  std::map<std::string, std::string> d{{"actor_num_nodes", "1"},     {"colocate", "True"},
+                                       {"num_layers", "28"},         {"layernorm_epsilon", "1e-06"},
+                                       {"add_bias_linear", "False"}, {"prompt_data", "/data/rows"}};
+  auto reasons = check_command_evidence(words, *policy.shape, d, &launch, OptionTable::bundled("megatron-lm"), "c");
+  EXPECT_TRUE(reasons.empty()) << reasons.front().message;
+  d["actor_num_nodes"] = "2";
+  reasons = check_command_evidence(words, *policy.shape, d, &launch, OptionTable::bundled("megatron-lm"), "c");
+  ASSERT_EQ(reasons.size(), 1u);
+  EXPECT_EQ(reasons[0].message,
+            "the run's argv (evidence/launch.json) gives --actor-num-nodes 1, but the argument "
+            "dump has actor_num_nodes = 2");
+}
+
 TEST(CommandCheck, a_variable_stands_for_one_value_everywhere) {
   auto words = layout::split_command("$A/x/$A", "t");
   std::map<std::string, std::string> b;
