@@ -175,34 +175,111 @@ std::optional<std::string> refused_choice(const ParsedArgument& a) {
   return std::nullopt;
 }
 
-// Matches the command (from the program on) against the launch's argv; the argv index of the script on success.
-std::optional<std::string> match_launch(const std::vector<CommandWord>& words, const CommandShape& shape,
-                                        const evidence::Launch& launch, std::size_t& script_at) {
-  std::map<std::string, std::string> b;
+// The whole number a program flag of the command gives (any of `spellings`, `--f N` or `--f=N`), nullopt when absent.
+std::optional<std::int64_t> program_flag(const std::vector<CommandWord>& words, const CommandShape& shape,
+                                         const std::vector<std::string>& spellings) {
+  for (std::size_t k = shape.program + 1; k < shape.script; ++k) {
+    const auto lit = words[k].literal();
+    if (!lit) continue;
+    for (const auto& f : spellings) {
+      if (*lit == f && k + 1 < shape.script) return parse_int(words[k + 1].literal().value_or(""));
+      if (lit->starts_with(f + "=")) return parse_int(lit->substr(f.size() + 1));
+    }
+  }
+  return std::nullopt;
+}
+
+// torchrun starts --nproc-per-node processes on each of --nnodes nodes (1 and 1 when absent; python3 starts one):
+// the processes the published command starts must be the run's world size.
+void check_world_size(const std::vector<CommandWord>& words, const CommandShape& shape,
+                      const std::map<std::string, std::string>& dump, Reasons& out) {
+  if (shape.program_name != "torchrun" && shape.program_name != "python3") return;
+  auto it = dump.find("world_size");
+  const auto world = it == dump.end() ? std::nullopt : parse_int(it->second);
+  if (!world) return;  // checks/device.h says so
+  std::int64_t procs = 1;
+  if (shape.program_name == "torchrun") {
+    procs = program_flag(words, shape, {"--nproc-per-node", "--nproc_per_node"}).value_or(1) *
+            program_flag(words, shape, {"--nnodes"}).value_or(1);
+  }
+  if (procs != *world)
+    out.push_back(
+        {"command", "command.world-size",
+         fmt::format("the published command starts {} trainer process(es) ({}), but the argument dump has "
+                     "world_size = {}",
+                     procs,
+                     shape.program_name == "torchrun" ? "torchrun's --nproc-per-node x --nnodes" : "python3 starts one",
+                     *world),
+         "publish the command as it ran: the launcher's counts are the run's"});
+}
+
+// The words ${MODEL_ARGS[@]} stood for in the run, which no published word shows: a model script gives the model's
+// shape, so they may not set what the published command sets too (which of the two the run used would then depend on
+// words a reader cannot see), nor a structural argument (how the run was laid out or packed: the recipe's speed).
+void check_array_words(const evidence::Launch& launch, const LaunchMatch& m, const OptionTable* table,
+                       const std::map<std::string, std::string>& dump,
+                       const std::function<ArgClass(const std::string&)>& classify, Reasons& out) {
+  std::vector<CommandWord> inside, outside;
+  for (std::size_t k = m.script + 1; k < launch.argv.size(); ++k)
+    (k >= m.array->first && k < m.array->second ? inside : outside).push_back(literal_word(launch.argv[k]));
+  const auto a = parse_arguments(inside, table, dump), b = parse_arguments(outside, table, dump);
+  for (const auto& [dest, arg] : a.by_dest) {
+    if (b.by_dest.count(dest))
+      out.push_back({"command", "command.expansion",
+                     fmt::format("{} sets {} both in the published command's own words and in the words its "
+                                 "${{MODEL_ARGS[@]}} stood for, which no reader of the command sees",
+                                 launch.file, dest),
+                     "set it in one place: in the command, or in the framework's model script"});
+    else if (classify && classify(dest) == ArgClass::structural)
+      out.push_back({"command", "command.expansion",
+                     fmt::format("{} sets {} (structural: the layout or packing the recipe is about) in the words its "
+                                 "${{MODEL_ARGS[@]}} stood for, which no reader of the command sees",
+                                 launch.file, dest),
+                     "give the recipe's layout and packing in its command, not in the model script"});
+  }
+}
+
+}  // namespace
+
+bool word_matches(const CommandWord& word, std::string_view text, std::map<std::string, std::string>& bindings) {
+  return match_parts(word.parts, 0, text, bindings);
+}
+
+LaunchMatch match_launch(const std::vector<CommandWord>& words, const CommandShape& shape,
+                         const evidence::Launch& launch) {
+  LaunchMatch m;
+  auto& b = m.bindings;
   // The environment, word for word.
-  if (launch.env.size() != shape.env_end)
-    return fmt::format("the command sets {} environment variable(s), the run {}", shape.env_end, launch.env.size());
+  if (launch.env.size() != shape.env_end) {
+    m.problem =
+        fmt::format("the command sets {} environment variable(s), the run {}", shape.env_end, launch.env.size());
+    return m;
+  }
   for (std::size_t i = 0; i < shape.env_end; ++i) {
     const CommandWord& w = words[i];
     const auto name = *layout::assignment_name(w);
-    CommandWord value = w;
-    value.parts[0].text = value.parts[0].text.substr(name.size() + 1);
-    if (value.parts[0].text.empty() && value.parts.size() > 1) value.parts.erase(value.parts.begin());
-    if (launch.env[i].first != name || !word_matches(value, launch.env[i].second, b))
-      return fmt::format("the command's {} is {}={} in the run", visible(shown(w)), launch.env[i].first,
-                         visible(launch.env[i].second));
+    if (launch.env[i].first != name || !word_matches(w.after(name.size() + 1), launch.env[i].second, b)) {
+      m.problem = fmt::format("the command's {} is {}={} in the run", visible(shown(w)), launch.env[i].first,
+                              visible(launch.env[i].second));
+      return m;
+    }
   }
   // The words, the one array (if any) standing for the run of argv words between the fixed prefix and suffix.
   const std::vector<CommandWord> rest(words.begin() + static_cast<std::ptrdiff_t>(shape.program), words.end());
   std::size_t arrays = static_cast<std::size_t>(std::count_if(rest.begin(), rest.end(), whole_array));
-  if (arrays > 1) return "the command has more than one ${NAME[@]} word, so its words cannot be aligned with the run's";
+  if (arrays > 1) {
+    m.problem = "the command has more than one ${NAME[@]} word, so its words cannot be aligned with the run's";
+    return m;
+  }
   const auto& argv = launch.argv;
   const auto at = std::find_if(rest.begin(), rest.end(), whole_array);
   const std::size_t prefix = static_cast<std::size_t>(at - rest.begin());
   const std::size_t suffix = arrays ? rest.size() - prefix - 1 : 0;
-  if (arrays ? argv.size() < prefix + suffix : argv.size() != rest.size())
-    return fmt::format("the command has {} words{}, the run's argv {}", rest.size() - arrays,
-                       arrays ? " besides its ${NAME[@]}" : "", argv.size());
+  if (arrays ? argv.size() < prefix + suffix : argv.size() != rest.size()) {
+    m.problem = fmt::format("the command has {} words{}, the run's argv {}", rest.size() - arrays,
+                            arrays ? " besides its ${NAME[@]}" : "", argv.size());
+    return m;
+  }
   auto word_vs = [&](const CommandWord& w, const std::string& a) -> std::optional<std::string> {
     if (w.parts.size() == 1 && w.parts[0].kind == WordPart::Kind::entry_module) {
       if (a == "train.py" || a.ends_with("/train.py")) return std::nullopt;
@@ -212,37 +289,37 @@ std::optional<std::string> match_launch(const std::vector<CommandWord>& words, c
     return fmt::format("the command's {} is {} in the run", visible(shown(w)), visible(a));
   };
   for (std::size_t k = 0; k < prefix; ++k)
-    if (auto p = word_vs(rest[k], argv[k])) return p;
+    if ((m.problem = word_vs(rest[k], argv[k]))) return m;
   for (std::size_t k = 0; k < suffix; ++k)
-    if (auto p = word_vs(rest[rest.size() - 1 - k], argv[argv.size() - 1 - k])) return p;
-  script_at = shape.script - shape.program;
-  if (arrays && prefix <= script_at) script_at += argv.size() - prefix - suffix - 1;
-  return std::nullopt;
-}
-
-}  // namespace
-
-bool word_matches(const CommandWord& word, std::string_view text, std::map<std::string, std::string>& bindings) {
-  return match_parts(word.parts, 0, text, bindings);
+    if ((m.problem = word_vs(rest[rest.size() - 1 - k], argv[argv.size() - 1 - k]))) return m;
+  m.script = shape.script - shape.program;
+  if (arrays) {
+    m.array = std::make_pair(prefix, argv.size() - suffix);
+    if (prefix <= m.script) m.script += argv.size() - prefix - suffix - 1;
+  }
+  return m;
 }
 
 Reasons check_command_evidence(const std::vector<CommandWord>& words, const CommandShape& shape,
                                const std::map<std::string, std::string>& dump, const evidence::Launch* launch,
-                               const OptionTable* table, const std::string& where) {
+                               const OptionTable* table, const std::string& where,
+                               const std::function<ArgClass(const std::string&)>& classify, bool table_is_the_runs) {
   Reasons out;
+  check_world_size(words, shape, dump, out);
   std::vector<std::string> differences;
   std::vector<CommandWord> args;
   std::string source = "the published command";
   if (launch) {
-    std::size_t script_at = 0;
-    if (auto p = match_launch(words, shape, *launch, script_at)) {
+    const LaunchMatch m = match_launch(words, shape, *launch);
+    if (m.problem) {
       out.push_back({"command", "command.launch",
-                     fmt::format("{} is not the command the run started ({}): {}", where, launch->file, *p),
+                     fmt::format("{} is not the command the run started ({}): {}", where, launch->file, *m.problem),
                      "publish the command as it ran (openrecipes submit writes it from the run's plan)"});
       return out;
     }
-    for (std::size_t k = script_at + 1; k < launch->argv.size(); ++k) args.push_back(literal_word(launch->argv[k]));
+    for (std::size_t k = m.script + 1; k < launch->argv.size(); ++k) args.push_back(literal_word(launch->argv[k]));
     source = "the run's argv (" + launch->file + ")";
+    if (m.array) check_array_words(*launch, m, table, dump, classify, out);
   } else {
     args.assign(words.begin() + static_cast<std::ptrdiff_t>(shape.script) + 1, words.end());
   }
@@ -259,6 +336,11 @@ Reasons check_command_evidence(const std::vector<CommandWord>& words, const Comm
         fmt::format("{} (in {})", p.what.empty() ? shown(*p.word) : shown(*p.word) + ": " + p.what, source));
   }
   for (const auto& [dest, a] : parsed.by_dest) {
+    if (table_is_the_runs && table && !a.spec) {
+      differences.push_back(fmt::format("{} gives {}, which {} {}'s parser does not have (it would refuse to start)",
+                                        source, a.flag, table->framework, table->commit.substr(0, 8)));
+      continue;
+    }
     auto it = dump.find(dest);
     if (it == dump.end()) {
       differences.push_back(

@@ -4,10 +4,13 @@
 // (checks/framework_options.h), must have the value the run's argument dump shows.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "checks/argument_rules.h"
 #include "checks/command_policy.h"
 #include "checks/framework_options.h"
 #include "core/reason.h"
@@ -30,6 +33,10 @@ inline constexpr std::size_t kMaxCommandDifferences = 20;
 /// for a path ending in /train.py. The arguments checked are then the argv's, after the script. Without a launch they
 /// are the command's own, a variable matching any text; a ${NAME[@]} word is then a reason (nothing shows its words).
 ///
+/// The processes the command starts (torchrun's --nproc-per-node x --nnodes; python3: one) must be the dump's
+/// world_size. With a launch, the words ${MODEL_ARGS[@]} stood for may not set a destination the command's own words
+/// set too, nor one `classify` (the argument rules) classes structural.
+///
 /// Every destination the arguments set must be in the dump with the value they give: numbers compared as numbers
 /// (int, float), Python's bool(word) for type bool, an enum by the member the word names, lists element by element;
 /// a value of a type only the framework can convert ("other:<name>") is checked for presence only. A flag argparse
@@ -39,7 +46,26 @@ inline constexpr std::size_t kMaxCommandDifferences = 20;
 /// Never throws.
 Reasons check_command_evidence(const std::vector<layout::CommandWord>& words, const CommandShape& shape,
                                const std::map<std::string, std::string>& dump, const evidence::Launch* launch,
-                               const OptionTable* table, const std::string& where);
+                               const OptionTable* table, const std::string& where,
+                               const std::function<ArgClass(const std::string&)>& classify = {},
+                               bool table_is_the_runs = false);
+
+/// How a command's words line up with a run's launch: the first disagreement (nullopt when they agree), where the
+/// entry script is in the argv, the argv words [first, second) its one ${NAME[@]} word stood for, and each variable's
+/// value in the run.
+struct LaunchMatch {
+  std::optional<std::string> problem;
+  std::size_t script = 0;
+  std::optional<std::pair<std::size_t, std::size_t>> array;
+  std::map<std::string, std::string> bindings;
+};
+
+/// Lines the command (`words`, its policy `shape`) up with `launch`: the environment word for word (names in order,
+/// values matched with their variables), then every word from the program on with the argv, one whole ${NAME[@]}
+/// word standing for any run of argv words (more than one is a problem), <slime entry module> for a path ending in
+/// /train.py. Never throws.
+LaunchMatch match_launch(const std::vector<layout::CommandWord>& words, const CommandShape& shape,
+                         const evidence::Launch& launch);
 
 /// True when `word` (literal parts and $variables) matches `text`, each variable standing for any non-empty text and
 /// a variable already in `bindings` for its bound value; on success `bindings` holds every variable's value.

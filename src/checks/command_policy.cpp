@@ -8,6 +8,7 @@
 #include <set>
 
 #include "checks/embedded_rules.h"
+#include "checks/framework_options.h"
 #include "core/error.h"
 #include "core/text.h"
 #include "core/yaml.h"
@@ -44,7 +45,7 @@ std::string shown(const CommandWord& w) { return quote_for_message(w.shown(), 60
 CommandPolicy CommandPolicy::parse(std::string_view text, const std::string& file) {
   CommandPolicy out;
   auto root = parse_yaml(std::string(text), file);
-  root.reject_unknown_keys({"version", "programs", "entry_scripts", "environment"});
+  root.reject_unknown_keys({"version", "programs", "entry_scripts", "script_arguments", "environment"});
   root.require("version").as_int(1, 1);
   for (const auto& p : root.require("programs").items()) {
     p.reject_unknown_keys({"name", "why", "spellings", "flags", "switches"});
@@ -67,6 +68,28 @@ CommandPolicy CommandPolicy::parse(std::string_view text, const std::string& fil
         throw InputError(e["scripts"].where(), "an entry script is a path inside the checkout, without '..'");
     out.entries_[fw] = std::move(entry);
   }
+  if (root["script_arguments"].defined())
+    for (const auto& r : root["script_arguments"].items()) {
+      r.reject_unknown_keys({"rule", "why", "names", "packages"});
+      ScriptArgument a;
+      const std::string rule = r.require("rule").as_string(20);
+      if (rule == "refused")
+        a.rule = ScriptArgument::Rule::refused;
+      else if (rule == "variable")
+        a.rule = ScriptArgument::Rule::variable;
+      else if (rule == "module")
+        a.rule = ScriptArgument::Rule::module;
+      else
+        throw InputError(r["rule"].where(), "unknown rule '" + rule + "'", "use refused, variable or module");
+      a.why = r.require("why").as_string(600);
+      if (a.rule == ScriptArgument::Rule::module) a.packages = strings(r.require("packages"));
+      for (const auto& n : r.require("names").items()) {
+        const std::string name = n.as_string(100);
+        if (!name.starts_with("--")) throw InputError(n.where(), "'" + name + "' is not a flag");
+        if (!out.script_args_.emplace(name, a).second)
+          throw InputError(n.where(), "'" + name + "' is listed twice", "keep each flag in one rule");
+      }
+    }
   for (const auto& r : root.require("environment").items()) {
     r.reject_unknown_keys({"class", "why", "names"});
     Classification c;
@@ -101,7 +124,7 @@ std::string CommandPolicy::framework_variable(const std::string& framework) cons
 }
 
 PolicyCheck CommandPolicy::check(const std::vector<CommandWord>& words, const std::string& framework,
-                                 const std::string& where) const {
+                                 const std::string& where, const std::vector<std::string>& patch_modules) const {
   PolicyCheck out;
   auto problem = [&](const CommandWord* w, const char* rule, const std::string& what, const std::string& fix) {
     std::string at = where;
@@ -154,12 +177,18 @@ PolicyCheck CommandPolicy::check(const std::vector<CommandWord>& words, const st
   }
   shape.program_name = program->name;
 
-  // Its flags, spelled in full.
+  // Its flags, spelled in full, each once, each with a literal whole number.
   std::size_t i = shape.program + 1;
+  std::set<std::string> given;
   while (i < words.size()) {
     const auto lit = words[i].literal();
     if (!lit || !lit->starts_with("-")) break;
     const std::string name = program->name == "torchrun" ? flag_name(*lit) : *lit;
+    if (!given.insert(name).second) {
+      problem(&words[i], "command.program-flag", fmt::format("{} {} is given twice", program->name, shown(words[i])),
+              "give each of the launcher's flags once");
+      return out;
+    }
     const bool is_switch =
         std::find(program->switches.begin(), program->switches.end(), name) != program->switches.end();
     const bool is_flag = std::find(program->flags.begin(), program->flags.end(), name) != program->flags.end();
@@ -176,6 +205,23 @@ PolicyCheck CommandPolicy::check(const std::vector<CommandWord>& words, const st
     if (is_switch && lit->find('=') != std::string::npos) {
       problem(&words[i], "command.program-flag", shown(words[i]) + " takes no value", "write it alone");
       return out;
+    }
+    if (is_flag) {
+      const bool glued = lit->find('=') != std::string::npos;
+      const CommandWord* value_word = glued ? &words[i] : i + 1 < words.size() ? &words[i + 1] : nullptr;
+      const auto value = !value_word ? std::nullopt
+                         : glued     ? std::optional<std::string>(lit->substr(lit->find('=') + 1))
+                                     : value_word->literal();
+      if (!value || value->empty() || value->size() > 9 ||
+          !std::all_of(value->begin(), value->end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        problem(value_word ? value_word : &words[i], "command.program-flag",
+                fmt::format("{} {} takes a whole number, and is given {}", program->name, name,
+                            value_word && !glued ? shown(*value_word)
+                            : value              ? quote_for_message(*value)
+                                                 : "none"),
+                "write the number itself (relayout and run set the launcher's counts)");
+        return out;
+      }
     }
     i += is_flag && lit->find('=') == std::string::npos ? 2 : 1;
   }
@@ -217,8 +263,64 @@ PolicyCheck CommandPolicy::check(const std::vector<CommandWord>& words, const st
     }
     shape.script_name = rel;
   }
+  check_script_arguments(words, shape.script + 1, patch_modules, problem);
   if (out.problems.empty()) out.shape = shape;
   return out;
+}
+
+void CommandPolicy::check_script_arguments(
+    const std::vector<CommandWord>& words, std::size_t first, const std::vector<std::string>& patch_modules,
+    const std::function<void(const CommandWord*, const char*, const std::string&, const std::string&)>& problem) const {
+  for (std::size_t i = first; i < words.size(); ++i) {
+    const CommandWord& w = words[i];
+    if (!is_option_word(w)) continue;
+    const std::string head = w.leading_literal();
+    const auto eq = head.find('=');
+    const std::string flag = head.substr(0, eq);
+    if (eq == std::string::npos && !w.literal()) {
+      problem(&w, "command.argument", shown(w) + ": a variable inside a flag's name (which flag it is depends on it)",
+              "write the flag's name in full, and the variable as its value");
+      continue;
+    }
+    auto rule = script_args_.find(flag);
+    if (rule == script_args_.end()) continue;
+    const ScriptArgument& a = rule->second;
+    if (a.rule == ScriptArgument::Rule::refused) {
+      problem(&w, "command.argument", fmt::format("{} is refused: it {}", flag, a.why),
+              "remove it: a recipe runs no code but the framework's, its pinned patches and data/'s plugin");
+      continue;
+    }
+    // Its values: the text after '=', or the words that follow up to the next flag.
+    std::vector<CommandWord> values;
+    if (eq != std::string::npos) {
+      values.push_back(w.after(eq + 1));
+    } else {
+      for (std::size_t k = i + 1; k < words.size() && !is_option_word(words[k]); ++k) values.push_back(words[k]);
+    }
+    for (const auto& v : values) {
+      const auto lit = v.literal();
+      if (a.rule == ScriptArgument::Rule::variable) {
+        const bool by_variable = !v.parts.empty() && v.parts.front().kind == WordPart::Kind::variable;
+        if (!by_variable && !(lit && parse_double(*lit)))
+          problem(&words[i], "command.argument",
+                  fmt::format("{} {}: a file the run reads named by the recipe; it {}", flag, shown(v), a.why),
+                  "give the path through a variable the user sets ($TORCH_DIST, $HF_CKPT, $SFT_DATA, ...)");
+        continue;
+      }
+      const std::string top = lit ? lit->substr(0, lit->find('.')) : "";
+      const bool allowed = lit && !top.empty() &&
+                           (std::find(a.packages.begin(), a.packages.end(), top) != a.packages.end() ||
+                            std::find(patch_modules.begin(), patch_modules.end(), top) != patch_modules.end());
+      if (!allowed) {
+        std::string list;
+        for (const auto& p : a.packages) list += (list.empty() ? "" : ", ") + p;
+        for (const auto& p : patch_modules) list += (list.empty() ? "" : ", ") + p;
+        problem(&words[i], "command.argument",
+                fmt::format("{} {} is not an import path in {}: {} is {}", flag, shown(v), list, flag, a.why),
+                "name a function of data/'s plugin, of the framework, or of a module among the recipe's patches");
+      }
+    }
+  }
 }
 
 }  // namespace openrecipes::checks

@@ -4,6 +4,7 @@
 // compiled into the binary, so that no recipe field reaches a program or a loader the user did not choose.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -51,11 +52,15 @@ class CommandPolicy {
   /// Checks `words` (split_command of a recipe's command, variables not expanded) for a recipe of `framework`: every
   /// leading NAME=value names an allowed variable (once) and holds no ${NAME[@]} or <slime entry module>; the program
   /// is a word of its own, named (torchrun, or python3 in one of its spellings; never a path or a variable); its flags
-  /// are the policy's, spelled in full ('_' or '-'); the script is one of the framework's entry scripts, as
-  /// $<CHECKOUT>/<script> or, for slime and miles, <slime entry module>. Each message starts with `where` and the
-  /// word's line and column ("recipe.yaml: command, line 1, column 1: ..."; `where` may be ""). Never throws.
+  /// are the policy's, spelled in full ('_' or '-'), each once, each with a literal whole number; the script is one of
+  /// the framework's entry scripts, as $<CHECKOUT>/<script> or, for slime and miles, <slime entry module>; among the
+  /// script's arguments (read as argparse reads them: the text a word starts with, quotes removed), none the policy
+  /// refuses, no flag whose name holds a variable, every value of a `variable` argument a variable-led word or a
+  /// number, every value of a `module` argument an import path in one of the policy's packages or `patch_modules`
+  /// (the top-level modules of the recipe's pinned patches). Each message starts with `where` and the word's line and
+  /// column ("recipe.yaml: command, line 1, column 1: ..."; `where` may be ""). Never throws.
   PolicyCheck check(const std::vector<layout::CommandWord>& words, const std::string& framework,
-                    const std::string& where) const;
+                    const std::string& where, const std::vector<std::string>& patch_modules = {}) const;
 
  private:
   struct Program {
@@ -66,9 +71,19 @@ class CommandPolicy {
     std::string variable;
     std::vector<std::string> scripts;
   };
+  struct ScriptArgument {
+    enum class Rule : unsigned char { refused, variable, module } rule;
+    std::string why;
+    std::vector<std::string> packages;  ///< module: the import paths' allowed top-level packages
+  };
+  void check_script_arguments(const std::vector<layout::CommandWord>& words, std::size_t first,
+                              const std::vector<std::string>& patch_modules,
+                              const std::function<void(const layout::CommandWord*, const char*, const std::string&,
+                                                       const std::string&)>& problem) const;
   std::vector<Program> programs_;
   std::map<std::string, Entry> entries_;                    // framework -> its checkout variable and entry scripts
   std::map<std::string, Classification, std::less<>> env_;  // variable -> class
+  std::map<std::string, ScriptArgument, std::less<>> script_args_;  // flag -> its rule
 };
 
 }  // namespace openrecipes::checks

@@ -37,10 +37,8 @@ bool negative_number(std::string_view w) {
   return std::regex_match(w.begin(), w.end(), re);
 }
 
-// A word argparse reads as an option: a literal starting with '-' (not '-' alone, not a negative number).
 bool looks_like_option(const CommandWord& w) {
-  if (w.parts.empty() || w.parts[0].kind != WordPart::Kind::literal) return false;
-  const std::string& t = w.parts[0].text;
+  const std::string t = w.leading_literal();
   if (t.size() < 2 || t[0] != '-') return false;
   auto lit = w.literal();
   return !(lit && negative_number(*lit));
@@ -118,6 +116,8 @@ const OptionSpec* OptionTable::find(std::string_view flag) const {
 
 bool OptionTable::has_dest(std::string_view dest) const { return by_dest_.count(dest) > 0; }
 
+bool is_option_word(const CommandWord& word) { return looks_like_option(word); }
+
 ParsedArguments parse_arguments(const std::vector<CommandWord>& words, const OptionTable* table,
                                 const std::map<std::string, std::string>& known_dests) {
   ParsedArguments out;
@@ -134,17 +134,18 @@ ParsedArguments parse_arguments(const std::vector<CommandWord>& words, const Opt
       ++i;
       continue;
     }
-    // --flag=value: the flag is the literal text before the first '='.
-    const std::string& head = w.parts[0].text;
+    // --flag=value: the flag is the text before the first '=' (quotes removed, as argparse sees it).
+    const std::string head = w.leading_literal();
     const auto eq = head.find('=');
     const std::string flag = head.substr(0, eq);
-    std::optional<CommandWord> explicit_value;
-    if (eq != std::string::npos) {
-      CommandWord v = w;
-      v.parts[0].text = head.substr(eq + 1);
-      if (v.parts[0].text.empty() && v.parts.size() > 1) v.parts.erase(v.parts.begin());
-      explicit_value = std::move(v);
+    if (eq == std::string::npos && !w.literal()) {
+      // A variable glued to the flag's name: which flag argparse sees depends on the value.
+      out.problems.push_back({&w, "a variable inside the flag's name"});
+      ++i;
+      continue;
     }
+    std::optional<CommandWord> explicit_value;
+    if (eq != std::string::npos) explicit_value = w.after(eq + 1);
     ++i;
     const OptionSpec* spec = table ? table->find(flag) : nullptr;
     // The words that follow up to the next flag: the values argparse may give this flag.

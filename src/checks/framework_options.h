@@ -65,6 +65,11 @@ class OptionTable {
   std::map<std::string, std::size_t, std::less<>> by_dest_;
 };
 
+/// True when argparse reads `word` as an option: its rendered text starts with '-' (the word's leading literal, quotes
+/// removed: '' and \ in front change nothing), is not '-' alone and not a negative number (argparse's
+/// `^-\d+$|^-\d*\.\d+$`). A word that starts with a variable is a value.
+bool is_option_word(const layout::CommandWord& word);
+
 /// What a command's arguments set for one destination.
 struct ParsedArgument {
   std::string dest;

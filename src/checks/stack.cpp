@@ -72,8 +72,24 @@ StackCheck check_stack(const std::vector<StackEntry>& entries, const evidence::V
     const bool agrees = std::any_of(shown.begin(), shown.end(), [&](const std::string& v) {
       return v == s.version || (is_commit_component(s.component) && commits_agree(v, s.version));
     });
-    if (agrees) {
+    // The evidence must agree with itself too: pip's "2.11.0" and torch's own "2.11.0+cu130" are one version, a
+    // banner's 2.11.0 beside a probe's 2.9.0 are two, and a recipe may not pick the one it likes.
+    std::set<std::string> distinct;
+    for (const auto& v : shown) distinct.insert(is_commit_component(s.component) ? v : v.substr(0, v.find('+')));
+    bool self_consistent = true;
+    for (const auto& a : distinct)
+      for (const auto& b : distinct)
+        self_consistent &= a == b || (is_commit_component(s.component) && commits_agree(a, b));
+    if (agrees && self_consistent) {
       st.status = "pinned";
+    } else if (agrees) {
+      std::string list;
+      for (const auto& v : shown) list += (list.empty() ? "" : ", ") + v;
+      out.problems.push_back(
+          {"stack", "stack.version",
+           fmt::format("the evidence shows several versions of {}: {} ({})", s.component, list, dump->file),
+           "keep the evidence of one run: its files must agree on what it ran"});
+      st.status = "mismatch";
     } else if (!shown.empty()) {
       std::string list;
       for (const auto& v : shown) list += (list.empty() ? "" : ", ") + v;

@@ -44,7 +44,7 @@ int run(const RelayoutOptions& o) {
   {  // the program policy: relayout never prints a command that openrecipes run would refuse
     const std::string where = recipe.file.string() + ": command";
     auto policy = checks::CommandPolicy::bundled().check(layout::split_command(recipe.command, where),
-                                                         recipe.stack.framework, "");
+                                                         recipe.stack.framework, "", registry::patch_modules(recipe));
     if (!policy.shape) {
       std::string what;
       for (const auto& x : policy.problems) what += (what.empty() ? "" : "; ") + x.message;

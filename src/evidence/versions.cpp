@@ -132,6 +132,24 @@ bool read_banner(std::string_view t, VersionDump& out) {
   return true;
 }
 
+// "<Name> version: <v> ..." (PyTorch's collect_env: "PyTorch version: 2.11.0+cu130", "Python version: 3.12.3 (main,
+// ...)"): the words before " version:" name the package, the first word after it is its version.
+bool read_version_label(std::string_view t, VersionDump& out) {
+  const auto at = t.find(" version: ");
+  const auto at2 = t.find(" Version: ");
+  const auto k = std::min(at, at2);
+  if (k == std::string_view::npos || k == 0 || k > 60) return false;
+  const std::string_view name = t.substr(0, k);
+  for (char c : name)
+    if (!(alnum(c) || c == ' ' || c == '-' || c == '_' || c == '.')) return false;
+  if (!std::isalpha(static_cast<unsigned char>(name.front()))) return false;
+  std::string_view rest = trim(t.substr(k + 10));
+  rest = rest.substr(0, rest.find_first_of(" \t"));
+  if (!is_version("", rest)) return false;
+  add(out, name, rest);
+  return true;
+}
+
 void after_label(std::string_view line, std::string_view label, std::string_view key, VersionDump& out) {
   auto p = line.find(label);
   if (p == std::string_view::npos) return;
@@ -177,12 +195,13 @@ bool read_table_device(std::string_view t, std::size_t line_no, VersionDump& out
   return true;
 }
 
-// "GPU 0: NVIDIA H200 (UUID: GPU-...)" (nvidia-smi -L).
+// "GPU 0: NVIDIA H200 (UUID: GPU-...)" (nvidia-smi -L; the UUID part may be missing).
 bool read_list_device(std::string_view t, std::size_t line_no, VersionDump& out) {
   if (!t.starts_with("GPU ")) return false;
   const auto colon = t.find(": ");
-  const auto uuid = t.rfind(" (UUID:");
-  if (colon == std::string_view::npos || uuid == std::string_view::npos || uuid < colon) return false;
+  if (colon == std::string_view::npos) return false;
+  auto uuid = t.rfind(" (UUID:");
+  if (uuid == std::string_view::npos || uuid < colon) uuid = t.size();
   auto index = small_index(t.substr(4, colon - 4));
   std::string_view name = trim(t.substr(colon + 2, uuid - colon - 2));
   if (!index || !is_device_name(name)) return false;
@@ -190,24 +209,58 @@ bool read_list_device(std::string_view t, std::size_t line_no, VersionDump& out)
   return true;
 }
 
-// "0, NVIDIA H200, 580.159.04" (nvidia-smi --query-gpu=index,name,...), only inside such a block.
-bool read_csv_device(std::string_view t, std::size_t line_no, VersionDump& out) {
-  const auto fields = split(t, ',');
-  if (fields.size() < 2) return false;
-  auto index = small_index(trim(fields[0]));
-  std::string_view name = trim(fields[1]);
-  if (!index || !is_device_name(name)) return false;
-  out.devices.push_back({*index, std::string(name), line_no, out.file});
+// "    Product Name                          : NVIDIA H200" (nvidia-smi -q, one per GPU in order).
+bool read_product_name(std::string_view t, std::size_t line_no, VersionDump& out) {
+  if (!t.starts_with("Product Name")) return false;
+  const auto colon = t.find(':');
+  if (colon == std::string_view::npos || trim(t.substr(12, colon - 12)).size() != 0) return false;
+  std::string_view name = trim(t.substr(colon + 1));
+  if (!is_device_name(name)) return false;
+  std::int64_t index = 0;
+  for (const auto& d : out.devices) index += d.file == out.file && d.line < line_no ? 1 : 0;
+  out.devices.push_back({index, std::string(name), line_no, out.file});
   return true;
 }
 
-bool names_index_name_query(std::string_view t) {
-  // "--query-gpu=index,name[,...]" in a command line, or the CSV header "index, name[, ...]".
+// The columns of an `nvidia-smi --query-gpu=...` CSV block: where the name is, and the index (-1: none, the rows'
+// order is the index), read from the query (in a command line) or from the CSV header line.
+struct QueryColumns {
+  int name = -1, index = -1;
+};
+
+std::optional<QueryColumns> gpu_query_columns(std::string_view t) {
+  std::string_view fields;
   if (auto q = t.find("--query-gpu="); q != std::string_view::npos) {
-    auto fields = t.substr(q + 12);
-    return fields.starts_with("index,name");
+    fields = t.substr(q + 12);
+    fields = fields.substr(0, fields.find_first_of(" \t"));
+  } else if (t == "name" || t.starts_with("name,") || t.starts_with("index,") || t == "index") {
+    fields = t;  // a CSV header line
+  } else {
+    return std::nullopt;
   }
-  return t == "index, name" || t.starts_with("index, name,");
+  QueryColumns c;
+  int k = 0;
+  for (auto f : split(fields, ',')) {
+    f = trim(f);
+    if (f == "name") c.name = k;
+    if (f == "index") c.index = k;
+    ++k;
+  }
+  if (c.name < 0) return std::nullopt;
+  return c;
+}
+
+// A row of such a block: "0, NVIDIA H200, 580.159.04" (index,name,driver_version) or "NVIDIA H200" (name).
+bool read_csv_device(std::string_view t, std::size_t line_no, const QueryColumns& c, std::int64_t row,
+                     VersionDump& out) {
+  const auto fields = split(t, ',');
+  if (static_cast<int>(fields.size()) <= std::max(c.name, c.index)) return false;
+  auto index =
+      c.index >= 0 ? small_index(trim(fields[static_cast<std::size_t>(c.index)])) : std::optional<std::int64_t>(row);
+  std::string_view name = trim(fields[static_cast<std::size_t>(c.name)]);
+  if (!index || !is_device_name(name)) return false;
+  out.devices.push_back({*index, std::string(name), line_no, out.file});
+  return true;
 }
 
 }  // namespace
@@ -215,23 +268,32 @@ bool names_index_name_query(std::string_view t) {
 VersionDump parse_versions(std::string_view text, const std::string& file) {
   VersionDump out;
   out.file = file;
-  bool csv_block = false;
+  std::optional<QueryColumns> csv_block;
+  std::int64_t csv_row = 0;
   std::size_t line_no = 0;
   for (std::string_view line : lines_of(text)) {
     ++line_no;
     std::string_view t = trim(line);
-    if (names_index_name_query(t)) {
-      csv_block = true;
+    if (auto columns = gpu_query_columns(t)) {
+      csv_block = columns;
+      csv_row = 0;
       continue;
     }
     if (csv_block) {
-      if (read_csv_device(t, line_no, out)) continue;
-      csv_block = false;
+      if (read_csv_device(t, line_no, *csv_block, csv_row, out)) {
+        ++csv_row;
+        continue;
+      }
+      csv_block.reset();
     }
-    if (read_table_device(t, line_no, out) || read_list_device(t, line_no, out) || read_banner(t, out)) continue;
+    if (read_table_device(t, line_no, out) || read_list_device(t, line_no, out) || read_product_name(t, line_no, out) ||
+        read_banner(t, out))
+      continue;
     after_label(line, "Driver Version:", "nvidia_driver", out);
     after_label(line, "CUDA Version:", "cuda_driver_api", out);
     if (line.find("CUDA Version:") != std::string_view::npos) continue;  // the header: its pairs are labels
+    if (line.find("Driver Version:") != std::string_view::npos) continue;
+    if (read_version_label(t, out)) continue;
     if (!t.empty() && (t.front() == '|' || t.front() == '+')) continue;  // a table row or border of nvidia-smi's
     read_pairs(t, out);
   }

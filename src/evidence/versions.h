@@ -50,9 +50,11 @@ std::string fold_package_name(std::string_view name);
 ///   "transformer_engine");
 /// - nvidia-smi's "Driver Version: x" (as nvidia_driver) and "CUDA Version: x" (as cuda_driver_api: the driver's
 ///   highest CUDA, not the toolkit a run used);
+/// - "<Name> version: <v>" lines (PyTorch's collect_env: "PyTorch version: 2.11.0+cu130"), under the folded name;
 /// - the devices of nvidia-smi's table ("|   0  NVIDIA H200    On  | ..."), of `nvidia-smi -L` ("GPU 0: NVIDIA H200
-///   (UUID: ...)") and of `nvidia-smi --query-gpu=index,name,...` CSV rows (after a line naming that query, or a
-///   CSV header "index, name, ...").
+///   (UUID: ...)", the UUID part optional), of `nvidia-smi -q` ("Product Name : NVIDIA H200", indexed in order) and of
+///   `nvidia-smi --query-gpu=...` CSV rows with a name column (after a line naming that query, or a CSV header
+///   "index, name, ..." or "name"; without an index column the rows' order is the index).
 /// Device lines and table borders give no version pairs. Never throws on content; the caller bounds the size.
 VersionDump parse_versions(std::string_view text, const std::string& file);
 

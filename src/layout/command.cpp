@@ -249,6 +249,28 @@ std::string CommandWord::shown() const {
   return out;
 }
 
+std::string CommandWord::leading_literal() const {
+  std::string out;
+  for (const auto& p : parts) {
+    if (p.kind != WordPart::Kind::literal) break;
+    out += p.text;
+  }
+  return out;
+}
+
+CommandWord CommandWord::after(std::size_t n) const {
+  CommandWord w = *this;
+  while (n > 0 && !w.parts.empty() && w.parts.front().kind == WordPart::Kind::literal) {
+    auto& t = w.parts.front().text;
+    const std::size_t k = std::min(n, t.size());
+    t.erase(0, k);
+    n -= k;
+    if (t.empty()) w.parts.erase(w.parts.begin());
+  }
+  if (w.parts.empty()) w.parts.push_back({WordPart::Kind::literal, "", false});
+  return w;
+}
+
 std::optional<std::string> CommandWord::literal() const {
   std::string out;
   for (const auto& p : parts) {

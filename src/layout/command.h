@@ -30,6 +30,13 @@ struct CommandWord {
   std::optional<std::string> literal() const;
   /// The word for messages, quotes removed and variables as written: $NAME, ${NAME[@]}, <slime entry module>.
   std::string shown() const;
+  /// The text the word starts with, quotes removed, up to its first variable (all of it when it has none): what a
+  /// program that reads its arguments (argparse) is sure to see at the front of the rendered word. `''--lr` and
+  /// `\--lr` start with "--lr" as a shell renders them.
+  std::string leading_literal() const;
+  /// The word without the first `n` bytes of its leading literal: the value of a `--flag=value` word is
+  /// after(flag.size() + 1). An empty word is one empty literal part.
+  CommandWord after(std::size_t n) const;
 };
 
 /// Limits on a command (it comes from a stranger's recipe).

@@ -344,7 +344,7 @@ void check_layout_stack_device(const Context& c, const Recipe& r, const Loaded& 
 
 // SPEC §5, §6: the command keeps the program policy, and is the command the run started (its launch, and every
 // argument it sets against the argument dump).
-void check_command(const Recipe& r, const Loaded& ev, RecipeResult& out) {
+void check_command(const Context& c, const Recipe& r, const Loaded& ev, RecipeResult& out) {
   const std::string where = "the published command";
   std::vector<layout::CommandWord> words;
   try {
@@ -353,7 +353,7 @@ void check_command(const Recipe& r, const Loaded& ev, RecipeResult& out) {
     add(out, "command", "command.words", e.problem(), e.fix());
     return;
   }
-  const auto policy = checks::CommandPolicy::bundled().check(words, r.stack.framework, where);
+  const auto policy = checks::CommandPolicy::bundled().check(words, r.stack.framework, where, patch_modules(r));
   add_all(out, policy.problems);
   if (r.launch && !ev.launch) add(out, "command", "command.launch", ev.launch_error);
   if (!policy.shape || !ev.args) return;
@@ -361,8 +361,17 @@ void check_command(const Recipe& r, const Loaded& ev, RecipeResult& out) {
   // lacks, are read by name): a framework without a table of its own is read with Megatron-LM's.
   const checks::OptionTable* table = checks::OptionTable::bundled(r.stack.framework);
   if (!table) table = checks::OptionTable::bundled("megatron-lm");
-  add_all(out, checks::check_command_evidence(words, *policy.shape, ev.args->values, ev.launch ? &*ev.launch : nullptr,
-                                              table, where));
+  // The table is the run's own parser when it is of the recipe's framework at the commit the recipe pins: a flag it
+  // lacks would have stopped the run (Megatron-LM's parse_args refuses unknown flags).
+  bool table_is_the_runs = false;
+  if (table && table->framework == r.stack.framework)
+    for (const auto& v : r.stack.versions)
+      if (v.component == r.stack.framework + "_commit" && v.version.size() >= 7 &&
+          table->commit.compare(0, v.version.size(), v.version) == 0)
+        table_is_the_runs = true;
+  add_all(out, checks::check_command_evidence(
+                   words, *policy.shape, ev.args->values, ev.launch ? &*ev.launch : nullptr, table, where,
+                   [&](const std::string& dest) { return c.reg.rules.classify(dest).cls; }, table_is_the_runs));
 }
 
 // The logged learning rates must follow the run's own schedule; each patch must be the one the recipe pins.
@@ -484,7 +493,7 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
     check_scheduler_times(r, ev, out);             // SPEC §2 "GPU-hours"
     check_arm_is_the_measured_run(c, r, ev, out);  // SPEC §4.3
     check_layout_stack_device(c, r, ev, out);      // SPEC §5, §6
-    check_command(r, ev, out);                     // SPEC §5, §6
+    check_command(c, r, ev, out);                  // SPEC §5, §6
     check_evidence_consistency(r, ev, out);
     const auto rows = checks::rows_status(r.workload.standard);  // SPEC §1, §5
     out.rows_status = rows.status;

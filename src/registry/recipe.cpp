@@ -320,13 +320,33 @@ std::vector<std::string> patch_folder_problems(const Recipe& recipe) {
   for (auto it = fs::recursive_directory_iterator(patches, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     const std::string rel = it->path().lexically_relative(recipe.dir).string();
-    if (it->is_symlink(ec))
+    const std::string stem = it->path().stem().string();
+    if (stem == "sitecustomize" || stem == "usercustomize")
+      out.push_back(rel +
+                    " in patches/ is a module Python imports by itself at start-up, so it would run without the "
+                    "command naming it: a recipe's patches are imported only by name");
+    else if (it->is_symlink(ec))
       out.push_back(rel + " in patches/ is a symbolic link; keep the patch files themselves in patches/");
     else if (!it->is_directory(ec) && !listed.count(fs::weakly_canonical(it->path(), ec)))
       out.push_back(rel +
                     " is in patches/ (which goes on PYTHONPATH) but not among the recipe's patches: list it "
                     "with its sha256 under patches:, or remove it");
     if (out.size() >= 20) break;
+  }
+  return out;
+}
+
+std::vector<std::string> patch_modules(const Recipe& recipe) {
+  std::vector<std::string> out;
+  for (const auto& p : recipe.patches) {
+    fs::path rel = fs::path(p.relative).lexically_normal();
+    if (rel.extension() != ".py") continue;
+    auto it = rel.begin();
+    if (it != rel.end() && *it == "patches") ++it;
+    if (it == rel.end()) continue;
+    std::string top = it->string();
+    if (top.ends_with(".py")) top.resize(top.size() - 3);
+    if (!top.empty() && std::find(out.begin(), out.end(), top) == out.end()) out.push_back(top);
   }
   return out;
 }

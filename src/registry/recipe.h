@@ -102,9 +102,15 @@ struct Recipe {
 std::optional<std::string> patch_problem(const Patch& patch);
 
 /// patches/ goes on the trainer's PYTHONPATH, so every file in it must be one of the recipe's pinned patches: the
-/// sentence for each symbolic link in it and each file it holds that the recipe does not list. Empty when the
-/// recipe has no patches/ folder.
+/// sentence for each symbolic link in it, each file it holds that the recipe does not list, and each module Python
+/// imports by itself at start-up (sitecustomize, usercustomize: they would run without the command naming them).
+/// Empty when the recipe has no patches/ folder.
 std::vector<std::string> patch_folder_problems(const Recipe& recipe);
+
+/// The top-level Python modules the recipe's patches provide (patches/ goes on PYTHONPATH): "plugin" for
+/// patches/plugin.py, "pkg" for patches/pkg/mod.py; a patch that is no .py file provides none. The program policy lets
+/// a command's import-path arguments name them (checks/command_policy.h).
+std::vector<std::string> patch_modules(const Recipe& recipe);
 
 /// A recipe folder name (its id): [a-z0-9][a-z0-9._-]{0,79}.
 bool is_recipe_name(const std::string& s);

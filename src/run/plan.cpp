@@ -73,9 +73,10 @@ std::optional<std::string> flag_value(const std::vector<layout::CommandWord>& wo
 
 // The program policy (checks/command_policy.h) on the recipe's command: its shape, or an InputError listing every way
 // it breaks the policy (a recipe is a stranger's: nothing it names may reach a program or a loader unchecked).
-checks::CommandShape policy_shape(const std::vector<layout::CommandWord>& words, const std::string& framework,
+checks::CommandShape policy_shape(const std::vector<layout::CommandWord>& words, const registry::Recipe& recipe,
                                   const std::string& where) {
-  auto check = checks::CommandPolicy::bundled().check(words, framework, "");
+  auto check =
+      checks::CommandPolicy::bundled().check(words, recipe.stack.framework, "", registry::patch_modules(recipe));
   if (check.shape) return *check.shape;
   std::string what;
   for (const auto& p : check.problems) what += (what.empty() ? "" : "; ") + p.message;
@@ -178,7 +179,7 @@ RunPlan make_plan(const RunRequest& q) {
   const fs::path dir = q.recipe.filename() == "recipe.yaml" ? q.recipe.parent_path() : q.recipe;
   const auto recipe = registry::load_recipe(dir, registry::RecipeLoad::draft);
   const std::string where = recipe.file.string() + ": command";
-  policy_shape(layout::split_command(recipe.command, where), recipe.stack.framework, where);
+  policy_shape(layout::split_command(recipe.command, where), recipe, where);
   if (q.launcher != "local" && q.launcher != "slurm")
     throw InputError("--launcher " + quote_for_message(q.launcher), "unknown launcher", "use local or slurm");
   RunPlan p;
@@ -208,7 +209,7 @@ RunPlan make_plan(const RunRequest& q) {
   p.edits = planned.edits;
   p.train_iters = planned.train_iters;
   const auto words = layout::split_command(p.command, where);
-  const checks::CommandShape shape = policy_shape(words, p.framework, where);
+  const checks::CommandShape shape = policy_shape(words, recipe, where);
 
   // Variables: every one the command uses needs a value; a given one the command does not use is a typo.
   const auto given = parse_vars(q.vars);

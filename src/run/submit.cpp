@@ -7,6 +7,7 @@
 #include <ctime>
 #include <regex>
 
+#include "checks/command_check.h"
 #include "checks/command_policy.h"
 #include "core/atomic_output.h"
 #include "core/error.h"
@@ -21,6 +22,7 @@
 #include "registry/recipe.h"
 #include "registry/registry.h"
 #include "run/capture.h"
+#include "run/model_args.h"
 
 namespace openrecipes::run {
 namespace {
@@ -107,9 +109,31 @@ registry::Recipe source_recipe(const fs::path& run_dir, const RunPlan& p) {
         fmt::format("plan.json's command is not the one {} gives on {} GPU(s): the plan was edited", source.id, p.gpus),
         kAsLeft);
   const std::string where = source.file.string() + ": command";
-  auto policy = checks::CommandPolicy::bundled().check(layout::split_command(derived.command, where),
-                                                       source.stack.framework, where);
+  const auto words = layout::split_command(derived.command, where);
+  auto policy =
+      checks::CommandPolicy::bundled().check(words, source.stack.framework, where, registry::patch_modules(source));
   if (!policy.shape) throw InputError(where, policy.problems.front().message, policy.problems.front().fix);
+  // What the run started (plan.json's env and argv, which become evidence/launch.json) must be that command rendered
+  // with the run's own variables, and ${MODEL_ARGS[@]} the framework's model script when the checkout is still there.
+  const auto m = checks::match_launch(words, *policy.shape, {plan_file, p.env, p.argv});
+  if (m.problem)
+    throw InputError(plan_file,
+                     "plan.json's argv is not its command rendered (" + *m.problem + "): the plan was edited", kAsLeft);
+  for (const auto& [name, value] : m.bindings)
+    if (auto it = p.variables.find(name); it == p.variables.end() || it->second != value)
+      throw InputError(
+          plan_file,
+          fmt::format("plan.json's argv has ${} = {}, not the value the run was given", name, quote_for_message(value)),
+          kAsLeft);
+  if (m.array && !p.framework_dir.empty() && fs::is_directory(p.framework_dir)) {
+    const auto expected = read_model_args(find_model_script(p.framework_dir, source.model));
+    const std::vector<std::string> got(p.argv.begin() + static_cast<std::ptrdiff_t>(m.array->first),
+                                       p.argv.begin() + static_cast<std::ptrdiff_t>(m.array->second));
+    if (got != expected)
+      throw InputError(plan_file,
+                       "plan.json's argv is not the framework's model script where the command has ${MODEL_ARGS[@]}",
+                       kAsLeft);
+  }
   return source;
 }
 

@@ -202,7 +202,7 @@ std::map<std::string, fs::path> evidence_copies(const json& board, const registr
       if (it == by_id.end()) continue;
       const registry::Recipe& r = *it->second;
       add(r.id, r.log.relative, r.log.path);
-      for (const auto* f : {&r.arguments, &r.versions, &r.times, &r.convergence_arm})
+      for (const auto* f : {&r.arguments, &r.versions, &r.times, &r.convergence_arm, &r.launch})
         if (*f) add(r.id, (*f)->relative, (*f)->path);
       for (const auto& patch : r.patches) add(r.id, patch.relative, patch.path);
     }

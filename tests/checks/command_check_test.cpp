@@ -75,8 +75,8 @@ TEST(CommandCheck, flags_the_run_did_not_set_and_arguments_argparse_refuses_are_
               ::testing::ElementsAre("--train-iters: --train-iters expects one argument (in the published command)"));
   // A data path given as a variable matches whatever path the run had.
   EXPECT_THAT(differences(base + "--data-path $SFT_DATA --split 100,0,0", dump("tulu3-ref")), ::testing::IsEmpty());
-  EXPECT_THAT(differences(base + "--data-path /elsewhere/rows", dump("tulu3-ref")),
-              ::testing::ElementsAre(::testing::StartsWith("the published command gives --data-path /elsewhere/rows, "
+  EXPECT_THAT(differences(base + "--data-path ${SFT_DATA}_other", dump("tulu3-ref")),
+              ::testing::ElementsAre(::testing::StartsWith("the published command gives --data-path $SFT_DATA_other, "
                                                            "but the argument dump has data_path = ")));
 }
 
@@ -155,6 +155,51 @@ TEST(CommandCheck, a_slime_command_reads_megatrons_flags_with_its_table_and_slim
   EXPECT_EQ(reasons[0].message,
             "the run's argv (evidence/launch.json) gives --actor-num-nodes 1, but the argument "
             "dump has actor_num_nodes = 2");
+}
+
+// Found by the review: torchrun's process count was never compared with the run.
+TEST(CommandCheck, the_processes_the_command_starts_are_the_runs_world_size) {
+  auto d = dump("mbs2");  // world_size 1
+  std::string c = command_of("mbs2");
+  EXPECT_THAT(differences(c, d), ::testing::IsEmpty());
+  c.replace(c.find("--nproc-per-node 1"), 18, "--nproc-per-node 8");
+  EXPECT_THAT(differences(c, d),
+              ::testing::ElementsAre("the published command starts 8 trainer process(es) (torchrun's "
+                                     "--nproc-per-node x --nnodes), but the argument dump has world_size = 1"));
+  std::map<std::string, std::string> sixteen{{"world_size", "16"}};
+  EXPECT_THAT(differences("torchrun --nproc-per-node=8 --nnodes 2 $MEGATRON_LM/pretrain_gpt.py", sixteen),
+              ::testing::IsEmpty());
+}
+
+// Found by the review: the words ${MODEL_ARGS[@]} stood for in a hand-written launch.json carried a micro-batch size
+// the published command could not show.
+TEST(CommandCheck, model_args_words_may_not_set_what_the_command_sets_nor_the_layout) {
+  const std::string command =
+      "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py --micro-batch-size 8 "
+      "${MODEL_ARGS[@]} --lr 1e-5";
+  evidence::Launch launch{"evidence/launch.json",
+                          {},
+                          {"torchrun", "--nproc-per-node", "1", "/m/pretrain_gpt.py", "--micro-batch-size", "8",
+                           "--num-layers", "28", "--micro-batch-size", "2", "--sequence-parallel", "--lr", "1e-5"}};
+  std::map<std::string, std::string> d{{"num_layers", "28"},
+                                       {"micro_batch_size", "2"},
+                                       {"lr", "1e-05"},
+                                       {"sequence_parallel", "True"},
+                                       {"world_size", "1"}};
+  const auto words = layout::split_command(command, "t");
+  const auto policy = CommandPolicy::bundled().check(words, "megatron-lm", "");
+  auto classify = [](const std::string& dest) {
+    return dest == "micro_batch_size" || dest == "sequence_parallel" ? ArgClass::structural : ArgClass::math;
+  };
+  std::vector<std::string> got;
+  for (const auto& r :
+       check_command_evidence(words, *policy.shape, d, &launch, OptionTable::bundled("megatron-lm"), "c", classify))
+    got.push_back(r.message);
+  EXPECT_THAT(got, ::testing::ElementsAre(
+                       "evidence/launch.json sets micro_batch_size both in the published command's own words and in "
+                       "the words its ${MODEL_ARGS[@]} stood for, which no reader of the command sees",
+                       "evidence/launch.json sets sequence_parallel (structural: the layout or packing the recipe is "
+                       "about) in the words its ${MODEL_ARGS[@]} stood for, which no reader of the command sees"));
 }
 
 TEST(CommandCheck, a_variable_stands_for_one_value_everywhere) {

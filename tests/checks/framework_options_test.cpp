@@ -94,6 +94,20 @@ TEST(FrameworkOptions, what_argparse_refuses_is_a_problem) {
   EXPECT_EQ(parse("--micro-batch 8").value("micro_batch"), "8");
 }
 
+// Found by the review of issue 24: an empty quote or a backslash in front of a flag hid it from the check, while the
+// shell that renders the word (and argparse after it) saw the flag.
+TEST(FrameworkOptions, a_flag_is_what_the_rendered_word_starts_with) {
+  auto p = parse("--cuda-graph-modules attn ''--micro-batch-size 4 \\--lr 1e-2 \"--\"seed 7");
+  EXPECT_EQ(p.value("cuda_graph_modules"), "attn");
+  EXPECT_EQ(p.value("micro_batch_size"), "4");
+  EXPECT_EQ(p.value("lr"), "1e-2");
+  EXPECT_EQ(p.value("seed"), "7");
+  EXPECT_TRUE(p.problems().empty());
+  EXPECT_EQ(parse("--lr$X 1").problems(),
+            (std::vector<std::string>{"a variable inside the flag's name",
+                                      "a value where a flag is due (argparse: unrecognized arguments)"}));
+}
+
 TEST(FrameworkOptions, without_a_table_flags_are_read_by_naming_convention) {
   std::map<std::string, std::string> known{{"use_wandb", "False"}};
   auto p = parse("--actor-num-nodes 2 --colocate --no-use-wandb --prompt-data a b", nullptr, known);

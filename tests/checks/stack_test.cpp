@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace openrecipes::checks {
 namespace {
 
@@ -80,6 +82,27 @@ TEST(Stack, one_line_versions_and_log_banners_pin_and_contradict) {
             "evidence/train.log)");
   auto other_commit = check_stack({{"megatron_lm", "0123456789abcdef"}}, &both, nullptr);
   EXPECT_THAT(statuses(other_commit), ElementsAre("megatron_lm 0123456789abcdef: mismatch"));
+}
+
+// Found by the review: two versions in the evidence, and a recipe picking the one it likes.
+TEST(Stack, evidence_that_disagrees_with_itself_is_a_mismatch) {
+  auto dump = evidence::parse_versions("torch 2.9.0+cu128\n", "evidence/env.txt");
+  dump.merge(evidence::parse_version_banners("> PyTorch version ....... 2.11.0+cu130\n", "evidence/train.log"));
+  auto c = check_stack({{"pytorch", "2.11.0+cu130"}}, &dump, nullptr);
+  EXPECT_THAT(statuses(c), ElementsAre("pytorch 2.11.0+cu130: mismatch"));
+  EXPECT_EQ(c.problems[0].text(),
+            "stack: the evidence shows several versions of pytorch: 2.11.0+cu130, 2.9.0+cu128 "
+            "(evidence/env.txt and evidence/train.log)");
+  // pip's plain version beside torch's own local one is one version.
+  auto one = evidence::parse_versions("torch 2.11.0+cu130\ntorch                   2.11.0\n", "v.txt");
+  EXPECT_THAT(statuses(check_stack({{"pytorch", "2.11.0+cu130"}}, &one, nullptr)),
+              ElementsAre("pytorch 2.11.0+cu130: pinned"));
+  // PyTorch's collect_env prints "PyTorch version: X".
+  auto env = evidence::parse_versions("PyTorch version: 2.9.0+cu128\nPython version: 3.12.3 (main, Apr 1 2026)\n",
+                                      "collect_env.txt");
+  EXPECT_THAT(statuses(check_stack({{"pytorch", "2.11.0+cu130"}}, &env, nullptr)),
+              ElementsAre("pytorch 2.11.0+cu130: mismatch"));
+  EXPECT_EQ(env.of("python"), std::set<std::string>{"3.12.3"});
 }
 
 TEST(Stack, commits_agree_by_prefix_of_at_least_seven_hex_digits) {

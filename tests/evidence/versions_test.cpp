@@ -88,6 +88,20 @@ TEST(Versions, devices_from_nvidia_smi_table_list_and_query) {
   EXPECT_TRUE(v.of("h200").empty());  // a device row gives no version pair
 }
 
+// Found by the review: formats that name a GPU without nvidia-smi's table or -L's UUID.
+TEST(Versions, devices_from_other_nvidia_smi_formats) {
+  auto v = parse_versions(
+      "GPU 1: NVIDIA H100 80GB HBM3\n"
+      "==============NVSMI LOG==============\n    Product Name                          : NVIDIA H100 80GB HBM3\n"
+      "--- nvidia-smi --query-gpu=name --format=csv\nname\nNVIDIA H100 80GB HBM3\nNVIDIA H100 80GB HBM3\n",
+      "v.txt");
+  ASSERT_EQ(v.devices.size(), 4u);
+  EXPECT_EQ(v.devices[0], (Device{1, "NVIDIA H100 80GB HBM3", 1, "v.txt"}));
+  EXPECT_EQ(v.devices[1], (Device{1, "NVIDIA H100 80GB HBM3", 3, "v.txt"}));  // -q lists GPUs in order
+  EXPECT_EQ(v.devices[2], (Device{0, "NVIDIA H100 80GB HBM3", 6, "v.txt"}));  // a name column's rows, in order
+  EXPECT_EQ(v.devices[3], (Device{1, "NVIDIA H100 80GB HBM3", 7, "v.txt"}));
+}
+
 TEST(Versions, fixture_dumps_name_their_device) {
   OPENRECIPES_REQUIRE_FIXTURES();
   auto path = testing::fixtures_dir() / "runs/megatron-h200/env.txt";

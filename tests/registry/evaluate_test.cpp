@@ -62,6 +62,9 @@ TEST(Build, bundled_fixture_rows_pair_ranks_the_submitted_device_runs) {
   EXPECT_TRUE(pairs[1].unranked.empty());
   // T = 32 rows x 512 tokens per step; the score is over steps 5-19 of a 20-step run.
   EXPECT_EQ(mbs16.throughput->total_tokens, 15.0 * 32 * 512);
+  // submit kept the command as the run started it: the published command is checked against that argv.
+  EXPECT_EQ(ref.coverage.code(), "LAVDTC");
+  EXPECT_EQ(mbs16.coverage.code(), "LAVDTC");
 }
 
 TEST(Build, bundled_numbers_follow_the_spec_formulas) {

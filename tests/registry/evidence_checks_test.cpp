@@ -66,6 +66,19 @@ TEST(EvidenceChecks, a_published_command_the_run_did_not_run_is_not_verified) {
     for (const auto* r : p.ranked) EXPECT_NE(r->id, "qwen3-0.6b/H200/mbs2");
 }
 
+// Found by the review: a flag Megatron-LM does not have, with a dump line faked to match, was read by name.
+TEST(EvidenceChecks, a_flag_the_runs_own_parser_lacks_is_not_verified) {
+  Scratch s;
+  s.replace(s.recipe("mbs2") / "recipe.yaml", "--eval-iters 0 ", "--eval-iters 0 --foo-bar 3 ");
+  const auto log = s.recipe("mbs2") / "evidence/train.log";
+  s.replace(log, "  world_size ......", "  foo_bar ......................................... 3\n  world_size ......");
+  auto b = build(s.root);
+  EXPECT_TRUE(has_reason(b.get("mbs2"),
+                         "command: the published command gives --foo-bar, which megatron-lm d98e8a64's "
+                         "parser does not have (it would refuse to start)"))
+      << reasons_of(b.get("mbs2"));
+}
+
 // Finding 4: runs whose evidence shows NVIDIA H200 filed under H100, at H100's price.
 TEST(EvidenceChecks, runs_filed_under_another_gpu_type_are_not_verified) {
   Scratch s;

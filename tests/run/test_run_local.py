@@ -226,6 +226,24 @@ class TamperedRun(unittest.TestCase):
         err = self.submit_copy(change(lr, [w if w != "1e-5" else "1e-3" for w in plan["argv"]]), "lr")
         self.assertIn("plan.json's command is not the one qwen3-0.6b/H200/mbs2 gives", err)
 
+    def test_plan_argv_must_be_its_command_rendered(self):
+        """Found by the review of issue 24: plan.json's argv and env (which become evidence/launch.json) were taken as
+        they were; edited, with the command left alone, they are refused."""
+        def argv(d):
+            runkit.edit_json(os.path.join(d, "plan.json"),
+                             lambda j: j.update(argv=[w if w != "1e-5" else "1e-3" for w in j["argv"]]))
+        self.assertIn("plan.json's argv is not its command rendered (the command's 1e-5 is 1e-3 in the run): the plan "
+                      "was edited", self.submit_copy(argv, "argv"))
+
+        def env(d):
+            runkit.edit_json(os.path.join(d, "plan.json"), lambda j: j.update(env=[["NCCL_ALGO", "Tree"]]))
+        self.assertIn("plan.json's argv is not its command rendered (the command sets 0 environment variable(s), the "
+                      "run 1)", self.submit_copy(env, "env"))
+
+        def variable(d):
+            runkit.edit_json(os.path.join(d, "plan.json"), lambda j: j["variables"].update(MEGATRON_LM="/elsewhere"))
+        self.assertIn("plan.json's argv has $MEGATRON_LM = ", self.submit_copy(variable, "variable"))
+
     def test_evidence_format_cannot_inject_yaml(self):
         def change(d):
             runkit.edit_json(os.path.join(d, "run.json"),
@@ -338,20 +356,33 @@ class ProgramPolicy(unittest.TestCase):
 
     def test_every_file_in_patches_is_pinned(self):
         os.makedirs(self.s.recipe(MBS2, "patches"))
-        with open(self.s.recipe(MBS2, "patches", "sitecustomize.py"), "w") as f:
+        with open(self.s.recipe(MBS2, "patches", "evil.py"), "w") as f:
             f.write("import os\n")
         rc, out, err = self.dry()
         self.assertEqual(rc, 2)
-        self.assertIn("patches/sitecustomize.py is in patches/ (which goes on PYTHONPATH) but not among the recipe's "
+        self.assertIn("patches/evil.py is in patches/ (which goes on PYTHONPATH) but not among the recipe's "
                       "patches", err)
+        os.remove(self.s.recipe(MBS2, "patches", "evil.py"))
+        # A module Python imports by itself at start-up never runs, even pinned (found by the review of issue 24).
+        with open(self.s.recipe(MBS2, "patches", "sitecustomize.py"), "w") as f:
+            f.write("import os\n")
+        text = runkit.read(self.s.recipe(MBS2, "recipe.yaml"))
+        with open(self.s.recipe(MBS2, "recipe.yaml"), "w") as f:
+            f.write(text + "patches: [{path: patches/sitecustomize.py, sha256: " +
+                    runkit.sha256_file(self.s.recipe(MBS2, "patches", "sitecustomize.py")) + "}]\n")
+        rc, out, err = self.dry()
+        self.assertEqual(rc, 2)
+        self.assertIn("patches/sitecustomize.py in patches/ is a module Python imports by itself at start-up", err)
+        with open(self.s.recipe(MBS2, "recipe.yaml"), "w") as f:
+            f.write(text)
         # A link to a listed patch is refused too (it would be importable under another name).
         os.remove(self.s.recipe(MBS2, "patches", "sitecustomize.py"))
         with open(self.s.recipe(MBS2, "patches", "fix.patch"), "w") as f:
             f.write("--- a/x\n+++ b/x\n")
-        os.symlink("fix.patch", self.s.recipe(MBS2, "patches", "sitecustomize.py"))
+        os.symlink("fix.patch", self.s.recipe(MBS2, "patches", "plugin.py"))
         rc, out, err = self.dry()
         self.assertEqual(rc, 2)
-        self.assertIn("patches/sitecustomize.py in patches/ is a symbolic link", err)
+        self.assertIn("patches/plugin.py in patches/ is a symbolic link", err)
 
 
 class FailedRun(unittest.TestCase):
@@ -430,10 +461,10 @@ class BadInput(unittest.TestCase):
     def test_a_quoted_value_with_shell_characters_stays_one_argument(self):
         # Quotes are the recipe's own words: the value reaches the trainer as one argument and is never run.
         write_recipe_command(self.s, "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py --train-iters 20 "
-                                     "--data-path '; touch " + self.marker + " $(id)'")
+                                     "--wandb-exp-name '; touch " + self.marker + " $(id)'")
         rc, out, err = self.dry()
         self.assertEqual(rc, 0, err)
-        self.assertIn("--data-path '; touch " + self.marker + " $(id)'", out)
+        self.assertIn("--wandb-exp-name '; touch " + self.marker + " $(id)'", out)
         self.assertFalse(os.path.exists(self.marker))
 
     def test_a_variable_with_no_value(self):
