@@ -40,8 +40,6 @@ bool match_parts(const std::vector<WordPart>& parts, std::size_t pi, std::string
   return false;
 }
 
-std::string shown(const CommandWord& w) { return w.shown(); }
-
 CommandWord literal_word(const std::string& s) {
   CommandWord w;
   w.parts.push_back({WordPart::Kind::literal, s, false});
@@ -49,10 +47,6 @@ CommandWord literal_word(const std::string& s) {
 }
 
 bool whole_array(const CommandWord& w) { return w.parts.size() == 1 && w.parts[0].kind == WordPart::Kind::array; }
-bool has_variable(const CommandWord& w) {
-  return std::any_of(w.parts.begin(), w.parts.end(),
-                     [](const WordPart& p) { return p.kind != WordPart::Kind::literal; });
-}
 
 // Python's str() of a parsed literal element, for messages and string comparison.
 std::string python_str(const nlohmann::json& v) {
@@ -76,9 +70,12 @@ bool numbers_equal(double a, double b) { return a == b || (std::isnan(a) && std:
 // Does one value word agree with one printed value (`printed`: the dump's text for a scalar, python_str of a list
 // element)? `type` as the table gives it ("" when there is no table: numbers compared as numbers when both are).
 bool value_agrees(const CommandWord& word, const std::string& printed, const OptionSpec* spec) {
-  std::map<std::string, std::string> b;
-  if (has_variable(word)) return word_matches(word, printed, b);
-  const std::string lit = *word.literal();
+  const auto literal = word.literal();
+  if (!literal) {
+    std::map<std::string, std::string> b;
+    return word_matches(word, printed, b);
+  }
+  const std::string& lit = *literal;
   const std::string type = spec ? spec->type : "";
   if (type.starts_with("other:")) return true;  // converted by the framework's own function: presence only
   if (type == "bool") return printed == (lit.empty() ? "False" : "True");
@@ -119,7 +116,7 @@ std::optional<std::vector<std::string>> dump_list(const std::string& value) {
 
 std::string join_words(const std::vector<CommandWord>& ws) {
   std::string out;
-  for (const auto& w : ws) out += (out.empty() ? "" : " ") + shown(w);
+  for (const auto& w : ws) out += (out.empty() ? "" : " ") + w.shown();
   return out;
 }
 
@@ -167,26 +164,17 @@ std::optional<std::string> refused_choice(const ParsedArgument& a) {
       auto lit = w.literal();
       if (!lit) continue;
       bool ok = false;
-      for (const auto& c : a.spec->choices) {
-        ok |= value_agrees(w, c, a.spec);
-      }
+      for (const auto& c : a.spec->choices) ok |= value_agrees(w, c, a.spec);
       if (!ok) return *lit;
     }
   return std::nullopt;
 }
 
-// The whole number a program flag of the command gives (any of `spellings`, `--f N` or `--f=N`), nullopt when absent.
+// The whole number a program flag of the command gives (any of `spellings`), nullopt when absent.
 std::optional<std::int64_t> program_flag(const std::vector<CommandWord>& words, const CommandShape& shape,
                                          const std::vector<std::string>& spellings) {
-  for (std::size_t k = shape.program + 1; k < shape.script; ++k) {
-    const auto lit = words[k].literal();
-    if (!lit) continue;
-    for (const auto& f : spellings) {
-      if (*lit == f && k + 1 < shape.script) return parse_int(words[k + 1].literal().value_or(""));
-      if (lit->starts_with(f + "=")) return parse_int(lit->substr(f.size() + 1));
-    }
-  }
-  return std::nullopt;
+  const auto v = layout::flag_value(words, spellings, shape.program + 1, shape.script);
+  return v ? parse_int(*v) : std::nullopt;
 }
 
 // torchrun starts --nproc-per-node processes on each of --nnodes nodes (1 and 1 when absent; python3 starts one):
@@ -259,7 +247,7 @@ LaunchMatch match_launch(const std::vector<CommandWord>& words, const CommandSha
     const CommandWord& w = words[i];
     const auto name = *layout::assignment_name(w);
     if (launch.env[i].first != name || !word_matches(w.after(name.size() + 1), launch.env[i].second, b)) {
-      m.problem = fmt::format("the command's {} is {}={} in the run", visible(shown(w)), launch.env[i].first,
+      m.problem = fmt::format("the command's {} is {}={} in the run", visible(w.shown()), launch.env[i].first,
                               visible(launch.env[i].second));
       return m;
     }
@@ -286,7 +274,7 @@ LaunchMatch match_launch(const std::vector<CommandWord>& words, const CommandSha
     } else if (word_matches(w, a, b)) {
       return std::nullopt;
     }
-    return fmt::format("the command's {} is {} in the run", visible(shown(w)), visible(a));
+    return fmt::format("the command's {} is {} in the run", visible(w.shown()), visible(a));
   };
   for (std::size_t k = 0; k < prefix; ++k)
     if ((m.problem = word_vs(rest[k], argv[k]))) return m;
@@ -328,12 +316,12 @@ Reasons check_command_evidence(const std::vector<CommandWord>& words, const Comm
     if (whole_array(*p.word)) {
       out.push_back(
           {"command", "command.expansion",
-           fmt::format("{} uses {}, and the evidence has no captured launch to show its words", where, shown(*p.word)),
+           fmt::format("{} uses {}, and the evidence has no captured launch to show its words", where, p.word->shown()),
            "submit the run with openrecipes submit, which keeps the run's argv as evidence/launch.json"});
       continue;
     }
     differences.push_back(
-        fmt::format("{} (in {})", p.what.empty() ? shown(*p.word) : shown(*p.word) + ": " + p.what, source));
+        fmt::format("{} (in {})", p.what.empty() ? p.word->shown() : p.word->shown() + ": " + p.what, source));
   }
   for (const auto& [dest, a] : parsed.by_dest) {
     if (table_is_the_runs && table && !a.spec) {

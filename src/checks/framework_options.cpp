@@ -37,13 +37,6 @@ bool negative_number(std::string_view w) {
   return std::regex_match(w.begin(), w.end(), re);
 }
 
-bool looks_like_option(const CommandWord& w) {
-  const std::string t = w.leading_literal();
-  if (t.size() < 2 || t[0] != '-') return false;
-  auto lit = w.literal();
-  return !(lit && negative_number(*lit));
-}
-
 bool is_array(const CommandWord& w) {
   return std::any_of(w.parts.begin(), w.parts.end(), [](const WordPart& p) { return p.kind == WordPart::Kind::array; });
 }
@@ -55,6 +48,13 @@ std::string dest_of(std::string flag) {
 }
 
 }  // namespace
+
+bool is_option_word(const CommandWord& w) {
+  const std::string t = w.leading_literal();
+  if (t.size() < 2 || t[0] != '-') return false;
+  auto lit = w.literal();
+  return !(lit && negative_number(*lit));
+}
 
 OptionTable OptionTable::parse(std::string_view text, const std::string& file) {
   const char* fix = "make the table again with tools/framework_options.py";
@@ -116,8 +116,6 @@ const OptionSpec* OptionTable::find(std::string_view flag) const {
 
 bool OptionTable::has_dest(std::string_view dest) const { return by_dest_.count(dest) > 0; }
 
-bool is_option_word(const CommandWord& word) { return looks_like_option(word); }
-
 ParsedArguments parse_arguments(const std::vector<CommandWord>& words, const OptionTable* table,
                                 const std::map<std::string, std::string>& known_dests) {
   ParsedArguments out;
@@ -129,7 +127,7 @@ ParsedArguments parse_arguments(const std::vector<CommandWord>& words, const Opt
       ++i;
       continue;
     }
-    if (!looks_like_option(w)) {
+    if (!is_option_word(w)) {
       out.problems.push_back({&w, "a value where a flag is due (argparse: unrecognized arguments)"});
       ++i;
       continue;
@@ -151,7 +149,7 @@ ParsedArguments parse_arguments(const std::vector<CommandWord>& words, const Opt
     // The words that follow up to the next flag: the values argparse may give this flag.
     std::size_t run_end = i;
     // An array word ends them too: its words (flags, perhaps) are only known from the run's argv.
-    while (run_end < words.size() && !looks_like_option(words[run_end]) && !is_array(words[run_end])) ++run_end;
+    while (run_end < words.size() && !is_option_word(words[run_end]) && !is_array(words[run_end])) ++run_end;
     const std::size_t following = run_end - i;
 
     std::string dest = spec ? spec->dest : dest_of(flag);

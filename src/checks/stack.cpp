@@ -23,12 +23,6 @@ std::vector<std::string> evidence_names(const std::string& component) {
 bool is_commit_component(const std::string& c) { return c == "megatron_lm" || c.ends_with("_commit"); }
 bool is_megatron_commit(const std::string& c) { return c == "megatron_lm" || c == "megatron-lm_commit"; }
 
-// Two commits agree when the shorter (at least 7 hex digits) starts the longer.
-bool commits_agree(const std::string& a, const std::string& b) {
-  const auto n = std::min(a.size(), b.size());
-  return n >= 7 && a.compare(0, n, b, 0, n) == 0;
-}
-
 // The commit in Megatron-Core's local version "0.20.0+d98e8a6", when it holds one.
 std::optional<std::string> core_commit(const std::string& version) {
   const auto plus = version.find('+');
@@ -41,6 +35,11 @@ std::optional<std::string> core_commit(const std::string& version) {
 }
 
 }  // namespace
+
+bool commits_agree(const std::string& a, const std::string& b) {
+  const auto n = std::min(a.size(), b.size());
+  return n >= 7 && a.compare(0, n, b, 0, n) == 0;
+}
 
 StackCheck check_stack(const std::vector<StackEntry>& entries, const evidence::VersionDump* dump,
                        const std::map<std::string, std::string>* args) {

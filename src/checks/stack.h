@@ -31,6 +31,11 @@ struct StackCheck {
   Reasons problems;
 };
 
+/// Two commits agree when the shorter (at least 7 hex digits) starts the longer: "d98e8a6" and
+/// "d98e8a64ddf34856e74b24714e3bedb2f5a39553" do. The one rule for a commit a recipe pins against one a run shows
+/// (the stack check, run's pre-flight, submit).
+bool commits_agree(const std::string& a, const std::string& b);
+
 /// Checks `entries` against what the run's evidence shows (`dump`: the versions dump merged with the log's
 /// banners; nullptr when there is none) and its resolved Megatron arguments (`args`, nullptr when none).
 /// A component matches the dump under any of its spellings (pytorch: torch, Megatron's "PyTorch version" banner;

@@ -32,15 +32,15 @@ void require_step_log_format(const std::string& format, const std::string& where
 /// format.
 std::string step_time_definition(const std::string& format, const std::string& time_field = {});
 
-/// Reads `path` (bounded to 64 MiB) with the parser for `format`. `log_interval` (Megatron's
-/// --log-interval, from the argument dump when known) sizes Megatron's logging intervals. `display_name` is
-/// how messages and the result name the file (default: the path), e.g. the path relative to a recipe.
-/// Throws InputError for an unknown format (listing the known ones) and whatever the parser throws.
 /// Parses the text of a log already read (bounded by the caller) with the parser for `format`; `file` names it in
 /// messages. Throws as read_step_log.
 StepLog parse_step_log(std::string_view text, const std::string& format, std::optional<std::int64_t> log_interval,
                        const std::string& file);
 
+/// Reads `path` (bounded to 64 MiB) with the parser for `format`. `log_interval` (Megatron's
+/// --log-interval, from the argument dump when known) sizes Megatron's logging intervals. `display_name` is
+/// how messages and the result name the file (default: the path), e.g. the path relative to a recipe.
+/// Throws InputError for an unknown format (listing the known ones) and whatever the parser throws.
 StepLog read_step_log(const std::filesystem::path& path, const std::string& format,
                       std::optional<std::int64_t> log_interval = std::nullopt, const std::string& display_name = {});
 

@@ -360,6 +360,20 @@ RenderedCommand render_command(const std::vector<CommandWord>& words, const Comm
   return out;
 }
 
+std::optional<std::string> flag_value(const std::vector<CommandWord>& words, const std::vector<std::string>& spellings,
+                                      std::size_t first, std::size_t last) {
+  last = std::min(last, words.size());
+  for (std::size_t i = first; i < last; ++i) {
+    const auto lit = words[i].literal();
+    if (!lit) continue;
+    for (const auto& f : spellings) {
+      if (*lit == f) return i + 1 < last ? words[i + 1].literal() : std::nullopt;
+      if (lit->starts_with(f + "=")) return lit->substr(f.size() + 1);
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> command_variable_names(const std::vector<CommandWord>& words) {
   std::vector<std::string> out;
   for (const auto& w : words)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -80,6 +81,11 @@ struct RenderedCommand {
 /// `<slime entry module>` with none given, and a command with no program.
 RenderedCommand render_command(const std::vector<CommandWord>& words, const CommandVariables& vars,
                                std::string_view where);
+
+/// The value `words[first, last)` give a flag (any of its `spellings`, as `--f v` or `--f=v`, the first that occurs):
+/// the value's text, nullopt when the flag is absent or its value holds a variable.
+std::optional<std::string> flag_value(const std::vector<CommandWord>& words, const std::vector<std::string>& spellings,
+                                      std::size_t first = 0, std::size_t last = SIZE_MAX);
 
 /// The names of the variables `words` use ($NAME and arrays; `<slime entry module>` as "<slime entry module>"), each
 /// once, in order of first use.

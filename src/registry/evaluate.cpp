@@ -70,16 +70,45 @@ struct Loaded {
   /// The argument dump of a separate arm file (evidence.convergence_arm other than the measured log).
   std::optional<evidence::ArgumentDump> arm_args;
   std::string arm_args_error;
+  /// The recipe's command as words (split once: the command check and the configuration check read it), the
+  /// environment it sets (NAME -> value as written), or why it does not split.
+  std::vector<layout::CommandWord> words;
+  std::map<std::string, std::string> env;
+  std::optional<InputError> words_error;
 };
 
-void load_arm(const Recipe& r, std::optional<std::int64_t> interval, Loaded& out) {
+// An evidence file's text, each file read once: `read(file)` returns it (read now, or the text already held for the
+// step log, which usually holds the argument dump and is the convergence arm too). Throws InputError as read_file.
+class EvidenceTexts {
+ public:
+  explicit EvidenceTexts(const Recipe& r) : log_path_(r.log.path) {
+    try {
+      log_ = read_file(r.log.path);
+    } catch (const InputError& e) {
+      log_error_ = e;
+    }
+  }
+  const std::string& read(const std::filesystem::path& path) {
+    if (path != log_path_) return other_ = read_file(path);
+    if (log_error_) throw *log_error_;
+    return log_;
+  }
+
+ private:
+  std::filesystem::path log_path_;
+  std::string log_, other_;
+  std::optional<InputError> log_error_;
+};
+
+void load_arm(const Recipe& r, std::optional<std::int64_t> interval, EvidenceTexts& texts, Loaded& out) {
   try {
     if (r.convergence_arm) {
       out.arm_file = r.convergence_arm->relative;
-      out.arm_sha256 = sha256_hex(read_file(r.convergence_arm->path));
+      const std::string& text = texts.read(r.convergence_arm->path);
+      out.arm_sha256 = sha256_hex(text);
       if (r.convergence_arm->path != r.log.path) {
         try {
-          out.arm_args = evidence::parse_megatron_args(read_file(r.convergence_arm->path), r.convergence_arm->relative);
+          out.arm_args = evidence::parse_megatron_args(text, r.convergence_arm->relative);
         } catch (const InputError& e) {
           out.arm_args_error = e.what();
         }
@@ -89,17 +118,18 @@ void load_arm(const Recipe& r, std::optional<std::int64_t> interval, Loaded& out
       std::optional<std::int64_t> arm_interval = interval;
       if (r.convergence_arm->path != r.log.path)
         arm_interval = out.arm_args ? evidence::log_interval_of(*out.arm_args) : std::nullopt;
-      auto arm = evidence::read_step_log(r.convergence_arm->path, r.convergence_arm->format, arm_interval,
-                                         r.convergence_arm->relative);
+      evidence::require_step_log_format(r.convergence_arm->format, r.convergence_arm->relative);
+      auto arm = evidence::parse_step_log(text, r.convergence_arm->format, arm_interval, r.convergence_arm->relative);
       checks::require_arm_length(arm);
       out.arm = checks::loss_curve_from_log(arm);
     } else if (r.steps_per_run == protocol::kConvergenceSteps) {
       out.arm_file = r.log.relative;
-      if (out.log) out.arm_sha256 = sha256_hex(read_file(r.log.path));
-      if (out.log)
+      if (out.log) {
+        out.arm_sha256 = sha256_hex(texts.read(r.log.path));
         out.arm = checks::loss_curve_from_log(*out.log);
-      else
+      } else {
         out.arm_error = out.log_error;
+      }
     } else {
       out.arm_error = fmt::format(
           "the measured run ran {} steps, so it is not a convergence arm (only a run of "
@@ -114,9 +144,10 @@ void load_arm(const Recipe& r, std::optional<std::int64_t> interval, Loaded& out
 
 Loaded load_evidence(const Recipe& r) {
   Loaded out;
+  EvidenceTexts texts(r);
   if (r.arguments) {
     try {
-      out.args = evidence::parse_megatron_args(read_file(r.arguments->path), r.arguments->relative);
+      out.args = evidence::parse_megatron_args(texts.read(r.arguments->path), r.arguments->relative);
     } catch (const InputError& e) {
       out.args_error = e.what();
     }
@@ -126,14 +157,15 @@ Loaded load_evidence(const Recipe& r) {
   std::optional<std::int64_t> interval;
   if (out.args) interval = evidence::log_interval_of(*out.args);
   try {
-    out.log = evidence::read_step_log(r.log.path, r.log.format, interval, r.log.relative);
+    evidence::require_step_log_format(r.log.format, r.log.relative);  // before reading, as read_step_log does
+    out.log = evidence::parse_step_log(texts.read(r.log.path), r.log.format, interval, r.log.relative);
   } catch (const InputError& e) {
     out.log_error = e.what();
   }
   try {
-    if (r.versions) out.versions = evidence::parse_versions(read_file(r.versions->path), r.versions->relative);
+    if (r.versions) out.versions = evidence::parse_versions(texts.read(r.versions->path), r.versions->relative);
     if (out.log) {  // the framework's own banners in the log join the versions dump
-      auto banners = evidence::parse_version_banners(read_file(r.log.path), r.log.relative);
+      auto banners = evidence::parse_version_banners(texts.read(r.log.path), r.log.relative);
       if (out.versions)
         out.versions->merge(banners);
       else if (!banners.versions.empty())
@@ -149,7 +181,17 @@ Loaded load_evidence(const Recipe& r) {
       out.launch_error = e.what();
     }
   }
-  load_arm(r, interval, out);
+  try {
+    out.words = layout::split_command(r.command, "the published command");
+    for (std::size_t i = 0; i < layout::assignment_count(out.words); ++i) {
+      const auto& w = out.words[i];
+      const std::string name = *layout::assignment_name(w);
+      out.env[name] = r.command.substr(w.begin, w.end - w.begin).substr(name.size() + 1);
+    }
+  } catch (const InputError& e) {
+    out.words_error = e;
+  }
+  load_arm(r, interval, texts, out);
   return out;
 }
 
@@ -173,22 +215,6 @@ checks::ConfigCheckOptions run_length_options(const Recipe& r, const Loaded& ev,
       "argument",
       ev.arm_file, protocol::kConvergenceSteps);
   return o;
-}
-
-// The environment a recipe's command sets (NAME -> value as written), for the configuration check.
-std::map<std::string, std::string> command_environment(const Recipe& r) {
-  std::map<std::string, std::string> out;
-  try {
-    const auto words = layout::split_command(r.command, r.file.string());
-    for (std::size_t i = 0; i < layout::assignment_count(words); ++i) {
-      const auto& w = words[i];
-      const std::string name = *layout::assignment_name(w);
-      out[name] = r.command.substr(w.begin, w.end - w.begin).substr(name.size() + 1);
-    }
-  } catch (const InputError&) {
-    // The command check reports a command that does not split.
-  }
-  return out;
 }
 
 // What every step below reads: the registry, its recipes by id, each recipe's evidence (read once) and each
@@ -346,13 +372,11 @@ void check_layout_stack_device(const Context& c, const Recipe& r, const Loaded& 
 // argument it sets against the argument dump).
 void check_command(const Context& c, const Recipe& r, const Loaded& ev, RecipeResult& out) {
   const std::string where = "the published command";
-  std::vector<layout::CommandWord> words;
-  try {
-    words = layout::split_command(r.command, where);
-  } catch (const InputError& e) {
-    add(out, "command", "command.words", e.problem(), e.fix());
+  if (ev.words_error) {
+    add(out, "command", "command.words", ev.words_error->problem(), ev.words_error->fix());
     return;
   }
+  const auto& words = ev.words;
   const auto policy = checks::CommandPolicy::bundled().check(words, r.stack.framework, where, patch_modules(r));
   add_all(out, policy.problems);
   if (r.launch && !ev.launch) add(out, "command", "command.launch", ev.launch_error);
@@ -366,8 +390,7 @@ void check_command(const Context& c, const Recipe& r, const Loaded& ev, RecipeRe
   bool table_is_the_runs = false;
   if (table && table->framework == r.stack.framework)
     for (const auto& v : r.stack.versions)
-      if (v.component == r.stack.framework + "_commit" && v.version.size() >= 7 &&
-          table->commit.compare(0, v.version.size(), v.version) == 0)
+      if (v.component == r.stack.framework + "_commit" && checks::commits_agree(table->commit, v.version))
         table_is_the_runs = true;
   add_all(out, checks::check_command_evidence(
                    words, *policy.shape, ev.args->values, ev.launch ? &*ev.launch : nullptr, table, where,
@@ -417,8 +440,8 @@ void run_checks(const Context& c, const Recipe& r, const Loaded& ev, RecipeResul
           "cannot run: " + (ev.args ? "the reference: " + rev.args_error : ev.args_error));
     } else {
       auto options = run_length_options(r, ev, rev, c.reg.rules, facts);
-      options.recipe_env = command_environment(r);
-      options.reference_env = command_environment(ref);
+      options.recipe_env = ev.env;
+      options.reference_env = rev.env;
       options.environment = [](const std::string& name) {
         return checks::CommandPolicy::bundled().environment_class(name);
       };

@@ -60,17 +60,6 @@ std::map<std::string, std::string> parse_vars(const std::vector<std::string>& gi
   return out;
 }
 
-// The value after `flag` (as `--f v` or `--f=v`) among the literal words of `command`, when there is one.
-std::optional<std::string> flag_value(const std::vector<layout::CommandWord>& words, const std::string& flag) {
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    auto lit = words[i].literal();
-    if (!lit) continue;
-    if (*lit == flag && i + 1 < words.size()) return words[i + 1].literal();
-    if (lit->starts_with(flag + "=")) return lit->substr(flag.size() + 1);
-  }
-  return std::nullopt;
-}
-
 // The program policy (checks/command_policy.h) on the recipe's command: its shape, or an InputError listing every way
 // it breaks the policy (a recipe is a stranger's: nothing it names may reach a program or a loader unchecked).
 checks::CommandShape policy_shape(const std::vector<layout::CommandWord>& words, const registry::Recipe& recipe,
@@ -170,7 +159,7 @@ PlannedCommand plan_command(const registry::Recipe& recipe, std::int64_t gpus, s
     out.command = ed.result();
     for (const auto& c : changes) out.edits.push_back(fmt::format("--profile: {} {} -> {}", c.flag, c.from, c.to));
   }
-  if (auto v = flag_value(layout::split_command(out.command, where), length_flag))
+  if (auto v = layout::flag_value(layout::split_command(out.command, where), {length_flag}))
     out.train_iters = parse_int(*v).value_or(0);
   return out;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "checks/stack.h"
 #include "core/error.h"
 #include "core/subprocess.h"
 #include "core/text.h"
@@ -39,8 +40,7 @@ std::vector<std::string> check_checkout(const std::string& variable, const std::
         fmt::format("give a git checkout at {}: git clone <repository> && git -C <folder> checkout {}", *pinned,
                     *pinned));
   const std::string commit(trim(head.out));
-  const auto n = std::min(commit.size(), pinned->size());
-  if (n < 7 || commit.compare(0, n, *pinned, 0, n) != 0)
+  if (!checks::commits_agree(commit, *pinned))
     throw InputError(where, fmt::format("the checkout is at {}, and the recipe pins {}", commit, *pinned),
                      fmt::format("check out the recipe's commit: git -C {} checkout {}", dir, *pinned));
   const auto status = run_process({"git", "-C", dir, "status", "--porcelain", "--untracked-files=no"});

@@ -9,6 +9,7 @@
 
 #include "checks/command_check.h"
 #include "checks/command_policy.h"
+#include "checks/stack.h"
 #include "core/atomic_output.h"
 #include "core/error.h"
 #include "core/files.h"
@@ -146,8 +147,7 @@ void require_pinned_commit(const registry::Recipe& source, const evidence::Versi
                               : source.stack.framework == "megatron-lm" ? "megatron_lm_commit"
                                                                         : source.stack.framework + "_commit";
     const std::string got = seen(versions, probe);
-    const auto n = std::min(got.size(), v.version.size());
-    if (got == "unknown" || n < 7 || got.compare(0, n, v.version, 0, n) != 0)
+    if (!checks::commits_agree(got, v.version))
       throw InputError(versions_file,
                        fmt::format("the run's probe shows {} {}, and the recipe pins {}", probe, got, v.version),
                        "run the recipe on a checkout at its commit");

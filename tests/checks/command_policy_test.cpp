@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "checks/embedded_rules.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "testing/support.h"
@@ -185,13 +186,14 @@ TEST(CommandPolicy, a_policy_file_is_validated) {
             std::string::npos);
 }
 
-TEST(CommandPolicy, the_compiled_in_policy_is_registry_rules_command_yaml) {
-  // One home: the bytes compiled in are the file of the checkout.
-  auto from_file = CommandPolicy::parse(read_file(testing::source_dir() / "registry/rules/command.yaml"), "f");
-  EXPECT_EQ(from_file.environment_class("NCCL_ALGO")->cls,
-            CommandPolicy::bundled().environment_class("NCCL_ALGO")->cls);
-  EXPECT_EQ(from_file.environment_class("NCCL_ALGO")->why,
-            CommandPolicy::bundled().environment_class("NCCL_ALGO")->why);
+TEST(CommandPolicy, the_compiled_in_rules_are_the_checkouts_files_byte_for_byte) {
+  // One home: what the binary applies is registry/rules/ as committed.
+  const auto rules = testing::source_dir() / "registry/rules";
+  EXPECT_EQ(rules_file("command.yaml"), read_file(rules / "command.yaml"));
+  EXPECT_EQ(rules_file("options/megatron-lm.json"), read_file(rules / "options/megatron-lm.json"));
+  std::vector<std::string> paths;
+  for (const auto& f : rules_files()) paths.emplace_back(f.path);
+  EXPECT_EQ(paths, (std::vector<std::string>{"command.yaml", "options/megatron-lm.json"}));
 }
 
 }  // namespace
