@@ -42,7 +42,7 @@ int submit(run::SubmitRequest& q, const std::string& registry) {
     return 0;
   }
   std::cout << "not verified:\n";
-  for (const auto& reason : e.reasons) std::cout << "  - " << reason.text() << "\n";
+  for (const auto& reason : e.reasons) std::cout << "  - " << reason.text_with_fix() << "\n";
   return static_cast<int>(ExitCode::check_failed);
 }
 

@@ -12,8 +12,10 @@ struct Reason {
   std::string rule;     ///< the rule's stable id, e.g. "stack.version" or "command.argument-dump"
   std::string message;  ///< one sentence, without the stage
   std::string fix;      ///< what to do about it; "" where the message says it
-  /// "stage: message", the one-line form of text tables.
+  /// "stage: message", the one-line form.
   std::string text() const { return stage + ": " + message; }
+  /// "stage: message (fix: fix)", as a terminal shows it (an InputError's own form); text() when there is no fix.
+  std::string text_with_fix() const { return fix.empty() ? text() : text() + " (fix: " + fix + ")"; }
   bool operator==(const Reason&) const = default;
 };
 

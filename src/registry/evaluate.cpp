@@ -502,7 +502,7 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
     out.id = e.id;
     out.entry = &e;
     if (!e.recipe) {
-      add(out, "recipe", "recipe.load", e.load_error);
+      add(out, "recipe", "recipe.load", e.load_error, e.load_fix);
       return;
     }
     const Recipe& r = *e.recipe;

@@ -32,11 +32,9 @@ RecipeEntry link_entry(const fs::path& recipes, const fs::path& link) {
   e.id = link.lexically_relative(recipes).generic_string();
   std::error_code ec;
   auto target = fs::read_symlink(link, ec);
-  e.load_error = InputError(link.string(),
-                            "the folder is a symbolic link (to '" + (ec ? std::string("?") : target.string()) +
-                                "'); the registry does not follow links, so nothing in it is read",
-                            "put the recipe's real folder at registry/recipes/<model>/<gpu>/<id>/")
-                     .what();
+  e.load_error = link.string() + ": the folder is a symbolic link (to '" + (ec ? std::string("?") : target.string()) +
+                 "'); the registry does not follow links, so nothing in it is read";
+  e.load_fix = "put the recipe's real folder at registry/recipes/<model>/<gpu>/<id>/";
   return e;
 }
 }  // namespace
@@ -69,7 +67,8 @@ Registry load_registry(const fs::path& root) {
     try {
       e.recipe = load_recipe(e.dir);
     } catch (const InputError& err) {
-      e.load_error = err.what();
+      e.load_error = err.where().empty() ? err.problem() : err.where() + ": " + err.problem();
+      e.load_fix = err.fix();
     }
   });
   for (const auto& link : links) {

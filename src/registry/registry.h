@@ -21,7 +21,8 @@ struct RecipeEntry {
   std::string id;  ///< "<model>/<gpu>/<name>" from the folder
   std::filesystem::path dir;
   std::optional<Recipe> recipe;
-  std::string load_error;  ///< the InputError message when recipe is empty
+  std::string load_error;  ///< why it could not be read when recipe is empty: "<where>: <problem>"
+  std::string load_fix;    ///< and what to do about it ("" when the message says it)
 };
 
 struct Registry {

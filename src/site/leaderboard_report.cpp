@@ -228,7 +228,7 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
       for (const auto* r : p.unranked) {
         std::string name = r->entry && r->entry->recipe ? r->entry->recipe->name : r->id;
         out += fmt::format("    {}\n", visible(name));
-        for (const auto& why : r->reasons) out += fmt::format("      - {}\n", visible(why.text()));
+        for (const auto& why : r->reasons) out += fmt::format("      - {}\n", visible(why.text_with_fix()));
       }
     }
     out += "\n";
@@ -238,7 +238,7 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
     out += "recipes that could not be read:\n";
     for (const auto* r : p.unranked) {
       out += fmt::format("  {}\n", visible(r->id));
-      for (const auto& why : r->reasons) out += fmt::format("    - {}\n", visible(why.text()));
+      for (const auto& why : r->reasons) out += fmt::format("    - {}\n", visible(why.text_with_fix()));
     }
     out += "\n";
   }

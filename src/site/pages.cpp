@@ -89,6 +89,18 @@ json configuration_text(const json& e) {
   return c.contains("configuration") ? c["configuration"]["verdict"] : json("–");
 }
 
+// The reasons of an entry as the templates list them: stage, sentence and, where there is one, the fix (an empty fix
+// is left out, since a template's section shows for any string).
+json reasons_view(const json& reasons) {
+  json out = json::array();
+  for (const auto& r : reasons) {
+    json v = r;
+    if (v.contains("fix") && v["fix"].is_string() && v["fix"].get_ref<const std::string&>().empty()) v.erase("fix");
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 // What the table row of a ranked or unranked entry shows.
 json entry_row(const json& pair, const json& e, const std::string& root) {
   json row;
@@ -110,7 +122,7 @@ json entry_row(const json& pair, const json& e, const std::string& root) {
   row["framework"] = str(e, "framework");
   row["configuration"] = configuration_text(e);
   row["convergence"] = convergence_text(e);
-  row["reasons"] = e["reasons"];
+  row["reasons"] = reasons_view(e["reasons"]);
   row["gpu"] = pair["gpu"];
   const json& cov = e.contains("evidence_coverage") ? e["evidence_coverage"] : json::object();
   row["evidence_code"] = cov.contains("code") ? cov["code"] : json("------");
@@ -316,7 +328,8 @@ json index_view(const json& board) {
   for (auto it = board["models"].begin(); it != board["models"].end(); ++it)
     models.push_back({{"name", it.value()["name"]}, {"href", model_page_path(it.key())}});
   json unreadable = json::array();
-  for (const auto& e : board["unreadable"]) unreadable.push_back({{"id", e["id"]}, {"reasons", e["reasons"]}});
+  for (const auto& e : board["unreadable"])
+    unreadable.push_back({{"id", e["id"]}, {"reasons", reasons_view(e["reasons"])}});
   return {{"pairs", rows},
           {"has_pairs", !rows.empty()},
           {"models", models},

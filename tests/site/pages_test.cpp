@@ -135,5 +135,30 @@ TEST(Pages, every_page_of_the_board_is_written_and_sorted_by_path) {
   for (const auto& p : pages) EXPECT_EQ(p.bytes.rfind("<!DOCTYPE html>", 0), 0u) << p.path;
 }
 
+// A reason's fix is shown where it has one, and nothing where it has none (a template section shows for any string,
+// so an empty fix once rendered a bare "Fix:").
+TEST(Pages, a_reasons_fix_is_shown_only_where_there_is_one) {
+  Scratch s;
+  std::filesystem::create_directories(s.recipe("broken"));
+  s.write(s.recipe("broken") / "recipe.yaml", "id: broken\nmodel: qwen3-0.6b\n");
+  const auto pages = site_pages(board_of(s.root, true));
+  int checked = 0;
+  for (const auto& p : pages) {
+    EXPECT_EQ(p.bytes.find("<span class=\"fix\">Fix: </span>"), std::string::npos) << p.path;
+    if (p.path == "index.html") {
+      ++checked;
+      // The load error's sentence, then its fix apart (it was once inside the sentence, and again as an empty fix).
+      EXPECT_NE(p.bytes.find("missing required field &apos;gpu&apos; <span class=\"fix\">Fix: add it (see "
+                             "docs/recipe-format.md)</span></li>"),
+                std::string::npos);
+    }
+    if (p.path == "models/qwen3-0.6b.html") {
+      ++checked;  // lr10's reasons carry no fix
+      EXPECT_NE(p.bytes.find("ineligible: lr changed from 1e-05 to 0.0001"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(checked, 2);
+}
+
 }  // namespace
 }  // namespace openrecipes::site
