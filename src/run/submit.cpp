@@ -80,10 +80,15 @@ void require_completed(const fs::path& run_dir, const RunRecord& rec) {
     throw InputError(where, "the evidence formats or the job id are not ones openrecipes run writes", kAsLeft);
 }
 
+struct SourceRecipe {
+  registry::Recipe recipe;
+  PlannedCommand planned;  ///< its command and layout on the run's GPUs, as run planned them
+};
+
 // The recipe the run came from, which must be the one it ran: its workload, framework, patches and command are taken
 // from it, never from plan.json, which anyone can edit. The command is derived again from it (relayout to the run's
 // GPUs, --profile) and must be plan.json's; it must keep the program policy.
-registry::Recipe source_recipe(const fs::path& run_dir, const RunPlan& p) {
+SourceRecipe source_recipe(const fs::path& run_dir, const RunPlan& p) {
   const auto source = registry::load_recipe(p.recipe_dir, registry::RecipeLoad::draft);
   if (sha256_hex(read_file(source.file)) != p.recipe_sha256)
     throw InputError(source.file.string(),
@@ -135,7 +140,7 @@ registry::Recipe source_recipe(const fs::path& run_dir, const RunPlan& p) {
                        "plan.json's argv is not the framework's model script where the command has ${MODEL_ARGS[@]}",
                        kAsLeft);
   }
-  return source;
+  return {source, derived};
 }
 
 // The run's framework commit must be the one its recipe pins (the run's pre-flight checked it; the probe shows it).
@@ -216,8 +221,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
   require_completed(run_dir, rec);
   if (!registry::is_github_handle(req.author))
     throw InputError("--author " + quote_for_message(req.author), "not a GitHub handle", "give your GitHub user name");
-  const registry::Recipe source = source_recipe(run_dir, p);
-  const PlannedCommand planned = plan_command(source, p.gpus, p.nodes, p.profile);
+  const auto [source, planned] = source_recipe(run_dir, p);
 
   // `--reference none`: the recipe is the reference of a new pair (it passes both checks trivially, SPEC §4).
   const bool is_root = req.reference == "none";
