@@ -77,11 +77,20 @@ ArgumentRules ArgumentRules::load(const std::filesystem::path& file) {
   if (root.require("version").as_int(1, 1) != 1) throw InputError(root.where(), "unsupported version");
   std::map<std::string, std::string> seen;  // name -> where
   for (const auto& r : root.require("rules").items()) {
-    r.reject_unknown_keys({"class", "why", "names", "patterns"});
+    r.reject_unknown_keys({"class", "why", "names", "patterns", "when", "otherwise"});
     Rule rule;
     rule.cls = parse_arg_class(r.require("class").as_string(64), r["class"].where());
     rule.why = r.require("why").as_string(400);
     if (rule.why.empty()) throw InputError(r["why"].where(), "every rule needs a reason");
+    if (r["when"].defined() != r["otherwise"].defined())
+      throw InputError(r.where(), "a rule with a condition needs both 'when' and 'otherwise'",
+                       "give when: {argument: NAME, equals: VALUE} and otherwise: CLASS");
+    if (r["when"].defined()) {
+      const auto& w = r["when"];
+      w.reject_unknown_keys({"argument", "equals"});
+      rule.condition = RuleCondition{w.require("argument").as_string(200), w.require("equals").as_string(200),
+                                     parse_arg_class(r["otherwise"].as_string(64), r["otherwise"].where())};
+    }
     rule.where = r.where();
     std::size_t index = out.rules_.size();
     if (r["names"].defined()) {
@@ -128,12 +137,40 @@ Classification ArgumentRules::classify(const std::string& argument) const {
   auto it = std::lower_bound(names_.begin(), names_.end(), std::make_pair(argument, std::size_t{0}));
   if (it != names_.end() && it->first == argument) {
     const Rule& r = rules_[it->second];
-    return {r.cls, r.why, r.where};
+    return {r.cls, r.why, r.where, r.condition};
   }
   for (const auto& r : rules_)
     for (const auto& p : r.patterns)
-      if (glob_match(p, argument)) return {r.cls, r.why, r.where + " (pattern " + p + ")"};
+      if (glob_match(p, argument)) return {r.cls, r.why, r.where + " (pattern " + p + ")", r.condition};
   return {};
+}
+
+std::vector<std::string> ArgumentRules::rules_for(const std::string& argument) const {
+  auto it = std::lower_bound(names_.begin(), names_.end(), std::make_pair(argument, std::size_t{0}));
+  if (it != names_.end() && it->first == argument) return {rules_[it->second].where};
+  std::vector<std::string> out;
+  for (const auto& r : rules_)
+    if (std::any_of(r.patterns.begin(), r.patterns.end(),
+                    [&](const std::string& p) { return glob_match(p, argument); }))
+      out.push_back(r.where);
+  return out;
+}
+
+Classification ArgumentRules::classify_in(const std::string& argument, const std::map<std::string, std::string>& recipe,
+                                          const std::map<std::string, std::string>& reference) const {
+  Classification c = classify(argument);
+  if (!c.condition) return c;
+  const auto& cond = *c.condition;
+  for (const auto& [dump, whose] :
+       {std::pair{&recipe, "the recipe's run"}, std::pair{&reference, "the reference's run"}}) {
+    auto it = dump->find(cond.argument);
+    if (it != dump->end() && it->second == cond.equals) continue;
+    c.why += fmt::format("; but {} is {} in {}, so the rule does not apply", cond.argument,
+                         it == dump->end() ? std::string("absent") : it->second, whose);
+    c.cls = cond.otherwise;
+    break;
+  }
+  return c;
 }
 
 }  // namespace openrecipes::checks

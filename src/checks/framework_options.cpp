@@ -66,6 +66,10 @@ OptionTable OptionTable::parse(std::string_view text, const std::string& file) {
     t.framework = j.at("framework").get<std::string>();
     t.commit = j.at("commit").get<std::string>();
     t.allow_abbrev = j.at("allow_abbrev").get<bool>();
+    if (j.contains("extends")) {
+      t.extends_framework = j.at("extends").at("framework").get<std::string>();
+      t.extends_commit = j.at("extends").at("commit").get<std::string>();
+    }
     for (const auto& o : j.at("options")) {
       OptionSpec s;
       s.flags = o.at("flags").get<std::vector<std::string>>();
@@ -97,10 +101,30 @@ const OptionTable* OptionTable::bundled(const std::string& framework) {
       auto t = parse(f.bytes, "registry/rules/" + std::string(f.path));
       out.emplace(t.framework, std::move(t));
     }
+    // slime's and miles' tables list what they add to Megatron-LM's parser: the parser a run has is both.
+    for (auto& [name, t] : out) {
+      if (t.extends_framework.empty()) continue;
+      auto base = out.find(t.extends_framework);
+      if (base == out.end() || base->second.commit != t.extends_commit)
+        throw std::logic_error(t.file + " extends " + t.extends_framework + " " + t.extends_commit +
+                               ", which is not the bundled table");
+      t.extend(base->second);
+    }
     return out;
   }();
   auto it = tables.find(framework);
   return it == tables.end() ? nullptr : &it->second;
+}
+
+void OptionTable::extend(const OptionTable& base) {
+  for (const auto& o : base.options_) {
+    if (std::any_of(o.flags.begin(), o.flags.end(), [&](const std::string& f) { return by_flag_.count(f) > 0; }))
+      continue;  // the framework's own spelling wins, as argparse would have refused a second one
+    const std::size_t index = options_.size();
+    for (const auto& f : o.flags) by_flag_.emplace(f, index);
+    by_dest_.emplace(o.dest, index);
+    options_.push_back(o);
+  }
 }
 
 const OptionSpec* OptionTable::find(std::string_view flag) const {

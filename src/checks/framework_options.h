@@ -48,8 +48,12 @@ class OptionTable {
   /// Parses registry/rules/options/<framework>.json's format (tools/framework_options.py). Throws InputError naming
   /// `file` for malformed JSON, another format_version, a missing field, or a flag listed by two options.
   static OptionTable parse(std::string_view json, const std::string& file);
-  /// The table compiled into openrecipes for `framework` ("megatron-lm"), or nullptr when there is none.
+  /// The table compiled into openrecipes for `framework` ("megatron-lm", "slime", "miles"), or nullptr when there is
+  /// none. A table that extends another (slime's and miles' list what their provider adds to Megatron-LM's parser)
+  /// holds the base table's options too.
   static const OptionTable* bundled(const std::string& framework);
+  /// Adds `base`'s options whose spellings this table does not have (a table that `extends` another).
+  void extend(const OptionTable& base);
 
   /// The option spelled exactly `flag` (or, where the parser allows abbreviations, the one option it starts).
   const OptionSpec* find(std::string_view flag) const;
@@ -58,6 +62,10 @@ class OptionTable {
 
   std::string framework, commit, file;
   bool allow_abbrev = true;
+  /// The table this one extends (slime, miles: Megatron-LM at a commit); empty for a framework's whole parser.
+  std::string extends_framework, extends_commit;
+  /// Every option, in the file's order (then the extended table's).
+  const std::vector<OptionSpec>& options() const { return options_; }
 
  private:
   std::vector<OptionSpec> options_;

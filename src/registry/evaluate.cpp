@@ -381,14 +381,16 @@ void check_command(const Context& c, const Recipe& r, const Loaded& ev, RecipeRe
   add_all(out, policy.problems);
   if (r.launch && !ev.launch) add(out, "command", "command.launch", ev.launch_error);
   if (!policy.shape || !ev.args) return;
-  // slime and miles parse Megatron-LM's arguments with Megatron-LM's own parser (their own flags, which its table
-  // lacks, are read by name): a framework without a table of its own is read with Megatron-LM's.
+  // slime and miles add their arguments to Megatron-LM's parser: their tables hold Megatron-LM's options too (a
+  // framework without a table of its own is read with Megatron-LM's).
   const checks::OptionTable* table = checks::OptionTable::bundled(r.stack.framework);
   if (!table) table = checks::OptionTable::bundled("megatron-lm");
   // The table is the run's own parser when it is of the recipe's framework at the commit the recipe pins: a flag it
-  // lacks would have stopped the run (Megatron-LM's parse_args refuses unknown flags).
+  // lacks would have stopped the run (Megatron-LM's parse_args refuses unknown flags). Not so for an extended table:
+  // slime parses with ignore_unknown_args (its --sglang-* words go to a parser of their own), and the Megatron-LM
+  // its image runs need not be the one the table extends.
   bool table_is_the_runs = false;
-  if (table && table->framework == r.stack.framework)
+  if (table && table->framework == r.stack.framework && table->extends_framework.empty())
     for (const auto& v : r.stack.versions)
       if (v.component == r.stack.framework + "_commit" && checks::commits_agree(table->commit, v.version))
         table_is_the_runs = true;

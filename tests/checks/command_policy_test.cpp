@@ -190,10 +190,12 @@ TEST(CommandPolicy, the_compiled_in_rules_are_the_checkouts_files_byte_for_byte)
   // One home: what the binary applies is registry/rules/ as committed.
   const auto rules = testing::source_dir() / "registry/rules";
   EXPECT_EQ(rules_file("command.yaml"), read_file(rules / "command.yaml"));
-  EXPECT_EQ(rules_file("options/megatron-lm.json"), read_file(rules / "options/megatron-lm.json"));
+  for (const char* table : {"options/megatron-lm.json", "options/miles.json", "options/slime.json"})
+    EXPECT_EQ(rules_file(table), read_file(rules / table)) << table;
   std::vector<std::string> paths;
   for (const auto& f : rules_files()) paths.emplace_back(f.path);
-  EXPECT_EQ(paths, (std::vector<std::string>{"command.yaml", "options/megatron-lm.json"}));
+  EXPECT_EQ(paths, (std::vector<std::string>{"command.yaml", "options/megatron-lm.json", "options/miles.json",
+                                             "options/slime.json"}));
 }
 
 }  // namespace

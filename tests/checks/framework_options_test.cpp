@@ -64,6 +64,28 @@ TEST(FrameworkOptions, the_table_is_megatron_lms_own_at_the_pinned_commit) {
   EXPECT_EQ(t.find("--micro-batch"), nullptr);  // no abbreviations
 }
 
+TEST(FrameworkOptions, slimes_and_miles_tables_hold_their_own_options_and_megatron_lms) {
+  for (const char* fw : {"slime", "miles"}) {
+    const OptionTable* t = OptionTable::bundled(fw);
+    ASSERT_NE(t, nullptr) << fw;
+    EXPECT_EQ(t->extends_framework, "megatron-lm");
+    EXPECT_EQ(t->extends_commit, megatron().commit);
+    // slime's own (slime/utils/arguments.py): --disable-compute-advantages-and-returns stores False into
+    // compute_advantages_and_returns; and Megatron-LM's, which slime's provider extends.
+    EXPECT_EQ(t->find("--disable-compute-advantages-and-returns")->dest, "compute_advantages_and_returns");
+    EXPECT_EQ(t->find("--disable-compute-advantages-and-returns")->action, OptionSpec::Action::store_false);
+    EXPECT_EQ(t->find("--max-tokens-per-gpu")->type, "int");
+    EXPECT_EQ(t->find("--norm-epsilon")->dest, "layernorm_epsilon");
+    EXPECT_EQ(t->options().size(), megatron().options().size() + (std::string(fw) == "slime" ? 210u : 348u));
+    auto p = parse("--loss-type sft_loss --debug-train-only --actor-num-gpus-per-node 4 --micro-batch-size 2", t);
+    EXPECT_EQ(p.value("loss_type"), "sft_loss");
+    EXPECT_EQ(p.value("debug_train_only"), "=True");
+    EXPECT_EQ(p.value("actor_num_gpus_per_node"), "4");
+    EXPECT_EQ(p.value("micro_batch_size"), "2");
+    EXPECT_TRUE(p.problems().empty());
+  }
+}
+
 TEST(FrameworkOptions, each_action_sets_its_destination_as_argparse_does) {
   auto p = parse(
       "--norm-epsilon 1e-6 --disable-bias-linear --no-persist-layer-norm --lr=1e-4 --lr 1e-5 --data-path a b "
