@@ -182,6 +182,9 @@ std::optional<std::int64_t> program_flag(const std::vector<CommandWord>& words, 
 void check_world_size(const std::vector<CommandWord>& words, const CommandShape& shape,
                       const std::map<std::string, std::string>& dump, Reasons& out) {
   if (shape.program_name != "torchrun" && shape.program_name != "python3") return;
+  // slime and miles: python3 is the Ray driver; the trainers are the actor's GPUs (--actor-num-nodes x
+  // --actor-num-gpus-per-node, which slime makes world_size), script arguments the dump check compares already.
+  if (shape.ray_driver) return;
   auto it = dump.find("world_size");
   const auto world = it == dump.end() ? std::nullopt : parse_int(it->second);
   if (!world) return;  // checks/device.h says so

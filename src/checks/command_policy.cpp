@@ -244,6 +244,7 @@ PolicyCheck CommandPolicy::check(const std::vector<CommandWord>& words, const st
     return out;
   }
   shape.script = i;
+  shape.ray_driver = ray;
   const CommandWord& sw = words[i];
   if (sw.parts.size() == 1 && sw.parts[0].kind == WordPart::Kind::entry_module) {
     if (!ray) {

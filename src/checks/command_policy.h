@@ -24,6 +24,9 @@ struct CommandShape {
   std::size_t script = 0;    ///< the entry script word; its arguments follow it
   std::string program_name;  ///< the program as the policy names it: "torchrun" or "python3"
   std::string script_name;   ///< the entry script relative to the checkout: "pretrain_gpt.py", "train.py"
+  /// slime and miles: the program is the Ray driver, and the trainers are the actor's GPUs the script's arguments
+  /// give (--actor-num-nodes x --actor-num-gpus-per-node), not the processes the program starts.
+  bool ray_driver = false;
 };
 
 /// The policy's verdict on one command: its shape when it keeps the policy, and every way it breaks it.

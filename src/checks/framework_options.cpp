@@ -79,6 +79,7 @@ OptionTable OptionTable::parse(std::string_view text, const std::string& file) {
       s.nargs = n.is_null() ? "" : n.is_number_integer() ? std::to_string(n.get<std::int64_t>()) : n.get<std::string>();
       s.type = o.at("type").get<std::string>();
       if (!o.at("const").is_null()) s.const_value = o.at("const").get<std::string>();
+      if (o.contains("default")) s.default_value = o.at("default").get<std::string>();
       if (o.contains("choices")) s.choices = o.at("choices").get<std::vector<std::string>>();
       if (o.contains("values")) s.enum_values = o.at("values").get<std::map<std::string, std::string>>();
       const std::size_t index = t.options_.size();

@@ -37,6 +37,7 @@ struct OptionSpec {
   std::string nargs;         ///< "" (one value), "?", "*", "+", or a count ("2")
   std::string type = "str";  ///< "str", "int", "float", "bool" (Python's bool(word)), "enum", "other:<name>"
   std::optional<std::string> const_value;  ///< str() of the const (store_const, nargs '?')
+  std::string default_value;               ///< repr() of the default, as the table records it ("None", "'nccl'")
   std::vector<std::string> choices;        ///< str() of each choice, when restricted
   std::map<std::string, std::string>
       enum_values;  ///< enum: the word given -> what the dump prints ("AttnBackend.flash")

@@ -59,10 +59,11 @@ const bool registered = register_command(
        app.add_option("--format", o->format, "megatron, megatron-bridge, slime, miles or steps-jsonl")
            ->capture_default_str();
        auto* gpus_opt =
-           app.add_option("--gpus", o->gpus, "GPU count, 1..100000 (default: world_size from the argument dump)");
-       auto* row_opt = app.add_option("--row-length", o->row_length,
-                                      fmt::format("Tokens per row, 1..{} (default: seq_length from the dump, else {})",
-                                                  protocol::kMaxRowLength, protocol::kRowLength));
+           app.add_option("--gpus", o->gpus, "GPU count, 1..100000 (default: the argument dump's world_size)");
+       auto* row_opt =
+           app.add_option("--row-length", o->row_length,
+                          fmt::format("Tokens per row, 1..{} (default: Megatron's seq_length from the dump, else {})",
+                                      protocol::kMaxRowLength, protocol::kRowLength));
        auto* gbs_opt =
            app.add_option("--global-batch", o->global_batch,
                           fmt::format("Rows per step (default: from the log, else {})", protocol::kGlobalBatch));
@@ -88,13 +89,17 @@ const bool registered = register_command(
          }
          std::string text = read_file(o->log);
          std::optional<evidence::ArgumentDump> dump;  // none: the options must say what it would have
-         if (o->format == "megatron" || o->format == "megatron-bridge")
+         if (o->format != "steps-jsonl")  // slime and miles print Megatron's dump too (notes/slime.md §4.2)
            dump = evidence::find_megatron_args(text, o->log);
          auto log =
              evidence::parse_step_log(text, o->format, dump ? evidence::log_interval_of(*dump) : std::nullopt, o->log);
-         std::int64_t gpus = gpus_given.value_or(dump_int(dump, "world_size").value_or(0));
+         std::int64_t gpus = gpus_given.value_or(dump ? evidence::gpu_count_of(*dump).value_or(0) : 0);
          if (gpus < 1) throw InputError(o->log, "the GPU count is not in the log", "pass --gpus N");
-         std::int64_t row = row_given.value_or(dump_int(dump, "seq_length").value_or(protocol::kRowLength));
+         // slime and miles print a placeholder seq_length (4096 when unset, notes/slime.md §4.2): the rows their
+         // plugin feeds are the protocol's unless --row-length says otherwise.
+         const bool dump_has_row_length = o->format == "megatron" || o->format == "megatron-bridge";
+         std::int64_t row = row_given.value_or(
+             (dump_has_row_length ? dump_int(dump, "seq_length") : std::nullopt).value_or(protocol::kRowLength));
          std::int64_t gbs = gbs_given.value_or(dump_int(dump, "global_batch_size").value_or(0));
          if (!gbs)
            for (const auto& r : log.records)
@@ -111,7 +116,14 @@ const bool registered = register_command(
                             fmt::format("{} steps, but the log says the run has {} ('iteration k/ {}')", *steps_given,
                                         *log.train_iters, *log.train_iters),
                             "leave --steps-per-run out: the log's own run length is used");
-         std::int64_t steps = steps_given.value_or(log.train_iters.value_or(0));
+         // slime and miles print no 'iteration k/ N': their dump gives the run length (num_rollout and the batch).
+         const auto dump_steps = !log.train_iters && dump ? evidence::run_steps_of(*dump) : std::nullopt;
+         if (steps_given && dump_steps && *steps_given != *dump_steps)
+           throw InputError(
+               "--steps-per-run",
+               fmt::format("{} steps, but the log's argument dump gives a {}-step run", *steps_given, *dump_steps),
+               "leave --steps-per-run out: the log's own run length is used");
+         std::int64_t steps = steps_given.value_or(log.train_iters.value_or(dump_steps.value_or(0)));
          if (!steps)
            throw InputError(o->log, "the log does not say how many steps the run ran", "pass --steps-per-run");
          // Window problems name --window only when the user passed it; otherwise they are about the log's run.
@@ -129,6 +141,7 @@ const bool registered = register_command(
          if (o->json) {
            nlohmann::json j{{"log", o->log},
                             {"format", log.format},
+                            {"steps_per_run", steps},
                             {"window", {window.first, window.last}},
                             {"gpus", gpus},
                             {"row_length", row},

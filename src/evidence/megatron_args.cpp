@@ -71,6 +71,33 @@ std::optional<std::int64_t> log_interval_of(const ArgumentDump& dump) {
   return it == dump.values.end() ? std::nullopt : parse_int(it->second);
 }
 
+namespace {
+std::optional<std::int64_t> positive(const ArgumentDump& dump, const char* name) {
+  auto it = dump.values.find(name);
+  if (it == dump.values.end()) return std::nullopt;
+  auto v = parse_int(it->second);
+  return v && *v > 0 ? v : std::nullopt;
+}
+}  // namespace
+
+std::optional<std::int64_t> gpu_count_of(const ArgumentDump& dump) {
+  if (auto w = positive(dump, "world_size")) return w;
+  auto nodes = positive(dump, "actor_num_nodes"), per_node = positive(dump, "actor_num_gpus_per_node");
+  if (nodes && per_node && *nodes <= (std::int64_t{1} << 20) && *per_node <= (std::int64_t{1} << 20))
+    return *nodes * *per_node;
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> run_steps_of(const ArgumentDump& dump) {
+  if (auto t = positive(dump, "train_iters")) return t;
+  auto rollouts = positive(dump, "num_rollout"), prompts = positive(dump, "rollout_batch_size"),
+       samples = positive(dump, "n_samples_per_prompt"), batch = positive(dump, "global_batch_size");
+  if (!rollouts || !prompts || !samples || !batch) return std::nullopt;
+  constexpr std::int64_t kBound = std::int64_t{1} << 20;  // each factor; the product stays within int64
+  if (*rollouts > kBound || *prompts > kBound || *samples > kBound) return std::nullopt;
+  return *rollouts * *prompts * *samples / *batch;
+}
+
 std::optional<std::int64_t> own_log_interval(std::string_view text, const std::string& file) {
   auto dump = find_megatron_args(text, file);
   return dump ? log_interval_of(*dump) : std::nullopt;

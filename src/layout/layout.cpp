@@ -44,8 +44,11 @@ std::vector<std::string> argument_dump_mismatches(const Placement& p, const std:
   expect("expert_model_parallel_size", l.ep, "EP");
   expect("data_parallel_size", l.dp, "DP");
   expect("global_batch_size", p.global_batch, "the global batch");
-  expect("seq_length", p.row_length, "the row length");
-  if (p.micro_batch_is_megatron_argument) expect("micro_batch_size", l.micro_batch, "the micro-batch size");
+  if (p.megatron_feeds_rows) {
+    expect("seq_length", p.row_length, "the row length");
+    expect("micro_batch_size", l.micro_batch, "the micro-batch size");
+  }
+  if (l.max_tokens_per_gpu) expect("max_tokens_per_gpu", *l.max_tokens_per_gpu, "max_tokens_per_gpu");
   if (auto it = args.find("expert_tensor_parallel_size"); it != args.end() && it->second != "None")
     expect("expert_tensor_parallel_size", l.etp, "ETP");
   if (l.vpp)

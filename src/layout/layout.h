@@ -34,19 +34,22 @@ struct Violation {
 /// the layout fits). All sizes must be ≥ 1 (the recipe loader bounds them).
 std::vector<Violation> violations(const Layout& l, std::int64_t gpus, std::int64_t global_batch);
 
-/// What a recipe says its run was: the layout, GPUs, rows per step and row length, and whether the micro-batch
-/// is Megatron's own `micro_batch_size` (true for framework megatron-lm; slime packs by max_tokens_per_gpu).
+/// What a recipe says its run was: the layout, GPUs, rows per step and row length, and whether Megatron-LM itself
+/// feeds the rows (framework megatron-lm: `micro_batch_size` is the micro-batch and `seq_length` the row length), or
+/// slime / miles do (they pack by max_tokens_per_gpu, and their dump's seq_length is a placeholder, 4096 when unset:
+/// slime backends/megatron_utils/arguments.py _set_default_megatron_args).
 struct Placement {
   Layout layout;
   std::int64_t gpus = 1;
   std::int64_t global_batch = 1;
   std::int64_t row_length = 1;
-  bool micro_batch_is_megatron_argument = false;
+  bool megatron_feeds_rows = false;
 };
 
 /// Each way the resolved Megatron arguments `args` (name → Python repr, from the run's argument dump) disagree
-/// with `p`: tensor/pipeline/context/expert/data parallel sizes, global batch, seq_length, the micro-batch (when it
-/// is Megatron's), ETP (when the dump sets it) and VPP ("None" reads as none). An argument the dump lacks is not
+/// with `p`: tensor/pipeline/context/expert/data parallel sizes, global batch, seq_length and the micro-batch (when
+/// Megatron feeds the rows), max_tokens_per_gpu (when the layout records it), ETP (when the dump sets it) and VPP
+/// ("None" reads as none). An argument the dump lacks is not
 /// compared. The GPU count against world_size is checks/device's. Sentences without the stage ("layout").
 std::vector<std::string> argument_dump_mismatches(const Placement& p, const std::map<std::string, std::string>& args);
 

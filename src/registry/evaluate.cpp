@@ -269,6 +269,13 @@ void measure_run(const Recipe& r, const Loaded& ev, RecipeResult& out) {
         fmt::format("the recipe records steps_per_run {}, but {} shows a {}-step run", r.steps_per_run, ev.log->file,
                     *ev.log->train_iters),
         "record the run's own length");
+  // slime and miles logs have no 'iteration k/ N': their dump's num_rollout and batch give the run length.
+  else if (const auto steps = !ev.log->train_iters && ev.args ? evidence::run_steps_of(*ev.args) : std::nullopt;
+           steps && *steps != r.steps_per_run)
+    add(out, "measurement", "measurement.run-length",
+        fmt::format("the recipe records steps_per_run {}, but the argument dump of {} gives a {}-step run",
+                    r.steps_per_run, ev.args->file, *steps),
+        "record the run's own length");
   try {
     auto window = measure::window_for_run(r.steps_per_run, r.window, r.file.string() + ": window");
     out.window = window;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "testing/megatron_logs.h"
+#include "testing/slime_runs.h"
 #include "testing/support.h"
 
 namespace openrecipes {
@@ -168,6 +169,34 @@ TEST(MeasureCli, the_step_time_definition_of_each_log_format_is_printed) {
                        "2025-10-30) = train_wait + train"),
             std::string::npos)
       << j.out;
+}
+
+TEST(MeasureCli, slime_and_miles_logs_give_the_gpu_count_and_run_length_from_their_argument_dump) {
+  // A slime SFT run on 2 nodes x 4 GPUs, 3 rollouts of 128 prompts x 2 samples at 128 rows a step: slime sets
+  // world_size = 2 x 4 = 8 and its actor trains 3 x 128 x 2 / 128 = 6 steps (model.py); rows stay the protocol's 8,192
+  // tokens though the dump's seq_length is slime's 4096 placeholder.
+  const std::string command =
+      "python3 <slime entry module> --actor-num-nodes 2 --actor-num-gpus-per-node 4 --num-rollout 3 "
+      "--rollout-batch-size 128 --n-samples-per-prompt 2 --global-batch-size 128 --loss-type sft_loss "
+      "--debug-train-only --tensor-model-parallel-size 2";
+  testing::TempDir d;
+  for (const char* fw : {"slime", "miles"}) {
+    const auto dump = testing::slime_dump_values(command, fw);
+    ASSERT_EQ(dump.at("seq_length"), "4096");
+    const auto log = d.write(std::string(fw) + ".log", testing::slime_run_log(dump, fw, 6, {1.5}, 4.0)).string();
+    auto r = run_cli({"measure", log, "--format", fw, "--window", "1-4", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j.at("gpus"), 8) << fw;
+    EXPECT_EQ(j.at("steps_per_run"), 6) << fw;
+    EXPECT_EQ(j.at("row_length"), 8192) << fw;
+    // 128 rows x 8,192 tokens per 4.0 s step on 8 GPUs = 32,768 tokens/s/GPU.
+    EXPECT_DOUBLE_EQ(j.at("tokens_per_s_per_gpu").get<double>(), 32768.0) << r.out;
+    auto wrong = run_cli({"measure", log, "--format", fw, "--window", "1-4", "--steps-per-run", "20"});
+    EXPECT_EQ(wrong.exit_code, 2);
+    EXPECT_NE(wrong.err.find("20 steps, but the log's argument dump gives a 6-step run"), std::string::npos)
+        << wrong.err;
+  }
 }
 
 TEST(CheckCli, constant_loss_curves_print_an_undefined_correlation_on_every_path) {

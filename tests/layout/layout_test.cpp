@@ -72,6 +72,18 @@ TEST(LayoutDump, each_differing_argument_is_named_with_both_values) {
                           "virtual_pipeline_model_parallel_size = 2"));
 }
 
+TEST(LayoutDump, slimes_placeholder_seq_length_is_not_the_row_length_but_its_token_budget_is_checked) {
+  // slime's _set_default_megatron_args prints seq_length 4096 when the command gives none; the rows are 8192 tokens.
+  std::map<std::string, std::string> args{{"seq_length", "4096"}, {"max_tokens_per_gpu", "16384"}};
+  Layout l = make(1, 1, 1, 1, 1, 8);
+  l.max_tokens_per_gpu = 16384;
+  EXPECT_THAT(argument_dump_mismatches(placement(l, 8, false), args), IsEmpty());
+  l.max_tokens_per_gpu = 9216;
+  EXPECT_THAT(argument_dump_mismatches(placement(l, 8, false), args),
+              ElementsAre("the recipe records max_tokens_per_gpu = 9216, but its argument dump has "
+                          "max_tokens_per_gpu = 16384"));
+}
+
 TEST(LayoutDump, slime_micro_batches_are_not_megatron_arguments_and_a_non_number_is_named) {
   std::map<std::string, std::string> args{{"micro_batch_size", "1"}, {"data_parallel_size", "four"}};
   Layout l = make(1, 1, 1, 1, 1, 4);
