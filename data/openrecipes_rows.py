@@ -334,4 +334,4 @@ def verify(path, count, expected_sha256, row_length=0):
     if got == expected:
         return True, f"{path}: the first {count} rows (L = {rows.row_length}) match sha256 {expected}"
     return False, (f"{path}: the first {count} rows (L = {rows.row_length}) hash to {got}, expected {expected} (the "
-                   "rows differ from the recipe's: rebuild them with the recipe's tokenizer, seed and row length)")
+                   "rows differ from the recorded ones: rebuild them with the recorded tokenizer, seed and row length)")

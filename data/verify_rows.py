@@ -2,11 +2,14 @@
 """Checks a rows build against the rows_sha256 a recipe records (SPEC §1.8), in pure Python.
 
     python3 data/verify_rows.py <rows.parquet | PREFIX.bin> --recipe <recipe.yaml | recipe folder>
+    python3 data/verify_rows.py <rows.parquet | PREFIX.bin> --build <registry/rows/<id> | its rows.yaml>
     python3 data/verify_rows.py <rows.parquet | PREFIX.bin> --rows R --sha256 HEX
 
 The same verdict and message as `openrecipes rows verify`, so the two implementations check each other: the first
 R rows' ids as little-endian int32, row-major, hashed with SHA-256, against the recipe's `workload.rows` {count,
-sha256} (every row of the recipe's `workload.row_length`). rows.parquet is read with pyarrow; without pyarrow, give
+sha256} (every row of the recipe's `workload.row_length`), or against a registered reference rows build's
+rows_written and rows_sha256 (every row of its row_length; its rows.yaml must agree with its rows.manifest.json on
+them). rows.parquet is read with pyarrow; without pyarrow, give
 the Megatron export (`openrecipes rows export rows.parquet --format megatron -o rows`, read with numpy). Of a recipe
 only the workload is read (PyYAML's BaseLoader, numbers read as openrecipes reads them); openrecipes checks the whole
 recipe, so for a recipe it refuses over another field the two messages differ.
@@ -74,9 +77,10 @@ def recipe_rows(recipe):
     w = doc.get("workload") if isinstance(doc, dict) else None
     if not isinstance(w, dict):
         raise RowsError(f"{path}: workload", "missing or not a mapping", "see docs/recipe-format.md")
-    if w.get("kind") != "standard":
-        raise RowsError(path, "the recipe ran a non-standard workload and records no rows to verify")
     rows = w.get("rows")
+    if rows is None and w.get("kind") != "standard":
+        raise RowsError(path, "the recipe ran a non-standard workload and records no rows to verify (workload.rows)",
+                        "record the rows the run trained on as workload.rows: {count, sha256} (docs/recipe-format.md)")
     if not isinstance(rows, dict):
         raise RowsError(f"{path}: workload.rows", "missing or not a mapping {count, sha256}",
                         "see docs/recipe-format.md")
@@ -90,22 +94,65 @@ def recipe_rows(recipe):
     return count, sha, length
 
 
+def build_rows(build):
+    """(count, sha256, row_length) of a registered reference rows build (registry/rows/<id>/rows.yaml): its
+    rows_written, rows_sha256 and row_length, which its rows.manifest.json must record too. Raises RowsError naming the
+    field. openrecipes checks every field of both files, so for a build it refuses over another field the two messages
+    differ."""
+    import json
+
+    import yaml
+
+    path = os.path.join(build, "rows.yaml") if os.path.isdir(build) else build
+    text = read_bounded(path, MAX_RECIPE_BYTES, "rows build")
+    try:
+        doc = yaml.load(text.decode("utf-8"), Loader=_loader())  # noqa: S506 (BaseLoader builds strings only)
+    except (UnicodeDecodeError, yaml.YAMLError) as e:
+        raise RowsError(path, f"malformed YAML: {e}", "write it again with openrecipes rows register") from None
+    except RecursionError:
+        raise RowsError(path, "the YAML nests too deeply", "give a registered build's rows.yaml") from None
+    if not isinstance(doc, dict):
+        raise RowsError(path, "not a rows build's rows.yaml", "give registry/rows/<id>/rows.yaml")
+    fix = ('write it again with openrecipes rows register <rows.manifest.json> (docs/rows-format.md, "Reference rows '
+           'builds")')
+    count = _int_field(doc.get("rows_written"), f"{path}: rows_written", 1, 1 << 63, fix)
+    sha = doc.get("rows_sha256")
+    if not is_sha256_hex(sha):
+        raise RowsError(f"{path}: rows_sha256", "expected 64 lowercase hex digits", fix)
+    length = _int_field(doc.get("row_length"), f"{path}: row_length", 1, 1 << 24, fix)
+    manifest = os.path.join(os.path.dirname(path), "rows.manifest.json")
+    try:
+        m = json.loads(read_bounded(manifest, 16 << 20, "manifest").decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise RowsError(manifest, f"not a rows manifest: {e}", fix) from None
+    for key, value in (("rows_written", count), ("rows_sha256", sha), ("row_length", length)):
+        if not isinstance(m, dict) or m.get(key) != value:
+            theirs = m.get(key) if isinstance(m, dict) else None
+            raise RowsError(f"{path}: {key}", f"rows.yaml records {json.dumps(value)} but its manifest "
+                            f"rows.manifest.json records {json.dumps(theirs)}", fix)
+    return count, sha, length
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(prog="verify_rows.py", description=__doc__.split("\n\n")[0])
     p.add_argument("rows_file", help="rows.parquet, or a Megatron export's PREFIX.bin")
     p.add_argument("--recipe", help="recipe.yaml (or its folder) whose workload.rows to check against")
+    p.add_argument("--build", help="a registered reference rows build (registry/rows/<id>) to check against")
     p.add_argument("--rows", help="R, with --sha256")
     p.add_argument("--sha256", help="expected rows_sha256 of the first R rows")
     a = p.parse_args(argv)
     try:
+        given = (a.recipe is not None) + (a.build is not None) + (a.rows is not None or a.sha256 is not None)
+        if given > 1:
+            raise RowsError("rows verify", "give one of --recipe, --build, or --rows with --sha256")
         if a.recipe is not None:
-            if a.rows is not None or a.sha256 is not None:
-                raise RowsError("rows verify", "give --recipe or --rows with --sha256, not both")
             count, sha, length = recipe_rows(a.recipe)
+        elif a.build is not None:
+            count, sha, length = build_rows(a.build)
         else:
             if a.rows is None or a.sha256 is None:
                 raise RowsError("rows verify", "nothing to verify against",
-                                "give --recipe recipe.yaml, or --rows R --sha256 HEX")
+                                "give --recipe recipe.yaml, --build registry/rows/<id>, or --rows R --sha256 HEX")
             if not (a.rows.isascii() and a.rows.isdigit()) or not 1 <= int(a.rows) <= 2**64 - 1:
                 raise RowsError("--rows", f"'{a.rows}' is not a whole number from 1 to {2**64 - 1}",
                                 "leave --rows out to verify against a recipe with --recipe")

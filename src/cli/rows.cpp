@@ -1,7 +1,9 @@
-// `openrecipes rows build|verify|export` (SPEC §1): rebuild the workload rows, check a build against the
-// rows_sha256 a recipe records, and export rows to Megatron-LM's indexed dataset.
+// `openrecipes rows build|verify|register|export` (SPEC §1): rebuild the workload rows, check a build against the
+// rows_sha256 a recipe or a registered reference build records, register a build as the registry's reference rows
+// (registry/reference_rows.h), and export rows to Megatron-LM's indexed dataset.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -12,11 +14,14 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
+#include "core/atomic_output.h"
 #include "core/error.h"
+#include "core/files.h"
 #include "core/protocol.h"
 #include "core/sha256.h"
 #include "core/text.h"
 #include "registry/recipe.h"
+#include "registry/reference_rows.h"
 #include "rows/output/megatron_export.h"
 #include "rows/output/rows_hash.h"
 #include "rows/output/rows_verify.h"
@@ -35,7 +40,10 @@ struct RowsOptions {
   std::string seed = "0", rows, row_length = std::to_string(protocol::kRowLength), threads;
   bool json = false, quiet = false;
   // verify / export
-  std::string rows_file, recipe, sha256, format = "megatron", prefix;
+  std::string rows_file, recipe, build, sha256, format = "megatron", prefix;
+  // register
+  std::string manifest, registry, id, model;
+  std::vector<std::string> prefixes;
 };
 
 constexpr std::uint64_t kMaxThreads = 1024;
@@ -150,27 +158,146 @@ int run_build(const RowsOptions& o) {
   return 0;
 }
 
+// A recipe folder or its recipe.yaml; a rows build folder or its rows.yaml.
+fs::path folder_of(const std::string& given, const char* file) {
+  fs::path p(given);
+  if (!p.has_filename()) p = p.parent_path();
+  return p.filename() == file ? p.parent_path() : p;
+}
+
 int run_verify(const RowsOptions& o) {
   std::uint64_t count = parse_rows(o.rows, "verify against a recipe with --recipe").value_or(0);
   const unsigned threads = parse_threads(o.threads);
   std::string sha = o.sha256;
   std::uint32_t row_length = 0;
+  if (!o.recipe.empty() + !o.build.empty() + (count || !sha.empty()) > 1)
+    throw InputError("rows verify", "give one of --recipe, --build, or --rows with --sha256");
   if (!o.recipe.empty()) {
-    if (count || !sha.empty()) throw InputError("rows verify", "give --recipe or --rows with --sha256, not both");
-    fs::path p(o.recipe);
-    fs::path dir = p.filename() == "recipe.yaml" ? p.parent_path() : p;
-    auto recipe = registry::load_recipe(dir);
-    if (!recipe.workload.standard)
-      throw InputError(recipe.file.string(), "the recipe ran a non-standard workload and records no rows to verify");
+    auto recipe = registry::load_recipe(folder_of(o.recipe, "recipe.yaml"));
+    if (recipe.workload.rows_sha256.empty())
+      throw InputError(recipe.file.string(),
+                       "the recipe ran a non-standard workload and records no rows to verify (workload.rows)",
+                       "record the rows the run trained on as workload.rows: {count, sha256} (docs/recipe-format.md)");
     count = static_cast<std::uint64_t>(recipe.workload.rows_count);
     sha = recipe.workload.rows_sha256;
     row_length = static_cast<std::uint32_t>(recipe.workload.row_length);
+  } else if (!o.build.empty()) {
+    const auto b = registry::load_reference_rows(folder_of(o.build, "rows.yaml"));
+    count = b.manifest.rows_written;
+    sha = b.manifest.rows_sha256;
+    row_length = b.manifest.row_length;
   } else if (!count || sha.empty()) {
-    throw InputError("rows verify", "nothing to verify against", "give --recipe recipe.yaml, or --rows R --sha256 HEX");
+    throw InputError("rows verify", "nothing to verify against",
+                     "give --recipe recipe.yaml, --build registry/rows/<id>, or --rows R --sha256 HEX");
   }
   auto v = rows::verify_rows_file(o.rows_file, count, sha, row_length, threads);
   std::cout << v.message << "\n";
   return v.match ? 0 : 1;
+}
+
+// The rows file a manifest describes: x.manifest.json -> x.parquet (rows::manifest_path_for's inverse).
+fs::path rows_file_of(const fs::path& manifest) {
+  const std::string name = manifest.filename().string();
+  const std::string suffix = ".manifest.json";
+  if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    throw InputError(manifest.string(), "not a rows build's manifest (its name ends in .manifest.json)",
+                     "give the <rows>.manifest.json that openrecipes rows build wrote beside <rows>.parquet");
+  return manifest.parent_path() / (name.substr(0, name.size() - suffix.size()) + ".parquet");
+}
+
+// registry/models/<model>.yaml with its top-level rows_build set to `id`: the line replaced, or added at the end.
+std::string with_rows_build(const std::string& yaml, const std::string& id) {
+  std::string out;
+  bool done = false;
+  for (std::size_t at = 0; at < yaml.size();) {
+    auto nl = yaml.find('\n', at);
+    const std::string line = yaml.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+    if (line.rfind("rows_build:", 0) == 0) {
+      out += "rows_build: " + id + "\n";
+      done = true;
+    } else {
+      out += line + "\n";
+    }
+    if (nl == std::string::npos) break;
+    at = nl + 1;
+  }
+  if (!done)
+    out +=
+        "# The reference rows build this model's standard-workload recipes must have trained on (registry/rows/).\n"
+        "rows_build: " +
+        id + "\n";
+  return out;
+}
+
+int run_register(const RowsOptions& o) {
+  const fs::path manifest_path(o.manifest);
+  const auto manifest = rows::read_manifest(manifest_path);
+  const fs::path rows_path = rows_file_of(manifest_path);
+  if (!fs::exists(rows_path))
+    throw InputError(rows_path.string(), "the rows file of this manifest is not there",
+                     "register a manifest beside the rows.parquet it describes, so the rows can be checked");
+  // The manifest must describe its rows file: every row, hashed again.
+  const auto digest = rows::hash_rows_file(rows_path, std::nullopt, manifest.row_length, parse_threads(o.threads));
+  if (digest.rows != manifest.rows_written || digest.sha256 != manifest.rows_sha256)
+    throw InputError(
+        manifest_path.string(),
+        fmt::format("the manifest records {} rows with rows_sha256 {}, but {} holds {} rows hashing to {}",
+                    manifest.rows_written, manifest.rows_sha256, rows_path.string(), digest.rows, digest.sha256),
+        "build the rows again (openrecipes rows build) and register the new manifest");
+  const fs::path root(o.registry.empty() ? bundled_path("registry") : o.registry);
+  auto models = registry::load_models(root / "models");
+  const registry::ModelInfo* model = nullptr;
+  if (!o.model.empty()) {
+    auto it = models.find(o.model);
+    if (it == models.end())
+      throw InputError("--model", fmt::format("{} has no model '{}'", (root / "models").string(), o.model),
+                       "give a model id of registry/models/<id>.yaml");
+    model = &it->second;
+  }
+  // The digests of the shorter runs' rows: the protocol's run lengths, and any --prefix, below the build's count.
+  std::vector<std::uint64_t> counts = registry::protocol_row_counts();
+  for (const auto& p : o.prefixes)
+    counts.push_back(parse_count("--prefix", p, 1, UINT64_MAX, "give a row count, e.g. --prefix 2560"));
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  std::vector<registry::RowsPrefix> prefixes;
+  for (auto c : counts)
+    if (c < manifest.rows_written)
+      prefixes.push_back({c, rows::hash_rows_file(rows_path, c, manifest.row_length, parse_threads(o.threads)).sha256});
+  const std::string id = o.id.empty() ? registry::default_reference_rows_id(manifest) : o.id;
+  const fs::path dir = root / "rows" / id;
+  const std::string yaml = registry::reference_rows_yaml(
+      id, manifest, prefixes,
+      fmt::format("A reference rows build, registered by openrecipes rows register from {} after hashing its {} rows\n"
+                  "again ({}); {} is the build's own manifest.",
+                  manifest_path.filename().string(), manifest.rows_written, rows_path.filename().string(),
+                  registry::kReferenceManifestName));
+  const bool already = fs::exists(dir);
+  if (already) {
+    const auto existing = registry::load_reference_rows(dir);
+    if (!(existing.manifest == manifest) || existing.prefixes != prefixes)
+      throw InputError(dir.string(), "a different rows build is registered under this id",
+                       "give the new build an id of its own with --id");
+  } else {
+    fs::create_directories(root / "rows");
+    const fs::path tmp = root / "rows" / ("." + id + ".tmp");
+    fs::remove_all(tmp);
+    fs::create_directories(tmp);
+    write_file_atomic(tmp / registry::kReferenceManifestName, rows::manifest_to_json(manifest));
+    write_file_atomic(tmp / "rows.yaml", yaml);
+    fs::rename(tmp, dir);
+  }
+  registry::load_reference_rows(dir);  // what was written reads back
+  std::cout << fmt::format("{} rows build {}: {} rows of {} tokens, rows_sha256 {}\n  {}\n",
+                           already ? "already registered:" : "registered", id, manifest.rows_written,
+                           manifest.row_length, manifest.rows_sha256, (dir / "rows.yaml").string());
+  if (model) {
+    write_file_atomic(model->file, with_rows_build(read_file(model->file), id));
+    std::cout << fmt::format("  {}: rows_build: {}\n", model->file, id);
+  } else {
+    std::cout << fmt::format("name it in registry/models/<model>.yaml as rows_build: {} (or give --model)\n", id);
+  }
+  return 0;
 }
 
 int run_export(const RowsOptions& o) {
@@ -182,7 +309,7 @@ int run_export(const RowsOptions& o) {
 }
 
 const bool registered = register_command(
-    {"rows", "Build the workload rows, verify them against a recipe, or export them", [](CLI::App& app) {
+    {"rows", "Build the workload rows, verify them, register a reference build, or export them", [](CLI::App& app) {
        auto o = std::make_shared<RowsOptions>();
        app.require_subcommand(1);
        auto* build = app.add_subcommand("build", "Render, tokenize, permute, join and cut the rows (SPEC §1)");
@@ -206,18 +333,31 @@ const bool registered = register_command(
        auto* verify = app.add_subcommand("verify", "Check the first R rows of a build against a recorded rows_sha256");
        verify->add_option("rows_parquet", o->rows_file, "rows.parquet")->required();
        verify->add_option("--recipe", o->recipe, "recipe.yaml whose workload.rows to check against");
+       verify->add_option("--build", o->build,
+                          "A registered reference rows build (registry/rows/<id>) to check against");
        verify->add_option("--rows", o->rows, "R, with --sha256");
        verify->add_option("--sha256", o->sha256, "Expected rows_sha256 of the first R rows");
        verify->add_option("--threads", o->threads, "Reader threads");
+       auto* reg = app.add_subcommand(
+           "register", "Record a rows build as a reference rows build of the registry (registry/rows/<id>/)");
+       reg->add_option("manifest", o->manifest, "The build's rows.manifest.json (its rows.parquet beside it)")
+           ->required();
+       reg->add_option("--registry", o->registry, "Registry folder (default: the bundled registry)");
+       reg->add_option("--id", o->id, "The build's id (default: <dataset>-L<L>-seed<seed>-r<rows>-tok<sha8>)");
+       reg->add_option("--model", o->model, "Name it as this model's rows_build (registry/models/<model>.yaml)");
+       reg->add_option("--prefix", o->prefixes,
+                       "Also record the digest of the first R rows (default: the protocol's run lengths x 128)");
+       reg->add_option("--threads", o->threads, "Reader threads");
        auto* exp = app.add_subcommand("export", "Export rows to another engine's format");
        exp->add_option("rows_parquet", o->rows_file, "rows.parquet")->required();
        exp->add_option("--format", o->format, "megatron (Megatron-LM .bin/.idx indexed dataset)")
            ->capture_default_str();
        exp->add_option("-o,--output", o->prefix, "Output prefix (writes PREFIX.bin and PREFIX.idx)")->required();
        exp->add_option("--rows", o->rows, "Export only the first R rows");
-       return [o, build, verify, exp]() -> int {
+       return [o, build, verify, reg, exp]() -> int {
          if (build->parsed()) return run_build(*o);
          if (verify->parsed()) return run_verify(*o);
+         if (reg->parsed()) return run_register(*o);
          if (exp->parsed()) return run_export(*o);
          return 2;
        };

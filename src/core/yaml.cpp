@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <regex>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -221,6 +222,30 @@ YamlField parse_yaml(const std::string& text, const std::string& name) {
 
 YamlField load_yaml_file(const std::filesystem::path& path) {
   return parse_yaml(read_file(path, kMaxYamlBytes), path.string());
+}
+
+std::string yaml_scalar(const std::string& s) {
+  static const std::regex plain("[A-Za-z_][A-Za-z0-9_./+-]*");
+  static const std::regex keyword(
+      "(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON|"
+      "off|Off|OFF|y|Y|n|N|[-+]?\\.(?:inf|Inf|INF|nan|NaN|NAN))");
+  if (s.size() <= 200 && std::regex_match(s, plain) && !std::regex_match(s, keyword)) return s;
+  std::string out = "\"";
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[++i]));
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
 }
 
 }  // namespace openrecipes

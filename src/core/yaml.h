@@ -67,6 +67,12 @@ class YamlField {
 /// and on nesting deeper than 256 levels.
 YamlField load_yaml_file(const std::filesystem::path& path);
 
+/// A YAML scalar for any string, as the registry's writers (recipe.yaml, rows.yaml) put one: double-quoted, with
+/// YAML's escapes for '"', '\\', C0 controls, DEL and C1 controls, other UTF-8 kept as it is; plain (unquoted) when it
+/// is a simple word ([A-Za-z_][A-Za-z0-9_./+-]*, at most 200 bytes, no YAML keyword) that YAML reads back as the same
+/// string. load_yaml_file / YamlField::to_json read the result back as the same string.
+std::string yaml_scalar(const std::string& s);
+
 /// Parses YAML text; `name` is used in messages as the file name.
 YamlField parse_yaml(const std::string& text, const std::string& name);
 

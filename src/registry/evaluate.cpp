@@ -19,7 +19,6 @@
 #include "checks/device.h"
 #include "checks/framework_options.h"
 #include "checks/lr_schedule.h"
-#include "checks/rows_check.h"
 #include "checks/run_length.h"
 #include "checks/stack.h"
 #include "core/error.h"
@@ -527,9 +526,10 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
     check_layout_stack_device(c, r, ev, out);      // SPEC §5, §6
     check_command(c, r, ev, out);                  // SPEC §5, §6
     check_evidence_consistency(r, ev, out);
-    const auto rows = checks::rows_status(r.workload.standard);  // SPEC §1, §5
-    out.rows_status = rows.status;
-    if (rows.problem) add(out, "rows", "rows.reference-build", *rows.problem);
+    const auto model = reg.models.find(r.model);
+    const auto rows = check_rows(r, model == reg.models.end() ? nullptr : &model->second, reg.reference_rows);
+    out.rows_status = rows.status;  // SPEC §1, §5
+    if (rows.problem) add(out, "rows", "rows.reference-build", *rows.problem, rows.fix.value_or(""));
     run_checks(c, r, ev, out);  // SPEC §4
     add_all(out, "claims", "claims.checks",
             checks::check_claim_problems({r.claims.configuration, r.claims.convergence, r.claims.correlation,

@@ -28,7 +28,9 @@ std::map<std::string, ModelInfo> load_models(const std::filesystem::path& dir) {
     if (!std::regex_match(m.id, id_re))
       throw InputError(path.string(), "model file name is not a model id ([a-z0-9._-])", "rename the file");
     auto y = load_yaml_file(path);
-    y.reject_unknown_keys({"name", "family", "checkpoint", "active_params", "config", "layer_shape", "notes"});
+    y.reject_unknown_keys(
+        {"name", "family", "checkpoint", "active_params", "config", "layer_shape", "notes", "rows_build"});
+    m.rows_build = y["rows_build"].string_or_null(80);
     m.name = y.require("name").as_string(200);
     m.family = y.require("family").as_string(64);
     auto ck = y.require("checkpoint");

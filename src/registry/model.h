@@ -27,6 +27,8 @@ struct ModelInfo {
   nlohmann::json config;           ///< the Hugging Face config.json fields N is counted from (may be empty)
   checks::LayerShape layer_shape;  ///< for component tests
   std::string notes;               ///< what all of its recipes need (PROTOCOL.md "Running a recipe")
+  /// The reference rows build (registry/rows/<id>) its standard-workload recipes' rows must be (`rows_build:`).
+  std::optional<std::string> rows_build;
   std::string file;
 };
 

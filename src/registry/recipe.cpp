@@ -133,7 +133,18 @@ void read_identity(const YamlField& y, const fs::path& dir, Recipe& r) {
   }
 }
 
-// workload: the standard Tulu 3 rows (dataset, tokenizer, seed, rows count and sha256) or a declared one.
+// workload.rows: {count, sha256}, the rows the run trained on (SPEC §1.8).
+void read_rows(const YamlField& rows, Workload& w) {
+  rows.reject_unknown_keys({"count", "sha256"});
+  w.rows_count = rows.require("count").as_int(1, std::int64_t{1} << 40);
+  w.rows_sha256 = rows.require("sha256").as_string(64);
+  if (!is_sha256_hex(w.rows_sha256))
+    throw InputError(rows["sha256"].where(), "expected 64 lowercase hex digits",
+                     "copy rows_sha256 from the build's manifest");
+}
+
+// workload: the standard Tulu 3 rows (dataset, tokenizer, seed, rows count and sha256) or a declared one (which may
+// record its rows too).
 void read_workload(const YamlField& y, Recipe& r) {
   auto w = y.require("workload");
   std::string kind = w.require("kind").as_string(20);
@@ -149,15 +160,11 @@ void read_workload(const YamlField& y, Recipe& r) {
     r.workload.tokenizer = w.require("tokenizer").as_string(200);
     r.workload.tokenizer_revision = w["tokenizer_revision"].string_or_null(40).value_or("");
     r.workload.seed = w.require("seed").as_int(0, INT64_MAX);
-    auto rows = w.require("rows");
-    rows.reject_unknown_keys({"count", "sha256"});
-    r.workload.rows_count = rows.require("count").as_int(1, std::int64_t{1} << 40);
-    r.workload.rows_sha256 = rows.require("sha256").as_string(64);
-    if (!is_sha256_hex(r.workload.rows_sha256))
-      throw InputError(rows["sha256"].where(), "expected 64 lowercase hex digits");
+    read_rows(w.require("rows"), r.workload);
     r.workload.description = "Tulu 3 SFT mixture, packed rows";
   } else if (kind == "non-standard") {
-    w.reject_unknown_keys({"kind", "key", "description", "row_length", "global_batch"});
+    w.reject_unknown_keys({"kind", "key", "description", "row_length", "global_batch", "rows"});
+    if (w["rows"].defined()) read_rows(w["rows"], r.workload);
     r.workload.key = name_field(w.require("key"), "workload key");
     if (r.workload.key == "tulu3-sft")
       throw InputError(w["key"].where(), "'tulu3-sft' is the standard workload's key",
@@ -385,32 +392,6 @@ Recipe load_recipe(const fs::path& dir, RecipeLoad mode) {
 namespace openrecipes::registry {
 namespace {
 
-// A YAML scalar for any string: double-quoted, with YAML's escapes for '"', '\', C0 controls, DEL and C1 controls;
-// other UTF-8 kept as it is. Plain (unquoted) when it is a simple word that YAML reads back as the same string.
-std::string scalar(const std::string& s) {
-  static const std::regex plain("[A-Za-z_][A-Za-z0-9_./+-]*");
-  static const std::regex keyword(
-      "(?:null|Null|NULL|true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON|"
-      "off|Off|OFF|y|Y|n|N|[-+]?\\.(?:inf|Inf|INF|nan|NaN|NAN))");
-  if (s.size() <= 200 && std::regex_match(s, plain) && !std::regex_match(s, keyword)) return s;
-  std::string out = "\"";
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", c);
-    } else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
-      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[++i]));
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
 // The command as a literal block when it is plain printable lines (as a recipe's author writes it), else quoted.
 std::string command_field(const std::string& c) {
   const bool plain =
@@ -418,7 +399,7 @@ std::string command_field(const std::string& c) {
       std::none_of(c.begin(), c.end(),
                    [](char ch) { return (static_cast<unsigned char>(ch) < 0x20 && ch != '\n') || ch == 0x7f; }) &&
       c.find("\xc2\x80") == std::string::npos;
-  if (!plain || c.find_first_not_of(" \n") == std::string::npos) return "command: " + scalar(c) + "\n";
+  if (!plain || c.find_first_not_of(" \n") == std::string::npos) return "command: " + yaml_scalar(c) + "\n";
   std::string body = c, chomp = "-";
   if (body.ends_with("\n")) {
     body.pop_back();
@@ -436,8 +417,8 @@ std::string command_field(const std::string& c) {
 std::string number(double v) { return format_double(v); }
 
 std::string evidence_entry(const char* key, const EvidenceFile& f) {
-  std::string out = fmt::format("  {}: {{path: {}, format: {}", key, scalar(f.relative), scalar(f.format));
-  if (!f.run.empty()) out += fmt::format(", {}: {}", f.format == "launcher" ? "run" : "job", scalar(f.run));
+  std::string out = fmt::format("  {}: {{path: {}, format: {}", key, yaml_scalar(f.relative), yaml_scalar(f.format));
+  if (!f.run.empty()) out += fmt::format(", {}: {}", f.format == "launcher" ? "run" : "job", yaml_scalar(f.run));
   return out + "}\n";
 }
 
@@ -447,28 +428,29 @@ std::string recipe_yaml(const Recipe& r, const std::string& comment) {
   std::string y;
   for (auto line : split(comment, '\n'))
     if (!comment.empty()) y += line.empty() ? "#\n" : "# " + std::string(line) + "\n";
-  y += "id: " + scalar(r.name) + "\nmodel: " + scalar(r.model) + "\ngpu: " + scalar(r.gpu) + "\n";
+  y += "id: " + yaml_scalar(r.name) + "\nmodel: " + yaml_scalar(r.model) + "\ngpu: " + yaml_scalar(r.gpu) + "\n";
   y += fmt::format("gpus: {}\n", r.gpus);
   if (r.author_link == "https://github.com/" + r.author && is_github_handle(r.author))
     y += "author:\n  github: " + r.author + "\n";
   else
-    y += "author:\n  name: " + scalar(r.author) + "\n  link: " + scalar(r.author_link) + "\n";
+    y += "author:\n  name: " + yaml_scalar(r.author) + "\n  link: " + yaml_scalar(r.author_link) + "\n";
   y += "date: " + r.date + "\n";
   const std::string same_pair = r.model + "/" + r.gpu + "/";
   y += "reference: " +
        (!r.reference                          ? std::string("null")
-        : r.reference->starts_with(same_pair) ? scalar(r.reference->substr(same_pair.size()))
-                                              : scalar(*r.reference)) +
+        : r.reference->starts_with(same_pair) ? yaml_scalar(r.reference->substr(same_pair.size()))
+                                              : yaml_scalar(*r.reference)) +
        "\n";
   const Workload& w = r.workload;
   y += "workload:\n";
   if (w.standard) {
-    y += "  kind: standard\n  dataset: " + scalar(w.dataset) + "\n  revision: " + scalar(w.revision) +
-         "\n  tokenizer: " + scalar(w.tokenizer) +
-         "\n  tokenizer_revision: " + (w.tokenizer_revision.empty() ? "null" : scalar(w.tokenizer_revision)) +
+    y += "  kind: standard\n  dataset: " + yaml_scalar(w.dataset) + "\n  revision: " + yaml_scalar(w.revision) +
+         "\n  tokenizer: " + yaml_scalar(w.tokenizer) +
+         "\n  tokenizer_revision: " + (w.tokenizer_revision.empty() ? "null" : yaml_scalar(w.tokenizer_revision)) +
          fmt::format("\n  seed: {}\n  rows: {{count: {}, sha256: {}}}\n", w.seed, w.rows_count, w.rows_sha256);
   } else {
-    y += "  kind: non-standard\n  key: " + scalar(w.key) + "\n  description: " + scalar(w.description) + "\n";
+    y += "  kind: non-standard\n  key: " + yaml_scalar(w.key) + "\n  description: " + yaml_scalar(w.description) + "\n";
+    if (!w.rows_sha256.empty()) y += fmt::format("  rows: {{count: {}, sha256: {}}}\n", w.rows_count, w.rows_sha256);
   }
   y += fmt::format("  row_length: {}\n  global_batch: {}\n", w.row_length, w.global_batch);
   y += fmt::format("steps_per_run: {}\n", r.steps_per_run);
@@ -488,38 +470,39 @@ std::string recipe_yaml(const Recipe& r, const std::string& comment) {
   y += "}\n";
   // The stack, in load_recipe's order: framework commit, megatron_lm, TE, PyTorch, CUDA, NCCL, communication libraries.
   const std::string fw_commit = r.stack.framework + "_commit";
-  std::string fw = "  framework: {name: " + scalar(r.stack.framework), named, libraries;
+  std::string fw = "  framework: {name: " + yaml_scalar(r.stack.framework), named, libraries;
   for (const auto& v : r.stack.versions) {
     if (v.component == fw_commit)
-      fw += ", commit: " + scalar(v.version);
+      fw += ", commit: " + yaml_scalar(v.version);
     else if (v.component == "megatron_lm" || v.component == "transformer_engine" || v.component == "pytorch" ||
              v.component == "cuda" || v.component == "nccl")
-      named += "  " + v.component + ": " + scalar(v.version) + "\n";
+      named += "  " + v.component + ": " + yaml_scalar(v.version) + "\n";
     else
-      libraries += (libraries.empty() ? "" : ", ") + scalar(v.component) + ": " + scalar(v.version);
+      libraries += (libraries.empty() ? "" : ", ") + yaml_scalar(v.component) + ": " + yaml_scalar(v.version);
   }
   y += "stack:\n" + fw + "}\n" + named;
   if (!libraries.empty()) y += "  comm_libraries: {" + libraries + "}\n";
   y += fmt::format("  gpus_per_node: {}\n", r.stack.gpus_per_node);
-  y += "  network: " + scalar(r.stack.network) + "\n";
+  y += "  network: " + yaml_scalar(r.stack.network) + "\n";
   if (!r.patches.empty()) {
     y += "patches:\n";
-    for (const auto& p : r.patches) y += "  - {path: " + scalar(p.relative) + ", sha256: " + p.sha256 + "}\n";
+    for (const auto& p : r.patches) y += "  - {path: " + yaml_scalar(p.relative) + ", sha256: " + p.sha256 + "}\n";
   }
   if (!r.component_tests.empty()) {
     y += "component_tests:\n";
     for (const auto& c : r.component_tests) {
-      y += "  - swap: " + scalar(c.swap) + "\n    compares: " + scalar(c.compares) + "\n    shape: {";
+      y += "  - swap: " + yaml_scalar(c.swap) + "\n    compares: " + yaml_scalar(c.compares) + "\n    shape: {";
       bool first = true;
-      for (const auto& [k, v] : c.shape) y += fmt::format("{}{}: {}", first ? "" : ", ", scalar(k), v), first = false;
+      for (const auto& [k, v] : c.shape)
+        y += fmt::format("{}{}: {}", first ? "" : ", ", yaml_scalar(k), v), first = false;
       y += fmt::format("}}\n    bound: {}\n    worst_error: {}\n    passed: {}\n", number(c.bound),
                        number(c.worst_error), c.passed ? "true" : "false");
     }
   }
   const Claims& cl = r.claims;
   y += "claims:\n  tokens_per_s_per_gpu: " + number(cl.tokens_per_s_per_gpu) + "\n  cv: " + number(cl.cv) +
-       "\n  gpu_hours: " + number(cl.gpu_hours) + "\n  configuration: " + scalar(cl.configuration) +
-       "\n  convergence: {verdict: " + scalar(cl.convergence);
+       "\n  gpu_hours: " + number(cl.gpu_hours) + "\n  configuration: " + yaml_scalar(cl.configuration) +
+       "\n  convergence: {verdict: " + yaml_scalar(cl.convergence);
   if (cl.correlation) y += ", correlation: " + number(*cl.correlation);
   if (cl.final_loss_rel_diff) y += ", final_loss_rel_diff: " + number(*cl.final_loss_rel_diff);
   if (cl.pointwise_failures) y += fmt::format(", pointwise_failures: {}", *cl.pointwise_failures);

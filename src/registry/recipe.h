@@ -34,6 +34,8 @@ struct Workload {
   // standard workload only
   std::string dataset, revision, tokenizer, tokenizer_revision;
   std::int64_t seed = 0;
+  // the rows the run trained on: required for the standard workload, optional for a non-standard one (empty sha256:
+  // not recorded)
   std::int64_t rows_count = 0;
   std::string rows_sha256;
   bool operator==(const Workload&) const = default;

@@ -1,6 +1,8 @@
 // Registry loader (DESIGN.md layout).
 #include "registry/registry.h"
 
+#include <fmt/format.h>
+
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -48,6 +50,13 @@ Registry load_registry(const fs::path& root) {
   reg.gpus = load_gpus(root / "gpus.yaml");
   reg.models = load_models(root / "models");
   reg.rules = checks::ArgumentRules::load(root / "rules" / "arguments.yaml");
+  reg.reference_rows = load_reference_rows_folder(root / "rows");
+  for (const auto& [id, m] : reg.models)
+    if (m.rows_build && !reg.reference_rows.count(*m.rows_build))
+      throw InputError(
+          m.file + ": rows_build",
+          fmt::format("names rows build '{}', which {} does not hold", *m.rows_build, (root / "rows").string()),
+          "register it with openrecipes rows register <rows.manifest.json>, or remove rows_build");
   fs::path recipes = root / "recipes";
   if (!fs::is_directory(recipes)) return reg;
   std::vector<fs::path> links;

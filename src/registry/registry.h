@@ -13,6 +13,7 @@
 #include "registry/gpus.h"
 #include "registry/model.h"
 #include "registry/recipe.h"
+#include "registry/reference_rows.h"
 
 namespace openrecipes::registry {
 
@@ -30,11 +31,13 @@ struct Registry {
   std::map<std::string, GpuType> gpus;
   std::map<std::string, ModelInfo> models;
   checks::ArgumentRules rules;
-  std::vector<RecipeEntry> recipes;  ///< sorted by id
+  std::map<std::string, ReferenceRows> reference_rows;  ///< registry/rows/<id>: the standard rows builds
+  std::vector<RecipeEntry> recipes;                     ///< sorted by id
 };
 
 /// Loads the registry at `root`. Throws InputError for a missing or malformed gpus.yaml, models/ or
-/// rules/arguments.yaml (the build cannot run without them). Recipe folders are found at exactly
+/// rules/arguments.yaml (the build cannot run without them), a malformed rows/<id>/ (registry/reference_rows.h),
+/// and a model whose rows_build names no rows/<id>/. Recipe folders are found at exactly
 /// recipes/<model>/<gpu>/<id>/ (a folder there without recipe.yaml is a load error for that entry);
 /// a symbolic link to a folder at any of those levels is never followed: it becomes an entry (its id is its
 /// path under recipes/) with a load error saying so. At most 10,000 recipes.

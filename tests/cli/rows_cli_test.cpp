@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/atomic_output.h"
 #include "core/files.h"
 #include "testing/support.h"
 
@@ -57,11 +58,11 @@ TEST(RowsCli, verify_against_a_recipe_and_bad_inputs) {
                      "-o", out, "--quiet"})
                 .exit_code,
             0);
-  // A non-standard recipe records no rows.
+  // A non-standard recipe that records no rows (Megatron-LM's mock data).
   auto r = run_cli({"rows", "verify", out, "--recipe",
                     (testing::source_dir() / "registry/recipes/qwen3-0.6b/H200/ref/recipe.yaml").string()});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("non-standard workload"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("records no rows to verify (workload.rows)"), std::string::npos) << r.err;
   // A missing and a corrupt rows file.
   EXPECT_EQ(run_cli({"rows", "verify", (d / "none.parquet").string(), "--rows", "1", "--sha256", kQwen3Sha}).exit_code,
             2);
@@ -70,6 +71,146 @@ TEST(RowsCli, verify_against_a_recipe_and_bad_inputs) {
   EXPECT_EQ(c.exit_code, 2);
   EXPECT_NE(c.err.find("junk.parquet"), std::string::npos) << c.err;
   EXPECT_EQ(run_cli({"rows", "verify", out}).exit_code, 2);  // nothing to verify against
+}
+
+// A TEST registry in which the fixture's 100 conversations stand for the Tulu 3 mixture (test only: a rows build of
+// ../shared/fixtures/tulu3 labelled allenai/tulu-3-sft-mixture at the pinned revision, so that a standard recipe can be
+// built end to end on 2 cores). It holds the bundled tulu3-ref run (a real H200 run that trained on exactly these 81
+// rows) recorded as a standard-workload recipe.
+struct FixtureMixtureRegistry {
+  TempDir d;
+  fs::path root = d / "registry";
+  fs::path recipe = root / "recipes/qwen3-0.6b/H200/tulu3-ref/recipe.yaml";
+  FixtureMixtureRegistry() {
+    fs::copy(testing::source_dir() / "registry", root, fs::copy_options::recursive);
+    for (const auto& e : fs::directory_iterator(root / "recipes/qwen3-0.6b/H200"))
+      if (e.path().filename() != "tulu3-ref") fs::remove_all(e.path());
+    std::string y = read_file(recipe);
+    const auto begin = y.find("workload:\n"), end = y.find("  row_length: 512\n");
+    y.replace(begin, end - begin,
+              std::string("workload:\n  kind: standard\n  dataset: allenai/tulu-3-sft-mixture\n"
+                          "  revision: b14afda60f1bbebe55d5d2fa1e4df5042f97f8be\n  tokenizer: Qwen/Qwen3-0.6B\n"
+                          "  tokenizer_revision: null\n  seed: 0\n  rows: {count: 81, sha256: ") +
+                  kQwen3Sha + "}\n");
+    write_file_atomic(recipe, y);
+  }
+  // The build's verdict on the recipe: (verified, the rows check's line, its reasons with their fixes).
+  nlohmann::json result() const {
+    auto r = run_cli({"build", root.string(), "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    for (const auto& pair : j["pairs"])
+      for (const char* list : {"ranked", "unranked"})
+        for (const auto& x : pair[list])
+          if (x["id"] == "qwen3-0.6b/H200/tulu3-ref") return x;
+    ADD_FAILURE() << "no tulu3-ref in " << r.out;
+    return {};
+  }
+};
+
+TEST(RowsCli, a_standard_recipe_verifies_once_its_rows_build_is_registered_and_a_wrong_sha_names_both_values) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  FixtureMixtureRegistry reg;
+  auto before = reg.result();
+  EXPECT_FALSE(before["verified"].get<bool>());
+  EXPECT_EQ(before["checks"]["rows"],
+            "not verified: the registry records no rows build for qwen3-0.6b to check rows_sha256 against");
+  ASSERT_EQ(before["reasons"].size(), 1u) << before["reasons"].dump(1);  // the rows are all it lacks
+  EXPECT_NE(before["reasons"][0]["fix"].get<std::string>().find(
+                "openrecipes rows register <rows.manifest.json> --model qwen3-0.6b"),
+            std::string::npos)
+      << before["reasons"].dump(1);
+
+  // The maintainer's steps: build the rows, register the manifest as the model's rows build.
+  auto rows = (reg.d / "rows.parquet").string();
+  ASSERT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "--dataset-id",
+                     "allenai/tulu-3-sft-mixture", "--dataset-revision", "b14afda60f1bbebe55d5d2fa1e4df5042f97f8be",
+                     "-o", rows, "--quiet"})
+                .exit_code,
+            0);
+  auto r = run_cli({"rows", "register", (reg.d / "rows.manifest.json").string(), "--registry", reg.root.string(),
+                    "--model", "qwen3-0.6b"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string id = "tulu-3-sft-mixture-l512-seed0-r81-tokaeb13307";
+  EXPECT_NE(r.out.find("registered rows build " + id + ": 81 rows of 512 tokens, rows_sha256 " + kQwen3Sha),
+            std::string::npos)
+      << r.out;
+  EXPECT_TRUE(fs::exists(reg.root / "rows" / id / "rows.manifest.json"));
+  EXPECT_NE(read_file(reg.root / "models/qwen3-0.6b.yaml").find("\nrows_build: " + id + "\n"), std::string::npos);
+  auto after = reg.result();
+  EXPECT_TRUE(after["verified"].get<bool>()) << after["reasons"].dump(1);
+  EXPECT_EQ(after["checks"]["rows"], "verified");
+  // The registered build reads back: a rows file checks against it.
+  auto v = run_cli({"rows", "verify", rows, "--build", (reg.root / "rows" / id).string()});
+  EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+
+  // A recipe that records other rows is refused, naming both values.
+  const std::string other(64, 'b');
+  std::string y = read_file(reg.recipe);
+  y.replace(y.find(kQwen3Sha), 64, other);
+  write_file_atomic(reg.recipe, y);
+  auto wrong = reg.result();
+  EXPECT_FALSE(wrong["verified"].get<bool>());
+  EXPECT_EQ(wrong["checks"]["rows"], "not verified: the recipe's rows are not rows build '" + id +
+                                         "' of qwen3-0.6b: rows_sha256 " + other + " (the build's: " + kQwen3Sha + ")");
+}
+
+TEST(RowsCli, register_checks_the_manifest_against_its_rows_and_refuses_a_different_build_under_the_same_id) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  FixtureMixtureRegistry reg;
+  auto rows = (reg.d / "rows.parquet").string();
+  ASSERT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "--rows", "16",
+                     "-o", rows, "--quiet"})
+                .exit_code,
+            0);
+  const auto manifest = reg.d / "rows.manifest.json";
+  // Rows that are not the manifest's: the 16 rows rebuilt with another seed under the same manifest.
+  const auto other = (reg.d / "other.parquet").string();
+  ASSERT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "--rows", "16",
+                     "--seed", "1", "-o", other, "--quiet"})
+                .exit_code,
+            0);
+  fs::copy_file(other, rows, fs::copy_options::overwrite_existing);
+  auto bad = run_cli({"rows", "register", manifest.string(), "--registry", reg.root.string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("the manifest records 16 rows with rows_sha256"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(reg.root / "rows"));
+  // A manifest without its rows file.
+  fs::remove(rows);
+  auto missing = run_cli({"rows", "register", manifest.string(), "--registry", reg.root.string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("the rows file of this manifest is not there"), std::string::npos) << missing.err;
+  // The same id for another build.
+  fs::copy_file(other, rows);
+  auto other_manifest = reg.d / "other.manifest.json";
+  ASSERT_EQ(
+      run_cli({"rows", "register", other_manifest.string(), "--registry", reg.root.string(), "--id", "x"}).exit_code,
+      0);
+  fs::copy_file(other, rows, fs::copy_options::overwrite_existing);
+  ASSERT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "--rows", "16",
+                     "-o", rows, "--quiet"})
+                .exit_code,
+            0);
+  auto clash = run_cli({"rows", "register", manifest.string(), "--registry", reg.root.string(), "--id", "x"});
+  EXPECT_EQ(clash.exit_code, 2);
+  EXPECT_NE(clash.err.find("a different rows build is registered under this id"), std::string::npos) << clash.err;
+}
+
+TEST(RowsCli, verify_reads_the_rows_the_bundled_tulu3_recipes_record) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  TempDir d;
+  auto out = (d / "rows.parquet").string();
+  ASSERT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "-o", out,
+                     "--quiet"})
+                .exit_code,
+            0);
+  for (const char* recipe : {"tulu3-ref", "tulu3-mbs16"}) {
+    auto r = run_cli({"rows", "verify", out, "--recipe",
+                      (testing::source_dir() / "registry/recipes/qwen3-0.6b/H200" / recipe).string()});
+    EXPECT_EQ(r.exit_code, 0) << recipe << r.out << r.err;
+    EXPECT_NE(r.out.find(std::string("the first 81 rows (L = 512) match sha256 ") + kQwen3Sha), std::string::npos)
+        << r.out;
+  }
 }
 
 TEST(RowsCli, a_manifest_path_that_is_a_folder_fails_before_touching_the_old_rows_file) {

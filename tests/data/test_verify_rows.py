@@ -4,6 +4,7 @@ when the C++ tool reads rows.parquet and the Python one the Megatron export of t
 tampered build (another seed's rows) and a tampered export (one id changed), with --rows/--sha256 and --recipe."""
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -31,6 +32,15 @@ WORKLOAD = """workload:
   row_length: {length}
   global_batch: 32
   rows: {{count: {count}, sha256: {sha}}}
+"""
+NON_STANDARD = """workload:
+  kind: non-standard
+  key: fixture-rows
+  description: "test rows"
+  row_length: {length}
+  global_batch: 32
+"""
+ROWS_FIELD = """  rows: {{count: {count}, sha256: {sha}}}
 """
 BUNDLED = os.path.join(REPO, "registry", "recipes", "qwen3-0.6b", "H200", "ref")
 
@@ -86,13 +96,13 @@ class VerifyRowsTest(unittest.TestCase):
     def write_recipe(self, **fields):
         d = os.path.join(self.tmp, "registry", "recipes", "qwen3-0.6b", "H200", "r1")  # where openrecipes wants it
         os.makedirs(d, exist_ok=True)
-        vals = dict(kind="standard", length=ROW_LENGTH, count=64, sha=self.sha(64))
+        vals = dict(kind="standard", length=ROW_LENGTH, count=64, sha=self.sha(64), workload=WORKLOAD)
         vals.update(fields)
         with open(os.path.join(BUNDLED, "recipe.yaml")) as f:
             text = f.read().replace("id: ref\n", "id: r1\n")
         begin, end = text.index("workload:\n"), text.index("steps_per_run:")
         with open(os.path.join(d, "recipe.yaml"), "w") as f:
-            f.write(text[:begin] + WORKLOAD.format(**vals) + text[end:])
+            f.write(text[:begin] + vals["workload"].format(**vals) + text[end:])
         shutil.copytree(os.path.join(BUNDLED, "evidence"), os.path.join(d, "evidence"), dirs_exist_ok=True)
         return os.path.join(d, "recipe.yaml")
 
@@ -112,7 +122,7 @@ class VerifyRowsTest(unittest.TestCase):
         with open(os.path.join(self.other, "rows.bin"), "rb") as f:
             theirs = hashlib.sha256(f.read(64 * ROW_LENGTH * 4)).hexdigest()
         self.assertNotEqual(theirs, self.sha(64))
-        self.assertIn(f"hash to {theirs}, expected {self.sha(64)} (the rows differ from the recipe's", msg)
+        self.assertIn(f"hash to {theirs}, expected {self.sha(64)} (the rows differ from the recorded ones", msg)
 
     def test_a_tampered_export_fails_with_the_hash_of_its_bytes(self):
         shutil.copy(os.path.join(self.good, "rows.idx"), self.tmp)
@@ -138,10 +148,45 @@ class VerifyRowsTest(unittest.TestCase):
             self.assertEqual(rc, 2)
             self.assertIn(": row 0: row has 512 ids, expected 1024 (every row has length L)", msg)
 
-    def test_a_non_standard_recipe_is_refused(self):
-        cc, py = self.both(self.good, "--recipe", self.write_recipe(kind="non-standard"))
-        self.assertEqual(py[0], 2)
-        self.assertIn("the recipe ran a non-standard workload and records no rows to verify", py[1])
+    def test_a_non_standard_recipe_is_checked_against_the_rows_it_records_and_refused_without_them(self):
+        self.assert_agree(self.good, "--recipe", self.write_recipe(workload=NON_STANDARD + ROWS_FIELD), rc=0)
+        self.assert_agree(self.other, "--recipe", self.write_recipe(workload=NON_STANDARD + ROWS_FIELD), rc=1)
+        msg = self.assert_agree(self.good, "--recipe", self.write_recipe(workload=NON_STANDARD), rc=2)
+        self.assertIn("the recipe ran a non-standard workload and records no rows to verify (workload.rows)", msg)
+
+    def write_build(self, count=64, sha=None, manifest_sha=None):
+        """registry/rows/b/ as openrecipes rows register writes it: rows.yaml and the build's manifest."""
+        d = os.path.join(self.tmp, "registry", "rows", "b")
+        os.makedirs(d, exist_ok=True)
+        sha = sha or self.sha(count)
+        m = {"chat_template_sha256": "c" * 64, "conversations": 10, "dataset_id": "", "dataset_revision": "",
+             "eos_id": 2, "eos_token": "</s>", "format_version": 1, "row_length": ROW_LENGTH, "rows_requested": None,
+             "rows_sha256": manifest_sha or sha, "rows_written": count, "seed": 0,
+             "sources": [{"bytes": 1, "conversations": 10, "name": "s.jsonl", "sha256": "a" * 64}],
+             "strftime_date": "2026-01-01", "tokenizer_config_sha256": "d" * 64, "tokenizer_json_sha256": "e" * 64,
+             "tokens_dropped": 0, "tool_version": "openrecipes 0.1.0"}
+        with open(os.path.join(d, "rows.manifest.json"), "w") as f:
+            json.dump(m, f, indent=2, sort_keys=True)
+            f.write("\n")
+        lines = ["id: b", "manifest: rows.manifest.json"]
+        m["rows_sha256"] = sha  # rows.yaml's own value (the manifest may record another)
+        for k in sorted(m):
+            if k == "format_version":
+                continue
+            v = m[k]
+            lines.append(f"{k}: " + ("null" if v is None else json.dumps(v)))
+        with open(os.path.join(d, "rows.yaml"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return d
+
+    def test_a_registered_build_is_checked_against_in_both(self):
+        build = self.write_build()
+        self.assert_agree(self.good, "--build", build, rc=0)
+        self.assert_agree(self.other, "--build", build, rc=1)
+        self.assert_agree(self.good, "--build", os.path.join(build, "rows.yaml"), rc=0)
+        # rows.yaml edited by hand: its manifest says otherwise, and both tools refuse it naming the field.
+        msg = self.assert_agree(self.good, "--build", self.write_build(manifest_sha=self.sha(63)), rc=2)
+        self.assertIn("rows_sha256: rows.yaml records", msg)
 
     def test_more_rows_than_the_file_holds_is_an_error_in_both(self):
         msg = self.assert_agree(self.good, "--rows", "100", "--sha256", self.sha(64), rc=2)

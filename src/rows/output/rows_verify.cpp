@@ -55,7 +55,7 @@ RowsVerdict verify_rows_file(const std::filesystem::path& path, std::uint64_t ro
                                     v.digest.row_length, expected)
                       : fmt::format(
                             "{}: the first {} rows (L = {}) hash to {}, expected {} (the rows differ from the "
-                            "recipe's: rebuild them with the recipe's tokenizer, seed and row length)",
+                            "recorded ones: rebuild them with the recorded tokenizer, seed and row length)",
                             path.string(), rows, v.digest.row_length, v.digest.sha256, expected);
   return v;
 }

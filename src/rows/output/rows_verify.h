@@ -30,7 +30,8 @@ struct RowsVerdict {
   RowsDigest digest;
   std::string expected_sha256;
   /// One line for the user, e.g. "rows.parquet: the first 128 rows match sha256 3f2a..." or
-  /// "rows.parquet: the first 128 rows hash to 3f2a..., expected 9b1c... (the rows differ from the recipe's)".
+  /// "rows.parquet: the first 128 rows hash to 3f2a..., expected 9b1c... (the rows differ from the recorded ones:
+  /// ...)".
   std::string message;
 };
 
