@@ -60,20 +60,27 @@ def _int_field(value, where, low, high, fix):
     return n
 
 
+def _load_yaml(given, file_name, what, fix_syntax, fix_depth):
+    """(path, document) of a registry YAML file (`given`, or `given`/`file_name` for a folder), read as openrecipes
+    reads one (_loader). Raises RowsError naming the file."""
+    import yaml
+
+    path = os.path.join(given, file_name) if os.path.isdir(given) else given
+    text = read_bounded(path, MAX_RECIPE_BYTES, what)
+    try:
+        return path, yaml.load(text.decode("utf-8"), Loader=_loader())  # noqa: S506 (BaseLoader builds strings only)
+    except (UnicodeDecodeError, yaml.YAMLError) as e:
+        raise RowsError(path, f"malformed YAML: {e}", fix_syntax) from None
+    except RecursionError:
+        raise RowsError(path, "the YAML nests too deeply", fix_depth) from None
+
+
 def recipe_rows(recipe):
     """(count, sha256, row_length) from a recipe's standard workload, read as openrecipes reads these fields. Raises
     RowsError naming the field. Only the workload is checked: `openrecipes rows verify --recipe` loads and checks the
     whole recipe, so for a recipe it refuses the two tools' messages differ."""
-    import yaml
-
-    path = os.path.join(recipe, "recipe.yaml") if os.path.isdir(recipe) else recipe
-    text = read_bounded(path, MAX_RECIPE_BYTES, "recipe")
-    try:
-        doc = yaml.load(text.decode("utf-8"), Loader=_loader())  # noqa: S506 (BaseLoader builds strings only)
-    except (UnicodeDecodeError, yaml.YAMLError) as e:
-        raise RowsError(path, f"malformed YAML: {e}", "fix the recipe's YAML") from None
-    except RecursionError:
-        raise RowsError(path, "the YAML nests too deeply", "give the recipe.yaml of a registry recipe") from None
+    path, doc = _load_yaml(recipe, "recipe.yaml", "recipe", "fix the recipe's YAML",
+                           "give the recipe.yaml of a registry recipe")
     w = doc.get("workload") if isinstance(doc, dict) else None
     if not isinstance(w, dict):
         raise RowsError(f"{path}: workload", "missing or not a mapping", "see docs/recipe-format.md")
@@ -101,16 +108,8 @@ def build_rows(build):
     differ."""
     import json
 
-    import yaml
-
-    path = os.path.join(build, "rows.yaml") if os.path.isdir(build) else build
-    text = read_bounded(path, MAX_RECIPE_BYTES, "rows build")
-    try:
-        doc = yaml.load(text.decode("utf-8"), Loader=_loader())  # noqa: S506 (BaseLoader builds strings only)
-    except (UnicodeDecodeError, yaml.YAMLError) as e:
-        raise RowsError(path, f"malformed YAML: {e}", "write it again with openrecipes rows register") from None
-    except RecursionError:
-        raise RowsError(path, "the YAML nests too deeply", "give a registered build's rows.yaml") from None
+    path, doc = _load_yaml(build, "rows.yaml", "rows build", "write it again with openrecipes rows register",
+                           "give a registered build's rows.yaml")
     if not isinstance(doc, dict):
         raise RowsError(path, "not a rows build's rows.yaml", "give registry/rows/<id>/rows.yaml")
     fix = ('write it again with openrecipes rows register <rows.manifest.json> (docs/rows-format.md, "Reference rows '
