@@ -108,6 +108,8 @@ def build_rows(build):
     differ."""
     import json
 
+    if os.path.basename(os.path.normpath(build)) == "rows.manifest.json":  # the build's manifest names it too
+        build = os.path.dirname(os.path.normpath(build))
     path, doc = _load_yaml(build, "rows.yaml", "rows build", "write it again with openrecipes rows register",
                            "give a registered build's rows.yaml")
     if not isinstance(doc, dict):

@@ -127,7 +127,7 @@ ConfigCheck check_configuration(const std::map<std::string, std::string>& recipe
     };
     diff(recipe, *reference, "", [&](const std::string& name) {
       if (options.run_length_is_bookkeeping && is_run_length_change(name, recipe, *reference))
-        return Classification{ArgClass::bookkeeping, "run length: " + options.run_length_why, ""};
+        return Classification{ArgClass::bookkeeping, "run length: " + options.run_length_why, "", std::nullopt};
       return rules.classify_in(name, recipe, *reference);
     });
     diff(options.recipe_env, options.reference_env, "$", [&](const std::string& name) {

@@ -95,6 +95,9 @@ const bool registered = register_command(
              evidence::parse_step_log(text, o->format, dump ? evidence::log_interval_of(*dump) : std::nullopt, o->log);
          std::int64_t gpus = gpus_given.value_or(dump ? evidence::gpu_count_of(*dump).value_or(0) : 0);
          if (gpus < 1) throw InputError(o->log, "the GPU count is not in the log", "pass --gpus N");
+         if (gpus > kGpus.max)
+           throw InputError(o->log, fmt::format("the argument dump gives {} GPUs, beyond {}", gpus, kGpus.max),
+                            "give the run's own unedited log, or pass --gpus N");
          // slime and miles print a placeholder seq_length (4096 when unset, notes/slime.md §4.2): the rows their
          // plugin feeds are the protocol's unless --row-length says otherwise.
          const bool dump_has_row_length = o->format == "megatron" || o->format == "megatron-bridge";

@@ -20,6 +20,7 @@
 #include "core/protocol.h"
 #include "core/sha256.h"
 #include "core/text.h"
+#include "core/yaml.h"
 #include "registry/recipe.h"
 #include "registry/reference_rows.h"
 #include "rows/output/megatron_export.h"
@@ -159,10 +160,12 @@ int run_build(const RowsOptions& o) {
 }
 
 // A recipe folder or its recipe.yaml; a rows build folder or its rows.yaml.
-fs::path folder_of(const std::string& given, const char* file) {
+fs::path folder_of(const std::string& given, std::initializer_list<const char*> files) {
   fs::path p(given);
   if (!p.has_filename()) p = p.parent_path();
-  return p.filename() == file ? p.parent_path() : p;
+  for (const char* f : files)
+    if (p.filename() == f) return p.parent_path();
+  return p;
 }
 
 int run_verify(const RowsOptions& o) {
@@ -173,7 +176,7 @@ int run_verify(const RowsOptions& o) {
   if (!o.recipe.empty() + !o.build.empty() + (count || !sha.empty()) > 1)
     throw InputError("rows verify", "give one of --recipe, --build, or --rows with --sha256");
   if (!o.recipe.empty()) {
-    auto recipe = registry::load_recipe(folder_of(o.recipe, "recipe.yaml"));
+    auto recipe = registry::load_recipe(folder_of(o.recipe, {"recipe.yaml"}));
     if (recipe.workload.rows_sha256.empty())
       throw InputError(recipe.file.string(),
                        "the recipe ran a non-standard workload and records no rows to verify (workload.rows)",
@@ -182,7 +185,7 @@ int run_verify(const RowsOptions& o) {
     sha = recipe.workload.rows_sha256;
     row_length = static_cast<std::uint32_t>(recipe.workload.row_length);
   } else if (!o.build.empty()) {
-    const auto b = registry::load_reference_rows(folder_of(o.build, "rows.yaml"));
+    const auto b = registry::load_reference_rows(folder_of(o.build, {"rows.yaml", registry::kReferenceManifestName}));
     count = b.manifest.rows_written;
     sha = b.manifest.rows_sha256;
     row_length = b.manifest.row_length;
@@ -205,31 +208,42 @@ fs::path rows_file_of(const fs::path& manifest) {
   return manifest.parent_path() / (name.substr(0, name.size() - suffix.size()) + ".parquet");
 }
 
-// registry/models/<model>.yaml with its top-level rows_build set to `id`: the line replaced, or added at the end.
-std::string with_rows_build(const std::string& yaml, const std::string& id) {
+// registry/models/<model>.yaml's text with its top-level `rows_build:` set to `id`: a one-line `rows_build: <scalar>`
+// replaced, or the key added at the end (in the file's own line ending). Refused unless the result parses to the same
+// model with rows_build = id: a key written another way (over two lines, quoted, with a space before the colon) is
+// left for the maintainer to set.
+std::string with_rows_build(const std::string& yaml, const std::string& id, const std::string& file) {
+  const std::string eol = yaml.find("\r\n") != std::string::npos ? "\r\n" : "\n";
   std::string out;
   bool done = false;
   for (std::size_t at = 0; at < yaml.size();) {
     auto nl = yaml.find('\n', at);
-    const std::string line = yaml.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
-    if (line.rfind("rows_build:", 0) == 0) {
-      out += "rows_build: " + id + "\n";
+    const std::string line = yaml.substr(at, nl == std::string::npos ? std::string::npos : nl - at + 1);
+    if (!done && line.rfind("rows_build:", 0) == 0) {
+      out += "rows_build: " + id + eol;
       done = true;
     } else {
-      out += line + "\n";
+      out += line;
     }
     if (nl == std::string::npos) break;
     at = nl + 1;
   }
-  if (!done)
-    out +=
-        "# The reference rows build this model's standard-workload recipes must have trained on (registry/rows/).\n"
-        "rows_build: " +
-        id + "\n";
+  if (!done) {
+    if (!out.empty() && out.back() != '\n') out += eol;
+    out += "# The reference rows build this model's standard-workload recipes must have trained on (registry/rows/)." +
+           eol + "rows_build: " + id + eol;
+  }
+  auto before = parse_yaml(yaml, file).to_json(), after = parse_yaml(out, file).to_json();
+  before["rows_build"] = id;
+  if (before != after)
+    throw InputError(file + ": rows_build",
+                     "cannot set it by editing the line (it is written over several lines, "
+                     "or twice)",
+                     "set rows_build: " + id + " in the model file by hand");
   return out;
 }
 
-int run_register(const RowsOptions& o) {
+int run_register(const RowsOptions& o, bool id_given) {
   const fs::path manifest_path(o.manifest);
   const auto manifest = rows::read_manifest(manifest_path);
   const fs::path rows_path = rows_file_of(manifest_path);
@@ -254,45 +268,73 @@ int run_register(const RowsOptions& o) {
                        "give a model id of registry/models/<id>.yaml");
     model = &it->second;
   }
-  // The digests of the shorter runs' rows: the protocol's run lengths, and any --prefix, below the build's count.
-  std::vector<std::uint64_t> counts = registry::protocol_row_counts();
-  for (const auto& p : o.prefixes)
-    counts.push_back(parse_count("--prefix", p, 1, UINT64_MAX, "give a row count, e.g. --prefix 2560"));
+  if (id_given && !registry::is_reference_rows_id(o.id))
+    throw InputError("--id", quote_for_message(o.id) + " is not a rows build id", "give [a-z0-9][a-z0-9._-]{0,79}");
+  const std::string id = id_given ? o.id : registry::default_reference_rows_id(manifest);
+  const fs::path dir = root / "rows" / id;
+  // The digests of the shorter runs' rows: the protocol's run lengths below the build's count, any --prefix, and
+  // those an earlier registration of the same build recorded.
+  std::vector<std::uint64_t> counts;
+  for (auto c : registry::protocol_row_counts())
+    if (c < manifest.rows_written) counts.push_back(c);
+  for (const auto& p : o.prefixes) {
+    const auto c = parse_count("--prefix", p, 1, UINT64_MAX, "give a row count, e.g. --prefix 2560");
+    if (c >= manifest.rows_written)
+      throw InputError("--prefix", fmt::format("{} rows is not fewer than the build's {}", c, manifest.rows_written),
+                       "the whole build's digest is its rows_sha256; give a smaller count");
+    counts.push_back(c);
+  }
+  const bool already = fs::exists(dir / "rows.yaml");
+  std::optional<registry::ReferenceRows> existing;
+  if (already) {
+    existing = registry::load_reference_rows(dir);
+    if (!(existing->manifest == manifest))
+      throw InputError(dir.string(), "a different rows build is registered under this id",
+                       "give the new build an id of its own with --id");
+    for (const auto& p : existing->prefixes) counts.push_back(p.count);
+  }
   std::sort(counts.begin(), counts.end());
   counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
   std::vector<registry::RowsPrefix> prefixes;
   for (auto c : counts)
-    if (c < manifest.rows_written)
-      prefixes.push_back({c, rows::hash_rows_file(rows_path, c, manifest.row_length, parse_threads(o.threads)).sha256});
-  const std::string id = o.id.empty() ? registry::default_reference_rows_id(manifest) : o.id;
-  const fs::path dir = root / "rows" / id;
+    prefixes.push_back({c, rows::hash_rows_file(rows_path, c, manifest.row_length, parse_threads(o.threads)).sha256});
+  const bool changed = !existing || existing->prefixes != prefixes;
   const std::string yaml = registry::reference_rows_yaml(
       id, manifest, prefixes,
       fmt::format("A reference rows build, registered by openrecipes rows register from {} after hashing its {} rows\n"
                   "again ({}); {} is the build's own manifest.",
                   manifest_path.filename().string(), manifest.rows_written, rows_path.filename().string(),
                   registry::kReferenceManifestName));
-  const bool already = fs::exists(dir);
-  if (already) {
-    const auto existing = registry::load_reference_rows(dir);
-    if (!(existing.manifest == manifest) || existing.prefixes != prefixes)
-      throw InputError(dir.string(), "a different rows build is registered under this id",
-                       "give the new build an id of its own with --id");
-  } else {
+  // The model file's new text, worked out before anything is written.
+  std::string model_text;
+  if (model) model_text = with_rows_build(read_file(model->file), id, model->file);
+  if (changed) {
+    // Both files go to a hidden folder beside the builds (the loader passes over it), then the folder is renamed:
+    // a failure leaves no half build behind.
     fs::create_directories(root / "rows");
     const fs::path tmp = root / "rows" / ("." + id + ".tmp");
     fs::remove_all(tmp);
-    fs::create_directories(tmp);
-    write_file_atomic(tmp / registry::kReferenceManifestName, rows::manifest_to_json(manifest));
-    write_file_atomic(tmp / "rows.yaml", yaml);
-    fs::rename(tmp, dir);
+    try {
+      fs::create_directories(tmp);
+      write_file_atomic(tmp / registry::kReferenceManifestName, rows::manifest_to_json(manifest));
+      write_file_atomic(tmp / "rows.yaml", yaml);
+      registry::load_reference_rows_files(tmp, id);  // what was written reads back
+      if (already) fs::remove_all(dir);
+      fs::rename(tmp, dir);
+    } catch (...) {
+      std::error_code ec;
+      fs::remove_all(tmp, ec);
+      throw;
+    }
   }
-  registry::load_reference_rows(dir);  // what was written reads back
   std::cout << fmt::format("{} rows build {}: {} rows of {} tokens, rows_sha256 {}\n  {}\n",
-                           already ? "already registered:" : "registered", id, manifest.rows_written,
-                           manifest.row_length, manifest.rows_sha256, (dir / "rows.yaml").string());
+                           !changed  ? "already registered:"
+                           : already ? "registered again (prefixes added):"
+                                     : "registered",
+                           id, manifest.rows_written, manifest.row_length, manifest.rows_sha256,
+                           (dir / "rows.yaml").string());
   if (model) {
-    write_file_atomic(model->file, with_rows_build(read_file(model->file), id));
+    write_file_atomic(model->file, model_text);
     std::cout << fmt::format("  {}: rows_build: {}\n", model->file, id);
   } else {
     std::cout << fmt::format("name it in registry/models/<model>.yaml as rows_build: {} (or give --model)\n", id);
@@ -343,7 +385,7 @@ const bool registered = register_command(
        reg->add_option("manifest", o->manifest, "The build's rows.manifest.json (its rows.parquet beside it)")
            ->required();
        reg->add_option("--registry", o->registry, "Registry folder (default: the bundled registry)");
-       reg->add_option("--id", o->id, "The build's id (default: <dataset>-L<L>-seed<seed>-r<rows>-tok<sha8>)");
+       reg->add_option("--id", o->id, "The build's id (default: <dataset>-l<L>-seed<seed>-r<rows>-tok<sha8>)");
        reg->add_option("--model", o->model, "Name it as this model's rows_build (registry/models/<model>.yaml)");
        reg->add_option("--prefix", o->prefixes,
                        "Also record the digest of the first R rows (default: the protocol's run lengths x 128)");
@@ -357,7 +399,7 @@ const bool registered = register_command(
        return [o, build, verify, reg, exp]() -> int {
          if (build->parsed()) return run_build(*o);
          if (verify->parsed()) return run_verify(*o);
-         if (reg->parsed()) return run_register(*o);
+         if (reg->parsed()) return run_register(*o, reg->count("--id") > 0);
          if (exp->parsed()) return run_export(*o);
          return 2;
        };

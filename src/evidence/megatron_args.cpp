@@ -81,21 +81,39 @@ std::optional<std::int64_t> positive(const ArgumentDump& dump, const char* name)
 }  // namespace
 
 std::optional<std::int64_t> gpu_count_of(const ArgumentDump& dump) {
-  if (auto w = positive(dump, "world_size")) return w;
-  auto nodes = positive(dump, "actor_num_nodes"), per_node = positive(dump, "actor_num_gpus_per_node");
-  if (nodes && per_node && *nodes <= (std::int64_t{1} << 20) && *per_node <= (std::int64_t{1} << 20))
-    return *nodes * *per_node;
-  return std::nullopt;
+  constexpr std::int64_t kBound = std::int64_t{1} << 20;
+  const auto world = positive(dump, "world_size");
+  const auto nodes = positive(dump, "actor_num_nodes"), per_node = positive(dump, "actor_num_gpus_per_node");
+  std::optional<std::int64_t> actor;
+  if (nodes && per_node && *nodes <= kBound && *per_node <= kBound) actor = *nodes * *per_node;
+  if (world && actor && *world != *actor)
+    throw InputError(dump.file,
+                     fmt::format("the argument dump has world_size = {}, but actor_num_nodes x "
+                                 "actor_num_gpus_per_node = {} x {} = {} (slime sets world_size to that)",
+                                 *world, *nodes, *per_node, *actor),
+                     "give the run's own unedited log");
+  return world ? world : actor;
 }
 
 std::optional<std::int64_t> run_steps_of(const ArgumentDump& dump) {
-  if (auto t = positive(dump, "train_iters")) return t;
-  auto rollouts = positive(dump, "num_rollout"), prompts = positive(dump, "rollout_batch_size"),
-       samples = positive(dump, "n_samples_per_prompt"), batch = positive(dump, "global_batch_size");
-  if (!rollouts || !prompts || !samples || !batch) return std::nullopt;
-  constexpr std::int64_t kBound = std::int64_t{1} << 20;  // each factor; the product stays within int64
-  if (*rollouts > kBound || *prompts > kBound || *samples > kBound) return std::nullopt;
-  return *rollouts * *prompts * *samples / *batch;
+  // slime and miles: num_rollout rollouts from start_rollout_id, each of rollout_batch_size x n_samples_per_prompt
+  // samples cut into steps of global_batch_size (what does not fill a step is dropped: slime rollout.py,
+  // dp_schedule). Their train_iters, printed before the actor sets it, is not the run length.
+  if (auto rollouts = positive(dump, "num_rollout")) {
+    auto prompts = positive(dump, "rollout_batch_size"), samples = positive(dump, "n_samples_per_prompt"),
+         batch = positive(dump, "global_batch_size");
+    if (!prompts || !samples || !batch) return std::nullopt;
+    std::int64_t start = 0;
+    if (auto it = dump.values.find("start_rollout_id"); it != dump.values.end() && it->second != "None") {
+      auto v = parse_int(it->second);
+      if (!v || *v < 0) return std::nullopt;
+      start = *v;
+    }
+    constexpr std::int64_t kBound = std::int64_t{1} << 30;  // each factor; the products stay within int64
+    if (*rollouts > kBound || *prompts > kBound || *samples > kBound || start > *rollouts) return std::nullopt;
+    return (*rollouts - start) * ((*prompts * *samples) / *batch);
+  }
+  return positive(dump, "train_iters");
 }
 
 std::optional<std::int64_t> own_log_interval(std::string_view text, const std::string& file) {

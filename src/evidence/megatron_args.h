@@ -31,14 +31,15 @@ std::optional<std::int64_t> log_interval_of(const ArgumentDump& dump);
 
 /// The run's GPU count as its dump records it: world_size (slime and miles set it to actor_num_nodes x
 /// actor_num_gpus_per_node before Megatron prints the dump, notes/slime.md §4.2); else actor_num_nodes x
-/// actor_num_gpus_per_node. nullopt when the dump records neither as whole numbers.
+/// actor_num_gpus_per_node. nullopt when the dump records neither as whole numbers. Throws InputError (the dump's file)
+/// when both are there and disagree: slime sets one from the other, so the dump was edited.
 std::optional<std::int64_t> gpu_count_of(const ArgumentDump& dump);
 
-/// The run's length in optimizer steps as its dump records it: train_iters when it is a number (Megatron-LM); else,
-/// for slime and miles, whose dump is printed before the actor sets train_iters (notes/slime.md §4.2),
-/// num_rollout x rollout_batch_size x n_samples_per_prompt / global_batch_size, as the actor computes it (slime
-/// backends/megatron_utils/model.py get_optimizer_param_scheduler), when all four are positive whole numbers.
-/// nullopt otherwise.
+/// The run's length in optimizer steps as its dump records it. slime and miles (a dump with num_rollout, printed
+/// before the actor sets train_iters: notes/slime.md §4.2): (num_rollout - start_rollout_id) rollouts of
+/// floor(rollout_batch_size x n_samples_per_prompt / global_batch_size) steps each (a rollout's samples that do not
+/// fill a step are dropped). Megatron-LM: train_iters. nullopt when the numbers are not there, not positive whole
+/// numbers, or beyond 2^30.
 std::optional<std::int64_t> run_steps_of(const ArgumentDump& dump);
 
 /// Megatron's --log-interval as the log's own dump records it (nullopt: no dump, or no log_interval in it), so

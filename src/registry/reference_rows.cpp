@@ -30,7 +30,9 @@ const char* const kRegisterFix =
     "write it again with openrecipes rows register <rows.manifest.json> (docs/rows-format.md, \"Reference rows "
     "builds\")";
 
-bool is_build_id(const std::string& s) {
+}  // namespace
+
+bool is_reference_rows_id(const std::string& s) {
   if (s.empty() || s.size() > 80) return false;
   if (!std::isalnum(static_cast<unsigned char>(s[0])) || std::isupper(static_cast<unsigned char>(s[0]))) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
@@ -38,25 +40,29 @@ bool is_build_id(const std::string& s) {
   });
 }
 
-}  // namespace
-
 ReferenceRows load_reference_rows(const fs::path& given) {
   // "registry/rows/<id>/" names the folder <id> too.
   const fs::path dir = given.has_filename() ? given : given.parent_path();
+  return load_reference_rows_files(dir, dir.filename().string());
+}
+
+ReferenceRows load_reference_rows_files(const fs::path& dir, const std::string& expected_id) {
   ReferenceRows out;
   out.dir = dir;
   out.file = dir / "rows.yaml";
   const std::string file = out.file.string();
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(out.file, ec)))
+    throw InputError(file, "is a symbolic link", "keep rows.yaml itself in the build's folder");
   auto y = load_yaml_file(out.file);
   std::vector<std::string> allowed = kOwnKeys;
   allowed.insert(allowed.end(), kManifestKeys.begin(), kManifestKeys.end());
   y.reject_unknown_keys(allowed);
   out.id = y.require("id").as_string(80);
-  if (out.id != dir.filename().string())
-    throw InputError(y["id"].where(),
-                     fmt::format("id '{}' is not the folder's name '{}'", out.id, dir.filename().string()),
+  if (out.id != expected_id)
+    throw InputError(y["id"].where(), fmt::format("id '{}' is not the folder's name '{}'", out.id, expected_id),
                      "a rows build lives in registry/rows/<id>/");
-  if (!is_build_id(out.id))
+  if (!is_reference_rows_id(out.id))
     throw InputError(y["id"].where(), "not a rows build id ([a-z0-9][a-z0-9._-]{0,79})", "rename the folder");
   out.manifest_relative = y.require("manifest").as_string(200);
   if (out.manifest_relative != kReferenceManifestName)
@@ -88,7 +94,11 @@ ReferenceRows load_reference_rows(const fs::path& given) {
     j[key] = y[key].defined() ? y[key].to_json() : nlohmann::json();
   }
   j["format_version"] = rows::RowsManifest::kFormatVersion;
-  out.manifest = rows::manifest_from_json(j.dump(), file);
+  try {
+    out.manifest = rows::manifest_from_json(j.dump(), file);
+  } catch (const InputError& e) {  // the reader's own fix is about a manifest; this is rows.yaml
+    throw InputError(e.where(), e.problem(), kRegisterFix);
+  }
   if (!out.prefixes.empty() && out.prefixes.back().count >= out.manifest.rows_written)
     throw InputError(file + ": prefixes",
                      fmt::format("a prefix of {} rows is not shorter than the build's {} rows",
@@ -96,7 +106,6 @@ ReferenceRows load_reference_rows(const fs::path& given) {
                      "the whole build's digest is rows_sha256; prefixes are for fewer rows");
   // The evidence: the build's own manifest, which must say the same.
   const fs::path evidence = dir / out.manifest_relative;
-  std::error_code ec;
   if (fs::is_symlink(fs::symlink_status(evidence, ec)))
     throw InputError(evidence.string(), "is a symbolic link", "keep the manifest itself in the build's folder");
   const auto from_manifest = rows::read_manifest(evidence);
@@ -121,10 +130,14 @@ std::map<std::string, ReferenceRows> load_reference_rows_folder(const fs::path& 
     throw InputError(rows_dir.string(), "not a folder", "registry/rows/ holds one folder per reference rows build");
   std::vector<fs::path> dirs;
   for (const auto& e : fs::directory_iterator(rows_dir)) {
-    if (e.is_symlink() || !e.is_directory())
-      throw InputError(e.path().string(), e.is_symlink() ? "is a symbolic link" : "is not a folder",
+    // A README or .gitkeep beside the builds, and a hidden folder (an interrupted register's .<id>.tmp), are not
+    // builds; a symbolic link is refused (it could stand for a folder outside the registry).
+    if (e.path().filename().string().starts_with(".")) continue;
+    if (e.is_symlink())
+      throw InputError(e.path().string(), "is a symbolic link",
                        "registry/rows/ holds one folder per reference rows build, each with rows.yaml and " +
                            std::string(kReferenceManifestName));
+    if (!e.is_directory()) continue;
     dirs.push_back(e.path());
   }
   std::sort(dirs.begin(), dirs.end());
@@ -215,6 +228,12 @@ RowsCheck check_rows(const Recipe& r, const ModelInfo* model, const std::map<std
   compare("revision", r.workload.revision, b.dataset_revision);
   compare("seed", std::to_string(r.workload.seed), std::to_string(b.seed));
   compare("row_length", std::to_string(r.workload.row_length), std::to_string(b.row_length));
+  // slime and miles read the rows through data/'s plugin, step i rows [i·B, (i+1)·B) (SPEC §1): the run read exactly
+  // steps x global batch of them. (Megatron-LM reads an exported indexed dataset by its own sampling: the rows
+  // recorded are the export's.)
+  if (r.stack.framework != "megatron-lm" && r.workload.rows_count != r.steps_per_run * r.workload.global_batch)
+    differ.push_back(fmt::format("rows count {}, but a {}-step run of {} rows a step reads {}", r.workload.rows_count,
+                                 r.steps_per_run, r.workload.global_batch, r.steps_per_run * r.workload.global_batch));
   // The recipe's rows: the whole build, or a prefix of it the registry recorded.
   const auto count = static_cast<std::uint64_t>(r.workload.rows_count);
   std::optional<std::string> digest;

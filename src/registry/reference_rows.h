@@ -43,14 +43,22 @@ struct ReferenceRows {
 /// The evidence file's name in a registered build's folder.
 inline constexpr const char* kReferenceManifestName = "rows.manifest.json";
 
+/// A rows build id: [a-z0-9][a-z0-9._-]{0,79} (a folder name of registry/rows/ that no path can escape from).
+bool is_reference_rows_id(const std::string& s);
+
 /// Loads registry/rows/<id>/rows.yaml (`dir` may end in a separator) and checks it against its manifest evidence.
 /// Throws InputError naming the file, the line and the field: malformed YAML, an unknown or missing field, a field the
 /// manifest reader refuses (its ranges and formats: rows/output/manifest.h), an id other than the folder's name, a
 /// manifest path that leaves the folder, and a field on which rows.yaml and the manifest disagree (both values named).
 ReferenceRows load_reference_rows(const std::filesystem::path& dir);
 
-/// Every registry/rows/<id>/ (sorted by id); an empty map when registry/rows does not exist. Throws as
-/// load_reference_rows, and for an entry of registry/rows that is not a folder or is a symbolic link.
+/// load_reference_rows of a folder whose files are to become registry/rows/<expected_id>/ (`rows register` checks its
+/// temporary folder before renaming it).
+ReferenceRows load_reference_rows_files(const std::filesystem::path& dir, const std::string& expected_id);
+
+/// Every registry/rows/<id>/ (sorted by id); an empty map when registry/rows does not exist. Plain files (a README)
+/// and hidden entries (".<id>.tmp" of an interrupted register) are not builds and are passed over. Throws as
+/// load_reference_rows, and for a symbolic link among the entries or a registry/rows that is not a folder.
 std::map<std::string, ReferenceRows> load_reference_rows_folder(const std::filesystem::path& rows_dir);
 
 /// rows.yaml's text for a build (`id`, its manifest, its prefixes), the writer beside load_reference_rows: `comment`
@@ -74,9 +82,10 @@ struct RowsCheck {
 
 /// A standard recipe's rows verify when its model names a registered build (`model.rows_build`) and the recipe's
 /// dataset id, revision, seed and row length are that build's and its rows {count, sha256} are the build's whole
-/// rows or one of its recorded prefixes (each mismatch names both values); a model that names none gives "not verified"
-/// with the fix naming `openrecipes rows register`. A non-standard workload's rows are not applicable (it ranks in its
-/// own pair). `builds` is the registry's.
+/// rows or one of its recorded prefixes (each mismatch names both values), and, for slime and miles (whose plugin
+/// reads step i's rows [i·B, (i+1)·B)), the count is steps_per_run x global_batch; a model that names none gives "not
+/// verified" with the fix naming `openrecipes rows register`. A non-standard workload's rows are not applicable (it
+/// ranks in its own pair). `builds` is the registry's.
 RowsCheck check_rows(const Recipe& recipe, const ModelInfo* model, const std::map<std::string, ReferenceRows>& builds);
 
 }  // namespace openrecipes::registry

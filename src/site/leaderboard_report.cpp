@@ -148,6 +148,8 @@ nlohmann::json result_json(const registry::RecipeResult& r) {
                              {"tokenizer", w.tokenizer}, {"tokenizer_revision", w.tokenizer_revision},
                              {"seed", w.seed},           {"rows", w.rows_count},
                              {"sha256", w.rows_sha256}};
+  else if (!w.rows_sha256.empty())  // a non-standard workload that records its rows
+    j["workload"]["rows"] = {{"rows", w.rows_count}, {"sha256", w.rows_sha256}};
   nlohmann::json evidence = nlohmann::json::array();
   auto add_evidence = [&](const char* role, const std::optional<registry::EvidenceFile>& f) {
     if (f) evidence.push_back({{"role", role}, {"file", f->relative}, {"format", f->format}});

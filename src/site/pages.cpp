@@ -546,14 +546,17 @@ json recipe_view(const json& pair, const json& e) {
   v["row_length"] = with_thousands(wl["row_length"].get<std::int64_t>());
   v["global_batch"] = with_thousands(wl["global_batch"].get<std::int64_t>());
   v["tokens_per_step"] = with_thousands(wl["row_length"].get<std::int64_t>() * wl["global_batch"].get<std::int64_t>());
-  v["rows"] = wl.contains("rows") ? json({{"dataset", wl["rows"]["dataset"]},
-                                          {"revision", wl["rows"]["revision"]},
-                                          {"tokenizer", wl["rows"]["tokenizer"]},
-                                          {"tokenizer_revision", wl["rows"]["tokenizer_revision"]},
-                                          {"seed", std::to_string(wl["rows"]["seed"].get<std::int64_t>())},
-                                          {"count", with_thousands(wl["rows"]["rows"].get<std::int64_t>())},
-                                          {"sha256", wl["rows"]["sha256"]}})
-                                  : json(false);
+  v["rows"] = false;
+  if (wl.contains("rows")) {
+    const json& r = wl["rows"];
+    v["rows"] = {{"count", with_thousands(r["rows"].get<std::int64_t>())}, {"sha256", r["sha256"]}};
+    if (r.contains("dataset"))  // the standard workload: where the rows come from
+      v["rows"]["source"] = {{"dataset", r["dataset"]},
+                             {"revision", r["revision"]},
+                             {"tokenizer", r["tokenizer"]},
+                             {"tokenizer_revision", r["tokenizer_revision"]},
+                             {"seed", std::to_string(r["seed"].get<std::int64_t>())}};
+  }
   v["rows_status"] = checks["rows"];
   // A link only where the site holds a copy (evidence_site_path), percent-encoded.
   auto href = [&](const json& file) {

@@ -197,6 +197,13 @@ TEST(MeasureCli, slime_and_miles_logs_give_the_gpu_count_and_run_length_from_the
     EXPECT_NE(wrong.err.find("20 steps, but the log's argument dump gives a 6-step run"), std::string::npos)
         << wrong.err;
   }
+  // A dump that claims more GPUs than a recipe may record is refused, not measured.
+  auto dump = testing::slime_dump_values(command, "slime");
+  dump["actor_num_nodes"] = "1000000", dump["actor_num_gpus_per_node"] = "8", dump["world_size"] = "8000000";
+  const auto huge = d.write("huge.log", testing::slime_run_log(dump, "slime", 6, {1.5}, 4.0)).string();
+  auto r = run_cli({"measure", huge, "--format", "slime", "--window", "1-4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("the argument dump gives 8000000 GPUs, beyond 100000"), std::string::npos) << r.err;
 }
 
 TEST(CheckCli, constant_loss_curves_print_an_undefined_correlation_on_every_path) {

@@ -196,6 +196,57 @@ TEST(RowsCli, register_checks_the_manifest_against_its_rows_and_refuses_a_differ
   EXPECT_NE(clash.err.find("a different rows build is registered under this id"), std::string::npos) << clash.err;
 }
 
+TEST(RowsCli, register_refuses_bad_ids_and_model_files_it_cannot_edit_leaving_nothing_behind) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  FixtureMixtureRegistry reg;
+  auto rows = (reg.d / "rows.parquet").string();
+  ASSERT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "--dataset-id",
+                     "allenai/tulu-3-sft-mixture", "--dataset-revision", "b14afda60f1bbebe55d5d2fa1e4df5042f97f8be",
+                     "-o", rows, "--quiet"})
+                .exit_code,
+            0);
+  const auto manifest = (reg.d / "rows.manifest.json").string();
+  const auto models_before = read_file(reg.root / "models/qwen3-0.6b.yaml");
+  for (const char* id : {"../x", "/tmp/abs", "a/b", "UPPER", "-x", ".hidden", "", "a b"}) {
+    auto r = run_cli({"rows", "register", manifest, "--registry", reg.root.string(), "--id", id});
+    EXPECT_EQ(r.exit_code, 2) << id << r.err;
+    EXPECT_NE(r.err.find("is not a rows build id"), std::string::npos) << id << r.err;
+  }
+  EXPECT_FALSE(fs::exists(reg.root / "rows"));
+  EXPECT_FALSE(fs::exists(reg.root / "x"));
+  EXPECT_FALSE(fs::exists("/tmp/abs"));
+  // A prefix as long as the build is its rows_sha256, not a prefix.
+  auto whole = run_cli({"rows", "register", manifest, "--registry", reg.root.string(), "--prefix", "81"});
+  EXPECT_EQ(whole.exit_code, 2);
+  EXPECT_NE(whole.err.find("81 rows is not fewer than the build's 81"), std::string::npos) << whole.err;
+  // A model file whose rows_build is written over two lines is left for the maintainer: nothing is written.
+  write_file_atomic(reg.root / "models/qwen3-0.6b.yaml", models_before + "rows_build:\n  old\n");
+  auto two_lines = run_cli({"rows", "register", manifest, "--registry", reg.root.string(), "--model", "qwen3-0.6b"});
+  EXPECT_EQ(two_lines.exit_code, 2);
+  EXPECT_NE(two_lines.err.find("qwen3-0.6b.yaml: rows_build: cannot set it by editing the line"), std::string::npos)
+      << two_lines.err;
+  EXPECT_FALSE(fs::exists(reg.root / "rows"));
+  // CRLF line endings stay CRLF; a README beside the builds is not a build.
+  std::string crlf;
+  for (char c : models_before) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  write_file_atomic(reg.root / "models/qwen3-0.6b.yaml", crlf);
+  auto crlf_run = run_cli({"rows", "register", manifest, "--registry", reg.root.string(), "--model", "qwen3-0.6b"});
+  ASSERT_EQ(crlf_run.exit_code, 0) << crlf_run.err;
+  const auto edited = read_file(reg.root / "models/qwen3-0.6b.yaml");
+  EXPECT_NE(edited.find("\r\nrows_build: tulu-3-sft-mixture-l512-seed0-r81-tokaeb13307\r\n"), std::string::npos);
+  EXPECT_EQ(edited.find("\n\n"), std::string::npos);
+  write_file_atomic(reg.root / "rows/README.md", "builds registered with openrecipes rows register\n");
+  EXPECT_TRUE(reg.result()["verified"].get<bool>());
+  // Registering again with a new prefix adds it; the same again changes nothing.
+  auto more = run_cli({"rows", "register", manifest, "--registry", reg.root.string(), "--prefix", "10"});
+  EXPECT_EQ(more.exit_code, 0) << more.err;
+  EXPECT_NE(more.out.find("registered again (prefixes added)"), std::string::npos) << more.out;
+  EXPECT_NE(read_file(reg.root / "rows/tulu-3-sft-mixture-l512-seed0-r81-tokaeb13307/rows.yaml").find("count: 10,"),
+            std::string::npos);
+  auto same = run_cli({"rows", "register", manifest, "--registry", reg.root.string(), "--prefix", "10"});
+  EXPECT_NE(same.out.find("already registered:"), std::string::npos) << same.out;
+}
+
 TEST(RowsCli, verify_reads_the_rows_the_bundled_tulu3_recipes_record) {
   OPENRECIPES_REQUIRE_FIXTURES();
   TempDir d;

@@ -184,6 +184,7 @@ class VerifyRowsTest(unittest.TestCase):
         self.assert_agree(self.good, "--build", build, rc=0)
         self.assert_agree(self.other, "--build", build, rc=1)
         self.assert_agree(self.good, "--build", os.path.join(build, "rows.yaml"), rc=0)
+        self.assert_agree(self.good, "--build", os.path.join(build, "rows.manifest.json"), rc=0)
         # rows.yaml edited by hand: its manifest says otherwise, and both tools refuse it naming the field.
         msg = self.assert_agree(self.good, "--build", self.write_build(manifest_sha=self.sha(63)), rc=2)
         self.assertIn("rows_sha256: rows.yaml records", msg)

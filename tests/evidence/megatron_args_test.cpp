@@ -67,5 +67,47 @@ TEST(MegatronArgs, duplicate_argument_is_an_error) {
   EXPECT_THROW(parse_megatron_args(text, "x.log"), InputError);
 }
 
+ArgumentDump dump_of(std::map<std::string, std::string> values) { return {"d.log", 1, std::move(values)}; }
+
+TEST(MegatronArgs, a_slime_runs_length_is_its_rollouts_steps_as_the_trainer_takes_them) {
+  // 20 rollouts of 128 prompts x 1 sample at 128 rows a step: 20 steps. slime's dump prints train_iters None.
+  std::map<std::string, std::string> v{{"num_rollout", "20"},         {"rollout_batch_size", "128"},
+                                       {"n_samples_per_prompt", "1"}, {"global_batch_size", "128"},
+                                       {"train_iters", "None"},       {"start_rollout_id", "None"}};
+  EXPECT_EQ(run_steps_of(dump_of(v)), 20);
+  // 192 prompts a rollout at 128 a step: one step a rollout, the 64 left over dropped (slime rollout.py), not 30.
+  v["rollout_batch_size"] = "192";
+  EXPECT_EQ(run_steps_of(dump_of(v)), 20);
+  // 2 samples a prompt: 256 rows a rollout, two steps.
+  v["rollout_batch_size"] = "128", v["n_samples_per_prompt"] = "2";
+  EXPECT_EQ(run_steps_of(dump_of(v)), 40);
+  // Resumed at rollout 5 of 25: 20 rollouts run (train.py's range(start_rollout_id, num_rollout)).
+  v["n_samples_per_prompt"] = "1", v["num_rollout"] = "25", v["start_rollout_id"] = "5";
+  EXPECT_EQ(run_steps_of(dump_of(v)), 20);
+  // A train_iters left from the parse is not slime's run length.
+  v["start_rollout_id"] = "None", v["train_iters"] = "7";
+  EXPECT_EQ(run_steps_of(dump_of(v)), 25);
+  // Megatron-LM: train_iters.
+  EXPECT_EQ(run_steps_of(dump_of({{"train_iters", "20"}})), 20);
+  EXPECT_EQ(run_steps_of(dump_of({{"train_iters", "None"}})), std::nullopt);
+  EXPECT_EQ(run_steps_of(dump_of({{"num_rollout", "20"}, {"global_batch_size", "0"}})), std::nullopt);
+}
+
+TEST(MegatronArgs, a_slime_runs_gpu_count_is_its_actors_and_a_world_size_that_disagrees_is_refused) {
+  EXPECT_EQ(gpu_count_of(dump_of({{"actor_num_nodes", "2"}, {"actor_num_gpus_per_node", "4"}})), 8);
+  EXPECT_EQ(gpu_count_of(dump_of({{"world_size", "8"}, {"actor_num_nodes", "2"}, {"actor_num_gpus_per_node", "4"}})),
+            8);
+  EXPECT_EQ(gpu_count_of(dump_of({{"world_size", "16"}})), 16);
+  try {
+    gpu_count_of(dump_of({{"world_size", "4"}, {"actor_num_nodes", "1"}, {"actor_num_gpus_per_node", "8"}}));
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("d.log: the argument dump has world_size = 4, but actor_num_nodes x "
+                                         "actor_num_gpus_per_node = 1 x 8 = 8"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace openrecipes::evidence

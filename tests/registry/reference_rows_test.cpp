@@ -131,6 +131,7 @@ TEST(ReferenceRows, a_standard_recipe_verifies_on_the_whole_build_or_a_recorded_
   model.file = "registry/models/qwen3-0.6b.yaml";
   Recipe r;
   r.model = "qwen3-0.6b";
+  r.stack.framework = "megatron-lm";  // rows read from an export: the count is the export's
   r.workload.standard = true;
   r.workload.dataset = "allenai/tulu-3-sft-mixture";
   r.workload.revision = "b14afda60f1bbebe55d5d2fa1e4df5042f97f8be";
@@ -157,6 +158,18 @@ TEST(ReferenceRows, a_standard_recipe_verifies_on_the_whole_build_or_a_recorded_
   EXPECT_EQ(check_rows(r, &model, builds).status,
             "not verified: the recipe's rows are not rows build 'tulu3' of qwen3-0.6b: seed 7 (the build's: 0); rows "
             "count 1000 (the build records the digests of the first 1792, 2560 rows)");
+  // slime reads step i's rows [i·128, (i+1)·128): a 20-step run read 2,560 rows, not 1,792.
+  r.workload.seed = 0;
+  r.workload.rows_count = 1792;
+  r.workload.rows_sha256 = std::string(64, '1');
+  r.workload.global_batch = 128;
+  r.steps_per_run = 20;
+  r.stack.framework = "slime";
+  EXPECT_EQ(check_rows(r, &model, builds).status,
+            "not verified: the recipe's rows are not rows build 'tulu3' of qwen3-0.6b: rows count 1792, but a 20-step "
+            "run of 128 rows a step reads 2560");
+  r.steps_per_run = 14;
+  EXPECT_EQ(check_rows(r, &model, builds).status, "verified");
   r.workload.standard = false;
   EXPECT_EQ(check_rows(r, &model, builds).status, "not applicable (non-standard workload)");
 }
