@@ -75,7 +75,7 @@ struct RecipeResult {
   std::optional<checks::ConfigCheck> configuration;
   std::optional<checks::ConvergenceResult> convergence;
   bool is_reference = false;  ///< the pair's one reference recipe: both checks pass trivially
-  std::string rows_status;    ///< "verified", "not applicable (non-standard workload)", or why not
+  std::string rows_status;    ///< "verified: <the build>", "not applicable (non-standard workload)", or why not
   std::vector<StackStatus> stack;
 
   // What the site draws: the measured run's records in file order with the window it was measured over, and

@@ -248,7 +248,9 @@ RowsCheck check_rows(const Recipe& r, const ModelInfo* model, const std::map<std
   } else {
     compare("rows_sha256", r.workload.rows_sha256, *digest);
   }
-  if (differ.empty()) return {"verified", std::nullopt, std::nullopt};
+  if (differ.empty())
+    return {fmt::format("verified: the {} rows of rows build '{}' (registry/rows/{})", count, it->first, it->first),
+            std::nullopt, std::nullopt};
   std::string why = fmt::format("the recipe's rows are not rows build '{}' of {}: ", it->first, model->id);
   for (std::size_t k = 0; k < differ.size(); ++k) why += (k ? "; " : "") + differ[k];
   return not_verified(why,

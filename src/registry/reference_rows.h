@@ -76,7 +76,8 @@ std::string default_reference_rows_id(const rows::RowsManifest& manifest);
 
 /// The rows check of one recipe (SPEC §1, §5).
 struct RowsCheck {
-  std::string status;  ///< "verified", "not applicable (non-standard workload)", or "not verified: <why>"
+  std::string status;  ///< "verified: <which build's rows>", "not applicable (non-standard workload)", or
+                       ///< "not verified: <why>"
   std::optional<std::string> problem, fix;  ///< the reason (stage "rows") when not verified
 };
 

@@ -551,11 +551,13 @@ json recipe_view(const json& pair, const json& e) {
     const json& r = wl["rows"];
     v["rows"] = {{"count", with_thousands(r["rows"].get<std::int64_t>())}, {"sha256", r["sha256"]}};
     if (r.contains("dataset"))  // the standard workload: where the rows come from
-      v["rows"]["source"] = {{"dataset", r["dataset"]},
-                             {"revision", r["revision"]},
-                             {"tokenizer", r["tokenizer"]},
-                             {"tokenizer_revision", r["tokenizer_revision"]},
-                             {"seed", std::to_string(r["seed"].get<std::int64_t>())}};
+      v["rows"]["source"] = {
+          {"dataset", r["dataset"]},
+          {"revision", r["revision"]},
+          {"tokenizer", r["tokenizer"]},
+          {"tokenizer_revision",
+           r["tokenizer_revision"].get<std::string>().empty() ? json(false) : r["tokenizer_revision"]},
+          {"seed", std::to_string(r["seed"].get<std::int64_t>())}};
   }
   v["rows_status"] = checks["rows"];
   // A link only where the site holds a copy (evidence_site_path), percent-encoded.

@@ -139,7 +139,7 @@ TEST(RowsCli, a_standard_recipe_verifies_once_its_rows_build_is_registered_and_a
   EXPECT_NE(read_file(reg.root / "models/qwen3-0.6b.yaml").find("\nrows_build: " + id + "\n"), std::string::npos);
   auto after = reg.result();
   EXPECT_TRUE(after["verified"].get<bool>()) << after["reasons"].dump(1);
-  EXPECT_EQ(after["checks"]["rows"], "verified");
+  EXPECT_EQ(after["checks"]["rows"], "verified: the 81 rows of rows build '" + id + "' (registry/rows/" + id + ")");
   // The registered build reads back: a rows file checks against it.
   auto v = run_cli({"rows", "verify", rows, "--build", (reg.root / "rows" / id).string()});
   EXPECT_EQ(v.exit_code, 0) << v.out << v.err;

@@ -145,10 +145,12 @@ TEST(ReferenceRows, a_standard_recipe_verifies_on_the_whole_build_or_a_recorded_
             "against");
   EXPECT_NE(none.fix->find("openrecipes rows register <rows.manifest.json> --model qwen3-0.6b"), std::string::npos);
   model.rows_build = "tulu3";
-  EXPECT_EQ(check_rows(r, &model, builds).status, "verified");  // the whole build: 2,560 rows
-  r.workload.rows_count = 1792;                                 // a 14-step run: the recorded prefix
+  EXPECT_EQ(check_rows(r, &model, builds).status,
+            "verified: the 2560 rows of rows build 'tulu3' (registry/rows/tulu3)");  // the whole build
+  r.workload.rows_count = 1792;  // a 14-step run: the recorded prefix
   r.workload.rows_sha256 = std::string(64, '1');
-  EXPECT_EQ(check_rows(r, &model, builds).status, "verified");
+  EXPECT_EQ(check_rows(r, &model, builds).status,
+            "verified: the 1792 rows of rows build 'tulu3' (registry/rows/tulu3)");
   r.workload.rows_sha256 = std::string(64, '2');
   EXPECT_EQ(check_rows(r, &model, builds).status,
             "not verified: the recipe's rows are not rows build 'tulu3' of qwen3-0.6b: rows_sha256 " +
@@ -169,7 +171,7 @@ TEST(ReferenceRows, a_standard_recipe_verifies_on_the_whole_build_or_a_recorded_
             "not verified: the recipe's rows are not rows build 'tulu3' of qwen3-0.6b: rows count 1792, but a 20-step "
             "run of 128 rows a step reads 2560");
   r.steps_per_run = 14;
-  EXPECT_EQ(check_rows(r, &model, builds).status, "verified");
+  EXPECT_EQ(check_rows(r, &model, builds).status.rfind("verified: ", 0), 0u);
   r.workload.standard = false;
   EXPECT_EQ(check_rows(r, &model, builds).status, "not applicable (non-standard workload)");
 }
