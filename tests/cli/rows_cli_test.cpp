@@ -94,6 +94,16 @@ struct FixtureMixtureRegistry {
                   kQwen3Sha + "}\n");
     write_file_atomic(recipe, y);
   }
+  // `rows build` of the fixture "mixture" labelled as the real one, as rows.parquet beside rows.manifest.json.
+  std::string build_mixture_rows() const {
+    const auto rows = (d / "rows.parquet").string();
+    EXPECT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512",
+                       "--dataset-id", "allenai/tulu-3-sft-mixture", "--dataset-revision",
+                       "b14afda60f1bbebe55d5d2fa1e4df5042f97f8be", "-o", rows, "--quiet"})
+                  .exit_code,
+              0);
+    return rows;
+  }
   // The build's verdict on the recipe: (verified, the rows check's line, its reasons with their fixes).
   nlohmann::json result() const {
     auto r = run_cli({"build", root.string(), "--json"});
@@ -122,12 +132,7 @@ TEST(RowsCli, a_standard_recipe_verifies_once_its_rows_build_is_registered_and_a
       << before["reasons"].dump(1);
 
   // The maintainer's steps: build the rows, register the manifest as the model's rows build.
-  auto rows = (reg.d / "rows.parquet").string();
-  ASSERT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "--dataset-id",
-                     "allenai/tulu-3-sft-mixture", "--dataset-revision", "b14afda60f1bbebe55d5d2fa1e4df5042f97f8be",
-                     "-o", rows, "--quiet"})
-                .exit_code,
-            0);
+  const auto rows = reg.build_mixture_rows();
   auto r = run_cli({"rows", "register", (reg.d / "rows.manifest.json").string(), "--registry", reg.root.string(),
                     "--model", "qwen3-0.6b"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -199,12 +204,7 @@ TEST(RowsCli, register_checks_the_manifest_against_its_rows_and_refuses_a_differ
 TEST(RowsCli, register_refuses_bad_ids_and_model_files_it_cannot_edit_leaving_nothing_behind) {
   OPENRECIPES_REQUIRE_FIXTURES();
   FixtureMixtureRegistry reg;
-  auto rows = (reg.d / "rows.parquet").string();
-  ASSERT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "--dataset-id",
-                     "allenai/tulu-3-sft-mixture", "--dataset-revision", "b14afda60f1bbebe55d5d2fa1e4df5042f97f8be",
-                     "-o", rows, "--quiet"})
-                .exit_code,
-            0);
+  const auto rows = reg.build_mixture_rows();
   const auto manifest = (reg.d / "rows.manifest.json").string();
   const auto models_before = read_file(reg.root / "models/qwen3-0.6b.yaml");
   for (const char* id : {"../x", "/tmp/abs", "a/b", "UPPER", "-x", ".hidden", "", "a b"}) {
