@@ -95,7 +95,9 @@ ReferenceRows load_reference_rows_files(const fs::path& dir, const std::string& 
   }
   j["format_version"] = rows::RowsManifest::kFormatVersion;
   try {
-    out.manifest = rows::manifest_from_json(j.dump(), file);
+    // Bytes that are not UTF-8 become U+FFFD here, so the manifest's reader refuses the field (a digest is not hex,
+    // a name is not the manifest's) instead of the JSON writer throwing.
+    out.manifest = rows::manifest_from_json(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), file);
   } catch (const InputError& e) {  // the reader's own fix is about a manifest; this is rows.yaml
     throw InputError(e.where(), e.problem(), kRegisterFix);
   }
