@@ -127,6 +127,12 @@ const bool registered = register_command(
                fmt::format("{} steps, but the log's argument dump gives a {}-step run", *steps_given, *dump_steps),
                "leave --steps-per-run out: the log's own run length is used");
          std::int64_t steps = steps_given.value_or(log.train_iters.value_or(dump_steps.value_or(0)));
+         if (!steps && dump && dump->values.count("num_rollout"))
+           throw InputError(o->log,
+                            "the argument dump's num_rollout, start_rollout_id, rollout_batch_size, "
+                            "n_samples_per_prompt and global_batch_size give no run length (not positive whole "
+                            "numbers, or beyond 2^30)",
+                            "pass --steps-per-run");
          if (!steps)
            throw InputError(o->log, "the log does not say how many steps the run ran", "pass --steps-per-run");
          // Window problems name --window only when the user passed it; otherwise they are about the log's run.

@@ -256,9 +256,11 @@ RowsCheck check_rows(const Recipe& r, const ModelInfo* model, const std::map<std
   std::string why = fmt::format("the recipe's rows are not rows build '{}' of {}: ", it->first, model->id);
   for (std::size_t k = 0; k < differ.size(); ++k) why += (k ? "; " : "") + differ[k];
   return not_verified(why,
-                      "record the rows the run trained on: the rows build's count and rows_sha256 "
-                      "(registry/rows/" +
-                          it->first + "/rows.yaml)");
+                      "train on the registry's rows: build them with the build's dataset revision, tokenizer, "
+                      "seed and row length (registry/rows/" +
+                          it->first +
+                          "/rows.yaml), check them with openrecipes rows verify --build, and record the "
+                          "rows_sha256 of the rows the run read");
 }
 
 }  // namespace openrecipes::registry

@@ -204,6 +204,17 @@ TEST(MeasureCli, slime_and_miles_logs_give_the_gpu_count_and_run_length_from_the
   auto r = run_cli({"measure", huge, "--format", "slime", "--window", "1-4"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("the argument dump gives 8000000 GPUs, beyond 100000"), std::string::npos) << r.err;
+  // No run length in the dump (slime given --num-epoch, say): the message names what it read, and the fix.
+  dump = testing::slime_dump_values(command, "slime");
+  dump["num_rollout"] = "None";
+  const auto epochs = d.write("epochs.log", testing::slime_run_log(dump, "slime", 6, {1.5}, 4.0)).string();
+  auto e = run_cli({"measure", epochs, "--format", "slime", "--window", "1-4"});
+  EXPECT_EQ(e.exit_code, 2);
+  EXPECT_NE(e.err.find("num_rollout, start_rollout_id, rollout_batch_size, n_samples_per_prompt and "
+                       "global_batch_size give no run length"),
+            std::string::npos)
+      << e.err;
+  EXPECT_NE(e.err.find("pass --steps-per-run"), std::string::npos) << e.err;
 }
 
 TEST(CheckCli, constant_loss_curves_print_an_undefined_correlation_on_every_path) {
