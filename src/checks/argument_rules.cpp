@@ -133,12 +133,13 @@ ArgumentRules ArgumentRules::load(const std::filesystem::path& file) {
   return out;
 }
 
-Classification ArgumentRules::classify(const std::string& argument) const {
+const ArgumentRules::Rule* ArgumentRules::naming(const std::string& argument) const {
   auto it = std::lower_bound(names_.begin(), names_.end(), std::make_pair(argument, std::size_t{0}));
-  if (it != names_.end() && it->first == argument) {
-    const Rule& r = rules_[it->second];
-    return {r.cls, r.why, r.where, r.condition};
-  }
+  return it != names_.end() && it->first == argument ? &rules_[it->second] : nullptr;
+}
+
+Classification ArgumentRules::classify(const std::string& argument) const {
+  if (const Rule* r = naming(argument)) return {r->cls, r->why, r->where, r->condition};
   for (const auto& r : rules_)
     for (const auto& p : r.patterns)
       if (glob_match(p, argument)) return {r.cls, r.why, r.where + " (pattern " + p + ")", r.condition};
@@ -146,8 +147,7 @@ Classification ArgumentRules::classify(const std::string& argument) const {
 }
 
 std::vector<std::string> ArgumentRules::rules_for(const std::string& argument) const {
-  auto it = std::lower_bound(names_.begin(), names_.end(), std::make_pair(argument, std::size_t{0}));
-  if (it != names_.end() && it->first == argument) return {rules_[it->second].where};
+  if (const Rule* r = naming(argument)) return {r->where};
   std::vector<std::string> out;
   for (const auto& r : rules_)
     if (std::any_of(r.patterns.begin(), r.patterns.end(),

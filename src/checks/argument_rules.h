@@ -73,6 +73,7 @@ class ArgumentRules {
     std::vector<std::string> patterns;
     std::optional<RuleCondition> condition;
   };
+  const Rule* naming(const std::string& argument) const;  ///< the one rule that lists `argument` by name, if any
   std::vector<Rule> rules_;
   std::vector<std::pair<std::string, std::size_t>> names_;  // sorted by name -> rule index
   std::vector<ObjectiveConvention> conventions_;

@@ -198,16 +198,6 @@ int run_verify(const RowsOptions& o) {
   return v.match ? 0 : 1;
 }
 
-// The rows file a manifest describes: x.manifest.json -> x.parquet (rows::manifest_path_for's inverse).
-fs::path rows_file_of(const fs::path& manifest) {
-  const std::string name = manifest.filename().string();
-  const std::string suffix = ".manifest.json";
-  if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-    throw InputError(manifest.string(), "not a rows build's manifest (its name ends in .manifest.json)",
-                     "give the <rows>.manifest.json that openrecipes rows build wrote beside <rows>.parquet");
-  return manifest.parent_path() / (name.substr(0, name.size() - suffix.size()) + ".parquet");
-}
-
 // registry/models/<model>.yaml's text with its top-level `rows_build:` set to `id`: a one-line `rows_build: <scalar>`
 // replaced, or the key added at the end (in the file's own line ending). Refused unless the result parses to the same
 // model with rows_build = id: a key written another way (over two lines, quoted, with a space before the colon) is
@@ -246,18 +236,10 @@ std::string with_rows_build(const std::string& yaml, const std::string& id, cons
 int run_register(const RowsOptions& o, bool id_given) {
   const fs::path manifest_path(o.manifest);
   const auto manifest = rows::read_manifest(manifest_path);
-  const fs::path rows_path = rows_file_of(manifest_path);
+  const fs::path rows_path = rows::rows_path_for_manifest(manifest_path);
   if (!fs::exists(rows_path))
     throw InputError(rows_path.string(), "the rows file of this manifest is not there",
                      "register a manifest beside the rows.parquet it describes, so the rows can be checked");
-  // The manifest must describe its rows file: every row, hashed again.
-  const auto digest = rows::hash_rows_file(rows_path, std::nullopt, manifest.row_length, parse_threads(o.threads));
-  if (digest.rows != manifest.rows_written || digest.sha256 != manifest.rows_sha256)
-    throw InputError(
-        manifest_path.string(),
-        fmt::format("the manifest records {} rows with rows_sha256 {}, but {} holds {} rows hashing to {}",
-                    manifest.rows_written, manifest.rows_sha256, rows_path.string(), digest.rows, digest.sha256),
-        "build the rows again (openrecipes rows build) and register the new manifest");
   const fs::path root(o.registry.empty() ? bundled_path("registry") : o.registry);
   auto models = registry::load_models(root / "models");
   const registry::ModelInfo* model = nullptr;
@@ -268,7 +250,7 @@ int run_register(const RowsOptions& o, bool id_given) {
                        "give a model id of registry/models/<id>.yaml");
     model = &it->second;
   }
-  if (id_given && !registry::is_reference_rows_id(o.id))
+  if (id_given && !registry::is_registry_name(o.id))
     throw InputError("--id", quote_for_message(o.id) + " is not a rows build id", "give [a-z0-9][a-z0-9._-]{0,79}");
   const std::string id = id_given ? o.id : registry::default_reference_rows_id(manifest);
   const fs::path dir = root / "rows" / id;
@@ -295,9 +277,17 @@ int run_register(const RowsOptions& o, bool id_given) {
   }
   std::sort(counts.begin(), counts.end());
   counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  // One read of the rows file: every row (the manifest must describe it) and the prefixes' digests.
+  const auto digest =
+      rows::hash_rows_file(rows_path, std::nullopt, manifest.row_length, parse_threads(o.threads), counts);
+  if (digest.rows != manifest.rows_written || digest.sha256 != manifest.rows_sha256)
+    throw InputError(
+        manifest_path.string(),
+        fmt::format("the manifest records {} rows with rows_sha256 {}, but {} holds {} rows hashing to {}",
+                    manifest.rows_written, manifest.rows_sha256, rows_path.string(), digest.rows, digest.sha256),
+        "build the rows again (openrecipes rows build) and register the new manifest");
   std::vector<registry::RowsPrefix> prefixes;
-  for (auto c : counts)
-    prefixes.push_back({c, rows::hash_rows_file(rows_path, c, manifest.row_length, parse_threads(o.threads)).sha256});
+  for (std::size_t k = 0; k < counts.size(); ++k) prefixes.push_back({counts[k], digest.prefix_sha256[k]});
   const bool changed = !existing || existing->prefixes != prefixes;
   const std::string yaml = registry::reference_rows_yaml(
       id, manifest, prefixes,

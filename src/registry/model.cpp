@@ -2,13 +2,13 @@
 #include "registry/model.h"
 
 #include <algorithm>
-#include <regex>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
 #include "core/yaml.h"
+#include "registry/recipe.h"
 
 namespace openrecipes::registry {
 
@@ -16,7 +16,6 @@ std::map<std::string, ModelInfo> load_models(const std::filesystem::path& dir) {
   std::map<std::string, ModelInfo> out;
   if (!std::filesystem::is_directory(dir))
     throw InputError(dir.string(), "no models folder", "create registry/models/");
-  static const std::regex id_re("[a-z0-9][a-z0-9._-]{0,79}");
   std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::directory_iterator(dir))
     if (e.path().extension() == ".yaml") files.push_back(e.path());
@@ -25,7 +24,7 @@ std::map<std::string, ModelInfo> load_models(const std::filesystem::path& dir) {
     ModelInfo m;
     m.id = path.stem().string();
     m.file = path.string();
-    if (!std::regex_match(m.id, id_re))
+    if (!is_registry_name(m.id))
       throw InputError(path.string(), "model file name is not a model id ([a-z0-9._-])", "rename the file");
     auto y = load_yaml_file(path);
     y.reject_unknown_keys(

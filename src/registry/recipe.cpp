@@ -358,7 +358,7 @@ std::vector<std::string> patch_modules(const Recipe& recipe) {
   return out;
 }
 
-bool is_recipe_name(const std::string& s) { return std::regex_match(s, kName); }
+bool is_registry_name(const std::string& s) { return std::regex_match(s, kName); }
 bool is_github_handle(const std::string& s) { return std::regex_match(s, kHandle); }
 
 Recipe load_recipe(const fs::path& dir, RecipeLoad mode) {

@@ -114,8 +114,9 @@ std::vector<std::string> patch_folder_problems(const Recipe& recipe);
 /// a command's import-path arguments name them (checks/command_policy.h).
 std::vector<std::string> patch_modules(const Recipe& recipe);
 
-/// A recipe folder name (its id): [a-z0-9][a-z0-9._-]{0,79}.
-bool is_recipe_name(const std::string& s);
+/// A registry name, one rule for every folder or file a registry names by id (a recipe's folder, a model's file, a
+/// reference rows build's folder): [a-z0-9][a-z0-9._-]{0,79}, so that no id can leave the folder it names a child of.
+bool is_registry_name(const std::string& s);
 /// A GitHub handle: letters, digits and single inner hyphens, at most 39.
 bool is_github_handle(const std::string& s);
 

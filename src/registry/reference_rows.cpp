@@ -32,14 +32,6 @@ const char* const kRegisterFix =
 
 }  // namespace
 
-bool is_reference_rows_id(const std::string& s) {
-  if (s.empty() || s.size() > 80) return false;
-  if (!std::isalnum(static_cast<unsigned char>(s[0])) || std::isupper(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-  });
-}
-
 ReferenceRows load_reference_rows(const fs::path& given) {
   // "registry/rows/<id>/" names the folder <id> too.
   const fs::path dir = given.has_filename() ? given : given.parent_path();
@@ -62,7 +54,7 @@ ReferenceRows load_reference_rows_files(const fs::path& dir, const std::string& 
   if (out.id != expected_id)
     throw InputError(y["id"].where(), fmt::format("id '{}' is not the folder's name '{}'", out.id, expected_id),
                      "a rows build lives in registry/rows/<id>/");
-  if (!is_reference_rows_id(out.id))
+  if (!is_registry_name(out.id))
     throw InputError(y["id"].where(), "not a rows build id ([a-z0-9][a-z0-9._-]{0,79})", "rename the folder");
   out.manifest_relative = y.require("manifest").as_string(200);
   if (out.manifest_relative != kReferenceManifestName)

@@ -43,9 +43,6 @@ struct ReferenceRows {
 /// The evidence file's name in a registered build's folder.
 inline constexpr const char* kReferenceManifestName = "rows.manifest.json";
 
-/// A rows build id: [a-z0-9][a-z0-9._-]{0,79} (a folder name of registry/rows/ that no path can escape from).
-bool is_reference_rows_id(const std::string& s);
-
 /// Loads registry/rows/<id>/rows.yaml (`dir` may end in a separator) and checks it against its manifest evidence.
 /// Throws InputError naming the file, the line and the field: malformed YAML, an unknown or missing field, a field the
 /// manifest reader refuses (its ranges and formats: rows/output/manifest.h), an id other than the folder's name, a

@@ -251,7 +251,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
     name = fs::path(p.recipe_dir).filename().string() + "-" + author + "-" + log_sha.substr(0, 8);
     if (name.size() > 80) name = name.substr(name.size() - 80);
   }
-  if (!registry::is_recipe_name(name))
+  if (!registry::is_registry_name(name))
     throw InputError("--name " + quote_for_message(name), "not a recipe id",
                      "use lowercase letters, digits, '.', '_' and '-' (at most 80)");
   const fs::path target = fs::path(req.registry) / "recipes" / p.model / p.gpu / name;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <span>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -15,7 +16,8 @@
 namespace openrecipes::rows {
 
 RowsDigest hash_rows_file(const std::filesystem::path& path, std::optional<std::uint64_t> rows,
-                          std::uint32_t expected_row_length, unsigned threads) {
+                          std::uint32_t expected_row_length, unsigned threads,
+                          const std::vector<std::uint64_t>& prefixes) {
   RowsParquetReader reader(path, expected_row_length, threads);
   RowsDigest d;
   d.rows_in_file = reader.row_count();
@@ -24,11 +26,19 @@ RowsDigest hash_rows_file(const std::filesystem::path& path, std::optional<std::
     throw InputError(
         path.string(), fmt::format("the file has {} rows, fewer than the {} to verify", reader.row_count(), want),
         "build at least that many rows (openrecipes rows build --rows R), or check the recipe's rows.count");
+  for (auto p : prefixes)
+    if (p == 0 || p > want) throw std::invalid_argument("hash_rows_file: a prefix must be 1..the rows hashed");
   std::optional<RowsHasher> hasher;
+  std::vector<std::optional<RowsHasher>> prefix_hashers(prefixes.size());  // one per prefix, fed while it lasts
   std::span<const std::int32_t> row;
   while (d.rows < want && reader.next(row)) {
     if (!hasher) hasher.emplace(reader.row_length());
     hasher->add_row(row);
+    for (std::size_t k = 0; k < prefixes.size(); ++k) {
+      if (d.rows >= prefixes[k]) continue;
+      if (!prefix_hashers[k]) prefix_hashers[k].emplace(reader.row_length());
+      prefix_hashers[k]->add_row(row);
+    }
     ++d.rows;
   }
   if (d.rows < want)
@@ -36,6 +46,7 @@ RowsDigest hash_rows_file(const std::filesystem::path& path, std::optional<std::
                      "build the rows again");
   d.row_length = reader.row_length();
   d.sha256 = hasher ? hasher->hex() : sha256_hex("");
+  for (auto& h : prefix_hashers) d.prefix_sha256.push_back(h->hex());
   return d;
 }
 

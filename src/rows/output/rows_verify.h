@@ -7,22 +7,27 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace openrecipes::rows {
 
 /// rows_sha256 of a prefix of a rows file.
 struct RowsDigest {
-  std::uint64_t rows = 0;          ///< rows hashed
-  std::uint32_t row_length = 0;    ///< L (0 when no row was hashed)
-  std::string sha256;              ///< SPEC §1.8, 64 lowercase hex
-  std::uint64_t rows_in_file = 0;  ///< from the parquet footer
+  std::uint64_t rows = 0;                  ///< rows hashed
+  std::uint32_t row_length = 0;            ///< L (0 when no row was hashed)
+  std::string sha256;                      ///< SPEC §1.8, 64 lowercase hex
+  std::uint64_t rows_in_file = 0;          ///< from the parquet footer
+  std::vector<std::string> prefix_sha256;  ///< rows_sha256 of the first prefixes[i] rows, when asked for
 };
 
-/// Hashes the first `rows` rows of `path` (all rows when nullopt), reading no further than needed.
+/// Hashes the first `rows` rows of `path` (all rows when nullopt), reading no further than needed, and in the same
+/// read the rows_sha256 of the first `prefixes[i]` rows for each count given (each 1..the rows hashed).
 /// `expected_row_length` 0: L is the first row's length. Throws InputError for what RowsParquetReader refuses, and
-/// when the file holds fewer than `rows` rows (the message names both counts).
+/// when the file holds fewer than `rows` rows (the message names both counts); std::invalid_argument for a prefix
+/// of 0 or more than the rows hashed.
 RowsDigest hash_rows_file(const std::filesystem::path& path, std::optional<std::uint64_t> rows = std::nullopt,
-                          std::uint32_t expected_row_length = 0, unsigned threads = 0);
+                          std::uint32_t expected_row_length = 0, unsigned threads = 0,
+                          const std::vector<std::uint64_t>& prefixes = {});
 
 /// The outcome of verify.
 struct RowsVerdict {

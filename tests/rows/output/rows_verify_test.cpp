@@ -45,6 +45,17 @@ TEST_F(RowsVerify, first_r_rows_match_the_numpy_hash_of_those_rows) {
   EXPECT_EQ(hash_rows_file(path()).sha256, rows_oracle({"hash", "40", "256", "8"}));
 }
 
+TEST_F(RowsVerify, prefix_digests_in_the_same_read_match_the_numpy_hash_of_each_prefix) {
+  const auto d = hash_rows_file(path(), std::nullopt, 0, 0, {1, 17, 30});
+  EXPECT_EQ(d.sha256, rows_oracle({"hash", "40", "256", "8"}));
+  ASSERT_EQ(d.prefix_sha256.size(), 3u);
+  EXPECT_EQ(d.prefix_sha256[0], rows_oracle({"hash", "1", "256", "8"}));
+  EXPECT_EQ(d.prefix_sha256[1], rows_oracle({"hash", "17", "256", "8"}));
+  EXPECT_EQ(d.prefix_sha256[2], rows_oracle({"hash", "30", "256", "8"}));
+  EXPECT_THROW(hash_rows_file(path(), 20, 0, 0, {21}), std::invalid_argument);
+  EXPECT_THROW(hash_rows_file(path(), std::nullopt, 0, 0, {0}), std::invalid_argument);
+}
+
 TEST_F(RowsVerify, wrong_sha_is_a_mismatch_with_both_digests_in_the_message) {
   const std::string other = rows_oracle({"hash", "30", "256", "9"});
   auto v = verify_rows_file(path(), 30, other);
