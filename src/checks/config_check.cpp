@@ -80,7 +80,7 @@ ConfigCheck check_configuration(const std::map<std::string, std::string>& recipe
         case ArgClass::same_math_swap: {
           std::string why_not = "no component test records this swap";
           for (const auto& t : component_tests) {
-            if (t.swap != ch.name) continue;
+            if (t.swap != ch.name && std::find(t.covers.begin(), t.covers.end(), ch.name) == t.covers.end()) continue;
             why_not = component_test_problem(t, model.layer_shape);
             if (why_not.empty()) {
               ch.accepted = true;

@@ -419,6 +419,50 @@ void check_evidence_consistency(const Recipe& r, const Loaded& ev, RecipeResult&
         "keep the run's argument dump (Megatron prints it at start-up) as evidence.arguments");
 }
 
+// SPEC §4.2: each component-test record with its raw output read and checked against the recipe, its model, its
+// stack and the two runs' argument dumps; a record the evidence does not back carries why (evidence_problem).
+std::vector<checks::ComponentTest> judged_component_tests(const Context& c, const Recipe& r, const Loaded& ev,
+                                                          const Loaded& rev, const checks::LayerShape& model_shape) {
+  std::vector<checks::ComponentTest> out = r.component_tests;
+  if (out.empty()) return out;
+  checks::ComponentContext ctx;
+  ctx.rules = c.reg.component_rules ? &*c.reg.component_rules : nullptr;
+  ctx.model_shape = model_shape;
+  ctx.row_length = r.workload.row_length;
+  ctx.micro_batch = r.layout.micro_batch;
+  for (const auto& v : r.stack.versions) {
+    if (v.component == "pytorch") ctx.torch_version = v.version;
+    if (v.component == "transformer_engine") ctx.transformer_engine = v.version;
+    if (v.component == "megatron_lm" || (r.stack.framework == "megatron-lm" && v.component == "megatron-lm_commit"))
+      ctx.megatron_commit = v.version;
+  }
+  if (ctx.transformer_engine == "unknown") ctx.transformer_engine.clear();
+  if (ctx.megatron_commit == "unknown") ctx.megatron_commit.clear();
+  if (auto g = c.reg.gpus.find(r.gpu); g != c.reg.gpus.end()) ctx.gpu_names = g->second.device_names;
+  ctx.gpu_type = r.gpu;
+  if (ev.args) ctx.recipe_args = &ev.args->values;
+  if (rev.args) ctx.reference_args = &rev.args->values;
+  for (auto& t : out) {
+    if (!ctx.rules) {
+      t.evidence_problem = "the registry has no rules/component_tests.yaml to test it against";
+      continue;
+    }
+    if (!t.output.empty()) {
+      try {
+        const std::filesystem::path file = resolve_inside(r.dir, t.output, r.file.string() + ": component_tests");
+        t.raw = checks::parse_component_output(read_file(file, std::size_t{16} << 20), t.output);
+      } catch (const InputError& e) {
+        t.evidence_problem = "its component test's raw output does not read: " + e.problem();
+        continue;
+      }
+      for (const auto& s : t.raw->swap) t.covers.push_back(s.argument);
+    }
+    const auto problems = checks::check_component_evidence(t, ctx);
+    for (const auto& p : problems) t.evidence_problem += (t.evidence_problem.empty() ? "" : "; ") + p;
+  }
+  return out;
+}
+
 // SPEC §4: both checks against the reference recipe; a reference recipe passes them trivially, but the objective
 // conventions still apply to it.
 void run_checks(const Context& c, const Recipe& r, const Loaded& ev, RecipeResult& out) {
@@ -453,8 +497,9 @@ void run_checks(const Context& c, const Recipe& r, const Loaded& ev, RecipeResul
       options.environment = [](const std::string& name) {
         return checks::CommandPolicy::bundled().environment_class(name);
       };
-      out.configuration = checks::check_configuration(ev.args->values, rev.args->values, c.reg.rules, r.component_tests,
-                                                      facts, options);
+      out.component_tests = judged_component_tests(c, r, ev, rev, facts.layer_shape);
+      out.configuration = checks::check_configuration(ev.args->values, rev.args->values, c.reg.rules,
+                                                      out.component_tests, facts, options);
     }
     if (!ev.arm || !rev.arm)
       add(out, "convergence check", "convergence.cannot-run",

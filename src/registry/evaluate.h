@@ -74,6 +74,9 @@ struct RecipeResult {
   std::string active_params_from;  ///< how N was (re)counted: "config arithmetic", "safetensors headers", ...
   std::optional<checks::ConfigCheck> configuration;
   std::optional<checks::ConvergenceResult> convergence;
+  /// The recipe's component-test records as the configuration check judged them: each with its raw output read,
+  /// the arguments it covers and why its evidence does not back it (empty when the check did not run).
+  std::vector<checks::ComponentTest> component_tests;
   bool is_reference = false;  ///< the pair's one reference recipe: both checks pass trivially
   std::string rows_status;    ///< "verified: <the build>", "not applicable (non-standard workload)", or why not
   std::vector<StackStatus> stack;

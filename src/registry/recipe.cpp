@@ -270,7 +270,7 @@ void read_patches_and_component_tests(const YamlField& y, const fs::path& dir, R
   }
   if (y["component_tests"].defined()) {
     for (const auto& c : y["component_tests"].items()) {
-      c.reject_unknown_keys({"swap", "compares", "shape", "bound", "worst_error", "passed"});
+      c.reject_unknown_keys({"swap", "compares", "shape", "bound", "worst_error", "passed", "output"});
       checks::ComponentTest t;
       t.swap = c.require("swap").as_string(200);
       t.compares = c.require("compares").as_string(1000);
@@ -278,6 +278,10 @@ void read_patches_and_component_tests(const YamlField& y, const fs::path& dir, R
       t.bound = c.require("bound").as_double(0, 1e30);
       t.worst_error = c.require("worst_error").as_double(0, 1e30);
       t.passed = c.require("passed").as_bool();
+      if (c["output"].defined()) {  // the runner's raw output: a file of the recipe's folder
+        t.output = c["output"].as_string(400);
+        resolve_inside(dir, t.output, c["output"].where());
+      }
       t.where = c.where();
       r.component_tests.push_back(std::move(t));
     }
@@ -497,6 +501,7 @@ std::string recipe_yaml(const Recipe& r, const std::string& comment) {
         y += fmt::format("{}{}: {}", first ? "" : ", ", yaml_scalar(k), v), first = false;
       y += fmt::format("}}\n    bound: {}\n    worst_error: {}\n    passed: {}\n", number(c.bound),
                        number(c.worst_error), c.passed ? "true" : "false");
+      if (!c.output.empty()) y += "    output: " + yaml_scalar(c.output) + "\n";
     }
   }
   const Claims& cl = r.claims;

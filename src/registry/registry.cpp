@@ -50,6 +50,8 @@ Registry load_registry(const fs::path& root) {
   reg.gpus = load_gpus(root / "gpus.yaml");
   reg.models = load_models(root / "models");
   reg.rules = checks::ArgumentRules::load(root / "rules" / "arguments.yaml");
+  if (std::error_code ec; fs::exists(root / "rules" / "component_tests.yaml", ec))
+    reg.component_rules = checks::ComponentRules::load(root / "rules" / "component_tests.yaml");
   reg.reference_rows = load_reference_rows_folder(root / "rows");
   for (const auto& [id, m] : reg.models)
     if (m.rows_build && !reg.reference_rows.count(*m.rows_build))

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "checks/argument_rules.h"
+#include "checks/component_test.h"
 #include "registry/gpus.h"
 #include "registry/model.h"
 #include "registry/recipe.h"
@@ -31,6 +32,8 @@ struct Registry {
   std::map<std::string, GpuType> gpus;
   std::map<std::string, ModelInfo> models;
   checks::ArgumentRules rules;
+  /// rules/component_tests.yaml: how each same-math swap is tested and its bound (absent: no swap can be verified)
+  std::optional<checks::ComponentRules> component_rules;
   std::map<std::string, ReferenceRows> reference_rows;  ///< registry/rows/<id>: the standard rows builds
   std::vector<RecipeEntry> recipes;                     ///< sorted by id
 };

@@ -68,7 +68,15 @@ TEST(ConfigCheck, added_removed_and_unclassified_arguments) {
 }
 
 ComponentTest attention_test() {
-  return {"attention_backend", "flash vs unfused attention fwd+bwd, BF16", kShape, 1e-2, 3e-3, true, "r.yaml:40"};
+  ComponentTest t;
+  t.swap = "attention_backend";
+  t.compares = "flash vs unfused attention fwd+bwd, BF16";
+  t.shape = kShape;
+  t.bound = 1e-2;
+  t.worst_error = 3e-3;
+  t.passed = true;
+  t.where = "r.yaml:40";
+  return t;
 }
 
 TEST(ConfigCheck, same_math_swap_needs_a_passed_component_test_at_the_models_shape) {
