@@ -1,4 +1,5 @@
-// `openrecipes submit <run-dir> --reference <recipe> --author <handle> [--registry R] [--name NAME]`: a run that
+// `openrecipes submit <run-dir> --reference <recipe> --author <handle> [--registry R] [--name NAME]
+// [--component-tests DIR ...]`: a run that
 // `openrecipes run` captured becomes a recipe of the registry, checked by every stage of `build` (SPEC §5).
 #include <fmt/format.h>
 
@@ -31,6 +32,11 @@ int submit(run::SubmitRequest& q, const std::string& registry) {
     std::cout << fmt::format("  configuration: {} ({} changed argument{})\n",
                              e.configuration->eligible ? "eligible" : "ineligible", e.configuration->changes.size(),
                              e.configuration->changes.size() == 1 ? "" : "s");
+  for (const auto& t : e.component_tests)
+    std::cout << fmt::format("  component test {}: {} (worst error {:.4g}, bound {}){}\n", t.swap,
+                             t.raw ? checks::recompute_verdict(*t.raw, t.bound).verdict : std::string("no raw output"),
+                             t.worst_error, format_double(t.bound),
+                             t.evidence_problem.empty() ? "" : " — " + t.evidence_problem);
   if (e.convergence)
     std::cout << fmt::format(
         "  convergence: {} (correlation {:.4f}, final loss difference {:.3g}, {} pointwise "
@@ -56,6 +62,9 @@ const bool registered = register_command(
            ->required();
        app.add_option("--author", q->author, "your GitHub handle")->required();
        app.add_option("--registry", *registry, "the registry to write into (default: the bundled one)");
+       app.add_option("--component-tests", q->component_tests,
+                      "DIR that openrecipes component-test wrote: its raw outputs become the recipe's component-test "
+                      "evidence (one per same-math swap; repeatable)");
        app.add_option("--name", q->name, "the new recipe's folder name (default <recipe>-<author>-<log hash>)");
        app.footer(
            "Exit codes: 0 the recipe is verified; 1 it was written but is not verified (each reason printed); 2 bad "

@@ -262,6 +262,7 @@ RunPlan make_plan(const RunRequest& q) {
   const auto rendered = layout::render_command(words, vars, where);
   p.env = rendered.env;
   p.argv = rendered.argv;
+  p.script_index = shape.script - shape.env_end;
   check_script_inside_checkout(p.argv.at(shape.script - shape.env_end), p.framework_dir, where);
 
   // Patches: sha256 checked now (and again just before they are applied); they go to the framework checkout.

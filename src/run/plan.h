@@ -54,10 +54,11 @@ struct RunPlan {
   std::map<std::string, std::string> variables;          ///< the values of the variables the command uses
   std::vector<std::pair<std::string, std::string>> env;  ///< the command's leading NAME=value words, rendered
   std::vector<std::string> argv;                         ///< the command, rendered
-  std::vector<std::string> pythonpath;                   ///< data/, the recipe's patches/, (Ray) Megatron-LM
-  std::string framework_dir;  ///< the framework checkout (patches applied there; its commit probed)
-  std::string megatron_dir;   ///< the Megatron-LM checkout when known (its commit probed)
-  std::string python;         ///< the interpreter of the version probe
+  std::size_t script_index = 0;  ///< argv[script_index] is the entry script, its arguments follow (not in plan.json)
+  std::vector<std::string> pythonpath;  ///< data/, the recipe's patches/, (Ray) Megatron-LM
+  std::string framework_dir;            ///< the framework checkout (patches applied there; its commit probed)
+  std::string megatron_dir;             ///< the Megatron-LM checkout when known (its commit probed)
+  std::string python;                   ///< the interpreter of the version probe
   std::vector<PlannedPatch> patches;
   std::string run_dir;                                    ///< absolute
   int master_port = 0, ray_port = 0, dashboard_port = 0;  ///< rendezvous ports (multi-node and Ray)

@@ -9,6 +9,7 @@
 
 #include "checks/command_check.h"
 #include "checks/command_policy.h"
+#include "checks/component_test.h"
 #include "checks/stack.h"
 #include "core/atomic_output.h"
 #include "core/error.h"
@@ -23,6 +24,7 @@
 #include "registry/recipe.h"
 #include "registry/registry.h"
 #include "run/capture.h"
+#include "run/component_test.h"
 #include "run/model_args.h"
 
 namespace openrecipes::run {
@@ -211,6 +213,43 @@ registry::Stack probed_stack(const registry::Recipe& source, const RunPlan& p, c
   return s;
 }
 
+// The raw outputs of `openrecipes component-test` in `dirs`, by test: each read as build reads it, run for the recipe
+// the run ran (`recipe_id`), each test once.
+std::map<std::string, std::pair<fs::path, checks::ComponentOutput>> component_outputs(const std::vector<fs::path>& dirs,
+                                                                                      const std::string& recipe_id) {
+  std::map<std::string, std::pair<fs::path, checks::ComponentOutput>> out;
+  for (const auto& dir : dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+      throw InputError("--component-tests " + dir.string(), "not a folder",
+                       "give the folder openrecipes component-test wrote (-o DIR)");
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.is_regular_file() && e.path().extension() == ".json" && e.path().filename() != "plan.json" &&
+          !e.path().filename().string().starts_with("."))
+        files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    if (files.empty())
+      throw InputError(dir.string(), "no raw output of a component test (<swap>.json) in the folder",
+                       "give the folder openrecipes component-test wrote, after its tests ran");
+    for (const auto& f : files) {
+      auto raw = checks::parse_component_output(read_file(f, std::size_t{16} << 20), f.string());
+      if (raw.recipe != recipe_id)
+        throw InputError(f.string(), fmt::format("this component test was run for {}, not {}", raw.recipe, recipe_id),
+                         "run openrecipes component-test on the recipe the run ran");
+      if (!registry::is_registry_name(raw.test) || f.stem() != raw.test)
+        throw InputError(f.string(), "the file is not named after its test", kAsLeft);
+      if (out.count(raw.test))
+        throw InputError(f.string(),
+                         "a second raw output of test " + raw.test + " (" + out.at(raw.test).first.string() + ")",
+                         "give one folder per test, or one component-test run");
+      std::string test = raw.test;
+      out.emplace(std::move(test), std::make_pair(f, std::move(raw)));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 SubmitResult submit_run(const SubmitRequest& req) {
@@ -275,6 +314,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
                        fmt::format("over the registry's limit of {} bytes for one evidence file", kMaxTextFileBytes),
                        "keep the run's output smaller (a log of --log-interval 1 is far below it)");
 
+  const auto component = component_outputs(req.component_tests, source.id);
   const auto versions = evidence::parse_versions(read_file(run_dir / rec.versions.path), rec.versions.path);
   require_pinned_commit(source, versions, rec.versions.path);
   const auto args = evidence::find_megatron_args(read_file(run_dir / rec.arguments.path), rec.arguments.path);
@@ -302,6 +342,11 @@ SubmitResult submit_run(const SubmitRequest& req) {
   out.layout = planned.layout;
   out.stack = probed_stack(source, p, rec, versions, args);
   out.claims = {0, 0, 0, "ineligible", "fail", std::nullopt, std::nullopt, std::nullopt};
+  // Component tests: the records are computed from the raw outputs (never typed), which become evidence.
+  out.component_tests.clear();
+  for (const auto& [test, file_raw] : component)
+    out.component_tests.push_back(component_record(file_raw.second, reg.models.at(p.model).layer_shape,
+                                                   "evidence/component-tests/" + test + ".json"));
   const std::string comment = fmt::format(
       "Submitted by openrecipes submit from a run of {} ({} launcher{}); every claim below was\n"
       "computed from evidence/ by the build's own evaluation.",
@@ -325,6 +370,9 @@ SubmitResult submit_run(const SubmitRequest& req) {
   fs::create_directories(temp / "evidence");
   for (const auto& [from, to] : copies) fs::copy_file(run_dir / from, temp / to);
   write_file_atomic(temp / "evidence/launch.json", evidence::launch_json(p.env, p.argv));
+  if (!component.empty()) fs::create_directories(temp / "evidence/component-tests");
+  for (const auto& [test, file_raw] : component)
+    fs::copy_file(file_raw.first, temp / "evidence/component-tests" / (test + ".json"));
   for (const auto& patch : source.patches) {
     const fs::path dest = resolve_inside(temp, patch.relative, "patches");
     fs::create_directories(dest.parent_path());

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "registry/evaluate.h"
 
@@ -16,6 +17,9 @@ struct SubmitRequest {
   std::string author;               ///< a GitHub handle
   std::filesystem::path registry;   ///< the registry to write into
   std::string name;                 ///< the new recipe's folder name ("" : <recipe>-<author>-<8 hex of the log>)
+  /// Folders `openrecipes component-test` wrote (-o DIR): each raw output <test>.json in them becomes the recipe's
+  /// evidence/component-tests/<test>.json and a component-test record computed from it.
+  std::vector<std::filesystem::path> component_tests;
 };
 
 struct SubmitResult {
@@ -28,8 +32,10 @@ struct SubmitResult {
 /// written) for: a run directory whose run.json is missing (incomplete), edited after capture (a sha256 mismatch), a
 /// run that failed or was cancelled (with run.json's reason), a --profile run (not a convergence arm), a reference
 /// that does not load or is of another model or GPU type, a recipe the run came from that changed since the run, an
-/// author that is not a GitHub handle, a name that is not a recipe id, a model the registry lacks, and a recipe folder
-/// that already exists. The folder is written whole or not at all (a temp folder renamed into place).
+/// author that is not a GitHub handle, a name that is not a recipe id, a model the registry lacks, a recipe folder
+/// that already exists, and a component-test folder with no raw output, a raw output that does not read, was run for
+/// another recipe, or repeats a test another folder holds. The folder is written whole or not at all (a temp folder
+/// renamed into place).
 SubmitResult submit_run(const SubmitRequest& request);
 
 }  // namespace openrecipes::run

@@ -164,14 +164,49 @@ nlohmann::json result_json(const registry::RecipeResult& r) {
   nlohmann::json patches = nlohmann::json::array();
   for (const auto& p : rec.patches) patches.push_back({{"file", p.relative}, {"sha256", p.sha256}});
   j["patches"] = patches;
+  // Component tests as the configuration check judged them (their raw outputs read), else as the recipe records them.
   nlohmann::json tests = nlohmann::json::array();
-  for (const auto& t : rec.component_tests)
-    tests.push_back({{"swap", t.swap},
-                     {"compares", t.compares},
-                     {"bound", t.bound},
-                     {"worst_error", t.worst_error},
-                     {"passed", t.passed},
-                     {"shape", t.shape}});
+  for (const auto& t : r.component_tests.empty() ? rec.component_tests : r.component_tests) {
+    nlohmann::json x = {{"swap", t.swap},     {"compares", t.compares},
+                        {"bound", t.bound},   {"worst_error", t.worst_error},
+                        {"passed", t.passed}, {"shape", t.shape}};
+    if (!t.output.empty()) x["output"] = t.output;
+    if (!t.evidence_problem.empty()) x["problem"] = t.evidence_problem;
+    if (t.raw) {
+      const auto& o = *t.raw;
+      const auto v = checks::recompute_verdict(o, t.bound);
+      nlohmann::json swapped = nlohmann::json::array();
+      for (const auto& s : o.swap)
+        swapped.push_back({{"argument", s.argument}, {"reference", s.reference}, {"recipe", s.recipe}});
+      nlohmann::json tensors = nlohmann::json::array();
+      for (const auto& ts : o.tensors)
+        tensors.push_back({{"name", ts.name},
+                           {"kind", ts.kind},
+                           {"shape", ts.shape},
+                           {"dtype", ts.dtype},
+                           {"max_abs_error", ts.max_abs_error},
+                           {"reference_max_abs", ts.reference_max_abs}});
+      x["raw"] = {{"verdict", v.verdict},
+                  {"worst_error", v.worst_error},
+                  {"worst_tensor", v.worst_tensor},
+                  {"swapped", swapped},
+                  {"run_shape", o.shape},
+                  {"precision", o.precision},
+                  {"seed", o.seed},
+                  {"versions", o.versions},
+                  {"gpu", o.gpu},
+                  {"runner_sha256", o.runner_sha256},
+                  {"repeat_max_abs_diff", o.repeat_max_abs_diff},
+                  {"effect",
+                   {{"changed", o.changed},
+                    {"modules_differ", o.modules_differ},
+                    {"code_differ", o.code_differ},
+                    {"code_reference_only", o.code_reference_only},
+                    {"code_recipe_only", o.code_recipe_only}}},
+                  {"tensors", tensors}};
+    }
+    tests.push_back(std::move(x));
+  }
   j["component_tests"] = tests;
   j["series"] = series_json(r);
   nlohmann::json records;

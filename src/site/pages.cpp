@@ -533,12 +533,72 @@ json recipe_view(const json& pair, const json& e) {
     std::string shape;
     for (auto it = t["shape"].begin(); it != t["shape"].end(); ++it)
       shape += (shape.empty() ? "" : ", ") + it.key() + " " + std::to_string(it.value().get<std::int64_t>());
-    tests.push_back({{"swap", t["swap"]},
-                     {"compares", t["compares"]},
-                     {"shape", shape},
-                     {"bound", format_double(t["bound"].get<double>())},
-                     {"worst_error", format_double(t["worst_error"].get<double>())},
-                     {"passed", t["passed"].get<bool>() ? "passed" : "failed"}});
+    json test = {{"swap", t["swap"]},
+                 {"compares", t["compares"]},
+                 {"shape", shape},
+                 {"bound", format_double(t["bound"].get<double>())},
+                 {"worst_error", fmt::format("{:.4g}", t["worst_error"].get<double>())},
+                 {"passed", t["passed"].get<bool>() ? "passed" : "failed"},
+                 {"problem", t.value("problem", "")},
+                 {"raw", false}};
+    if (t.contains("raw")) {
+      const json& o = t["raw"];
+      const std::string file = t.value("output", "");
+      const std::string at = evidence_site_path(id, file);
+      json raw = {{"verdict", o["verdict"]},
+                  {"file", file},
+                  {"href", at.empty() ? json(nullptr) : json(root + url_path(at))},
+                  {"gpu", o["gpu"]}};
+      std::string swapped, run_shape, versions;
+      for (const auto& a : o["swapped"])
+        swapped += fmt::format("{}{} {} → {}", swapped.empty() ? "" : "; ", a["argument"].get<std::string>(),
+                               a["reference"].get<std::string>(), a["recipe"].get<std::string>());
+      for (auto it = o["run_shape"].begin(); it != o["run_shape"].end(); ++it)
+        run_shape += (run_shape.empty() ? "" : ", ") + it.key() + " " + std::to_string(it.value().get<std::int64_t>());
+      for (auto it = o["versions"].begin(); it != o["versions"].end(); ++it)
+        versions += (versions.empty() ? "" : ", ") + it.key() + " " + it.value().get<std::string>();
+      raw["swapped"] = swapped;
+      raw["run_shape"] = run_shape + ", " + o["precision"].get<std::string>() + ", seed " +
+                         std::to_string(o["seed"].get<std::int64_t>());
+      raw["versions"] = versions;
+      raw["runner"] = o["runner_sha256"].get<std::string>().substr(0, 12);
+      raw["repeat"] = fmt::format("{:.3g}", o["repeat_max_abs_diff"].get<double>());
+      const json& e = o["effect"];
+      std::string effect = e["changed"].get<bool>() ? fmt::format("{} module type(s) and {} traced function(s) differ",
+                                                                  e["modules_differ"].get<std::int64_t>(),
+                                                                  e["code_differ"].get<std::int64_t>())
+                                                    : "none: the same module types and the same traced code";
+      raw["effect"] = effect;
+      std::string only_ref, only_rec;
+      for (const auto& c : e["code_reference_only"]) only_ref += (only_ref.empty() ? "" : ", ") + c.get<std::string>();
+      for (const auto& c : e["code_recipe_only"]) only_rec += (only_rec.empty() ? "" : ", ") + c.get<std::string>();
+      raw["code_reference_only"] = only_ref;
+      raw["code_recipe_only"] = only_rec;
+      // Per tensor, the largest error first: the error recomputed as build does (max |diff| / max |reference|).
+      std::vector<std::pair<double, json>> rows;
+      for (const auto& ts : o["tensors"]) {
+        const double d = ts["max_abs_error"].get<double>(), m = ts["reference_max_abs"].get<double>();
+        const double err = m == 0 ? (d == 0 ? 0 : INFINITY) : d / m;
+        std::string dims;
+        for (const auto& x : ts["shape"]) dims += (dims.empty() ? "" : "×") + std::to_string(x.get<std::int64_t>());
+        rows.push_back({err,
+                        {{"name", ts["name"]},
+                         {"kind", ts["kind"]},
+                         {"shape", dims},
+                         {"dtype", ts["dtype"]},
+                         {"max_abs_error", fmt::format("{:.4g}", d)},
+                         {"reference_max_abs", fmt::format("{:.4g}", m)},
+                         {"error", fmt::format("{:.4g}", err)},
+                         {"over", err > t["bound"].get<double>()}}});
+      }
+      std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+      json tensors = json::array();
+      for (auto& r : rows) tensors.push_back(std::move(r.second));
+      raw["tensor_count"] = tensors.size();
+      raw["tensors"] = tensors;
+      test["raw"] = raw;
+    }
+    tests.push_back(std::move(test));
   }
   v["component_tests"] = tests;
   v["has_component_tests"] = !tests.empty();

@@ -205,6 +205,8 @@ std::map<std::string, fs::path> evidence_copies(const json& board, const registr
       for (const auto* f : {&r.arguments, &r.versions, &r.times, &r.convergence_arm, &r.launch})
         if (*f) add(r.id, (*f)->relative, (*f)->path);
       for (const auto& patch : r.patches) add(r.id, patch.relative, patch.path);
+      for (const auto& t : r.component_tests)
+        if (!t.output.empty()) add(r.id, t.output, r.dir / t.output);
     }
   return out;
 }
