@@ -90,6 +90,11 @@ ComponentPlan plan_component_tests(const ComponentTestRequest& q) {
                     : root  ? *root / "rules" / "component_tests.yaml"
                             : fs::path("registry/rules/component_tests.yaml");
   const auto rules = checks::ComponentRules::load(plan.rules_file);
+  for (const auto& s : q.swaps)
+    if (!rules.find(s))
+      throw InputError("--swap " + quote_for_message(s),
+                       "not a same-math swap registry/rules/component_tests.yaml lists",
+                       "give an argument as the argument dump names it, e.g. --swap cross_entropy_loss_fusion");
   plan.recipe_id = recipe.id;
   plan.reference_id = reference.id;
   plan.framework = recipe.stack.framework;
@@ -135,10 +140,6 @@ ComponentPlan plan_component_tests(const ComponentTestRequest& q) {
     if (!b.count(k) || b.at(k) != v) changed.insert(k);
   for (const auto& [k, v] : b)
     if (!a.count(k)) changed.insert(k);
-  for (const auto& s : q.swaps)
-    if (!rules.find(s))
-      throw InputError("--swap " + quote_for_message(s), "not a same-math swap " + plan.rules_file.string() + " lists",
-                       "give an argument as the argument dump names it, e.g. --swap cross_entropy_loss_fusion");
   for (const auto& rule : rules.rules()) {
     PlannedComponentTest t;
     for (const auto& n : rule.names)

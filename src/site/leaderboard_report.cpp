@@ -45,6 +45,12 @@ void make_json_safe(nlohmann::json& j) {
 std::string checks_summary(const registry::RecipeResult& r) {
   if (r.is_reference) return "reference";
   std::string c = r.configuration ? (r.configuration->eligible ? "config eligible" : "config ineligible") : "config -";
+  // The same-math swaps it makes, each counted only with a component test its raw output backs.
+  std::size_t swaps = 0, tested = 0;
+  if (r.configuration)
+    for (const auto& ch : r.configuration->changes)
+      if (ch.classification.cls == checks::ArgClass::same_math_swap) ++swaps, tested += ch.accepted ? 1 : 0;
+  if (swaps) c += fmt::format(" ({}/{} swap{} tested)", tested, swaps, swaps == 1 ? "" : "s");
   std::string v = r.convergence ? fmt::format("convergence {} (r {:.4f})", r.convergence->passed ? "pass" : "fail",
                                               r.convergence->correlation)
                                 : "convergence -";

@@ -539,7 +539,7 @@ json recipe_view(const json& pair, const json& e) {
                  {"bound", format_double(t["bound"].get<double>())},
                  {"worst_error", fmt::format("{:.4g}", t["worst_error"].get<double>())},
                  {"passed", t["passed"].get<bool>() ? "passed" : "failed"},
-                 {"problem", t.value("problem", "")},
+                 {"problem", t.contains("problem") ? t["problem"] : json(false)},
                  {"raw", false}};
     if (t.contains("raw")) {
       const json& o = t["raw"];

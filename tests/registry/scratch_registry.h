@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -52,11 +53,11 @@ inline std::string reasons_of(const RecipeResult& r) {
 struct Scratch {
   testing::TempDir dir;
   std::filesystem::path root;
-  Scratch() : root(dir / "registry") {
+  /// The bundled registry with only the recipes `keep` (default: the mock-data pair ref, mbs2, lr10).
+  explicit Scratch(const std::set<std::string>& keep = {"ref", "mbs2", "lr10"}) : root(dir / "registry") {
     std::filesystem::copy(bundled(), root, std::filesystem::copy_options::recursive);
     for (const auto& e : std::filesystem::directory_iterator(root / "recipes/qwen3-0.6b/H200"))
-      if (const auto name = e.path().filename(); name != "ref" && name != "mbs2" && name != "lr10")
-        std::filesystem::remove_all(e.path());
+      if (!keep.count(e.path().filename().string())) std::filesystem::remove_all(e.path());
   }
   std::filesystem::path recipe(const std::string& name) const { return root / "recipes/qwen3-0.6b/H200" / name; }
   std::string read(const std::filesystem::path& p) const { return read_file(p); }

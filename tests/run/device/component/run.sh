@@ -32,6 +32,5 @@ vars=(--var "MEGATRON_LM=$d/Megatron-LM" --var "SFT_DATA=$d/rows/rows")
   done
 } 2>&1 | tee "$out/device.log"
 # The device returns a few files from $OUT, not deep folders: everything in one archive.
-(cd "$out" && tar -czf /tmp/component-runs.tar.gz device.log ct-* run-* && rm -rf ct-* run-* &&
-  mv /tmp/component-runs.tar.gz .)
+(cd "$out" && shopt -s nullglob && tar -czf component-runs.tar.gz device.log ct-* run-* && rm -rf ct-* run-*)
 ls -la "$out"
