@@ -1,7 +1,8 @@
 // `openrecipes component-test <recipe> [--reference DIR] [--swap NAME ...] [--var NAME=VALUE ...] [--rules FILE]
 // [--dry-run] -o DIR` (SPEC §4.2): runs the component test of every same-math swap the recipe changes against its
 // reference, on this machine's GPU, with the runner compiled into openrecipes (data/component_test.py), and leaves
-// each test's raw output in DIR/<swap>.json for `openrecipes submit --component-tests DIR`.
+// each test's raw output in DIR/<swap>.json for `openrecipes submit --component-tests DIR` (and in
+// DIR/component-tests.yaml the records submit will write from them).
 #include <fmt/format.h>
 
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "core/subprocess.h"
 #include "core/text.h"
 #include "registry/model.h"
+#include "registry/recipe.h"
 #include "run/component_test.h"
 #include "run/plan.h"
 
@@ -27,6 +29,15 @@ struct Options {
   std::string reference, rules, out;
   bool dry_run = false;
 };
+
+// The layer shape of the recipe's model, from its registry's models/ (empty when the registry has no such file).
+checks::LayerShape model_layer_shape(const run::ComponentPlan& p) {
+  const fs::path models = p.rules_file.parent_path().parent_path() / "models";
+  const std::string model = p.recipe_id.substr(0, p.recipe_id.find('/'));
+  std::error_code ec;
+  if (!fs::is_regular_file(models / (model + ".yaml"), ec)) return {};
+  return registry::load_models(models).at(model).layer_shape;
+}
 
 void print_plan(const run::ComponentPlan& p, const std::vector<std::string>& runner) {
   std::cout << fmt::format("component tests of {} against its reference {} ({})\n", p.recipe_id, p.reference_id,
@@ -79,8 +90,10 @@ int component_test(Options& o) {
   so.on_output = [](std::string_view s) { std::cout << s << std::flush; };
   const int rc = run_process_streaming(runner, so);
 
-  // What the runner left, read back as build reads it.
+  // What the runner left, read back as build reads it; the records submit will write, for the reader.
   bool all_passed = plan.cannot.empty() && rc == 0;
+  std::vector<checks::ComponentTest> records;
+  const auto model_shape = model_layer_shape(plan);
   std::cout << "\n";
   for (const auto& t : plan.tests) {
     const fs::path raw_file = plan.out_dir / (t.id + ".json");
@@ -93,9 +106,15 @@ int component_test(Options& o) {
     const auto raw = checks::parse_component_output(read_file(raw_file, std::size_t{16} << 20), raw_file.string());
     const auto v = checks::recompute_verdict(raw, t.rule.bound);
     all_passed &= v.verdict == "passed";
+    records.push_back(run::component_record(raw, model_shape, "evidence/component-tests/" + t.id + ".json"));
     std::cout << fmt::format("  {:<28} {:<9} worst error {:.4g} ({}), bound {}\n  {:<28} {}\n", t.id, v.verdict,
                              v.worst_error, v.worst_tensor, format_double(t.rule.bound), "", raw_file.string());
   }
+  if (!records.empty())
+    write_file_atomic(
+        plan.out_dir / "component-tests.yaml",
+        "# The records openrecipes submit --component-tests writes from the raw outputs beside this file.\n" +
+            registry::component_tests_yaml(records));
   if (all_passed)
     std::cout << fmt::format("  next: openrecipes submit <run dir> --component-tests {} ...\n", plan.out_dir.string());
   return all_passed ? 0 : static_cast<int>(ExitCode::check_failed);

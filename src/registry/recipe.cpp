@@ -428,6 +428,21 @@ std::string evidence_entry(const char* key, const EvidenceFile& f) {
 
 }  // namespace
 
+std::string component_tests_yaml(const std::vector<checks::ComponentTest>& tests) {
+  if (tests.empty()) return {};
+  std::string y = "component_tests:\n";
+  for (const auto& c : tests) {
+    y += "  - swap: " + yaml_scalar(c.swap) + "\n    compares: " + yaml_scalar(c.compares) + "\n    shape: {";
+    bool first = true;
+    for (const auto& [k, v] : c.shape)
+      y += fmt::format("{}{}: {}", first ? "" : ", ", yaml_scalar(k), v), first = false;
+    y += fmt::format("}}\n    bound: {}\n    worst_error: {}\n    passed: {}\n", number(c.bound), number(c.worst_error),
+                     c.passed ? "true" : "false");
+    if (!c.output.empty()) y += "    output: " + yaml_scalar(c.output) + "\n";
+  }
+  return y;
+}
+
 std::string recipe_yaml(const Recipe& r, const std::string& comment) {
   std::string y;
   for (auto line : split(comment, '\n'))
@@ -492,18 +507,7 @@ std::string recipe_yaml(const Recipe& r, const std::string& comment) {
     y += "patches:\n";
     for (const auto& p : r.patches) y += "  - {path: " + yaml_scalar(p.relative) + ", sha256: " + p.sha256 + "}\n";
   }
-  if (!r.component_tests.empty()) {
-    y += "component_tests:\n";
-    for (const auto& c : r.component_tests) {
-      y += "  - swap: " + yaml_scalar(c.swap) + "\n    compares: " + yaml_scalar(c.compares) + "\n    shape: {";
-      bool first = true;
-      for (const auto& [k, v] : c.shape)
-        y += fmt::format("{}{}: {}", first ? "" : ", ", yaml_scalar(k), v), first = false;
-      y += fmt::format("}}\n    bound: {}\n    worst_error: {}\n    passed: {}\n", number(c.bound),
-                       number(c.worst_error), c.passed ? "true" : "false");
-      if (!c.output.empty()) y += "    output: " + yaml_scalar(c.output) + "\n";
-    }
-  }
+  y += component_tests_yaml(r.component_tests);
   const Claims& cl = r.claims;
   y += "claims:\n  tokens_per_s_per_gpu: " + number(cl.tokens_per_s_per_gpu) + "\n  cv: " + number(cl.cv) +
        "\n  gpu_hours: " + number(cl.gpu_hours) + "\n  configuration: " + yaml_scalar(cl.configuration) +

@@ -128,6 +128,9 @@ bool is_github_handle(const std::string& s);
 /// written: `recipe` must be a full one.
 std::string recipe_yaml(const Recipe& recipe, const std::string& comment = "");
 
+/// The `component_tests:` block of recipe.yaml for `tests` (recipe_yaml writes it; "" for none).
+std::string component_tests_yaml(const std::vector<checks::ComponentTest>& tests);
+
 /// How much of a recipe must be there: `full` for the registry (every field, evidence files present), `draft` for a
 /// recipe that has not run yet, as `openrecipes run` reads it: its evidence and claims are not read (they may be
 /// absent), and its stack needs only the framework's name (the run's probe finds the versions).

@@ -61,6 +61,14 @@ class ComponentTestCli(unittest.TestCase):
         self.assertIn("stand-in runner: PYTHONPATH=" + self.s.megatron, out)
         self.assertIn("cross_entropy_loss_fusion    passed    worst error 0.006667", out)
         self.assertIn("next: openrecipes submit <run dir> --component-tests " + self.out, out)
+        # The records submit will write, for the reader: the rule's bound, the worst error to 6 digits, the shape's
+        # model fields only.
+        with open(os.path.join(self.out, "component-tests.yaml"), encoding="utf-8") as f:
+            records = f.read()
+        self.assertIn("  - swap: cross_entropy_loss_fusion\n", records)
+        self.assertIn("    shape: {ffn_hidden_size: 3072, hidden_size: 1024, kv_channels: 128, num_attention_heads: 16, "
+                      "num_query_groups: 8}\n    bound: 0.016\n    worst_error: 0.00666667\n    passed: true\n"
+                      "    output: evidence/component-tests/cross_entropy_loss_fusion.json\n", records)
 
     def test_no_effect_fails(self):
         self.s.env["OPENRECIPES_STANDIN_NO_EFFECT"] = "1"
