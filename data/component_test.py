@@ -116,6 +116,9 @@ def tensor_error(reference, recipe):
     b = recipe.detach().double()
     diff = (b - a).abs().max().item() if a.numel() else 0.0
     ref_max = a.abs().max().item() if a.numel() else 0.0
+    if not (math.isfinite(diff) and math.isfinite(ref_max)):  # a NaN or inf in either setting fails, written as inf
+        return {"max_abs_error": diff if math.isfinite(diff) else math.inf,
+                "reference_max_abs": ref_max if math.isfinite(ref_max) else math.inf, "error": math.inf}
     return {"max_abs_error": diff, "reference_max_abs": ref_max, "error": relative(diff, ref_max)}
 
 

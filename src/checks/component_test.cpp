@@ -138,9 +138,15 @@ ComponentOutput parse_component_output(std::string_view json, const std::string&
     if (o.verdict != "passed" && o.verdict != "failed" && o.verdict != "no effect")
       throw InputError(file, "verdict is not passed, failed or no effect", kRawFix);
     o.worst_tensor = text(j, "worst_tensor", file, 1000);
+    if (!j.at("swap").is_array()) throw InputError(file, "swap is not a list", kRawFix);
     for (const auto& s : j.at("swap")) {
       if (!s.is_object()) throw InputError(file, "a swap entry is not an object", kRawFix);
-      o.swap.push_back({text(s, "argument", file, 200), text(s, "reference", file), text(s, "recipe", file)});
+      SwappedArgument a{text(s, "argument", file, 200), text(s, "reference", file), text(s, "recipe", file)};
+      if (a.reference == a.recipe)
+        throw InputError(file, "swap " + a.argument + " has the same value in both settings", kRawFix);
+      for (const auto& b : o.swap)
+        if (b.argument == a.argument) throw InputError(file, "swap lists " + a.argument + " twice", kRawFix);
+      o.swap.push_back(std::move(a));
     }
     o.bound = number(j, "bound", file);
     o.worst_error = number(j, "worst_error", file, true);
@@ -152,6 +158,9 @@ ComponentOutput parse_component_output(std::string_view json, const std::string&
     }
     if (!j.at("seed").is_number_integer()) throw InputError(file, "seed is not a whole number", kRawFix);
     o.seed = j.at("seed").get<std::int64_t>();
+    if (!j.contains("deterministic_algorithms") || !j.at("deterministic_algorithms").is_boolean())
+      throw InputError(file, "deterministic_algorithms is not true or false", kRawFix);
+    o.deterministic = j.at("deterministic_algorithms").get<bool>();
     for (const auto& [k, v] : j.at("versions").items()) {
       if (!v.is_string()) throw InputError(file, "versions." + k + " is not a string", kRawFix);
       o.versions[k] = v.get<std::string>();
@@ -167,10 +176,16 @@ ComponentOutput parse_component_output(std::string_view json, const std::string&
     o.code_recipe_only = strings(e.at("code").at("recipe_only"), file);
     if (o.changed != (o.modules_differ > 0 || o.code_differ > 0))
       throw InputError(file, "effect.changed disagrees with the differences it counts", kRawFix);
+    if (o.changed && o.modules_reference_only.empty() && o.modules_recipe_only.empty() &&
+        o.code_reference_only.empty() && o.code_recipe_only.empty())
+      throw InputError(file, "effect.changed is true, and it lists no module or function only one setting has",
+                       kRawFix);
     const auto& ts = j.at("tensors");
-    if (!ts.is_array() || ts.empty() || ts.size() > 1000000)
-      throw InputError(file, "tensors is not a list of 1 to 1,000,000 compared tensors", kRawFix);
-    bool output = false;
+    if (!ts.is_array() || ts.empty() || ts.size() > kMaxComponentTensors)
+      throw InputError(file, fmt::format("tensors is not a list of 1 to {} compared tensors", kMaxComponentTensors),
+                       kRawFix);
+    bool output = false, gradient = false;
+    std::set<std::string> names;
     for (const auto& t : ts) {
       ComponentTensor x;
       x.name = text(t, "name", file, 1000);
@@ -178,25 +193,47 @@ ComponentOutput parse_component_output(std::string_view json, const std::string&
       if (x.kind != "output" && x.kind != "gradient")
         throw InputError(file, "tensor " + x.name + ": kind is not output or gradient", kRawFix);
       output |= x.kind == "output";
-      for (const auto& d : t.at("shape")) x.shape.push_back(d.get<std::int64_t>());
+      gradient |= x.kind == "gradient";
+      if (!names.insert(x.name).second) throw InputError(file, "tensor " + x.name + " is listed twice", kRawFix);
+      for (const auto& d : t.at("shape")) {
+        if (!d.is_number_integer() || d.get<std::int64_t>() < 0 || d.get<std::int64_t>() > (std::int64_t{1} << 40))
+          throw InputError(file, "tensor " + x.name + ": a dimension is not a whole number 0..2^40", kRawFix);
+        x.shape.push_back(d.get<std::int64_t>());
+      }
       x.dtype = text(t, "dtype", file, 32);
-      x.max_abs_error = number(t, "max_abs_error", file);
-      x.reference_max_abs = number(t, "reference_max_abs", file);
+      x.max_abs_error = number(t, "max_abs_error", file, true);  // "inf": a non-finite value in either setting
+      x.reference_max_abs = number(t, "reference_max_abs", file, true);
       x.error = number(t, "error", file, true);
       o.tensors.push_back(std::move(x));
     }
     if (!output) throw InputError(file, "no output tensor was compared (the loss)", kRawFix);
+    if (!gradient) throw InputError(file, "no gradient was compared", kRawFix);
+    if (!names.count(o.worst_tensor)) throw InputError(file, "worst_tensor is not one of its tensors", kRawFix);
     return o;
   } catch (const nlohmann::json::exception& e) {
     throw InputError(file, std::string("a field is missing or of another type: ") + e.what(), kRawFix);
   }
 }
 
+std::string training_precision(const std::map<std::string, std::string>& dump) {
+  auto is = [&](const char* k, const char* v) { return dump.count(k) && dump.at(k) == v; };
+  if (dump.count("fp8") && dump.at("fp8") != "None") return "fp8";
+  if (is("bf16", "True")) return "bf16";
+  if (is("fp16", "True")) return "fp16";
+  if (dump.count("bf16") || dump.count("fp16")) return "fp32";
+  return {};
+}
+
+double tensor_error(const ComponentTensor& t) {
+  if (!std::isfinite(t.max_abs_error) || !std::isfinite(t.reference_max_abs)) return kInf;  // a NaN or inf fails
+  if (t.reference_max_abs == 0) return t.max_abs_error == 0 ? 0 : kInf;
+  return t.max_abs_error / t.reference_max_abs;
+}
+
 ComponentVerdict recompute_verdict(const ComponentOutput& o, double bound) {
   ComponentVerdict v;
   for (const auto& t : o.tensors) {
-    const double e =
-        t.reference_max_abs == 0 ? (t.max_abs_error == 0 ? 0 : kInf) : t.max_abs_error / t.reference_max_abs;
+    const double e = tensor_error(t);
     if (v.worst_tensor.empty() || e > v.worst_error) v.worst_error = e, v.worst_tensor = t.name;
   }
   v.verdict = !o.changed ? "no effect" : v.worst_error <= bound ? "passed" : "failed";
@@ -260,8 +297,14 @@ std::vector<std::string> check_component_evidence(const ComponentTest& t, const 
     problems.push_back(
         fmt::format("it says passed: {}, and its raw output {} gives {} (worst error {} against bound {})",
                     t.passed ? "true" : "false", f, v.verdict, show(v.worst_error), show(rule->bound)));
-  if (t.compares != o.compares)
-    problems.push_back(fmt::format("what it says it compares is not what its raw output {} says", f));
+  if (t.compares != o.compares || o.compares != rule->compares)
+    problems.push_back(
+        fmt::format("what it says it compares, or its raw output {} says, is not the rule's ({})", f, rule->where));
+  if (!o.deterministic) problems.push_back(fmt::format("its raw output {} ran without deterministic kernels", f));
+  if (o.repeat_max_abs_diff != 0)
+    problems.push_back(fmt::format(
+        "the same setting run twice differed by {} (raw output {}): the comparison would measure run-to-run noise",
+        show(o.repeat_max_abs_diff), f));
   // The swap: every argument the runner swapped, with both values, as the two runs' argument dumps show them; each
   // one of the rule's.
   if (o.swap.empty()) problems.push_back(fmt::format("its raw output {} swapped no argument", f));
@@ -291,6 +334,10 @@ std::vector<std::string> check_component_evidence(const ComponentTest& t, const 
           fmt::format("; {} {} (model {})", k, it == o.shape.end() ? "missing" : std::to_string(it->second), want);
   }
   auto field = [&](const char* k) { return o.shape.count(k) ? o.shape.at(k) : -1; };
+  if (field("num_layers") != rule->layers)
+    shape_diff += fmt::format("; num_layers {} (the rule builds {})", field("num_layers"), rule->layers);
+  if (c.vocab_size && field("vocab_size") < *c.vocab_size)
+    shape_diff += fmt::format("; vocab_size {} (the model's {})", field("vocab_size"), *c.vocab_size);
   if (field("seq_length") != c.row_length)
     shape_diff += fmt::format("; seq_length {} (the recipe's row length {})", field("seq_length"), c.row_length);
   if (c.micro_batch && field("micro_batch_size") != *c.micro_batch)
@@ -302,6 +349,11 @@ std::vector<std::string> check_component_evidence(const ComponentTest& t, const 
   if (o.precision != c.rules->precision())
     problems.push_back(fmt::format("its raw output {} ran in {}, and the bounds of component_tests.yaml are for {}", f,
                                    o.precision, c.rules->precision()));
+  if (!c.recipe_precision.empty() && c.recipe_precision != o.precision)
+    problems.push_back(
+        fmt::format("the recipe trains in {}, and its raw output {} ran in {}", c.recipe_precision, f, o.precision));
+  if (c.seed && o.seed != *c.seed)
+    problems.push_back(fmt::format("its raw output {} ran from seed {}, and the recipe's is {}", f, o.seed, *c.seed));
   // The stack and the GPU the recipe publishes.
   auto version = [&](const char* k) { return o.versions.count(k) ? o.versions.at(k) : std::string("unknown"); };
   if (!c.torch_version.empty() && version("torch") != c.torch_version)
@@ -312,7 +364,8 @@ std::vector<std::string> check_component_evidence(const ComponentTest& t, const 
                                    version("transformer_engine"), c.transformer_engine));
   if (!c.megatron_commit.empty() && !commits_agree(version("megatron_lm_commit"), c.megatron_commit))
     problems.push_back(fmt::format("its raw output {} ran Megatron-LM {}, and the recipe's stack pins {}", f,
-                                   version("megatron_lm_commit"), c.megatron_commit));
+                                   version("megatron_lm_commit").empty() ? "(none)" : version("megatron_lm_commit"),
+                                   c.megatron_commit));
   if (!c.gpu_names.empty() && std::find(c.gpu_names.begin(), c.gpu_names.end(), o.gpu) == c.gpu_names.end())
     problems.push_back(fmt::format("its raw output {} ran on {}, not a GPU of the recipe's type {}", f,
                                    quote_for_message(o.gpu), c.gpu_type));

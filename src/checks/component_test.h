@@ -84,6 +84,7 @@ struct ComponentOutput {
   double bound = 0, worst_error = 0, repeat_max_abs_diff = 0;
   std::map<std::string, std::int64_t> shape;
   std::int64_t seed = 0;
+  bool deterministic = false;                   ///< deterministic_algorithms: the runner's deterministic kernels
   std::map<std::string, std::string> versions;  ///< torch, cuda, transformer_engine ("none"), megatron_lm_commit, ...
   bool changed = false;                         ///< effect.changed: module types or the traced code path differ
   std::int64_t modules_differ = 0, code_differ = 0;
@@ -92,10 +93,15 @@ struct ComponentOutput {
   bool operator==(const ComponentOutput&) const = default;
 };
 
+/// The most tensors a raw output may compare (a 2-layer cut of a 256-expert model compares about 3,100).
+inline constexpr std::size_t kMaxComponentTensors = 20000;
+
 /// Parses a raw output (at most 16 MiB of JSON). Throws InputError naming `file` for malformed JSON, another format
 /// or format_version, a missing or mistyped field, no tensors or more than 1,000,000, a negative or non-finite error
-/// field (the runner writes inf as the string "inf": only `error` and `worst_error` may be "inf"), or a verdict other
-/// than passed / failed / no effect.
+/// field (the runner writes a non-finite value as the string "inf", which only the tensors' numbers and `worst_error`
+/// may hold), a swap entry twice or with the same value in both settings, a tensor twice, a worst_tensor that is not
+/// one of them, no gradient, `changed` without a listed difference, or a verdict other than passed / failed / no
+/// effect.
 ComponentOutput parse_component_output(std::string_view json, const std::string& file);
 
 /// What the build recomputes from a raw output: the worst error (the largest max_abs_error / reference_max_abs over
@@ -107,6 +113,12 @@ struct ComponentVerdict {
   std::string verdict;  ///< "passed", "failed", "no effect"
 };
 ComponentVerdict recompute_verdict(const ComponentOutput& output, double bound);
+/// The precision a run trains in, from its argument dump: fp8 (fp8 set), bf16, fp16, fp32 (neither), "" when the dump
+/// shows none of them. The runner names its own the same way.
+std::string training_precision(const std::map<std::string, std::string>& dump);
+
+/// One tensor's error: max_abs_error / reference_max_abs (0 / 0 = 0; x / 0, or a non-finite number, = inf).
+double tensor_error(const ComponentTensor& tensor);
 
 /// The largest worst error a record can hold (recipe.yaml's numbers stop at 1e30); an infinite one is recorded as it.
 inline constexpr double kMaxRecordedError = 1e30;
@@ -126,6 +138,7 @@ struct ComponentTest {
   std::vector<std::string> covers;
   std::string evidence_problem;
   std::optional<ComponentOutput> raw;
+  std::optional<double> rule_bound;  ///< the bound of its rule in the registry read (what the build holds it to)
   bool operator==(const ComponentTest&) const = default;
 };
 
@@ -143,6 +156,9 @@ struct ComponentContext {
   std::string torch_version, transformer_engine, megatron_commit;  ///< the recipe's stack ("" : not recorded)
   std::vector<std::string> gpu_names;  ///< the names the driver reports for the recipe's GPU type (gpus.yaml)
   std::string gpu_type;
+  std::optional<std::int64_t> vocab_size;  ///< the model's vocabulary (config.json); the runner's may be padded up
+  std::string recipe_precision;            ///< bf16, fp16, fp8 or fp32, from the recipe's argument dump ("" unknown)
+  std::optional<std::int64_t> seed;        ///< the recipe's seed, from its argument dump
   const std::map<std::string, std::string>* recipe_args = nullptr;     ///< the recipe's argument dump
   const std::map<std::string, std::string>* reference_args = nullptr;  ///< its reference's
 };

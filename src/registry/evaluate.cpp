@@ -25,6 +25,7 @@
 #include "core/files.h"
 #include "core/protocol.h"
 #include "core/sha256.h"
+#include "core/text.h"
 #include "evidence/launch.h"
 #include "evidence/megatron_args.h"
 #include "evidence/scheduler_times.h"
@@ -440,9 +441,19 @@ std::vector<checks::ComponentTest> judged_component_tests(const Context& c, cons
   if (ctx.megatron_commit == "unknown") ctx.megatron_commit.clear();
   if (auto g = c.reg.gpus.find(r.gpu); g != c.reg.gpus.end()) ctx.gpu_names = g->second.device_names;
   ctx.gpu_type = r.gpu;
-  if (ev.args) ctx.recipe_args = &ev.args->values;
+  if (ev.args) {
+    ctx.recipe_args = &ev.args->values;
+    ctx.recipe_precision = checks::training_precision(ev.args->values);
+    if (auto it = ev.args->values.find("seed"); it != ev.args->values.end()) ctx.seed = parse_int(it->second);
+  }
   if (rev.args) ctx.reference_args = &rev.args->values;
+  if (auto m = c.reg.models.find(r.model); m != c.reg.models.end() && m->second.config.is_object() &&
+                                           m->second.config.contains("vocab_size") &&
+                                           m->second.config["vocab_size"].is_number_integer())
+    ctx.vocab_size = m->second.config["vocab_size"].get<std::int64_t>();
   for (auto& t : out) {
+    if (ctx.rules)
+      if (const auto* rule = ctx.rules->find(t.swap)) t.rule_bound = rule->bound;
     if (!ctx.rules) {
       t.evidence_problem = "the registry has no rules/component_tests.yaml to test it against";
       continue;
@@ -452,7 +463,7 @@ std::vector<checks::ComponentTest> judged_component_tests(const Context& c, cons
         const std::filesystem::path file = resolve_inside(r.dir, t.output, r.file.string() + ": component_tests");
         t.raw = checks::parse_component_output(read_file(file, std::size_t{16} << 20), t.output);
       } catch (const InputError& e) {
-        t.evidence_problem = "its component test's raw output does not read: " + e.problem();
+        t.evidence_problem = "its component test's raw output " + t.output + " does not read: " + e.problem();
         continue;
       }
       for (const auto& s : t.raw->swap) t.covers.push_back(s.argument);
@@ -511,6 +522,20 @@ void run_checks(const Context& c, const Recipe& r, const Loaded& ev, RecipeResul
     out.configuration = checks::check_configuration(ev.args ? ev.args->values : none, std::nullopt, c.reg.rules,
                                                     r.component_tests, facts);
   }
+  // A component-test record must justify a same-math swap the recipe makes: one of no changed argument is refused (a
+  // record the evidence does not need would still be published beside the recipe).
+  if (out.configuration)
+    for (const auto& t : out.component_tests.empty() ? r.component_tests : out.component_tests) {
+      bool used = false;
+      for (const auto& ch : out.configuration->changes)
+        used |= ch.classification.cls == checks::ArgClass::same_math_swap &&
+                (ch.name == t.swap || std::find(t.covers.begin(), t.covers.end(), ch.name) != t.covers.end());
+      if (!used)
+        add(out, "configuration check", "configuration.component-test-unused",
+            fmt::format("component test of {} ({}): the recipe makes no same-math swap of {} against its reference",
+                        t.swap, t.where, t.swap),
+            "remove the record, or test a swap the recipe makes");
+    }
   if (out.configuration && !out.configuration->eligible) {
     std::string why;
     for (const auto& p : out.configuration->problems) why += (why.empty() ? "" : "; ") + p;

@@ -283,6 +283,17 @@ void read_patches_and_component_tests(const YamlField& y, const fs::path& dir, R
         resolve_inside(dir, t.output, c["output"].where());
       }
       t.where = c.where();
+      for (const auto& other : r.component_tests) {
+        if (other.swap == t.swap)
+          throw InputError(c["swap"].where(),
+                           "a second component test of " + t.swap + " (first at " + other.where + ")",
+                           "keep one record per swap");
+        if (!t.output.empty() && other.output == t.output)
+          throw InputError(c["output"].where(), "a second record of the raw output " + t.output,
+                           "each record has its own raw output");
+      }
+      if (r.component_tests.size() >= 64)
+        throw InputError(c.where(), "more than 64 component tests", "one record per same-math swap the recipe makes");
       r.component_tests.push_back(std::move(t));
     }
   }

@@ -84,6 +84,14 @@ ComponentPlan plan_component_tests(const ComponentTestRequest& q) {
                      fmt::format("the reference is {} on {}, the recipe {} on {}", reference.model,
                                  reference.stack.framework, recipe.model, recipe.stack.framework),
                      "give the recipe's own reference (same model and framework)");
+  std::error_code ec;
+  if (fs::equivalent(recipe.dir, reference.dir, ec))
+    throw InputError("reference " + reference.id, "the recipe is its own reference",
+                     "give the recipe it was tuned from");
+  if (reference.workload.key != recipe.workload.key || reference.workload.row_length != recipe.workload.row_length ||
+      reference.workload.global_batch != recipe.workload.global_batch)
+    throw InputError("reference " + reference.id, "the reference ran another workload (key, row length or batch)",
+                     "give the recipe it was tuned from, on the same workload");
 
   ComponentPlan plan;
   plan.rules_file = q.rules ? *q.rules
@@ -140,6 +148,14 @@ ComponentPlan plan_component_tests(const ComponentTestRequest& q) {
     if (!b.count(k) || b.at(k) != v) changed.insert(k);
   for (const auto& [k, v] : b)
     if (!a.count(k)) changed.insert(k);
+  for (const auto& s : q.swaps)
+    if (!changed.count(s)) {
+      std::string made;
+      for (const auto& c : changed) made += (made.empty() ? "" : ", ") + c;
+      throw InputError(
+          "--swap " + s, "the recipe does not set " + s + " differently from its reference " + reference.id,
+          made.empty() ? std::string("it makes no same-math swap: nothing to test") : "the swaps it makes: " + made);
+    }
   for (const auto& rule : rules.rules()) {
     PlannedComponentTest t;
     for (const auto& n : rule.names)

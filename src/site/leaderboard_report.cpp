@@ -42,6 +42,9 @@ void make_json_safe(nlohmann::json& j) {
   }
 }
 
+// A number as JSON, infinity as the string "inf" (JSON has no infinity; the raw output writes it so too).
+nlohmann::json finite_or_inf(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf"); }
+
 std::string checks_summary(const registry::RecipeResult& r) {
   if (r.is_reference) return "reference";
   std::string c = r.configuration ? (r.configuration->eligible ? "config eligible" : "config ineligible") : "config -";
@@ -178,9 +181,10 @@ nlohmann::json result_json(const registry::RecipeResult& r) {
                         {"passed", t.passed}, {"shape", t.shape}};
     if (!t.output.empty()) x["output"] = t.output;
     if (!t.evidence_problem.empty()) x["problem"] = t.evidence_problem;
+    if (t.rule_bound) x["rule_bound"] = *t.rule_bound;
     if (t.raw) {
       const auto& o = *t.raw;
-      const auto v = checks::recompute_verdict(o, t.bound);
+      const auto v = checks::recompute_verdict(o, t.rule_bound.value_or(t.bound));
       nlohmann::json swapped = nlohmann::json::array();
       for (const auto& s : o.swap)
         swapped.push_back({{"argument", s.argument}, {"reference", s.reference}, {"recipe", s.recipe}});
@@ -190,10 +194,10 @@ nlohmann::json result_json(const registry::RecipeResult& r) {
                            {"kind", ts.kind},
                            {"shape", ts.shape},
                            {"dtype", ts.dtype},
-                           {"max_abs_error", ts.max_abs_error},
-                           {"reference_max_abs", ts.reference_max_abs}});
+                           {"max_abs_error", finite_or_inf(ts.max_abs_error)},
+                           {"reference_max_abs", finite_or_inf(ts.reference_max_abs)}});
       x["raw"] = {{"verdict", v.verdict},
-                  {"worst_error", v.worst_error},
+                  {"worst_error", std::isfinite(v.worst_error) ? nlohmann::json(v.worst_error) : nlohmann::json("inf")},
                   {"worst_tensor", v.worst_tensor},
                   {"swapped", swapped},
                   {"run_shape", o.shape},

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "checks/component_test.h"
 #include "core/text.h"
 #include "core/version.h"
 #include "registry/evaluate.h"
@@ -537,8 +538,12 @@ json recipe_view(const json& pair, const json& e) {
                  {"compares", t["compares"]},
                  {"shape", shape},
                  {"bound", format_double(t["bound"].get<double>())},
-                 {"worst_error", fmt::format("{:.4g}", t["worst_error"].get<double>())},
-                 {"passed", t["passed"].get<bool>() ? "passed" : "failed"},
+                 {"worst_error", t["worst_error"].get<double>() >= checks::kMaxRecordedError
+                                     ? std::string("inf")
+                                     : fmt::format("{:.4g}", t["worst_error"].get<double>())},
+                 {"passed", t.contains("problem")     ? "not counted"
+                            : t["passed"].get<bool>() ? "passed"
+                                                      : "failed"},
                  {"problem", t.contains("problem") ? t["problem"] : json(false)},
                  {"raw", false}};
     if (t.contains("raw")) {
@@ -575,10 +580,13 @@ json recipe_view(const json& pair, const json& e) {
       raw["code_reference_only"] = only_ref;
       raw["code_recipe_only"] = only_rec;
       // Per tensor, the largest error first: the error recomputed as build does (max |diff| / max |reference|).
+      // Held to the rule's bound, as the build holds it (the record's own may differ, and is then a reason).
+      const double bound = t.contains("rule_bound") ? t["rule_bound"].get<double>() : t["bound"].get<double>();
       std::vector<std::pair<double, json>> rows;
       for (const auto& ts : o["tensors"]) {
-        const double d = ts["max_abs_error"].get<double>(), m = ts["reference_max_abs"].get<double>();
-        const double err = m == 0 ? (d == 0 ? 0 : INFINITY) : d / m;
+        auto num = [](const json& x) { return x.is_number() ? x.get<double>() : INFINITY; };  // "inf"
+        const double d = num(ts["max_abs_error"]), m = num(ts["reference_max_abs"]);
+        const double err = !std::isfinite(d) || !std::isfinite(m) ? INFINITY : m == 0 ? (d == 0 ? 0 : INFINITY) : d / m;
         std::string dims;
         for (const auto& x : ts["shape"]) dims += (dims.empty() ? "" : "×") + std::to_string(x.get<std::int64_t>());
         rows.push_back({err,
@@ -589,7 +597,7 @@ json recipe_view(const json& pair, const json& e) {
                          {"max_abs_error", fmt::format("{:.4g}", d)},
                          {"reference_max_abs", fmt::format("{:.4g}", m)},
                          {"error", fmt::format("{:.4g}", err)},
-                         {"over", err > t["bound"].get<double>()}}});
+                         {"over", err > bound}}});
       }
       std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
       json tensors = json::array();

@@ -82,7 +82,7 @@ nlohmann::json raw_json() {
       {"reference", "qwen3-0.6b/H200/ref"},
       {"test", "cross_entropy_loss_fusion"},
       {"swap", {{{"argument", "cross_entropy_loss_fusion"}, {"reference", "False"}, {"recipe", "True"}}}},
-      {"compares", "fused vs unfused cross-entropy"},
+      {"compares", bundled_rules().find("cross_entropy_loss_fusion")->compares},
       {"bound", 0.016},
       {"metric", "max|d| / max|ref|"},
       {"shape",
@@ -97,6 +97,7 @@ nlohmann::json raw_json() {
         {"vocab_size", 151936}}},
       {"precision", "bf16"},
       {"seed", 1234},
+      {"deterministic_algorithms", true},
       {"versions",
        {{"torch", "2.11.0+cu130"},
         {"transformer_engine", "none"},
@@ -220,6 +221,9 @@ struct Fixture {
     c.gpu_type = "H200";
     c.recipe_args = &recipe_args;
     c.reference_args = &reference_args;
+    c.recipe_precision = "bf16";
+    c.seed = 1234;
+    c.vocab_size = 151936;
     return c;
   }
   // The record submit writes from `j`.
@@ -274,9 +278,10 @@ TEST(ComponentEvidence, a_wrong_shape_swap_bound_stack_or_gpu_is_caught) {
       << p;
 
   j = raw_json();
-  j["swap"][0]["recipe"] = "False";  // not what the recipe's run had
+  j["swap"][0]["reference"] = "True";  // the other way round from the two runs
+  j["swap"][0]["recipe"] = "False";
   p = f.problems(Fixture::record(j));
-  EXPECT_NE(p.find("tested cross_entropy_loss_fusion = False (reference) vs False (recipe), but the runs' argument "
+  EXPECT_NE(p.find("tested cross_entropy_loss_fusion = True (reference) vs False (recipe), but the runs' argument "
                    "dumps show False vs True"),
             std::string::npos)
       << p;
@@ -304,6 +309,85 @@ TEST(ComponentEvidence, a_wrong_shape_swap_bound_stack_or_gpu_is_caught) {
   j["runner_sha256"] = std::string(64, 'a');
   p = f.problems(Fixture::record(j));
   EXPECT_NE(p.find("was written by a runner this registry does not accept"), std::string::npos) << p;
+}
+
+TEST(ComponentEvidence, run_to_run_noise_another_seed_precision_vocabulary_or_compares_is_caught) {
+  Fixture f;
+  auto j = raw_json();
+  j["repeat_max_abs_diff"] = 0.25;
+  auto p = f.problems(Fixture::record(j));
+  EXPECT_NE(p.find("the same setting run twice differed by 0.25"), std::string::npos) << p;
+  j = raw_json();
+  j["deterministic_algorithms"] = false;
+  j["seed"] = 7;
+  j["shape"]["vocab_size"] = 8;
+  j["shape"]["num_layers"] = 1;
+  p = f.problems(Fixture::record(j));
+  EXPECT_NE(p.find("ran without deterministic kernels"), std::string::npos) << p;
+  EXPECT_NE(p.find("ran from seed 7, and the recipe's is 1234"), std::string::npos) << p;
+  EXPECT_NE(p.find("vocab_size 8 (the model's 151936)"), std::string::npos) << p;
+  EXPECT_NE(p.find("num_layers 1 (the rule builds 2)"), std::string::npos) << p;
+  j = raw_json();
+  j["compares"] = "whatever the submitter likes";
+  auto t = Fixture::record(j);
+  p = f.problems(t);
+  EXPECT_NE(p.find("is not the rule's"), std::string::npos) << p;
+  // The recipe trains in FP16 (its argument dump), the raw output says BF16.
+  auto c = f.context();
+  c.recipe_precision = "fp16";
+  std::string all;
+  for (const auto& x : check_component_evidence(Fixture::record(raw_json()), c)) all += x + "\n";
+  EXPECT_NE(all.find("the recipe trains in fp16, and its raw output"), std::string::npos) << all;
+  EXPECT_EQ(training_precision({{"bf16", "True"}, {"fp16", "False"}, {"fp8", "None"}}), "bf16");
+  EXPECT_EQ(training_precision({{"bf16", "False"}, {"fp16", "True"}}), "fp16");
+  EXPECT_EQ(training_precision({{"bf16", "True"}, {"fp8", "hybrid"}}), "fp8");
+  EXPECT_EQ(training_precision({{"bf16", "False"}, {"fp16", "False"}}), "fp32");
+  EXPECT_EQ(training_precision({}), "");
+}
+
+TEST(ComponentOutput, a_non_finite_tensor_fails_and_lenient_shapes_are_refused) {
+  auto j = raw_json();
+  j["tensors"][2]["max_abs_error"] = "inf";  // the runner's NaN or inf in a gradient
+  j["tensors"][2]["error"] = "inf";
+  const auto v = recompute_verdict(parse_component_output(j.dump(), "x"), 0.016);
+  EXPECT_TRUE(std::isinf(v.worst_error));
+  EXPECT_EQ(v.verdict, "failed");
+  auto refused = [](const nlohmann::json& x) {
+    try {
+      parse_component_output(x.dump(), "bad.json");
+    } catch (const InputError&) {
+      return true;
+    }
+    return false;
+  };
+  j = raw_json();
+  j["swap"] = {{"argument", "cross_entropy_loss_fusion"}};  // an object, not a list
+  EXPECT_TRUE(refused(j));
+  j = raw_json();
+  j["swap"].push_back(j["swap"][0]);  // twice
+  EXPECT_TRUE(refused(j));
+  j = raw_json();
+  j["swap"][0]["recipe"] = "False";  // the same value on both sides
+  EXPECT_TRUE(refused(j));
+  j = raw_json();
+  j["tensors"][1]["shape"] = {1e308};
+  EXPECT_TRUE(refused(j));
+  j = raw_json();
+  j["tensors"][1]["shape"] = {-5};
+  EXPECT_TRUE(refused(j));
+  j = raw_json();
+  j["tensors"].push_back(j["tensors"][1]);  // a tensor twice
+  EXPECT_TRUE(refused(j));
+  j = raw_json();
+  j["worst_tensor"] = "grad:elsewhere";
+  EXPECT_TRUE(refused(j));
+  j = raw_json();
+  j["effect"]["code"]["reference_only"] = nlohmann::json::array();
+  j["effect"]["code"]["recipe_only"] = nlohmann::json::array();  // changed, and nothing listed
+  EXPECT_TRUE(refused(j));
+  j = raw_json();
+  j.erase("deterministic_algorithms");
+  EXPECT_TRUE(refused(j));
 }
 
 TEST(ComponentEvidence, no_effect_and_a_missing_raw_output_never_count) {

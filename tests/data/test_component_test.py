@@ -122,6 +122,16 @@ class WithTorch(unittest.TestCase):
         with self.assertRaises(ct.RunnerError):
             ct.tensor_error(ref, torch.zeros(4))
 
+    def test_a_nan_or_inf_in_either_setting_is_an_infinite_error(self):
+        ref = torch.tensor([1.0, 2.0])
+        e = ct.tensor_error(ref, torch.tensor([float("nan"), 2.0]))
+        self.assertEqual((e["max_abs_error"], e["error"]), (math.inf, math.inf))
+        e = ct.tensor_error(torch.tensor([float("inf"), 2.0]), ref)
+        self.assertEqual(e["error"], math.inf)
+        rows = ct.compare({"loss": ("output", ref), "grad:w": ("gradient", ref)},
+                          {"loss": ("output", ref), "grad:w": ("gradient", torch.tensor([float("nan"), 2.0]))})
+        self.assertEqual(max(rows, key=lambda r: r["error"])["name"], "grad:w")  # the worst, not skipped
+
     def test_bf16_tensors_are_compared_in_float64(self):
         ref = torch.tensor([1.0, 256.0], dtype=torch.bfloat16)
         rec = torch.tensor([1.0078125, 256.0], dtype=torch.bfloat16)  # one BF16 step above 1.0

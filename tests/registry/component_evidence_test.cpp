@@ -138,8 +138,8 @@ TEST(BundledComponentTest, a_missing_or_unreadable_raw_output_or_another_bound_i
     fs::remove(s.raw());
     auto b = build(s.root);
     EXPECT_FALSE(b.get("tulu3-cefusion").verified);
-    EXPECT_TRUE(
-        has_reason(b.get("tulu3-cefusion"), std::string(kSwap) + "its component test's raw output does not read"))
+    EXPECT_TRUE(has_reason(b.get("tulu3-cefusion"), std::string(kSwap) + "its component test's raw output " + kRaw +
+                                                        " does not read: file not found"))
         << reasons_of(b.get("tulu3-cefusion"));
   }
   {
@@ -167,6 +167,42 @@ TEST(BundledComponentTest, a_missing_or_unreadable_raw_output_or_another_bound_i
     auto b = build(s.root);
     EXPECT_TRUE(has_reason(b.get("tulu3-cefusion"), std::string(kSwap) + "no component test records this swap"))
         << reasons_of(b.get("tulu3-cefusion"));
+  }
+}
+
+TEST(BundledComponentTest, a_record_of_a_swap_the_recipe_does_not_make_or_a_second_record_is_refused) {
+  {
+    CefusionScratch s;  // a second record, of an argument the recipe does not change, beside the real one
+    const fs::path y = s.recipe("tulu3-cefusion") / "recipe.yaml";
+    std::string text = s.read(y);
+    const auto begin = text.find("  - swap: cross_entropy_loss_fusion");
+    const auto end = text.find("claims:");
+    std::string extra = text.substr(begin, end - begin);
+    extra.replace(extra.find("swap: cross_entropy_loss_fusion"), 31, "swap: bias_swiglu_fusion");
+    extra.replace(extra.find("output: "), std::string("output: ").size(), "output: evidence/");
+    text.insert(end, extra);
+    s.write(y, text);
+    auto b = build(s.root);
+    EXPECT_FALSE(b.get("tulu3-cefusion").verified);
+    EXPECT_TRUE(has_reason(b.get("tulu3-cefusion"),
+                           "the recipe makes no same-math swap of bias_swiglu_fusion against its reference"))
+        << reasons_of(b.get("tulu3-cefusion"));
+  }
+  {
+    CefusionScratch s;  // the same record twice: the recipe does not load
+    const fs::path y = s.recipe("tulu3-cefusion") / "recipe.yaml";
+    std::string text = s.read(y);
+    const auto begin = text.find("  - swap: cross_entropy_loss_fusion");
+    const auto end = text.find("claims:");
+    text.insert(end, text.substr(begin, end - begin));
+    s.write(y, text);
+    const auto reg = load_registry(s.root);
+    bool refused = false;
+    for (const auto& e : reg.recipes)
+      if (e.id == "qwen3-0.6b/H200/tulu3-cefusion")
+        refused =
+            !e.recipe && e.load_error.find("a second component test of cross_entropy_loss_fusion") != std::string::npos;
+    EXPECT_TRUE(refused);
   }
 }
 
