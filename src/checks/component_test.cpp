@@ -55,13 +55,10 @@ std::string show_shape(const std::map<std::string, std::int64_t>& s) {
   return out;
 }
 
-// The same number as a record writes it (6 significant digits): a record agrees with its raw output at that precision.
+// A number in a message, at the precision a record holds.
 std::string show(double x) { return fmt::format("{:.6g}", x); }
 
-bool same_to_print(double a, double b) {
-  a = std::min(a, kMaxRecordedError), b = std::min(b, kMaxRecordedError);
-  return fmt::format("{:.6g}", a) == fmt::format("{:.6g}", b);
-}
+bool same_to_print(double a, double b) { return recorded_error(a) == recorded_error(b); }
 
 }  // namespace
 
@@ -222,6 +219,11 @@ std::string training_precision(const std::map<std::string, std::string>& dump) {
   if (is("fp16", "True")) return "fp16";
   if (dump.count("bf16") || dump.count("fp16")) return "fp32";
   return {};
+}
+
+double recorded_error(double worst_error) {
+  const double x = std::min(worst_error, kMaxRecordedError);
+  return parse_double(fmt::format("{:.6g}", x)).value_or(x);
 }
 
 double tensor_error(const ComponentTensor& t) {

@@ -123,6 +123,10 @@ double tensor_error(const ComponentTensor& tensor);
 /// The largest worst error a record can hold (recipe.yaml's numbers stop at 1e30); an infinite one is recorded as it.
 inline constexpr double kMaxRecordedError = 1e30;
 
+/// A worst error as a record holds it: 6 significant digits, at most kMaxRecordedError. A record agrees with its raw
+/// output when both give the same recorded_error.
+double recorded_error(double worst_error);
+
 /// One component test a recipe records for a same-math swap.
 struct ComponentTest {
   std::string swap;        ///< the test: the argument it justifies, e.g. "cross_entropy_loss_fusion"

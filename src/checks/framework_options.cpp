@@ -94,6 +94,11 @@ OptionTable OptionTable::parse(std::string_view text, const std::string& file) {
   return t;
 }
 
+const OptionTable* OptionTable::bundled_or_megatron(const std::string& framework) {
+  const OptionTable* table = bundled(framework);
+  return table ? table : bundled("megatron-lm");
+}
+
 const OptionTable* OptionTable::bundled(const std::string& framework) {
   static const std::map<std::string, OptionTable> tables = [] {
     std::map<std::string, OptionTable> out;

@@ -53,6 +53,8 @@ class OptionTable {
   /// none. A table that extends another (slime's and miles' list what their provider adds to Megatron-LM's parser)
   /// holds the base table's options too.
   static const OptionTable* bundled(const std::string& framework);
+  /// bundled(framework), else Megatron-LM's: a framework without a table of its own parses with Megatron-LM's flags.
+  static const OptionTable* bundled_or_megatron(const std::string& framework);
   /// Adds `base`'s options whose spellings this table does not have (a table that `extends` another).
   void extend(const OptionTable& base);
 

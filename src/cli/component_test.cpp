@@ -45,11 +45,9 @@ void print_plan(const run::ComponentPlan& p, const std::vector<std::string>& run
   if (p.tests.empty() && p.cannot.empty())
     std::cout << "  the two commands set no same-math swap differently: nothing to test\n";
   for (const auto& t : p.tests) {
-    std::string changed, needs;
-    for (const auto& c : t.changed) changed += (changed.empty() ? "" : ", ") + c;
-    for (const auto& n : t.rule.needs) needs += (needs.empty() ? "" : ", ") + n;
-    std::cout << fmt::format("  test {}: swaps {}; {} layer(s); bound {}{}\n    compares {}\n", t.id, changed,
-                             t.rule.layers, format_double(t.rule.bound), needs.empty() ? "" : "; needs " + needs,
+    std::cout << fmt::format("  test {}: swaps {}; {} layer(s); bound {}{}\n    compares {}\n", t.id,
+                             fmt::join(t.changed, ", "), t.rule.layers, format_double(t.rule.bound),
+                             t.rule.needs.empty() ? "" : fmt::format("; needs {}", fmt::join(t.rule.needs, ", ")),
                              t.rule.compares);
   }
   for (const auto& c : p.cannot) std::cout << "  cannot test " << c << "\n";

@@ -40,7 +40,7 @@ nlohmann::ordered_json layout_json(const layout::Layout& l) {
 
 int run(const RelayoutOptions& o) {
   fs::path p(o.recipe);
-  const auto recipe = registry::load_recipe(p.filename() == "recipe.yaml" ? p.parent_path() : p);
+  const auto recipe = registry::load_recipe(registry::recipe_folder(p));
   {  // the program policy: relayout never prints a command that openrecipes run would refuse
     const std::string where = recipe.file.string() + ": command";
     auto policy = checks::CommandPolicy::bundled().check(layout::split_command(recipe.command, where),

@@ -390,8 +390,7 @@ void check_command(const Context& c, const Recipe& r, const Loaded& ev, RecipeRe
   if (!policy.shape || !ev.args) return;
   // slime and miles add their arguments to Megatron-LM's parser: their tables hold Megatron-LM's options too (a
   // framework without a table of its own is read with Megatron-LM's).
-  const checks::OptionTable* table = checks::OptionTable::bundled(r.stack.framework);
-  if (!table) table = checks::OptionTable::bundled("megatron-lm");
+  const checks::OptionTable* table = checks::OptionTable::bundled_or_megatron(r.stack.framework);
   // The table is the run's own parser when it is of the recipe's framework at the commit the recipe pins: a flag it
   // lacks would have stopped the run (Megatron-LM's parse_args refuses unknown flags). Not so for an extended table:
   // slime parses with ignore_unknown_args (its --sglang-* words go to a parser of their own), and the Megatron-LM
@@ -452,12 +451,11 @@ std::vector<checks::ComponentTest> judged_component_tests(const Context& c, cons
                                            m->second.config["vocab_size"].is_number_integer())
     ctx.vocab_size = m->second.config["vocab_size"].get<std::int64_t>();
   for (auto& t : out) {
-    if (ctx.rules)
-      if (const auto* rule = ctx.rules->find(t.swap)) t.rule_bound = rule->bound;
     if (!ctx.rules) {
       t.evidence_problem = "the registry has no rules/component_tests.yaml to test it against";
       continue;
     }
+    if (const auto* rule = ctx.rules->find(t.swap)) t.rule_bound = rule->bound;
     if (!t.output.empty()) {
       try {
         const std::filesystem::path file = resolve_inside(r.dir, t.output, r.file.string() + ": component_tests");
@@ -468,8 +466,7 @@ std::vector<checks::ComponentTest> judged_component_tests(const Context& c, cons
       }
       for (const auto& s : t.raw->swap) t.covers.push_back(s.argument);
     }
-    const auto problems = checks::check_component_evidence(t, ctx);
-    for (const auto& p : problems) t.evidence_problem += (t.evidence_problem.empty() ? "" : "; ") + p;
+    t.evidence_problem = fmt::format("{}", fmt::join(checks::check_component_evidence(t, ctx), "; "));
   }
   return out;
 }

@@ -136,6 +136,12 @@ std::string component_tests_yaml(const std::vector<checks::ComponentTest>& tests
 /// absent), and its stack needs only the framework's name (the run's probe finds the versions).
 enum class RecipeLoad : unsigned char { full, draft };
 
+/// The recipe folder a user names, as its folder or its recipe.yaml (`run`, `relayout`, `submit --reference`,
+/// `component-test` take either).
+inline std::filesystem::path recipe_folder(const std::filesystem::path& given) {
+  return given.filename() == "recipe.yaml" ? given.parent_path() : given;
+}
+
 /// Loads `dir`/recipe.yaml, where `dir` is registry/recipes/<model>/<gpu>/<name>. Throws InputError naming the
 /// file, line and field, with the fix, for: malformed YAML, a missing, mistyped, out-of-range or unknown field,
 /// an id/model/gpu that does not match the folder, an evidence or patch path that escapes the folder or does not

@@ -17,10 +17,6 @@ namespace openrecipes::run {
 namespace {
 namespace fs = std::filesystem;
 
-const std::set<std::string> kLauncherVariables = {"MEGATRON_LM", "SLIME", "MILES", "PYTHON"};
-
-fs::path recipe_dir(const fs::path& p) { return p.filename() == "recipe.yaml" ? p.parent_path() : p; }
-
 // The registry a recipe folder sits in (<root>/recipes/<model>/<gpu>/<name>), when it does.
 std::optional<fs::path> registry_root(const registry::Recipe& r) {
   const fs::path root = fs::absolute(r.dir).lexically_normal().parent_path().parent_path().parent_path().parent_path();
@@ -39,9 +35,7 @@ std::map<std::string, std::string> swap_settings(const std::vector<std::string>&
     w.parts.push_back({layout::WordPart::Kind::literal, a, false});
     words.push_back(std::move(w));
   }
-  const checks::OptionTable* table = checks::OptionTable::bundled(framework);
-  if (!table) table = checks::OptionTable::bundled("megatron-lm");
-  const auto parsed = checks::parse_arguments(words, table, {});
+  const auto parsed = checks::parse_arguments(words, checks::OptionTable::bundled_or_megatron(framework), {});
   std::map<std::string, std::string> out;
   for (const auto& [dest, p] : parsed.by_dest) {
     if (!rules.find(dest)) continue;
@@ -53,16 +47,10 @@ std::map<std::string, std::string> swap_settings(const std::vector<std::string>&
   return out;
 }
 
-std::string needs_text(const std::vector<std::string>& needs) {
-  std::string out;
-  for (const auto& n : needs) out += (out.empty() ? "" : ", ") + n;
-  return out.empty() ? "-" : out;
-}
-
 }  // namespace
 
 ComponentPlan plan_component_tests(const ComponentTestRequest& q) {
-  const auto recipe = registry::load_recipe(recipe_dir(q.recipe), registry::RecipeLoad::draft);
+  const auto recipe = registry::load_recipe(registry::recipe_folder(q.recipe), registry::RecipeLoad::draft);
   const auto root = registry_root(recipe);
   if (!q.reference && !recipe.reference)
     throw InputError(recipe.file.string() + ": reference",
@@ -71,7 +59,7 @@ ComponentPlan plan_component_tests(const ComponentTestRequest& q) {
                      "give the recipe's reference in recipe.yaml, or --reference DIR");
   fs::path ref_dir;
   if (q.reference) {
-    ref_dir = recipe_dir(*q.reference);
+    ref_dir = registry::recipe_folder(*q.reference);
   } else {
     if (!root)
       throw InputError(recipe.file.string(), "the recipe is not in a registry folder, so its reference cannot be found",
@@ -124,8 +112,7 @@ ComponentPlan plan_component_tests(const ComponentTestRequest& q) {
     const auto used = layout::command_variable_names(ref_words);
     for (const auto& v : q.vars) {
       const std::string name = v.substr(0, v.find('='));
-      if (kLauncherVariables.count(name) || std::find(used.begin(), used.end(), name) != used.end())
-        rr.vars.push_back(v);
+      if (is_launcher_variable(name) || std::find(used.begin(), used.end(), name) != used.end()) rr.vars.push_back(v);
     }
   }
   const RunPlan theirs = make_plan(rr);
@@ -150,11 +137,10 @@ ComponentPlan plan_component_tests(const ComponentTestRequest& q) {
     if (!a.count(k)) changed.insert(k);
   for (const auto& s : q.swaps)
     if (!changed.count(s)) {
-      std::string made;
-      for (const auto& c : changed) made += (made.empty() ? "" : ", ") + c;
-      throw InputError(
-          "--swap " + s, "the recipe does not set " + s + " differently from its reference " + reference.id,
-          made.empty() ? std::string("it makes no same-math swap: nothing to test") : "the swaps it makes: " + made);
+      throw InputError("--swap " + s,
+                       "the recipe does not set " + s + " differently from its reference " + reference.id,
+                       changed.empty() ? std::string("it makes no same-math swap: nothing to test")
+                                       : fmt::format("the swaps it makes: {}", fmt::join(changed, ", ")));
     }
   for (const auto& rule : rules.rules()) {
     PlannedComponentTest t;
@@ -170,7 +156,8 @@ ComponentPlan plan_component_tests(const ComponentTestRequest& q) {
     t.rule = rule;
     if (rule.unit == "none")
       plan.cannot.push_back(
-          fmt::format("{}: the runner cannot build it: {} (needs {})", t.id, rule.why, needs_text(rule.needs)));
+          fmt::format("{}: the runner cannot build it: {} (needs {})", t.id, rule.why,
+                      rule.needs.empty() ? std::string("-") : fmt::format("{}", fmt::join(rule.needs, ", "))));
     else
       plan.tests.push_back(std::move(t));
   }
@@ -209,9 +196,7 @@ checks::ComponentTest component_record(const checks::ComponentOutput& raw, const
     if (model_shape.count(k)) t.shape[k] = v;
   t.bound = raw.bound;
   const auto v = checks::recompute_verdict(raw, raw.bound);
-  // Six significant digits, as the record is compared with its raw output.
-  t.worst_error =
-      std::min(parse_double(fmt::format("{:.6g}", v.worst_error)).value_or(v.worst_error), checks::kMaxRecordedError);
+  t.worst_error = checks::recorded_error(v.worst_error);
   t.passed = v.verdict == "passed";
   t.output = output;
   return t;

@@ -28,10 +28,6 @@ namespace openrecipes::run {
 namespace {
 namespace fs = std::filesystem;
 
-// Variables the launcher itself reads (the checkouts it probes and patches, the probe's interpreter); a --var of one
-// of these is never "unknown" even when the command does not use it.
-const std::set<std::string> kLauncherVariables = {"MEGATRON_LM", "SLIME", "MILES", "PYTHON"};
-
 bool is_name(std::string_view s) {
   if (s.empty() || s.size() > 64 || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
   return std::all_of(s.begin(), s.end(),
@@ -118,6 +114,11 @@ layout::Layout layout_from_json(const nlohmann::json& j) {
 
 }  // namespace
 
+bool is_launcher_variable(const std::string& name) {
+  static const std::set<std::string> launcher = {"MEGATRON_LM", "SLIME", "MILES", "PYTHON"};
+  return launcher.count(name) > 0;
+}
+
 PlannedCommand plan_command(const registry::Recipe& recipe, std::int64_t gpus, std::int64_t nodes, bool profile) {
   const std::string where = recipe.file.string() + ": command";
   PlannedCommand out;
@@ -165,8 +166,7 @@ PlannedCommand plan_command(const registry::Recipe& recipe, std::int64_t gpus, s
 }
 
 RunPlan make_plan(const RunRequest& q) {
-  const fs::path dir = q.recipe.filename() == "recipe.yaml" ? q.recipe.parent_path() : q.recipe;
-  const auto recipe = registry::load_recipe(dir, registry::RecipeLoad::draft);
+  const auto recipe = registry::load_recipe(registry::recipe_folder(q.recipe), registry::RecipeLoad::draft);
   const std::string where = recipe.file.string() + ": command";
   policy_shape(layout::split_command(recipe.command, where), recipe, where);
   if (q.launcher != "local" && q.launcher != "slurm")
@@ -204,7 +204,7 @@ RunPlan make_plan(const RunRequest& q) {
   const auto given = parse_vars(q.vars);
   const auto used = layout::command_variable_names(words);
   for (const auto& [name, value] : given)
-    if (!kLauncherVariables.count(name) && std::find(used.begin(), used.end(), name) == used.end()) {
+    if (!is_launcher_variable(name) && std::find(used.begin(), used.end(), name) == used.end()) {
       std::string list;
       for (const auto& u : used)
         if (u != "MODEL_ARGS" && u != "<slime entry module>") list += (list.empty() ? "$" : ", $") + u;

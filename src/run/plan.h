@@ -79,6 +79,10 @@ struct PlannedCommand {
 };
 PlannedCommand plan_command(const registry::Recipe& recipe, std::int64_t gpus, std::int64_t nodes, bool profile);
 
+/// True for a variable the launcher itself reads (the checkouts it probes and patches: MEGATRON_LM, SLIME, MILES; the
+/// probe's interpreter: PYTHON): a --var of one is never "unknown", even when the command does not use it.
+bool is_launcher_variable(const std::string& name);
+
 /// Builds the plan. Throws InputError (naming the recipe file, the variable or the option, with the fix) for: a
 /// recipe that does not load, a command that breaks the program policy (checks/command_policy.h: every way, at once),
 /// a launcher other than local or slurm, --nodes > 1 with the local launcher, G not a multiple of N, a layout that does

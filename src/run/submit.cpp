@@ -264,7 +264,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
 
   // `--reference none`: the recipe is the reference of a new pair (it passes both checks trivially, SPEC §4).
   const bool is_root = req.reference == "none";
-  const fs::path ref_dir = req.reference.filename() == "recipe.yaml" ? req.reference.parent_path() : req.reference;
+  const fs::path ref_dir = registry::recipe_folder(req.reference);
   const auto reference = is_root ? source : registry::load_recipe(ref_dir);
   if (!is_root && (reference.model != p.model || reference.gpu != p.gpu))
     throw InputError(

@@ -184,7 +184,8 @@ nlohmann::json result_json(const registry::RecipeResult& r) {
     if (t.rule_bound) x["rule_bound"] = *t.rule_bound;
     if (t.raw) {
       const auto& o = *t.raw;
-      const auto v = checks::recompute_verdict(o, t.rule_bound.value_or(t.bound));
+      const double bound = t.rule_bound.value_or(t.bound);  // the rule's, as the build holds the test to it
+      const auto v = checks::recompute_verdict(o, bound);
       nlohmann::json swapped = nlohmann::json::array();
       for (const auto& s : o.swap)
         swapped.push_back({{"argument", s.argument}, {"reference", s.reference}, {"recipe", s.recipe}});
@@ -195,7 +196,9 @@ nlohmann::json result_json(const registry::RecipeResult& r) {
                            {"shape", ts.shape},
                            {"dtype", ts.dtype},
                            {"max_abs_error", finite_or_inf(ts.max_abs_error)},
-                           {"reference_max_abs", finite_or_inf(ts.reference_max_abs)}});
+                           {"reference_max_abs", finite_or_inf(ts.reference_max_abs)},
+                           {"error", finite_or_inf(checks::tensor_error(ts))},
+                           {"over", checks::tensor_error(ts) > bound}});
       x["raw"] = {{"verdict", v.verdict},
                   {"worst_error", std::isfinite(v.worst_error) ? nlohmann::json(v.worst_error) : nlohmann::json("inf")},
                   {"worst_tensor", v.worst_tensor},

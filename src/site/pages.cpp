@@ -574,30 +574,25 @@ json recipe_view(const json& pair, const json& e) {
                                                                   e["code_differ"].get<std::int64_t>())
                                                     : "none: the same module types and the same traced code";
       raw["effect"] = effect;
-      std::string only_ref, only_rec;
-      for (const auto& c : e["code_reference_only"]) only_ref += (only_ref.empty() ? "" : ", ") + c.get<std::string>();
-      for (const auto& c : e["code_recipe_only"]) only_rec += (only_rec.empty() ? "" : ", ") + c.get<std::string>();
-      raw["code_reference_only"] = only_ref;
-      raw["code_recipe_only"] = only_rec;
-      // Per tensor, the largest error first: the error recomputed as build does (max |diff| / max |reference|).
-      // Held to the rule's bound, as the build holds it (the record's own may differ, and is then a reason).
-      const double bound = t.contains("rule_bound") ? t["rule_bound"].get<double>() : t["bound"].get<double>();
+      raw["code_reference_only"] =
+          fmt::format("{}", fmt::join(e["code_reference_only"].get<std::vector<std::string>>(), ", "));
+      raw["code_recipe_only"] =
+          fmt::format("{}", fmt::join(e["code_recipe_only"].get<std::vector<std::string>>(), ", "));
+      // Per tensor, the largest error first: the error and whether it is over the rule's bound, as the build
+      // computed them (leaderboard_report.cpp; "inf" for a non-finite one).
+      auto num = [](const json& x) { return x.is_number() ? x.get<double>() : INFINITY; };
       std::vector<std::pair<double, json>> rows;
       for (const auto& ts : o["tensors"]) {
-        auto num = [](const json& x) { return x.is_number() ? x.get<double>() : INFINITY; };  // "inf"
-        const double d = num(ts["max_abs_error"]), m = num(ts["reference_max_abs"]);
-        const double err = !std::isfinite(d) || !std::isfinite(m) ? INFINITY : m == 0 ? (d == 0 ? 0 : INFINITY) : d / m;
-        std::string dims;
-        for (const auto& x : ts["shape"]) dims += (dims.empty() ? "" : "×") + std::to_string(x.get<std::int64_t>());
+        const double err = num(ts["error"]);
         rows.push_back({err,
                         {{"name", ts["name"]},
                          {"kind", ts["kind"]},
-                         {"shape", dims},
+                         {"shape", fmt::format("{}", fmt::join(ts["shape"].get<std::vector<std::int64_t>>(), "×"))},
                          {"dtype", ts["dtype"]},
-                         {"max_abs_error", fmt::format("{:.4g}", d)},
-                         {"reference_max_abs", fmt::format("{:.4g}", m)},
+                         {"max_abs_error", fmt::format("{:.4g}", num(ts["max_abs_error"]))},
+                         {"reference_max_abs", fmt::format("{:.4g}", num(ts["reference_max_abs"]))},
                          {"error", fmt::format("{:.4g}", err)},
-                         {"over", err > bound}}});
+                         {"over", ts["over"]}}});
       }
       std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
       json tensors = json::array();
