@@ -23,8 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   limits.max_alloc_bytes = 32u << 20;
   fuzz::expect_input_error_or_success([&] {
     auto t = rows::ChatTemplate::compile(source, "chat_template.jinja", limits);
-    nlohmann::ordered_json vars = {{"messages", messages}, {"add_generation_prompt", false},
-                                   {"bos_token", "<s>"},   {"eos_token", "</s>"}};
+    nlohmann::ordered_json vars = {
+        {"messages", messages}, {"add_generation_prompt", false}, {"bos_token", "<s>"}, {"eos_token", "</s>"}};
     rows::RenderOptions options;
     options.limits = limits;
     t.render(vars, options);

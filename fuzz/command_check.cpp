@@ -39,8 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (policy.problems.empty()) fuzz::finding("the policy refused a command without saying why");
       continue;
     }
-    for (const checks::OptionTable* table : {checks::OptionTable::bundled("megatron-lm"),
-                                             static_cast<const checks::OptionTable*>(nullptr)}) {
+    for (const checks::OptionTable* table :
+         {checks::OptionTable::bundled("megatron-lm"), static_cast<const checks::OptionTable*>(nullptr)}) {
       const auto reasons =
           checks::check_command_evidence(words, *policy.shape, dump, launch ? &*launch : nullptr, table, "cmd");
       if (reasons.size() > checks::kMaxCommandDifferences + 8) fuzz::finding("unbounded differences");

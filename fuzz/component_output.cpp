@@ -16,13 +16,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& t : raw->tensors)
     if (checks::tensor_error(t) > v.worst_error) fuzz::finding("a tensor's error is above the worst error");
   if (v.verdict == "passed" && !(v.worst_error <= 0.016)) fuzz::finding("passed above the bound");
-  static const auto rules = checks::ComponentRules::load(std::filesystem::path(OPENRECIPES_SOURCE_DIR) / "registry/rules/component_tests.yaml");
+  static const auto rules = checks::ComponentRules::load(std::filesystem::path(OPENRECIPES_SOURCE_DIR) /
+                                                         "registry/rules/component_tests.yaml");
   static const std::map<std::string, std::string> recipe{{"cross_entropy_loss_fusion", "True"}};
   static const std::map<std::string, std::string> reference{{"cross_entropy_loss_fusion", "False"}};
   checks::ComponentContext c;
   c.rules = &rules;
-  c.model_shape = {{"hidden_size", 1024}, {"ffn_hidden_size", 3072}, {"num_attention_heads", 16},
-                   {"num_query_groups", 8}, {"kv_channels", 128}};
+  c.model_shape = {{"hidden_size", 1024},
+                   {"ffn_hidden_size", 3072},
+                   {"num_attention_heads", 16},
+                   {"num_query_groups", 8},
+                   {"kv_channels", 128}};
   c.row_length = 512;
   c.micro_batch = 4;
   c.torch_version = "2.11.0+cu130";

@@ -1,8 +1,8 @@
 // Fuzz target: one JSONL source row (SPEC §1.1; rows/source/jsonl_line.h), read as the rows build reads it (the
 // simdjson fast path, then the bounds on what it read; the reference parser where the fast path declines) and by the
 // reference parser alone: the two verdicts must be the same, word for word, and so must the messages.
-#include "fuzz_support.h"
 #include "rows/source/jsonl_line.h"
+#include "fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace openrecipes;

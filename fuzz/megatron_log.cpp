@@ -1,7 +1,7 @@
 // Fuzz target: a Megatron-LM training log (SPEC §2; evidence/megatron_log.h), parsed with and without the argument
 // dump's log interval, then its loss curve (checks/convergence.h).
-#include "checks/convergence.h"
 #include "evidence/megatron_log.h"
+#include "checks/convergence.h"
 #include "fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,8 +1,8 @@
 // Fuzz target: a stranger's recipe.yaml through the whole main job into the site (registry -> evaluate -> board ->
 // pages; site/pages.h): the recipe beside the bundled ref recipe, every page rendered with unverified recipes shown.
 // Beyond crashes, a finding is any <script element in a page other than the site's own script.
-#include "fuzz_support.h"
 #include "fuzz_registry.h"
+#include "fuzz_support.h"
 #include "registry/evaluate.h"
 #include "registry/leaderboard.h"
 #include "registry/registry.h"

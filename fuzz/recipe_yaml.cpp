@@ -1,8 +1,8 @@
 // Fuzz target: a recipe.yaml (docs/recipe-format.md; registry/recipe.h), loaded whole (every field checked, evidence
 // paths resolved) and as a draft, in a folder registry/recipes/qwen3-0.6b/H200/fuzz/ holding the bundled ref recipe's
 // evidence (so paths such as evidence/train.log exist).
-#include "fuzz_support.h"
 #include "fuzz_registry.h"
+#include "fuzz_support.h"
 #include "registry/recipe.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

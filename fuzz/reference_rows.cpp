@@ -3,8 +3,8 @@
 // seed 0, the 100 Tulu 3 conversations of ../shared/fixtures/tulu3), so that a rows.yaml recording the same build
 // loads and every other one is refused field by field. What loads must be written back by reference_rows_yaml to
 // text that loads to the same build.
-#include "fuzz_support.h"
 #include "registry/reference_rows.h"
+#include "fuzz_support.h"
 
 namespace {
 
@@ -47,7 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::optional<registry::ReferenceRows> loaded;
   fuzz::expect_input_error_or_success([&] { loaded = registry::load_reference_rows(dir); });
   if (loaded) {
-    fuzz::write_file(dir / "rows.yaml", registry::reference_rows_yaml(loaded->id, loaded->manifest, loaded->prefixes, ""));
+    fuzz::write_file(dir / "rows.yaml",
+                     registry::reference_rows_yaml(loaded->id, loaded->manifest, loaded->prefixes, ""));
     const auto again = registry::load_reference_rows(dir);
     if (!(again.manifest == loaded->manifest) || again.prefixes != loaded->prefixes)
       fuzz::finding("rows.yaml written back does not load to the same build");

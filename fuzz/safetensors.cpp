@@ -28,7 +28,8 @@ void write_sparse(const fs::path& path, std::string_view header, std::uint64_t d
 
 // Qwen3-0.6B's config.json fields that N needs.
 const nlohmann::json& qwen3_config() {
-  static const nlohmann::json c = nlohmann::json::parse(R"({"model_type": "qwen3", "architectures": ["Qwen3ForCausalLM"],
+  static const nlohmann::json c =
+      nlohmann::json::parse(R"({"model_type": "qwen3", "architectures": ["Qwen3ForCausalLM"],
     "hidden_size": 1024, "intermediate_size": 3072, "num_hidden_layers": 28, "num_attention_heads": 16,
     "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936, "tie_word_embeddings": true})");
   return c;

@@ -9,7 +9,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::pair<const char*, const char*> forms[] = {
       {"launcher", "run"}, {"launcher", "ref"}, {"sacct", "12345"}, {"scontrol", "12345"}, {"scontrol", "1"}};
   for (const auto& form : forms)
-    fuzz::expect_input_error_or_success(
-        [&] { evidence::parse_run_times(t, "times.txt", form.first, form.second); });
+    fuzz::expect_input_error_or_success([&] { evidence::parse_run_times(t, "times.txt", form.first, form.second); });
   return 0;
 }

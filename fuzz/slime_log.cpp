@@ -6,6 +6,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace openrecipes;
   for (const char* format : {"slime", "miles"})
-    fuzz::expect_input_error_or_success([&] { evidence::parse_slime_log(fuzz::text(data, size), "train.log", format); });
+    fuzz::expect_input_error_or_success(
+        [&] { evidence::parse_slime_log(fuzz::text(data, size), "train.log", format); });
   return 0;
 }

@@ -22,7 +22,7 @@ struct BuildOptions {
   std::vector<std::string> checkpoints;
 };
 
-const bool registered = register_command(
+const bool registered_build = register_command(
     {"build", "Recompute and rank every recipe of a registry (the main job)", [](CLI::App& app) {
        auto o = std::make_shared<BuildOptions>();
        auto* registry_option =

@@ -1,5 +1,7 @@
-// `openrecipes check config|convergence`: one check alone (SPEC §4.1, §4.3). Exit 0 when it passes, 1 when it
-// fails, 2 for bad input.
+// `openrecipes check config|convergence`: one check alone (SPEC §4.1, §4.3); `openrecipes check recipe <dir>`: every
+// check build runs on one recipe of a registry, every problem at once, and the claims block its evidence supports.
+// Exit 0 when it passes (recipe: verified), 1 when it fails, 2 for bad input.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -18,10 +20,14 @@
 #include "core/text.h"
 #include "evidence/megatron_args.h"
 #include "evidence/step_log.h"
+#include "registry/evaluate.h"
 #include "registry/model.h"
+#include "registry/registry.h"
 
 namespace openrecipes::cli {
 namespace {
+
+namespace fs = std::filesystem;
 
 struct CheckOptions {
   std::string recipe, reference, rules = "registry/rules/arguments.yaml", family, format = "megatron", reference_format;
@@ -104,8 +110,82 @@ int run_convergence(const CheckOptions& o) {
   return r.passed ? 0 : 1;
 }
 
-const bool registered = register_command(
-    {"check", "Run one correctness check: config (argument diff) or convergence (20-step loss curves)",
+// The `claims:` block of recipe_yaml for `recipe` (the writer submit uses), to paste.
+std::string claims_block(const registry::Recipe& recipe) {
+  const std::string yaml = registry::recipe_yaml(recipe);
+  const std::size_t at = yaml.find("\nclaims:");
+  if (at == std::string::npos) return "";
+  std::size_t end = at + 1;
+  while (true) {  // to the next top-level key
+    end = yaml.find('\n', end);
+    if (end == std::string::npos || end + 1 >= yaml.size() || (yaml[end + 1] != ' ' && yaml[end + 1] != '#')) break;
+    ++end;
+  }
+  return yaml.substr(at + 1, end == std::string::npos ? std::string::npos : end - at);
+}
+
+int run_recipe(const CheckOptions& o) {
+  const fs::path dir = registry::recipe_folder(o.recipe);
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "recipe.yaml", ec))
+    throw InputError(o.recipe, "no recipe.yaml there",
+                     "give a recipe's folder (registry/recipes/<model>/<gpu>/<name>)");
+  const fs::path abs = fs::absolute(dir).lexically_normal();
+  const fs::path under = (abs.filename().empty() ? abs.parent_path() : abs);
+  const fs::path root = under.parent_path().parent_path().parent_path().parent_path();
+  if (under.parent_path().parent_path().parent_path().filename() != "recipes" ||
+      !fs::is_regular_file(root / "gpus.yaml", ec))
+    throw InputError(dir.string(), "not inside a registry: a recipe lives at <registry>/recipes/<model>/<gpu>/<name>",
+                     "put the folder in a copy of the bundled registry (cp -r registry my-registry) under "
+                     "recipes/<model>/<gpu>/");
+  registry::Registry reg = registry::load_registry(root);
+  const std::string id = under.parent_path().parent_path().filename().string() + "/" +
+                         under.parent_path().filename().string() + "/" + under.filename().string();
+  bool has_claims = true;
+  for (auto& e : reg.recipes) {
+    if (e.id != id) continue;
+    if (!e.recipe) {  // a recipe written by hand may have no claims yet: this command computes them
+      auto r = registry::load_recipe(e.dir, registry::RecipeLoad::unclaimed);  // throws the first load problem
+      e.recipe = std::move(r);
+      e.load_error.clear(), e.load_fix.clear();
+    }
+    has_claims = !e.recipe->claims.configuration.empty();
+  }
+  const auto results = registry::evaluate_registry(reg);
+  const auto it = std::find_if(results.begin(), results.end(), [&](const auto& r) { return r.id == id; });
+  if (it == results.end())
+    throw InputError(dir.string(), "the registry holds no recipe " + id, "check the folder's place in the registry");
+  const registry::RecipeResult& r = *it;
+  Reasons reasons;
+  for (const auto& why : r.reasons)  // with no claims yet, their disagreements are not problems: the block is below
+    if (has_claims || (why.rule != "measurement.claim" && why.rule != "claims.checks")) reasons.push_back(why);
+  const bool verified = reasons.empty() && has_claims;
+  std::cout << fmt::format("check recipe {}: {}\n", id,
+                           verified          ? "verified"
+                           : reasons.empty() ? "verified once its claims block is pasted"
+                                             : fmt::format("not verified, {} problem(s)", reasons.size()));
+  for (const auto& why : reasons) {
+    const auto lines = wrap_words(why.text_with_fix(), 114);
+    for (std::size_t i = 0; i < lines.size(); ++i) std::cout << (i ? "      " : "  - ") << lines[i] << "\n";
+  }
+  if (r.entry && r.entry->recipe) {
+    registry::Recipe computed = *r.entry->recipe;
+    computed.claims = registry::computed_claims(r);
+    // Its claims hold when the build finds no disagreement with them (each within its rounding).
+    const bool hold = has_claims && std::none_of(r.reasons.begin(), r.reasons.end(), [](const Reason& why) {
+                        return why.rule == "measurement.claim" || why.rule == "claims.checks";
+                      });
+    std::cout << (hold ? "its claims agree with its evidence; the block submit would write:\n"
+                       : "the claims block its evidence supports (paste it into recipe.yaml in place of its own):\n")
+              << claims_block(computed);
+  }
+  return verified ? 0 : static_cast<int>(ExitCode::check_failed);
+}
+
+const bool registered_check = register_command(
+    {"check",
+     "Run one correctness check: config (argument diff), convergence (20-step loss curves), or every check of one "
+     "recipe",
      [](CLI::App& app) {
        auto o = std::make_shared<CheckOptions>();
        app.require_subcommand(1);
@@ -125,10 +205,15 @@ const bool registered = register_command(
            ->capture_default_str();
        conv->add_option("--reference-format", o->reference_format, "Format of the reference arm, when it differs");
        conv->add_flag("--json", o->json, "Machine-readable output");
-       return [o, config, conv, rules_option]() -> int {
+       auto* recipe = app.add_subcommand(
+           "recipe", "Every check build runs on one recipe of a registry: all its problems and its claims block");
+       recipe->add_option("recipe", o->recipe, "The recipe's folder (or its recipe.yaml) inside a registry")
+           ->required();
+       return [o, config, conv, recipe, rules_option]() -> int {
          o->rules_given = rules_option->count() > 0;
          if (config->parsed()) return run_config(*o);
          if (conv->parsed()) return run_convergence(*o);
+         if (recipe->parsed()) return run_recipe(*o);
          return 2;
        };
      }});

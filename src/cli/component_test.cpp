@@ -126,7 +126,7 @@ int component_test(Options& o) {
   return all_passed ? 0 : static_cast<int>(ExitCode::check_failed);
 }
 
-const bool registered = register_command(
+const bool registered_component_test = register_command(
     {"component-test",
      "Run the component test of each same-math swap a recipe makes, on this machine's GPU (SPEC §4.2)",
      [](CLI::App& app) {

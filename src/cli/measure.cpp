@@ -14,6 +14,7 @@
 #include "evidence/megatron_args.h"
 #include "evidence/step_log.h"
 #include "measure/throughput.h"
+#include "site/format.h"
 
 namespace openrecipes::cli {
 namespace {
@@ -51,7 +52,7 @@ std::optional<std::int64_t> given(const CLI::Option* opt, std::int64_t value, co
   return value;
 }
 
-const bool registered = register_command(
+const bool registered_measure = register_command(
     {"measure", "Score (tokens/s/GPU) and step-time CV of one training log over the measured window",
      [](CLI::App& app) {
        auto o = std::make_shared<MeasureOptions>();
@@ -163,11 +164,16 @@ const bool registered = register_command(
                             {"step_time_definition", evidence::step_time_definition(log.format, log.time_field)}};
            std::cout << j.dump(2) << "\n";
          } else {
+           // The numbers as build prints them (site/format.h): one format for a score wherever it is shown.
            std::cout << fmt::format("{}: {}-step run, window {} ({} steps), {} GPU(s), {} rows x {} tokens per step\n",
-                                    o->log, steps, window.str(), window.size(), gpus, gbs, row);
-           std::cout << fmt::format("  tokens/s/GPU  {:.1f}\n  step time     mean {:.4f} s, CV {:.2f}%\n",
-                                    m.tokens_per_s_per_gpu, m.mean_step_time_s, 100 * m.cv);
-           std::cout << "  step time is  " << evidence::step_time_definition(log.format, log.time_field) << "\n";
+                                    o->log, steps, window.str(), window.size(), gpus, with_thousands(gbs),
+                                    with_thousands(row));
+           std::cout << fmt::format("  tokens/s/GPU  {}\n  step time     mean {:.4f} s, CV {}\n",
+                                    site::format_tokens_per_s(m.tokens_per_s_per_gpu), m.mean_step_time_s,
+                                    site::format_percent(m.cv));
+           const auto lines = wrap_words(evidence::step_time_definition(log.format, log.time_field), 104);
+           for (std::size_t i = 0; i < lines.size(); ++i)
+             std::cout << (i ? "                " : "  step time is  ") << lines[i] << "\n";
          }
          return 0;
        };

@@ -51,7 +51,14 @@ int run(const ParamsOptions& o) {
     throw InputError("params", "nothing to count",
                      "give a checkpoint (folder, index.json or .safetensors), "
                      "--config config.json, or both");
-  const fs::path config_path = !o.config.empty() ? fs::path(o.config) : config_beside(o.checkpoint);
+  // --config names config.json, or the folder holding it (a downloaded model's folder).
+  fs::path config_path = !o.config.empty() ? fs::path(o.config) : config_beside(o.checkpoint);
+  std::error_code ec;
+  if (!o.config.empty() && fs::is_directory(config_path, ec)) {
+    if (!fs::is_regular_file(config_path / "config.json", ec))
+      throw InputError(o.config, "a folder without config.json", "point --config at the model's config.json");
+    config_path /= "config.json";
+  }
   const nlohmann::json config = read_config(config_path);
   const params::ParamCount from_config = params::count_from_config(config, config_path.string());
   if (o.checkpoint.empty()) {
@@ -79,7 +86,7 @@ int run(const ParamsOptions& o) {
   return params::compare_counts(from_headers, from_config).empty() ? 0 : static_cast<int>(ExitCode::check_failed);
 }
 
-const bool registered = register_command(
+const bool registered_params = register_command(
     {"params", "N, the active parameters per token, from safetensors headers and config.json (SPEC §3)",
      [](CLI::App& app) {
        auto o = std::make_shared<ParamsOptions>();

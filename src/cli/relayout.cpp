@@ -113,7 +113,7 @@ int run(const RelayoutOptions& o) {
   return 0;
 }
 
-const bool registered = register_command(
+const bool registered_relayout = register_command(
     {"relayout", "A recipe's layout on another GPU count or row length, and its rewritten command (SPEC §6)",
      [](CLI::App& app) {
        auto o = std::make_shared<RelayoutOptions>();

@@ -138,6 +138,9 @@ int run_build(const RowsOptions& o) {
                                         {"manifest", r.manifest_path.string()},
                                         {"rows_written", r.manifest.rows_written},
                                         {"rows_sha256", r.manifest.rows_sha256},
+                                        {"chat_template", r.chat_template_origin},
+                                        {"chat_template_sha256", r.manifest.chat_template_sha256},
+                                        {"strftime_date", r.manifest.strftime_date},
                                         {"conversations", r.manifest.conversations},
                                         {"conversations_tokenized", r.stats.conversations_done},
                                         {"tokens", r.stats.tokens},
@@ -152,6 +155,10 @@ int run_build(const RowsOptions& o) {
                              r.manifest.rows_written, r.manifest.row_length, r.stats.conversations_done,
                              r.manifest.conversations, r.manifest.tokens_dropped);
     std::cout << fmt::format("rows_sha256 {}\nmanifest    {}\n", r.manifest.rows_sha256, r.manifest_path.string());
+    // Which template and date rendered the rows: two templates (or dates) give other rows, so the summary says.
+    std::cout << fmt::format("template    {} (sha256 {}), strftime_now date {}\n",
+                             terminal_safe(r.chat_template_origin, true), r.manifest.chat_template_sha256,
+                             r.manifest.strftime_date);
     double mb = static_cast<double>(r.stats.text_bytes) / 1e6;
     std::cout << fmt::format("{:.1f} s: {:.1f} MB rendered ({:.1f} MB/s), {:.2f} M tokens/s\n", r.stats.seconds, mb,
                              mb / r.stats.seconds, static_cast<double>(r.stats.tokens) / r.stats.seconds / 1e6);
@@ -340,7 +347,7 @@ int run_export(const RowsOptions& o) {
   return 0;
 }
 
-const bool registered = register_command(
+const bool registered_rows = register_command(
     {"rows", "Build the workload rows, verify them, register a reference build, or export them", [](CLI::App& app) {
        auto o = std::make_shared<RowsOptions>();
        app.require_subcommand(1);

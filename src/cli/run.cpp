@@ -14,6 +14,8 @@
 #include "core/atomic_output.h"
 #include "core/error.h"
 #include "core/text.h"
+#include "registry/model.h"
+#include "registry/reproduce.h"
 #include "run/capture.h"
 #include "run/node.h"
 #include "run/patches.h"
@@ -31,6 +33,7 @@ struct RunOptions {
   std::string run_dir;
   std::vector<std::string> sbatch_args;
   bool no_gres = false;
+  bool list_vars = false;
 };
 
 double now_s() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
@@ -113,7 +116,34 @@ void print_plan(const run::RunPlan& p, const run::SlurmOptions& so) {
   }
 }
 
+// `run --list-vars`: every variable the recipe's command uses (and the launcher reads for it), what each must point
+// at, whether run needs it, and the run line (registry/reproduce.h, the site's Reproduce box says the same).
+int list_vars(const RunOptions& o) {
+  const fs::path dir = registry::recipe_folder(o.request.recipe);
+  const registry::Recipe recipe = registry::load_recipe(dir, registry::RecipeLoad::draft);
+  std::optional<registry::ModelInfo> model;
+  try {  // registry/recipes/<model>/<gpu>/<name>: the model file is registry/models/<model>.yaml, when there
+    const fs::path models = recipe.dir.parent_path().parent_path().parent_path().parent_path() / "models";
+    auto all = registry::load_models(models);
+    if (auto it = all.find(recipe.model); it != all.end()) model = it->second;
+  } catch (const InputError&) {
+  }
+  const registry::Reproduction r = registry::reproduction(recipe, model ? &*model : nullptr);
+  std::cout << "variables of " << recipe.id << " (" << recipe.file.string() << "):\n";
+  for (const auto& v : r.variables) {
+    const char* need = v.needs_value ? "needed" : v.launcher_only ? "read by the launcher when given" : "filled by run";
+    std::cout << "  " << v.shown << "  (" << need << ")\n";
+    for (const auto& line : wrap_words(v.points_at, 110)) std::cout << "      " << line << "\n";
+  }
+  if (r.variables.empty()) std::cout << "  (none)\n";
+  std::cout << "run it with (values as in the site's Reproduce box):\n  " << r.run_line << "\n";
+  return 0;
+}
+
 int run(RunOptions& o) {
+  if (o.list_vars) return list_vars(o);
+  if (o.request.launcher.empty())
+    throw InputError("--launcher", "no launcher given", "give --launcher local (this machine) or --launcher slurm");
   o.request.gpus = o.gpus;
   o.request.data_dir = data_dir();
   // The default RUN_DIR needs the recipe's id: plan once to learn it (nothing is written by planning).
@@ -128,9 +158,10 @@ int run(RunOptions& o) {
   so.sbatch_args = o.sbatch_args;
   so.gres = !o.no_gres;
   for (const auto& a : so.sbatch_args)
-    if (!a.starts_with("--") || a.find_first_of("\n\r") != std::string::npos)
-      throw InputError("--sbatch-arg " + quote_for_message(a), "not one sbatch option",
-                       "give each option as one word, e.g. --sbatch-arg=--partition=gpu");
+    if (!a.starts_with("--") || a.find_first_of(" \t\n\r") != std::string::npos)
+      throw InputError("--sbatch-arg " + quote_for_message(a), "not one sbatch option (--name=value, no spaces)",
+                       "give each option with its value as one word after '=', e.g. --sbatch-arg=--partition=gpu "
+                       "(--sbatch-arg --partition gpu passes 'gpu' alone)");
   if (o.dry_run) {
     print_plan(plan, so);
     return 0;
@@ -197,7 +228,9 @@ const bool registered_run = register_command(
        app.add_option("recipe", o->request.recipe, "the recipe's folder or recipe.yaml")->required();
        app.add_option("--gpus", o->gpus, "G, the GPUs to run on (default: the recipe's); the layout is relaid out");
        app.add_option("--nodes", o->request.nodes, "N, the nodes (G / N GPUs each; default 1)");
-       app.add_option("--launcher", o->request.launcher, "local (this machine) or slurm")->required();
+       app.add_option("--launcher", o->request.launcher, "local (this machine) or slurm (required to run)");
+       app.add_flag("--list-vars", o->list_vars,
+                    "list the variables the recipe's command uses, what each must point at, and stop");
        app.add_option("--var", o->request.vars,
                       "NAME=VALUE for a variable of the command ($HF_CKPT, $TORCH_DIST, $SFT_DATA, ...) or of the "
                       "launcher: MEGATRON_LM, SLIME, MILES (checkouts), PYTHON (the probe's interpreter)");

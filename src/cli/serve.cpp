@@ -12,7 +12,7 @@ struct ServeCliOptions {
   site::ServeOptions serve;
 };
 
-const bool registered =
+const bool registered_serve =
     register_command({"serve", "Serve a site that build -o wrote (static files only; Ctrl-C stops)", [](CLI::App& app) {
                         auto o = std::make_shared<ServeCliOptions>();
                         app.add_option("site", o->site, "The site folder build -o wrote")->capture_default_str();

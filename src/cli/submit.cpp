@@ -47,12 +47,13 @@ int submit(run::SubmitRequest& q, const std::string& registry) {
     std::cout << "verified: it ranks in its pair (openrecipes build " << q.registry.string() << ")\n";
     return 0;
   }
-  std::cout << "not verified:\n";
+  std::cout << "not verified: the recipe is written in " << r.dir.string() << " all the same (openrecipes check recipe "
+            << r.dir.string() << " checks it again after a fix; rm -r it to withdraw it):\n";
   for (const auto& reason : e.reasons) std::cout << "  - " << reason.text_with_fix() << "\n";
   return static_cast<int>(ExitCode::check_failed);
 }
 
-const bool registered = register_command(
+const bool registered_submit = register_command(
     {"submit", "Turn a captured run into a recipe of the registry and check it as build does", [](CLI::App& app) {
        auto q = std::make_shared<run::SubmitRequest>();
        auto registry = std::make_shared<std::string>();

@@ -35,7 +35,7 @@ struct TokenizeOptions {
   std::string tokenizer, tokenizer_config, chat_template, text, text_file, conversations, date = "2026-01-01";
 };
 
-const bool registered = register_command(
+const bool registered_tokenize = register_command(
     {"tokenize", "Token ids of a text, or of conversations rendered with the chat template (JSONL out)",
      [](CLI::App& app) {
        auto o = std::make_shared<TokenizeOptions>();

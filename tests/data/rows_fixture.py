@@ -4,7 +4,8 @@ real Tulu 3 conversations) with the Qwen3 tokenizer at L = 512, 81 rows, plus it
 
 Built once per test run into a temp folder with the binary $OPENRECIPES_BIN (CTest sets it), or taken ready-made from
 $OPENRECIPES_TEST_ROWS (the device machine has no openrecipes binary: tests/data/device/run.sh carries a folder
-built here). Tests skip when neither is there or ../shared/fixtures is missing (set OPENRECIPES_FIXTURES).
+built here). Tests skip when neither is there or ../shared/fixtures is missing (set OPENRECIPES_FIXTURES); under CI=true
+they fail instead, since a skip there would hide a lost check.
 """
 
 import os
@@ -56,16 +57,23 @@ def build_into(root):
                 raise RuntimeError(f"openrecipes {' '.join(args)} failed ({rc}): {err}")
 
 
+def skip_or_fail(why):
+    """Skips the calling test, or fails it under CI=true (what CI services set)."""
+    if os.environ.get("CI") == "true":
+        raise AssertionError(why + ", which CI=true requires")
+    raise unittest.SkipTest(why)
+
+
 def built_rows():
-    """The folder holding seed0/ and seed1/; skips the test when the rows cannot be had."""
+    """The folder holding seed0/ and seed1/; skips the test when the rows cannot be had (fails under CI=true)."""
     global _built
     ready = os.environ.get("OPENRECIPES_TEST_ROWS")
     if ready:
         return ready
     if fixtures_dir() is None:
-        raise unittest.SkipTest("needs ../shared/fixtures (set OPENRECIPES_FIXTURES to point elsewhere)")
+        skip_or_fail("needs ../shared/fixtures (set OPENRECIPES_FIXTURES to point elsewhere)")
     if binary() is None:
-        raise unittest.SkipTest("needs the openrecipes binary (set OPENRECIPES_BIN) or OPENRECIPES_TEST_ROWS")
+        skip_or_fail("needs the openrecipes binary (set OPENRECIPES_BIN) or OPENRECIPES_TEST_ROWS")
     if _built is None:
         root = tempfile.mkdtemp(prefix="openrecipes-data-test-")
         try:

@@ -16,6 +16,11 @@ namespace fs = std::filesystem;
 
 fs::path source_dir() { return fs::path(OPENRECIPES_SOURCE_DIR); }
 
+bool on_ci() {
+  const char* env = std::getenv("CI");
+  return env && std::string(env) == "true";
+}
+
 fs::path fixtures_dir() {
   if (const char* env = std::getenv("OPENRECIPES_FIXTURES"); env && *env) {
     fs::path p(env);

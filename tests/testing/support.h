@@ -15,6 +15,10 @@ namespace openrecipes::testing {
 /// ../shared/fixtures next to the checkout (or $OPENRECIPES_FIXTURES). Empty path when missing.
 std::filesystem::path fixtures_dir();
 
+/// True when the environment says CI=true (what CI services set): a test that needs ../shared/fixtures fails then
+/// instead of skipping.
+bool on_ci();
+
 /// The project's source tree (for registry/, tests/oracles/, tests/golden/).
 std::filesystem::path source_dir();
 
@@ -56,9 +60,21 @@ class TempDir {
 
 }  // namespace openrecipes::testing
 
-/// Skips the current test when ../shared/fixtures is not there (the fixtures are not part of the repo).
-#define OPENRECIPES_REQUIRE_FIXTURES()                                                          \
-  do {                                                                                          \
-    if (::openrecipes::testing::fixtures_dir().empty())                                         \
-      GTEST_SKIP() << "needs ../shared/fixtures (set OPENRECIPES_FIXTURES to point elsewhere)"; \
+/// Skips the current test when ../shared/fixtures is not there (the fixtures are not part of the repo); fails it
+/// instead under CI=true, where a skip would hide a lost check (testing::on_ci).
+#define OPENRECIPES_REQUIRE_FIXTURES()                                                                         \
+  do {                                                                                                         \
+    if (::openrecipes::testing::fixtures_dir().empty()) {                                                      \
+      if (::openrecipes::testing::on_ci()) GTEST_FAIL() << "needs ../shared/fixtures, which CI=true requires"; \
+      GTEST_SKIP() << "needs ../shared/fixtures (set OPENRECIPES_FIXTURES to point elsewhere)";                \
+    }                                                                                                          \
+  } while (0)
+
+/// As OPENRECIPES_REQUIRE_FIXTURES, for one file of the fixtures (a std::filesystem::path).
+#define OPENRECIPES_REQUIRE_FIXTURE_FILE(path)                                                                    \
+  do {                                                                                                            \
+    if (!std::filesystem::exists(path)) {                                                                         \
+      if (::openrecipes::testing::on_ci()) GTEST_FAIL() << "needs " << (path) << ", which CI=true requires";      \
+      GTEST_SKIP() << "needs " << (path) << " (../shared/fixtures; set OPENRECIPES_FIXTURES to point elsewhere)"; \
+    }                                                                                                             \
   } while (0)

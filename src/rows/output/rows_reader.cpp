@@ -15,7 +15,8 @@ namespace openrecipes::rows {
 namespace fs = std::filesystem;
 namespace {
 
-const char* const kFix = "give a rows.parquet written by `openrecipes rows build` (one column input_ids: list<int32>)";
+const char* const kReaderFix =
+    "give a rows.parquet written by `openrecipes rows build` (one column input_ids: list<int32>)";
 
 std::string damaged_fix() { return "the file is damaged or incomplete: build the rows again (openrecipes rows build)"; }
 
@@ -55,7 +56,8 @@ RowsParquetReader::RowsParquetReader(const fs::path& path, std::uint32_t expecte
       listing += fmt::format("{}{} {}", r ? ", " : "", cols.value_text(0, r), cols.value_text(1, r));
     if (cols.row_count() != 1 || cols.value_text(0, 0) != "input_ids")
       throw InputError(path.string(),
-                       fmt::format("expected one column input_ids: list<int32>, the file has: {}", listing), kFix);
+                       fmt::format("expected one column input_ids: list<int32>, the file has: {}", listing),
+                       kReaderFix);
     auto probe = s_->db->query("SELECT input_ids FROM read_parquet(" + lit + ") LIMIT 0");
     db::LogicalType t = probe.column_type(0);
     bool ok = t.id() == DUCKDB_TYPE_LIST;
@@ -67,7 +69,7 @@ RowsParquetReader::RowsParquetReader(const fs::path& path, std::uint32_t expecte
       throw InputError(
           path.string(),
           fmt::format("column input_ids has type {}, expected list<int32> (INTEGER[])", db::describe_type(t.get())),
-          kFix);
+          kReaderFix);
     auto meta = s_->db->query("SELECT num_rows FROM parquet_file_metadata(" + lit + ")");
     auto n = parse_int(meta.value_text(0, 0));
     if (!n || *n < 0) throw InputError(path.string(), "the parquet footer gives no row count", damaged_fix());
@@ -120,14 +122,15 @@ bool RowsParquetReader::next(std::span<const std::int32_t>& row) {
   const auto& e = static_cast<const duckdb_list_entry*>(duckdb_vector_get_data(list))[r];
   if (e.length > kMaxRowLength)
     throw InputError(s.where_row(index), fmt::format("row has {} ids, over the limit of {}", e.length, kMaxRowLength),
-                     kFix);
+                     kReaderFix);
   if (s.row_length == 0) {
-    if (e.length == 0) throw InputError(s.where_row(index), "row has no ids", kFix);
+    if (e.length == 0) throw InputError(s.where_row(index), "row has no ids", kReaderFix);
     s.row_length = static_cast<std::uint32_t>(e.length);
   }
   if (e.length != s.row_length)
     throw InputError(s.where_row(index),
-                     fmt::format("row has {} ids, expected {} (every row has length L)", e.length, s.row_length), kFix);
+                     fmt::format("row has {} ids, expected {} (every row has length L)", e.length, s.row_length),
+                     kReaderFix);
   duckdb_vector child = duckdb_list_vector_get_child(list);
   if (const std::uint64_t* valid = duckdb_vector_get_validity(child)) {
     for (std::uint64_t k = 0; k < e.length; ++k)
