@@ -15,7 +15,7 @@ only the workload is read (PyYAML's BaseLoader, numbers read as openrecipes read
 recipe, so for a recipe it refuses over another field the two messages differ.
 
 Exit codes as openrecipes': 0 the rows match, 1 they differ, 2 bad input or usage (the message names the file and
-the fix).
+the fix), or no numpy (one line saying how to install it).
 """
 
 import argparse
@@ -25,7 +25,18 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from openrecipes_rows import RowsError, is_sha256_hex, read_bounded, verify  # noqa: E402
+NUMPY_FIX = "Debian: apt install python3-numpy; pip: pip install numpy"
+try:
+    from openrecipes_rows import RowsError, is_sha256_hex, read_bounded, verify  # noqa: E402
+    NO_NUMPY = None
+except ImportError as e:  # openrecipes_rows reads rows with numpy, which a cluster's Python may lack
+    if e.name is not None and e.name != "numpy" and not e.name.startswith("numpy."):
+        raise  # not numpy (openrecipes_rows imports nothing else outside the standard library): a bug
+    if isinstance(e, ModuleNotFoundError) and e.name == "numpy":
+        NO_NUMPY = f"needs numpy ({NUMPY_FIX})"
+    else:  # numpy is there but broken
+        why = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        NO_NUMPY = f"needs numpy, which does not import here: {why} ({NUMPY_FIX})"
 
 MAX_RECIPE_BYTES = 4 << 20  # as openrecipes' YAML reader (src/core/yaml.h kMaxYamlBytes)
 
@@ -142,6 +153,9 @@ def main(argv=None):
     p.add_argument("--rows", help="R, with --sha256")
     p.add_argument("--sha256", help="expected rows_sha256 of the first R rows")
     a = p.parse_args(argv)
+    if NO_NUMPY:
+        print(f"verify_rows.py: error: {NO_NUMPY}", file=sys.stderr)
+        return 2
     try:
         given = (a.recipe is not None) + (a.build is not None) + (a.rows is not None or a.sha256 is not None)
         if given > 1:

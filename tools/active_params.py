@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """active_params.py: N, the active parameters per token of a Hugging Face checkpoint (SPEC §3), from its
-safetensors headers and config.json, with the Python standard library only.
+safetensors headers and config.json, or from config.json's arithmetic alone, with the Python standard library only.
 
 SPEC §3: N counts every weight applied to each token in a matrix multiply: attention (incl. linear attention and
 the sparse-attention indexer), dense and shared-expert MLPs, routers, the output projection (counted even when tied
@@ -11,16 +11,21 @@ per byte count unpacked. docs/params.md gives the rules class by class.
 Usage:
     tools/active_params.py <checkpoint folder | model.safetensors.index.json | file.safetensors>
                            [--config config.json] [--json] [--tensors]
+    tools/active_params.py --config config.json [--json]      # N from config arithmetic, before a download
 
 config.json defaults to the one beside the checkpoint. Only the 8-byte little-endian header length and the JSON
-header of each shard are read, never tensor data. Bad input (a malformed header or index, a missing shard, a tensor
-no rule classes, a config that cannot count the checkpoint) prints one line on stderr naming the file, the tensor
-and the fix, and exits 2.
+header of each shard are read, never tensor data. With --config alone, N and the counted classes (and the input
+embedding) come from the config's dimensions layer by layer, as `openrecipes params --config` counts them: source
+"config", no tensors, no stored total. Bad input (a malformed header or index, a missing shard, a tensor no rule
+classes, a config that cannot count the checkpoint, a missing or malformed config field) prints one line on stderr
+naming the file, the tensor or field, and the fix, and exits 2.
 
 This is the independent Python counterpart of `openrecipes params` (src/params/), written from the rules rather
 than from the C++: tests/params/active_params_test.cpp runs both on every fixture architecture and requires the
-same N, totals, scales and per-class tensors, parameters and active parameters, and the same --tensors listing.
-It does not do the config.json arithmetic cross-check that `openrecipes params` adds (its config_check).
+same N, totals, scales and per-class tensors, parameters and active parameters, and the same --tensors listing;
+tests/data/test_active_params.py runs both with --config alone on every fixture config and requires the same report.
+A checkpoint count does not add the config.json arithmetic cross-check that `openrecipes params` adds (its
+config_check).
 """
 
 import argparse
@@ -144,6 +149,13 @@ def _loads(text, **hooks):
 
 def _no_constant(word):
     raise ValueError(f"{word} is not JSON")
+
+
+def excerpt(value, limit=200):
+    """A config value echoed into a message, as openrecipes echoes one: compact JSON, cut after `limit` bytes."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    raw = text.encode("utf-8", "surrogatepass")
+    return text if len(raw) <= limit else raw[:limit].decode("utf-8", "ignore") + "..."
 
 
 def _json_error(where, fix, error, prefix="not valid JSON"):
@@ -606,7 +618,7 @@ class Config:
         if value is None:
             return None
         if not _is_int(value):
-            raise BadInput(where, f"is {json.dumps(value)[:200]}, not an integer", CONFIG_FIX)
+            raise BadInput(where, f"is {excerpt(value)}, not an integer", CONFIG_FIX)
         if value < 0 or value > 1 << 40:
             raise BadInput(where, f"is {value}, outside 0..2^40", CONFIG_FIX)
         return value
@@ -623,7 +635,7 @@ class Config:
         if value is None:
             return fallback
         if not isinstance(value, bool):
-            raise BadInput(f"{self.source}: {key}", f"is {json.dumps(value)[:200]}, not true or false",
+            raise BadInput(f"{self.source}: {key}", f"is {excerpt(value)}, not true or false",
                            "use the model's config.json")
         return value
 
@@ -1060,15 +1072,258 @@ def count(checkpoint, config_data, config_source):
     return report, tensor_list
 
 
+# ---- N from config.json alone -----------------------------------------------------------------------------------
+# The planning count before a download (`openrecipes params --config`): every counted class from the config's
+# dimensions, layer by layer. It predicts the counted classes and the input embedding; norms, biases, MTP layers,
+# vision towers and quantization scales have no tensors to read, so they are not predicted (total_params and
+# quantization_scales are null, tensors and shards 0).
+MAX_LAYERS = 4096  # bounds on config counts (docs/limits.md): a hostile count must not loop for hours
+MAX_EXPERTS = 65536
+
+
+class _Int64:
+    """Sums and products of config values (each 0..2^40) that stop at 64 bits, where openrecipes' arithmetic does:
+    at the first running product or sum past 2^63 - 1."""
+
+    def __init__(self, where):
+        self.where = where
+
+    def _check(self, n):
+        if n > INT64_MAX:
+            raise BadInput(self.where, "parameter arithmetic overflows 64 bits", "check the config's dimensions")
+        return n
+
+    def mul(self, *factors):
+        product = 1
+        for f in factors:
+            product = self._check(product * f)
+        return product
+
+    def add(self, *terms):
+        total = 0
+        for t in terms:
+            total = self._check(total + t)
+        return total
+
+
+def _at_most(n, limit, where):
+    if n > limit:
+        raise BadInput(where, f"is {n}, over the limit of {limit} (docs/limits.md)", CONFIG_FIX)
+    return n
+
+
+def _head_dim(config, hidden, heads):
+    """head_dim, or hidden_size / num_attention_heads when the config leaves it out."""
+    dim = config.find_int("head_dim")
+    if dim is not None:
+        return dim
+    if hidden % heads:
+        raise BadInput(f"{config.source}: head_dim", "missing, and hidden_size is not a multiple of "
+                                                     "num_attention_heads", CONFIG_FIX)
+    return hidden // heads
+
+
+def _softmax_attention(config, big, hidden, gated):
+    """Grouped-query attention: q [heads·d, H] (twice that when an output gate rides on q: Qwen3-Next, Qwen3.5),
+    k and v [kv_heads·d, H] each, o [H, heads·d]."""
+    heads = config.require_int("num_attention_heads")
+    kv_heads = config.require_int("num_key_value_heads")
+    dim = _head_dim(config, hidden, heads)
+    q = big.mul(hidden, heads, dim, 2 if gated else 1)
+    k_and_v = big.mul(2, hidden, kv_heads, dim)
+    o = big.mul(heads, dim, hidden)
+    return big.add(q, k_and_v, o)
+
+
+def _gated_deltanet(config, big, hidden):
+    """Gated DeltaNet linear attention: the input projections make q and k (key heads × key dim each), v and the
+    gate z (value heads × value dim each), and beta and alpha (one per value head); out maps the values back to H.
+    The depthwise conv1d is elementwise, not a matrix multiply."""
+    key_heads = config.require_int("linear_num_key_heads")
+    value_heads = config.require_int("linear_num_value_heads")
+    key_dim = config.require_int("linear_key_head_dim")
+    value_dim = config.require_int("linear_value_head_dim")
+    keys, values = big.mul(key_heads, key_dim), big.mul(value_heads, value_dim)
+    inputs = big.mul(hidden, big.add(big.mul(2, keys), big.mul(2, values), big.mul(2, value_heads)))
+    return big.add(inputs, big.mul(values, hidden))
+
+
+def _latent_attention(config, big, hidden):
+    """Multi-head latent attention (DeepSeek-V3, Kimi-K2, GLM-5): q through the q_lora_rank latent when there is one,
+    the shared kv latent plus the rope key, its up-projection to per-head nope keys and values, and o; DeepSeek-V3.2
+    and GLM-5 add the sparse-attention indexer (wq_b from the q latent, wk and weights_proj from H)."""
+    heads = config.require_int("num_attention_heads")
+    kv_rank = config.require_int("kv_lora_rank")
+    nope = config.require_int("qk_nope_head_dim")
+    rope = config.require_int("qk_rope_head_dim")
+    value_dim = config.require_int("v_head_dim")
+    q_rank = config.find_int("q_lora_rank")  # absent: q straight from H (0 is a rank, if a useless one)
+    qk_dim = big.add(nope, rope)
+    if q_rank is None:
+        q = big.mul(hidden, heads, qk_dim)
+    else:
+        q = big.add(big.mul(hidden, q_rank), big.mul(q_rank, heads, qk_dim))
+    kv_down = big.mul(hidden, big.add(kv_rank, rope))
+    kv_up = big.mul(kv_rank, heads, big.add(nope, value_dim))
+    o = big.mul(heads, value_dim, hidden)
+    total = big.add(q, kv_down, kv_up, o)
+    if config.indexer:
+        if q_rank is None:
+            raise BadInput(f"{config.source}: q_lora_rank", "missing; the sparse-attention indexer reads the q latent",
+                           CONFIG_FIX)
+        index_heads = config.require_int("index_n_heads")
+        index_dim = config.require_int("index_head_dim")
+        total = big.add(total, big.mul(q_rank, index_heads, index_dim), big.mul(hidden, index_dim),
+                        big.mul(hidden, index_heads))
+    return total
+
+
+def _full_attention(config, layer, layers):
+    """Whether a Qwen3-Next / Qwen3.5 layer is softmax attention (else gated DeltaNet): its layer_types entry when
+    the config lists them, else every full_attention_interval-th layer."""
+    types = config.text.get("layer_types")
+    if isinstance(types, list):
+        where = f"{config.source}: layer_types"
+        if len(types) != layers:
+            raise BadInput(where, f"has {len(types)} entries for {layers} layers", CONFIG_FIX)
+        kind = types[layer]
+        if not isinstance(kind, str):
+            raise BadInput(where, "holds a non-string entry")
+        if kind not in ("full_attention", "linear_attention"):
+            raise BadInput(where, f"holds {excerpt(kind)} (expected full_attention or linear_attention)", CONFIG_FIX)
+        return kind == "full_attention"
+    interval = config.require_int("full_attention_interval")
+    if interval == 0:
+        raise BadInput(f"{config.source}: full_attention_interval", "is 0")
+    return (layer + 1) % interval == 0
+
+
+def _sparse_layer(config, layer):
+    """Whether a layer of a model with routed experts has them (else a dense MLP): Qwen skips mlp_only_layers and
+    keeps every decoder_sparse_step-th layer; DeepSeek, Kimi and GLM keep the first first_k_dense_replace layers dense,
+    then every moe_layer_freq-th; gpt-oss and Mixtral have experts in every layer."""
+    if config.family in ("qwen3_moe", "qwen3_next", "qwen3_5"):
+        step = config.find_int("decoder_sparse_step")
+        step = 1 if step is None else step
+        dense_list = config.text.get("mlp_only_layers")
+        listed = isinstance(dense_list, list) and any(_is_int(v) and v == layer for v in dense_list)
+        return not listed and step > 0 and (layer + 1) % step == 0
+    if config.family in ("deepseek_v3", "glm4_moe"):
+        first_dense = config.find_int("first_k_dense_replace") or 0
+        freq = config.find_int("moe_layer_freq")
+        freq = 1 if freq is None else freq
+        return layer >= first_dense and freq > 0 and layer % freq == 0
+    return True
+
+
+def count_config(config_data, config_source):
+    """N and its breakdown from config.json arithmetic alone, as a dict with the --json keys of a checkpoint count
+    (source "config")."""
+    config = Config(config_data, config_source)
+    big = _Int64(config_source)
+    hidden = config.require_int("hidden_size")
+    vocab = config.require_int("vocab_size")
+    layers = _at_most(config.require_int("num_hidden_layers"), MAX_LAYERS, f"{config_source}: num_hidden_layers")
+    experts = top_k = None
+    if config.experts:
+        experts = _at_most(config.num_experts(), MAX_EXPERTS, f"{config_source}: {config.experts_field()}")
+        top_k = config.top_k()
+    hybrid = config.family in ("qwen3_next", "qwen3_5")
+    gated = hybrid and config.find_bool("attn_output_gate", True)
+    params = {name: 0 for name in CLASSES}
+
+    def add(cls, n):
+        params[cls] = big.add(params[cls], n)
+
+    for layer in range(layers):
+        if config.family == "deepseek_v3":
+            add("attention", _latent_attention(config, big, hidden))
+        elif hybrid and not _full_attention(config, layer, layers):
+            add("attention", _gated_deltanet(config, big, hidden))
+        else:
+            add("attention", _softmax_attention(config, big, hidden, gated))
+        if not (config.experts and _sparse_layer(config, layer)):
+            add("dense_mlp", big.mul(3, hidden, config.require_int("intermediate_size")))  # gate, up, down
+            continue
+        add("router", big.mul(experts, hidden))
+        # gpt-oss and Mixtral have no dense MLP and size their experts by intermediate_size.
+        expert_size = config.require_int("intermediate_size" if config.family in ("gpt_oss", "mixtral")
+                                         else "moe_intermediate_size")
+        add("routed_expert", big.mul(experts, 3, hidden, expert_size))
+        if hybrid:  # one shared expert, plus its sigmoid gate [1, H]
+            shared = config.find_int("shared_expert_intermediate_size")
+            if shared:
+                add("shared_expert", big.add(big.mul(3, hidden, shared), hidden))
+        elif config.family in ("deepseek_v3", "glm4_moe"):
+            shared = config.find_int("n_shared_experts")
+            if shared:
+                add("shared_expert", big.mul(shared, 3, hidden, expert_size))
+    add("output_projection", big.mul(vocab, hidden))  # counted once even when tied
+    add("embedding", big.mul(vocab, hidden))  # predicted, not counted
+    tied = config.tied()
+
+    notes = []
+    active = {name: 0 for name in CLASSES}
+    n_active = counted_total = 0
+    for name, (counted, _) in CLASSES.items():
+        if not counted:
+            continue
+        if name == "routed_expert" and params[name] > 0:
+            active[name] = _routed_active(params[name], top_k, experts, config_source)
+            notes.append(f"routed experts counted at top-k {top_k} of {experts} experts")
+        else:
+            active[name] = params[name]
+        n_active = big.add(n_active, active[name])
+        counted_total = big.add(counted_total, params[name])
+    if tied:
+        notes.append("tie_word_embeddings: the output projection (vocab_size × hidden_size) is counted once")
+    mtp = 0
+    for field in ("num_nextn_predict_layers", "mtp_num_hidden_layers"):
+        n = config.find_int(field)
+        if n is not None:
+            mtp = _at_most(n, MAX_LAYERS, f"{config_source}: {field}")
+            break
+    if mtp:
+        notes.append(f"{mtp} MTP layer(s) in config.json: left out")
+    if "vision_config" in config.root:
+        notes.append("vision tower (vision_config): left out")
+    notes.append("from config.json arithmetic: norms, biases, MTP, vision and quantization scales not predicted")
+    return {
+        "source": "config",
+        "where": config_source,
+        "model_type": config.model_type,
+        "N": n_active,
+        "counted_total": counted_total,
+        "total_params": None,
+        "quantization_scales": None,
+        "shards": 0,
+        "tensors": 0,
+        "top_k": top_k,
+        "num_experts": experts,
+        "output_tied": tied,
+        "classes": {name: {"counted": counted, "tensors": 0, "params": params[name], "active": active[name],
+                           "reason": reason, "example": ""}
+                    for name, (counted, reason) in CLASSES.items()},
+        "notes": notes,
+    }
+
+
 # ---- output -----------------------------------------------------------------------------------------------------
 def table(r):
-    """The human report, laid out as `openrecipes params` lays out a checkpoint count."""
+    """The human report, laid out as `openrecipes params` lays out a checkpoint count or a config count."""
     def billions(n):
         return f"{n / 1e9:.2f} B"
 
-    lines = [f"N for {r['model_type']} from checkpoint {r['where']} ({r['shards']} shard"
-             f"{'' if r['shards'] == 1 else 's'}, {r['tensors']} tensors)", "",
-             f"{'counted':<20}{'tensors':>9}{'parameters':>20}{'in N':>20}"]
+    from_config = r["source"] == "config"
+    if from_config:  # no tensors were read: the tensors column shows "-"
+        title = f"N for {r['model_type']} from config arithmetic ({r['where']})"
+    else:
+        title = (f"N for {r['model_type']} from checkpoint {r['where']} ({r['shards']} shard"
+                 f"{'' if r['shards'] == 1 else 's'}, {r['tensors']} tensors)")
+    lines = [title, "", f"{'counted':<20}{'tensors':>9}{'parameters':>20}{'in N':>20}"]
+
+    def tensors(c):
+        return "-" if from_config else c["tensors"]
     for name, c in r["classes"].items():
         if not c["counted"]:
             continue
@@ -1077,18 +1332,20 @@ def table(r):
             extra = f"   top-{r['top_k']} of {r['num_experts']} experts"
         if name == "output_projection" and r["output_tied"]:
             extra = "   tied to the input embedding"
-        lines.append(f"{name:<20}{c['tensors']:>9}{thousands(c['params']):>20}{thousands(c['active']):>20}{extra}")
+        lines.append(f"{name:<20}{tensors(c):>9}{thousands(c['params']):>20}{thousands(c['active']):>20}{extra}")
     lines.append(f"{'N (active parameters per token)':<49}{thousands(r['N']):>20}   ({billions(r['N'])})")
     lines.append("")
     excluded = [(name, c) for name, c in r["classes"].items() if not c["counted"] and (c["tensors"] or c["params"])]
     if excluded:
         lines.append(f"{'left out of N':<20}{'tensors':>9}{'values':>20}   why")
         for name, c in excluded:
-            lines.append(f"{name:<20}{c['tensors']:>9}{thousands(c['params']):>20}   {c['reason']}")
+            lines.append(f"{name:<20}{tensors(c):>9}{thousands(c['params']):>20}   {c['reason']}")
         lines.append("")
-    lines.append(f"stored parameters (FP4 unpacked): {thousands(r['total_params'])} ({billions(r['total_params'])})")
+    if r["total_params"] is not None:
+        lines.append(f"stored parameters (FP4 unpacked): {thousands(r['total_params'])} "
+                     f"({billions(r['total_params'])})")
     scales = r["quantization_scales"]
-    if scales["tensors"]:
+    if scales and scales["tensors"]:
         lines.append(f"quantization scales: {thousands(scales['values'])} values in {thousands(scales['tensors'])} "
                      "tensors (not parameters: not in the total above)")
     lines.extend("note: " + note for note in r["notes"])
@@ -1117,16 +1374,27 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog=PROG, description="N, the active parameters per token (SPEC §3), from "
                                      "safetensors headers and config.json; the Python counterpart of "
                                      "`openrecipes params`. Exit codes: 0 ok; 2 bad input.")
-    parser.add_argument("checkpoint", help="checkpoint folder, its model.safetensors.index.json, or one "
-                                           ".safetensors file")
-    parser.add_argument("--config", help="config.json (default: the one beside the checkpoint)")
+    parser.add_argument("checkpoint", nargs="?", default="", help="checkpoint folder, its "
+                        "model.safetensors.index.json, or one .safetensors file")
+    parser.add_argument("--config", help="config.json (default: the one beside the checkpoint); alone, N from its "
+                                         "arithmetic before a download")
     parser.add_argument("--json", action="store_true", help="JSON output (the key order of openrecipes params)")
     parser.add_argument("--tensors", action="store_true", help="also list every tensor with its class and "
                                                                "parameters")
     args = parser.parse_args(argv)
     try:
+        if not args.checkpoint and not args.config:
+            raise BadInput("", "nothing to count", "give a checkpoint (folder, index.json or .safetensors), --config "
+                                                   "config.json, or both")
+        if not args.checkpoint and args.tensors:
+            raise BadInput("--tensors", "lists a checkpoint's tensors, and none was given (--config alone counts "
+                                        "from config.json's arithmetic)", "give the checkpoint too, or leave "
+                                                                          "--tensors out")
         config_path = args.config if args.config else config_beside(args.checkpoint)
-        report, tensor_list = count(args.checkpoint, read_config(config_path), config_path)
+        if args.checkpoint:
+            report, tensor_list = count(args.checkpoint, read_config(config_path), config_path)
+        else:
+            report, tensor_list = count_config(read_config(config_path), config_path), []
     except BadInput as e:
         print(f"{PROG}: error: {_terminal_safe(e.message())}", file=sys.stderr)
         return 2

@@ -140,7 +140,7 @@ ConvergenceResult check_convergence(const LossCurve& recipe, const LossCurve& re
   if (!(out.correlation >= t.correlation)) out.failed_tests.push_back("correlation");
   // 3. Pointwise tolerance chosen by the reference value.
   for (std::size_t i = 0; i < n; ++i) {
-    double tol = ref[i] > 2.0 ? t.high_loss_tolerance : ref[i] > 0.5 ? t.medium_loss_tolerance : t.low_loss_tolerance;
+    const double tol = pointwise_tolerance(ref[i], t);
     double rel = ref[i] != 0 ? std::fabs(cur[i] - ref[i]) / std::fabs(ref[i]) : std::fabs(cur[i]);
     if (rel > tol) ++out.pointwise_failures;
   }
@@ -204,6 +204,12 @@ std::vector<std::string> describe_failures(const ConvergenceResult& r, const Con
     }
   }
   return out;
+}
+
+double pointwise_tolerance(double reference_loss, const ConvergenceThresholds& t) {
+  return reference_loss > 2.0   ? t.high_loss_tolerance
+         : reference_loss > 0.5 ? t.medium_loss_tolerance
+                                : t.low_loss_tolerance;
 }
 
 }  // namespace openrecipes::checks

@@ -53,6 +53,10 @@ struct ConvergenceThresholds {
   double outlier_sigmas = 3.0;          ///< residual outlier: |r − mean| > 3 × population std
 };
 
+/// The pointwise tolerance (a fraction) at a reference loss: high above 2.0, medium above 0.5, low at or below it
+/// (SPEC §4.3, Megatron-Bridge's thresholds). The check and the site's tolerance band both read it here.
+double pointwise_tolerance(double reference_loss, const ConvergenceThresholds& t = {});
+
 /// The record a recipe keeps (SPEC §4.3): verdict, r, final loss difference, pointwise failures, outliers,
 /// and the names of the failed tests (upstream's names: correlation, point_wise_tolerance, final_loss,
 /// outliers; plus missing_steps and non_finite_loss, which upstream does not have).

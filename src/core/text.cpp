@@ -4,8 +4,10 @@
 #include "core/utf8.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include <fmt/format.h>
@@ -167,5 +169,52 @@ std::string terminal_safe(std::string_view s, bool escape_c0) {
 std::string with_thousands(std::int64_t n) { return group_thousands(fmt::format("{}", n)); }
 
 std::string with_thousands(double v, int decimals) { return group_thousands(fmt::format("{:.{}f}", v, decimals)); }
+
+std::vector<std::string> wrap_words(std::string_view text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && text[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < text.size() && text[j] != ' ') ++j;
+    if (j == i) break;
+    const std::string_view word = text.substr(i, j - i);
+    if (!line.empty() && line.size() + 1 + word.size() > width) lines.push_back(std::move(line)), line.clear();
+    line += (line.empty() ? "" : " ") + std::string(word);
+    i = j;
+  }
+  if (!line.empty()) lines.push_back(std::move(line));
+  return lines;
+}
+
+std::string nearest_name(std::string_view word, const std::vector<std::string>& names) {
+  if (word.size() > 256) return "";
+  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  std::string best;
+  std::size_t best_d = SIZE_MAX;
+  bool tie = false;
+  std::vector<std::size_t> prev, cur;
+  for (const auto& name : names) {
+    if (name.size() > 256 || name == word) continue;
+    prev.resize(name.size() + 1);
+    cur.resize(name.size() + 1);
+    for (std::size_t j = 0; j <= name.size(); ++j) prev[j] = j;
+    for (std::size_t i = 1; i <= word.size(); ++i) {
+      cur[0] = i;
+      for (std::size_t j = 1; j <= name.size(); ++j)
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (lower(word[i - 1]) != lower(name[j - 1]))});
+      std::swap(prev, cur);
+    }
+    const std::size_t d = prev[name.size()];
+    if (d < best_d)
+      best = name, best_d = d, tie = false;
+    else if (d == best_d)
+      tie = true;
+  }
+  const std::size_t longer = std::max(word.size(), best.size());
+  if (best.empty() || tie || best_d > 2 || 3 * best_d >= longer) return "";
+  return best;
+}
 
 }  // namespace openrecipes

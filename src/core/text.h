@@ -46,6 +46,15 @@ std::string escape_controls(std::string_view s, std::size_t max_bytes = 4096);
 /// "\u00NN"; other UTF-8 text is kept. With `escape_c0` false, C0 bytes are left for a JSON encoder to escape.
 std::string terminal_safe(std::string_view s, bool escape_c0);
 
+/// The one name of `names` closest to `word` by edit distance (Levenshtein, ASCII case folded) when it is near enough
+/// to be a typo: at most 2 edits, and fewer than a third of the longer word; "" when none is, or two tie. For "did you
+/// mean" hints (an unknown field, model or option).
+std::string nearest_name(std::string_view word, const std::vector<std::string>& names);
+
+/// `text` broken at spaces into lines of at most `width` bytes (a word longer than `width` gets a line of its own);
+/// runs of spaces collapse. For terminal output that must stay readable (build's ≤ 120-character lines).
+std::vector<std::string> wrap_words(std::string_view text, std::size_t width);
+
 /// `n` in decimal with a comma between each group of three digits ("-1,234,567"), for reports.
 std::string with_thousands(std::int64_t n);
 

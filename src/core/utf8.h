@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace openrecipes {
 
@@ -59,5 +60,11 @@ void append_utf8(std::string& out, char32_t c);
 /// written as visible text ("\u202E"), so a stranger's field cannot reorder what a page shows around it. Other
 /// bytes are kept (the JSON they come from is already valid UTF-8 without C0/C1 controls).
 std::string inert_text(std::string_view text);
+
+/// A word as a POSIX shell would need it quoted, for display only (run --dry-run, the site's Reproduce box, messages):
+/// never run through a shell. Control and bidirectional characters come out escaped ($'…' form).
+std::string display_word(const std::string& word);
+/// Words joined with display_word.
+std::string display_command(const std::vector<std::string>& words);
 
 }  // namespace openrecipes

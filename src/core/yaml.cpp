@@ -75,7 +75,10 @@ void YamlField::reject_unknown_keys(const std::vector<std::string>& allowed) con
       std::string at = *file_;
       if (kv.first.Mark().line >= 0) at += fmt::format(":{}", kv.first.Mark().line + 1);
       if (!path_.empty()) at += ": " + path_;
-      throw InputError(at, "unknown field " + quote_for_message(k), "remove it or use one of: " + list);
+      const std::string near = nearest_name(k, allowed);
+      throw InputError(at, "unknown field " + quote_for_message(k),
+                       near.empty() ? "remove it or use one of: " + list
+                                    : "did you mean '" + near + "'? (the fields here: " + list + ")");
     }
   }
 }

@@ -84,6 +84,13 @@ StepLog parse_steps_jsonl(std::string_view text, const std::string& file) {
     log.records.push_back(r);
   }
   if (log.records.empty()) throw InputError(file, "no step lines", fix);
+  // Steps count from 0 (docs/evidence-format.md): a file from 1 is Megatron's 1-based iterations copied as they are,
+  // which measure would score over the wrong steps and the convergence check would find without a step 0.
+  if (log.records.front().first_step != 0)
+    throw InputError(
+        fmt::format("{}:{}", file, log.records.front().line),
+        fmt::format("the first step is {}: steps.jsonl numbers a run's steps from 0", log.records.front().first_step),
+        "write step = iteration - 1 for Megatron-LM's 1-based iterations (docs/evidence-format.md)");
   return log;
 }
 

@@ -57,6 +57,7 @@ namespace {
 struct Loaded {
   std::optional<evidence::ArgumentDump> args;
   std::string args_error;
+  std::string args_problem, args_fix;  ///< args_error in parts: "where: problem" and the fix ("" for none)
   std::optional<StepLog> log;
   std::string log_error;
   std::optional<evidence::VersionDump> versions;  ///< the versions dump merged with the log's framework banners
@@ -150,9 +151,11 @@ Loaded load_evidence(const Recipe& r) {
       out.args = evidence::parse_megatron_args(texts.read(r.arguments->path), r.arguments->relative);
     } catch (const InputError& e) {
       out.args_error = e.what();
+      out.args_problem = e.where() + ": " + e.problem();
+      out.args_fix = e.fix();
     }
   } else {
-    out.args_error = "the recipe gives no argument dump (evidence.arguments)";
+    out.args_error = out.args_problem = "the recipe gives no argument dump (evidence.arguments)";
   }
   std::optional<std::int64_t> interval;
   if (out.args) interval = evidence::log_interval_of(*out.args);
@@ -248,9 +251,15 @@ void check_known_names(const Registry& reg, const Recipe& r, RecipeResult& out) 
     add(out, "recipe", "recipe.gpu", fmt::format("unknown GPU type '{}' (registry/gpus.yaml has {})", r.gpu, list),
         "file the recipe under a GPU type of registry/gpus.yaml");
   }
-  if (!reg.models.count(r.model))
+  if (!reg.models.count(r.model)) {
+    std::vector<std::string> ids;
+    for (const auto& [id, m] : reg.models) ids.push_back(id);
+    const std::string near = nearest_name(r.model, ids);
     add(out, "recipe", "recipe.model", fmt::format("unknown model '{}' (no registry/models/{}.yaml)", r.model, r.model),
-        "add the model's file (openrecipes params --config gives its N)");
+        (near.empty() ? std::string() : "file the recipe under models/" + near + "/ if that is its model, or ") +
+            "add registry/models/" + r.model +
+            ".yaml (docs/models-format.md; openrecipes params --config config.json counts its N)");
+  }
 }
 
 // SPEC §2: the score and CV over the protocol's window, and the recipe's claims of them.
@@ -415,8 +424,9 @@ void check_evidence_consistency(const Recipe& r, const Loaded& ev, RecipeResult&
   add_all(out, "patches", "patches.folder", patch_folder_problems(r));
   if (!ev.args)
     add(out, "evidence", "evidence.argument-dump",
-        ev.args_error + "; without one a recipe can neither be checked against its reference nor serve as one",
-        "keep the run's argument dump (Megatron prints it at start-up) as evidence.arguments");
+        ev.args_problem + "; without one a recipe can neither be checked against its reference nor serve as one",
+        ev.args_fix.empty() ? "keep the run's argument dump (Megatron prints it at start-up) as evidence.arguments"
+                            : ev.args_fix);
 }
 
 // SPEC §4.2: each component-test record with its raw output read and checked against the recipe, its model, its
@@ -616,6 +626,30 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
         for (std::size_t at; root.size() > 1 && (at = s->find(root)) != std::string::npos;) s->erase(at, root.size());
   require_verified_references(results);  // SPEC §4, §5
   return results;
+}
+
+namespace {
+// `v` as the recipe writes it: rounded by `format` ("{:.2f}"), read back.
+double rounded(const char* format, double v) { return parse_double(fmt::format(fmt::runtime(format), v)).value_or(v); }
+}  // namespace
+
+Claims computed_claims(const RecipeResult& r) {
+  Claims out{0, 0, 0, "ineligible", "fail", std::nullopt, std::nullopt, std::nullopt};
+  if (r.throughput) {
+    out.tokens_per_s_per_gpu = rounded("{:.2f}", r.throughput->tokens_per_s_per_gpu);
+    out.cv = rounded("{:.5f}", r.throughput->cv);
+  }
+  if (r.gpu_hours) out.gpu_hours = rounded("{:.6g}", *r.gpu_hours);
+  out.configuration = r.configuration && r.configuration->eligible ? "eligible" : "ineligible";
+  out.convergence = r.is_reference ? "pass" : "fail";
+  if (r.convergence) {
+    const auto& c = *r.convergence;
+    out.convergence = c.passed ? "pass" : "fail";
+    if (std::isfinite(c.correlation)) out.correlation = rounded("{:.4f}", c.correlation);
+    if (std::isfinite(c.final_loss_rel_diff)) out.final_loss_rel_diff = rounded("{:.3g}", c.final_loss_rel_diff);
+    out.pointwise_failures = c.pointwise_failures;
+  }
+  return out;
 }
 
 }  // namespace openrecipes::registry

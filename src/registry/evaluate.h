@@ -107,4 +107,10 @@ struct RecipeResult {
 std::vector<RecipeResult> evaluate_registry(const Registry& reg,
                                             const std::map<std::string, std::filesystem::path>& checkpoints = {});
 
+/// The claims block `r`'s evidence supports, as recipe.yaml records them (tokens/s/GPU to 2 decimals, CV to 5,
+/// GPU-hours to 6 significant digits, correlation to 4 decimals, final-loss difference to 3 significant digits): what
+/// submit writes and `check recipe` prints to paste. A result without a throughput or GPU-hours gives 0 there (the
+/// recipe is not verified and its reasons say why).
+Claims computed_claims(const RecipeResult& r);
+
 }  // namespace openrecipes::registry

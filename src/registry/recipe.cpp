@@ -397,7 +397,7 @@ Recipe load_recipe(const fs::path& dir, RecipeLoad mode) {
   read_layout(y, r);
   read_stack(y, r, draft);
   read_patches_and_component_tests(y, dir, r);
-  if (!draft) read_claims(y, r);
+  if (mode == RecipeLoad::full || (mode == RecipeLoad::unclaimed && y["claims"].defined())) read_claims(y, r);
   return r;
 }
 

@@ -133,8 +133,9 @@ std::string component_tests_yaml(const std::vector<checks::ComponentTest>& tests
 
 /// How much of a recipe must be there: `full` for the registry (every field, evidence files present), `draft` for a
 /// recipe that has not run yet, as `openrecipes run` reads it: its evidence and claims are not read (they may be
-/// absent), and its stack needs only the framework's name (the run's probe finds the versions).
-enum class RecipeLoad : unsigned char { full, draft };
+/// absent), and its stack needs only the framework's name (the run's probe finds the versions); `unclaimed` as full,
+/// but `claims:` may be absent (zero claims): `check recipe` computes them for a recipe written by hand.
+enum class RecipeLoad : unsigned char { full, draft, unclaimed };
 
 /// The recipe folder a user names, as its folder or its recipe.yaml (`run`, `relayout`, `submit --reference`,
 /// `component-test` take either).

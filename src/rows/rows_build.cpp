@@ -272,6 +272,7 @@ RowsBuildResult build_rows(const RowsBuildOptions& o) {
   }
   const TokenizerBundle bundle = bundle_loading.get();
   result.warnings = bundle.warnings;
+  result.chat_template_origin = bundle.chat_template_origin;
   stage("tokenizer");
   const SourceSet& set = *sources;
 

@@ -55,6 +55,7 @@ struct RowsBuildResult {
   std::vector<std::string> warnings;
   RowsBuildProgress stats;             ///< final counts and the wall time
   std::vector<RowsBuildStage> stages;  ///< where the wall time went (a stage that ran in rounds is summed)
+  std::string chat_template_origin;    ///< the file (and field) the chat template came from (TokenizerBundle)
 };
 
 /// The manifest path for a rows file: "x.parquet" -> "x.manifest.json".

@@ -34,6 +34,13 @@ TokenizerBundle TokenizerBundle::load(const TokenizerFiles& files) {
   b.tokenizer_ = std::make_shared<Tokenizer>(Tokenizer::load(tj, std::move(tj_bytes)));
 
   fs::path cfg_path = files.tokenizer_config.value_or(files.dir / "tokenizer_config.json");
+  std::error_code ec;
+  if (!files.tokenizer_config && !fs::exists(cfg_path, ec))
+    throw InputError(cfg_path.string(),
+                     "no tokenizer_config.json beside tokenizer.json (it holds the special tokens and, usually, the "
+                     "chat template)",
+                     "give it with --tokenizer-config FILE, and the template with --chat-template FILE when that "
+                     "config has none");
   std::string cfg_bytes = read_file(cfg_path, 16ull << 20);
   b.tokenizer_config_sha256 = sha256_hex(cfg_bytes);
   auto cfg = parse_json_strict(cfg_bytes, cfg_path.string(), "give the model's tokenizer_config.json");

@@ -413,30 +413,4 @@ std::pair<std::vector<std::string>, std::vector<std::pair<std::string, std::stri
   return {argv, env};
 }
 
-std::string display_word(const std::string& w) {
-  // Control characters and bidi controls would move the terminal's cursor or reorder the line: shown escaped.
-  // C0 and C1 controls (U+0080..U+009F are 0xC2 0x80..0x9F in UTF-8) and every bidi control (inert_text).
-  bool control = inert_text(w) != w;
-  for (std::size_t i = 0; i < w.size() && !control; ++i) {
-    const auto c = static_cast<unsigned char>(w[i]);
-    control = c < 0x20 || c == 0x7f ||
-              (c == 0xc2 && i + 1 < w.size() && static_cast<unsigned char>(w[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(w[i + 1]) <= 0x9f);
-  }
-  if (control) return "$" + quote_for_message(w, 4096);
-  const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./:=,@%+-").find(c) != std::string::npos;
-  });
-  if (plain) return w;
-  std::string out = "'";
-  for (char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string display_command(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : " ") + display_word(w);
-  return out;
-}
-
 }  // namespace openrecipes::run

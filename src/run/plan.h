@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/utf8.h"
 #include "layout/layout.h"
 #include "registry/recipe.h"
 
@@ -106,9 +107,7 @@ RunPlan read_plan(const std::filesystem::path& file);
 std::pair<std::vector<std::string>, std::vector<std::pair<std::string, std::string>>> node_command(
     const RunPlan& plan, std::int64_t rank, const std::string& head);
 
-/// A word as a POSIX shell would need it quoted, for display only (--dry-run, messages): never run through a shell.
-std::string display_word(const std::string& word);
-/// Words joined with display_word.
-std::string display_command(const std::vector<std::string>& words);
+using ::openrecipes::display_command;  // core/utf8.h
+using ::openrecipes::display_word;
 
 }  // namespace openrecipes::run

@@ -43,9 +43,6 @@ std::string seen(const evidence::VersionDump& d, const std::string& name) {
   return *v.rbegin();
 }
 
-// `v` as the recipe writes it: rounded by `format` ("{:.2f}"), read back.
-double rounded(const char* format, double v) { return parse_double(fmt::format(fmt::runtime(format), v)).value_or(v); }
-
 registry::RecipeResult evaluate_one(const fs::path& registry_root, const std::string& id) {
   const auto reg = registry::load_registry(registry_root);
   for (auto& r : registry::evaluate_registry(reg))
@@ -391,21 +388,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
 
   // Claims: evaluated once with placeholders, written from what the build computed, and evaluated again.
   const std::string id = source.model + "/" + source.gpu + "/" + name;
-  const auto first = evaluate_one(req.registry, id);
-  if (first.throughput) {
-    out.claims.tokens_per_s_per_gpu = rounded("{:.2f}", first.throughput->tokens_per_s_per_gpu);
-    out.claims.cv = rounded("{:.5f}", first.throughput->cv);
-  }
-  if (first.gpu_hours) out.claims.gpu_hours = rounded("{:.6g}", *first.gpu_hours);
-  out.claims.configuration = first.configuration && first.configuration->eligible ? "eligible" : "ineligible";
-  out.claims.convergence = first.is_reference ? "pass" : "fail";
-  if (first.convergence) {
-    const auto& c = *first.convergence;
-    out.claims.convergence = c.passed ? "pass" : "fail";
-    if (std::isfinite(c.correlation)) out.claims.correlation = rounded("{:.4f}", c.correlation);
-    if (std::isfinite(c.final_loss_rel_diff)) out.claims.final_loss_rel_diff = rounded("{:.3g}", c.final_loss_rel_diff);
-    out.claims.pointwise_failures = c.pointwise_failures;
-  }
+  out.claims = registry::computed_claims(evaluate_one(req.registry, id));
   write_file_atomic(target / "recipe.yaml", registry::recipe_yaml(out, comment));
   SubmitResult result;
   result.id = id;

@@ -94,10 +94,17 @@ std::string line_chart_svg(const LineChart& ch) {
       xlo = std::min(xlo, x), xhi = std::max(xhi, x), ylo = std::min(ylo, y), yhi = std::max(yhi, y);
     }
   if (ch.shaded_x) xlo = std::min(xlo, ch.shaded_x->first), xhi = std::max(xhi, ch.shaded_x->second);
+  for (const auto& b : ch.band)
+    if (std::isfinite(b.x) && std::isfinite(b.lo) && std::isfinite(b.hi))
+      ylo = std::min(ylo, b.lo), yhi = std::max(yhi, b.hi);
   if (!std::isfinite(xlo)) xlo = 0, xhi = 1;
   if (!std::isfinite(ylo)) ylo = 0, yhi = 1;
+  if (ch.y_from_zero) ylo = std::min(ylo, 0.0);
+  if (ch.x_from_zero) xlo = std::min(xlo, 0.0);
   auto yt = nice_ticks(ylo, yhi);
   auto xt = nice_ticks(xlo, xhi, 10);
+  if (ch.x_integer && xt.size() >= 2 && xt[1] - xt[0] < 1)
+    xt = nice_ticks(std::floor(xlo), std::ceil(xhi), static_cast<int>(std::max(1.0, std::ceil(xhi) - std::floor(xlo))));
   Scale x{xt.front(), xt.back(), kLeft, kWidth - kRight};
   Scale y{yt.front(), yt.back(), kHeight - kBottom, kTop};
   std::string s = open_svg(ch.title, "line");
@@ -107,6 +114,16 @@ std::string line_chart_svg(const LineChart& ch) {
         "stroke-dasharray=\"2 2\"/>\n",
         c(x(ch.shaded_x->first)), c(kTop), c(x(ch.shaded_x->second) - x(ch.shaded_x->first)),
         c(kHeight - kBottom - kTop));
+  if (!ch.band.empty()) {
+    std::string upper, lower;
+    for (const auto& b : ch.band) {
+      if (!std::isfinite(b.x) || !std::isfinite(b.lo) || !std::isfinite(b.hi)) continue;
+      upper += (upper.empty() ? "" : " ") + c(x(b.x)) + "," + c(y(b.hi));
+      lower = c(x(b.x)) + "," + c(y(b.lo)) + (lower.empty() ? "" : " ") + lower;
+    }
+    s += fmt::format("<polygon points=\"{} {}\" fill=\"#f3e3c3\" stroke=\"#c28a2c\" stroke-width=\"1\"/>\n", upper,
+                     lower);
+  }
   s += y_axis(y, yt, std::max(ch.y_decimals, decimals_for(yt)), ch.y_label);
   for (double t : xt)
     s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", c(x(t)), c(kHeight - kBottom + 16),
@@ -125,18 +142,27 @@ std::string line_chart_svg(const LineChart& ch) {
     for (auto [px, py] : ser.points) {
       if (!std::isfinite(px) || !std::isfinite(py)) continue;
       pts += (pts.empty() ? "" : " ") + c(x(px)) + "," + c(y(py));
-      marks += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"2.5\"/>", c(x(px)), c(y(py)));
+      marks +=
+          fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"{}\"/>", c(x(px)), c(y(py)), ser.markers_only ? "5" : "2.5");
     }
     std::string dash = ser.dashed ? " stroke-dasharray=\"6 4\"" : "";
     const char* width = ser.dashed ? "3" : "1.5";  // a dashed series is drawn wide, so a solid one over it shows
-    s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{}/>\n", pts, colour,
-                     width, dash);
+    if (!ser.markers_only)
+      s += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{}/>\n", pts, colour,
+                       width, dash);
     s += fmt::format("<g fill=\"{}\" stroke=\"{}\">{}</g>\n", ser.dashed ? "#fff" : colour, colour, marks);
     s += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"{}\"{}/>", c(legend_x),
                      c(legend_x + 24), c(kLegendY), c(kLegendY), colour, width, dash);
     s += fmt::format("<text x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>\n", c(legend_x + 30), c(kLegendY),
                      html_text(ser.label));
     legend_x += 40 + 7.0 * static_cast<double>(ser.label.size());
+  }
+  if (!ch.band.empty() && !ch.band_label.empty()) {
+    s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"24\" height=\"10\" fill=\"#f3e3c3\" stroke=\"#c28a2c\"/>",
+                     c(legend_x), c(kLegendY - 5));
+    s += fmt::format("<text x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>\n", c(legend_x + 30), c(kLegendY),
+                     html_text(ch.band_label));
+    legend_x += 40 + 7.0 * static_cast<double>(ch.band_label.size());
   }
   if (ch.shaded_x && !ch.shaded_label.empty()) {
     s += fmt::format(

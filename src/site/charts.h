@@ -14,6 +14,12 @@ struct LineSeries {
   std::string label;                              ///< legend text
   std::vector<std::pair<double, double>> points;  ///< (x, y), drawn in order; non-finite points are skipped
   bool dashed = false;                            ///< dashed line and hollow markers (the second series)
+  bool markers_only = false;                      ///< points without a line (a scatter plot)
+};
+
+/// A band drawn behind the series: at each x, from lo to hi (e.g. the convergence check's tolerance).
+struct BandPoint {
+  double x, lo, hi;
 };
 
 struct LineChart {
@@ -24,6 +30,11 @@ struct LineChart {
   std::optional<std::pair<double, double>> shaded_x;  ///< an x range drawn shaded, e.g. the measured window
   std::string shaded_label;                           ///< its legend text
   int y_decimals = 2;                                 ///< decimals of the y tick labels
+  bool y_from_zero = false;  ///< the y axis starts at 0 (a time or a rate, whose cut axis would exaggerate)
+  bool x_from_zero = false;
+  bool x_integer = false;       ///< x ticks at whole numbers only (a GPU count)
+  std::vector<BandPoint> band;  ///< drawn shaded under the series
+  std::string band_label;       ///< its legend text
 };
 
 struct Bar {

@@ -13,7 +13,7 @@
 namespace openrecipes::site {
 
 /// The version of the column set; a change of columns is a new version (docs/recipes-csv.md).
-inline constexpr const char* kRecipesCsvSchema = "openrecipes-recipes-csv/1";
+inline constexpr const char* kRecipesCsvSchema = "openrecipes-recipes-csv/2";
 
 /// One text cell: `text` in double quotes with inner quotes doubled, prefixed with ' inside the quotes when it
 /// starts with =, +, -, @, tab or CR (OWASP "CSV Injection"). Always quoted, so commas and newlines stay in the cell.

@@ -1,6 +1,7 @@
 // Leaderboard as text and JSON (SPEC §5).
 #include "site/leaderboard_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -9,6 +10,7 @@
 #include "checks/check_json.h"
 #include "core/text.h"
 #include "evidence/step_log.h"
+#include "registry/reproduce.h"
 #include "site/format.h"
 
 namespace openrecipes::site {
@@ -44,6 +46,15 @@ void make_json_safe(nlohmann::json& j) {
 
 // A number as JSON, infinity as the string "inf" (JSON has no infinity; the raw output writes it so too).
 nlohmann::json finite_or_inf(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json("inf"); }
+
+// The width of build's text output: every line within it (README; a word longer than a line stays whole).
+constexpr std::size_t kTextWidth = 120;
+
+// `text` wrapped at spaces into kTextWidth: the first line after `first`, the rest after `rest`.
+void wrapped(std::string& out, const std::string& first, const std::string& rest, const std::string& text) {
+  const auto lines = wrap_words(text, kTextWidth - std::max(first.size(), rest.size()));
+  for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? rest : first) + lines[i] + "\n";
+}
 
 std::string checks_summary(const registry::RecipeResult& r) {
   if (r.is_reference) return "reference";
@@ -108,7 +119,28 @@ nlohmann::json coverage_json(const registry::EvidenceCoverage& c) {
           {"launch", c.launch}};
 }
 
-nlohmann::json result_json(const registry::RecipeResult& r) {
+// How to reproduce the recipe (registry/reproduce.h): the variables with what each must point at, the data-prep
+// commands, the run line.
+nlohmann::json reproduce_json(const registry::Recipe& rec, const std::map<std::string, registry::ModelInfo>& models) {
+  const auto m = models.find(rec.model);
+  const registry::Reproduction rep = registry::reproduction(rec, m == models.end() ? nullptr : &m->second);
+  nlohmann::json vars = nlohmann::json::array();
+  for (const auto& v : rep.variables)
+    vars.push_back({{"name", v.shown},
+                    {"points_at", v.points_at},
+                    {"example", v.example},
+                    {"needs_value", v.needs_value},
+                    {"launcher_only", v.launcher_only}});
+  return {{"recipe_folder", rep.recipe_folder},
+          {"variables", vars},
+          {"prepare", rep.prepare},
+          {"run", rep.run_line},
+          {"rows_sha256", rep.rows_sha256.empty() ? nlohmann::json(nullptr) : nlohmann::json(rep.rows_sha256)},
+          {"rows_count", rep.rows_count},
+          {"standard_workload", rep.standard_workload}};
+}
+
+nlohmann::json result_json(const registry::RecipeResult& r, const std::map<std::string, registry::ModelInfo>& models) {
   nlohmann::json j;
   j["id"] = r.id;
   j["verified"] = r.verified;
@@ -124,6 +156,7 @@ nlohmann::json result_json(const registry::RecipeResult& r) {
   j["framework"] = rec.stack.framework;
   j["steps_per_run"] = rec.steps_per_run;
   j["command"] = rec.command;
+  j["reproduce"] = reproduce_json(rec, models);
   j["layout"] = {{"tp", rec.layout.tp},
                  {"pp", rec.layout.pp},
                  {"cp", rec.layout.cp},
@@ -242,43 +275,48 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
     any_pair = true;
     out += fmt::format("{} · {} · workload {}{}\n", visible(p.model_name), visible(p.gpu), visible(p.workload_key),
                        p.standard_workload ? "" : " [non-standard workload]");
-    if (!p.workload_description.empty()) out += "  " + visible(p.workload_description) + "\n";
+    if (!p.workload_description.empty()) wrapped(out, "  ", "  ", visible(p.workload_description));
     if (!p.ranked.empty()) {
-      out += fmt::format("  {:>4}  {:<22} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<14} {:<10} {:<11} {:<8} {}\n",
-                         "rank", "recipe", "tokens/s/GPU", "CV", "GPUs", "MFU", "$/1M tokens", "GPU-h/run", "author",
-                         "date", "framework", "evidence", "checks");
+      // Every line within kTextWidth: the numbers on one line, who submitted it and its checks on the next.
+      std::size_t w = 6;
+      for (const auto* r : p.ranked) w = std::max(w, std::min<std::size_t>(32, visible(r->entry->recipe->name).size()));
+      out +=
+          fmt::format("  {:>4}  {:<{}} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<8} {:<10} {}\n", "rank", "recipe", w,
+                      "tokens/s/GPU", "CV", "GPUs", "MFU", "$/1M tokens", "GPU-h/run", "evidence", "date", "framework");
       int rank = 0;
       for (const auto* r : p.ranked) {
         const auto& rec = *r->entry->recipe;
-        out += fmt::format("  {:>4}  {:<22} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<14} {:<10} {:<11} {:<8} {}{}\n",
-                           ++rank, visible(rec.name), format_tokens_per_s(r->throughput->tokens_per_s_per_gpu),
+        out += fmt::format("  {:>4}  {:<{}} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<8} {:<10} {}\n", ++rank,
+                           visible(rec.name), w, format_tokens_per_s(r->throughput->tokens_per_s_per_gpu),
                            format_percent(r->throughput->cv), rec.gpus, r->mfu ? format_percent(*r->mfu) : "-",
                            r->dollars_per_million_tokens ? format_dollars(*r->dollars_per_million_tokens) : "-",
-                           r->gpu_hours ? format_gpu_hours(*r->gpu_hours) : "-", visible(rec.author), visible(rec.date),
-                           visible(rec.stack.framework), r->coverage.code(), checks_summary(*r),
-                           r->verified ? "" : "  [UNVERIFIED]");
+                           r->gpu_hours ? format_gpu_hours(*r->gpu_hours) : "-", r->coverage.code(), visible(rec.date),
+                           visible(rec.stack.framework));
+        wrapped(out, "        ", "          ",
+                (r->verified ? "" : "[UNVERIFIED] ") + std::string("by ") + visible(rec.author) + " · " +
+                    checks_summary(*r));
       }
     }
     if (!p.ranked.empty()) {
       out +=
           "  (tokens/s/GPU over the measurement window; CV of step time; MFU = 6·N·tokens/s/GPU / dense BF16 peak;\n"
-          "   $/1M tokens at the window's rate; GPU-h/run = GPUs × launch-to-exit time of the evidence run;\n"
-          "   " +
-          std::string(registry::kEvidenceLegend) + ";";
+          "   $/1M tokens at the window's rate; GPU-h/run = GPUs × launch-to-exit time of the evidence run;\n";
+      wrapped(out, "   ", "   ", std::string(registry::kEvidenceLegend) + ";");
       // What the step time t_i is for each log format (and the name its logs give it) among the ranked recipes.
       std::set<std::pair<std::string, std::string>> formats;
       for (const auto* r : p.ranked) formats.emplace(r->entry->recipe->log.format, r->step_time_field);
+      std::size_t n = 0;
       for (const auto& [f, field] : formats)
-        out += fmt::format("\n   step time of a {} log = {}", visible(f),
-                           visible(evidence::step_time_definition(f, field)));
-      out += ")\n";
+        wrapped(out, "   ", "     ",
+                fmt::format("step time of a {} log = {}{}", visible(f),
+                            visible(evidence::step_time_definition(f, field)), ++n == formats.size() ? ")" : ";"));
     }
     if (!p.unranked.empty()) {
       out += "  not ranked:\n";
       for (const auto* r : p.unranked) {
         std::string name = r->entry && r->entry->recipe ? r->entry->recipe->name : r->id;
         out += fmt::format("    {}\n", visible(name));
-        for (const auto& why : r->reasons) out += fmt::format("      - {}\n", visible(why.text_with_fix()));
+        for (const auto& why : r->reasons) wrapped(out, "      - ", "        ", visible(why.text_with_fix()));
       }
     }
     out += "\n";
@@ -288,7 +326,7 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
     out += "recipes that could not be read:\n";
     for (const auto* r : p.unranked) {
       out += fmt::format("  {}\n", visible(r->id));
-      for (const auto& why : r->reasons) out += fmt::format("    - {}\n", visible(why.text_with_fix()));
+      for (const auto& why : r->reasons) wrapped(out, "    - ", "      ", visible(why.text_with_fix()));
     }
     out += "\n";
   }
@@ -325,7 +363,7 @@ nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector
   nlohmann::json unreadable = nlohmann::json::array();
   for (const auto& p : pairs) {
     if (p.unreadable) {
-      for (const auto* r : p.unranked) unreadable.push_back(result_json(*r));
+      for (const auto* r : p.unranked) unreadable.push_back(result_json(*r, reg.models));
       continue;
     }
     nlohmann::json pj;
@@ -338,12 +376,12 @@ nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector
     nlohmann::json ranked = nlohmann::json::array();
     int rank = 0;
     for (const auto* r : p.ranked) {
-      auto e = result_json(*r);
+      auto e = result_json(*r, reg.models);
       e["rank"] = ++rank;
       ranked.push_back(e);
     }
     nlohmann::json unranked = nlohmann::json::array();
-    for (const auto* r : p.unranked) unranked.push_back(result_json(*r));
+    for (const auto* r : p.unranked) unranked.push_back(result_json(*r, reg.models));
     pj["ranked"] = ranked;
     pj["unranked"] = unranked;
     ps.push_back(pj);

@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 
 #include "checks/component_test.h"
+#include "checks/convergence.h"
+#include "core/protocol.h"
 #include "core/text.h"
 #include "core/version.h"
 #include "registry/evaluate.h"
@@ -145,40 +147,43 @@ std::string pair_anchor(const json& pair) {
   return "pair:" + pair["gpu"].get<std::string>() + ":" + pair["workload"]["key"].get<std::string>();
 }
 
-std::string page(const std::string& path, const std::string& title, const std::string& template_name, json view) {
+std::string page(const json& board, const std::string& path, const std::string& title, const std::string& template_name,
+                 json view) {
   view["root"] = root_of(path);
   std::string body = render_template(template_name, view);
-  json layout = {{"title", title}, {"root", root_of(path)}, {"body", body}, {"version", kToolVersion}};
+  const json& site = board.contains("site") ? board["site"] : json::object();
+  json layout = {{"title", title},
+                 {"root", root_of(path)},
+                 {"body", body},
+                 {"version", kToolVersion},
+                 {"built_at", site.contains("built_at") ? site["built_at"] : json(false)}};
   return render_template("layout", layout);
 }
 
-// The protocol's command variables (SPEC §6, PROTOCOL.md "A recipe's command") that `command` uses, with what they
-// stand for; any other $NAME is listed as the recipe's own.
-json command_variables(const std::string& command) {
-  static const std::vector<std::pair<std::string, std::string>> known = {
-      {"$HF_CKPT", "the model's Hugging Face checkpoint"},
-      {"$TORCH_DIST", "the Megatron torch_dist weights the run loads"},
-      {"$SFT_DATA", "the rows (openrecipes rows build)"},
-      {"<slime entry module>", "the training image's slime entry point"},
-      {"${MODEL_ARGS[@]}", "the framework's model script for the model (scripts/models/ in slime)"},
-      {"$MEGATRON_LM", "a Megatron-LM checkout at the stack's framework commit"},
-  };
-  json out = json::array();
-  std::set<std::string> seen;
-  for (const auto& [name, meaning] : known)
-    if (command.find(name) != std::string::npos) {
-      out.push_back({{"name", name}, {"meaning", meaning}});
-      seen.insert(name);
-    }
-  static const std::regex var(R"(\$\{?([A-Za-z_][A-Za-z0-9_]*))");
-  std::set<std::string> others;
-  for (auto it = std::sregex_iterator(command.begin(), command.end(), var); it != std::sregex_iterator(); ++it) {
-    std::string name = "$" + (*it)[1].str();
-    if (!seen.count(name) && name != "$MODEL_ARGS") others.insert(name);
-  }
-  for (const auto& name : others)
-    out.push_back({{"name", name}, {"meaning", "not a protocol variable: the recipe's own (see its notes)"}});
-  return out;
+// The Reproduce box (registry/reproduce.h via the board's "reproduce"): the recipe.yaml's copy, the data-prep
+// commands, the run line and each variable with what it must point at.
+json reproduce_view(const json& e, const std::string& id, const std::string& root) {
+  if (!e.contains("reproduce")) return false;
+  const json& r = e["reproduce"];
+  json prepare = json::array();
+  for (const auto& line : r["prepare"]) prepare.push_back(line);
+  json vars = json::array();
+  for (const auto& v : r["variables"])
+    vars.push_back({{"name", v["name"]},
+                    {"points_at", v["points_at"]},
+                    {"example", v["example"].get<std::string>().empty() ? json("–") : v["example"]},
+                    {"needed", v["needs_value"].get<bool>()     ? "needed"
+                               : v["launcher_only"].get<bool>() ? "read by the launcher"
+                                                                : "filled by run"}});
+  return {{"recipe_href", root + url_path(evidence_site_path(id, "recipe.yaml"))},
+          {"recipe_folder", r["recipe_folder"]},
+          {"prepare", prepare},
+          {"run", r["run"]},
+          {"variables", vars},
+          {"has_variables", !vars.empty()},
+          {"standard", r["standard_workload"]},
+          {"rows_sha256", r["rows_sha256"].is_string() ? r["rows_sha256"] : json(false)},
+          {"rows_count", with_thousands(r["rows_count"].get<std::int64_t>())}};
 }
 
 // What the recipe's evidence covers, one line per piece, from the board's evidence_coverage.
@@ -233,6 +238,7 @@ std::string step_time_chart(const json& e) {
   for (std::size_t i = 0; i < run["step"].size(); ++i)
     xs.push_back(run["step"][i].get<std::int64_t>() + run["steps"][i].get<std::int64_t>() - 1);
   ch.series.push_back({"step time", points_of(series_points(xs, run["step_time_s"])), false});
+  ch.y_from_zero = true;  // a cut axis would make a 5% wobble look like a collapse
   const json& w = e["series"]["window"];
   if (w.is_object()) {
     ch.shaded_x = {w["first"].get<double>() - 0.5, w["last"].get<double>() + 0.5};
@@ -255,6 +261,23 @@ std::string loss_chart(const json& e) {
   if (s["arm"].is_object())
     ch.series.push_back({"recipe arm", points_of(series_points(s["arm"]["steps"], s["arm"]["loss"])), false});
   ch.y_decimals = 2;
+  // The steps the check compares (the first 20% are skipped), shaded, and the pointwise tolerance around the
+  // reference's loss at each of them (checks::pointwise_tolerance: 10%, 5% or 2% by loss level).
+  const json& records = e["checks"];
+  if (records.contains("convergence") && s["reference_arm"].is_object()) {
+    const std::int64_t points = records["convergence"]["points"].get<std::int64_t>();
+    const std::int64_t first = protocol::kConvergenceSteps - points, last = protocol::kConvergenceSteps - 1;
+    if (points > 0) {
+      ch.shaded_x = {static_cast<double>(first) - 0.5, static_cast<double>(last) + 0.5};
+      ch.shaded_label = fmt::format("compared steps {}–{}", first, last);
+      for (const auto& [step, loss] : points_of(series_points(s["reference_arm"]["steps"], s["reference_arm"]["loss"])))
+        if (step >= static_cast<double>(first) && step <= static_cast<double>(last)) {
+          const double tol = checks::pointwise_tolerance(loss);
+          ch.band.push_back({step, loss * (1 - tol), loss * (1 + tol)});
+        }
+      ch.band_label = "tolerance";
+    }
+  }
   return line_chart_svg(ch);
 }
 
@@ -307,32 +330,92 @@ std::string url_path(const std::string& path) {
 }
 
 json index_view(const json& board) {
+  // One row per verified recipe, each pair's in rank order: the filters (model, GPU type, GPU count, framework,
+  // standard workload only) pick rows, and "best only" keeps the first one of each model × GPU type × workload left.
   json rows = json::array();
+  std::set<std::string> gpu_types, frameworks;
+  std::set<std::int64_t> gpu_counts;
+  std::map<std::string, bool> model_has_standard;
+  bool any_non_standard = false;
   for (const auto& p : board["pairs"]) {
-    json row;
-    row["model"] = p["model_name"];
-    row["model_href"] = model_page_path(p["model"].get<std::string>()) + "#" + pair_anchor(p);
-    row["gpu"] = p["gpu"];
-    row["workload"] = p["workload"]["key"];
-    row["non_standard"] = p["non_standard_workload"];
-    int verified = 0;
-    for (const auto& e : p["ranked"]) verified += is_verified_entry(e);
-    row["verified_count"] = std::to_string(verified);
-    if (const json* best = best_verified(p)) {
-      row["best"] = entry_row(p, *best, "");
-    } else {
-      row["best"] = false;
+    const std::string model = p["model"].get<std::string>();
+    model_has_standard.emplace(model, false);
+    bool first = true;
+    for (const auto& e : p["ranked"]) {
+      if (!is_verified_entry(e)) continue;
+      json row = entry_row(p, e, "");
+      row["model"] = p["model_name"];
+      row["model_id"] = model;
+      row["model_href"] = model_page_path(model) + "#" + pair_anchor(p);
+      row["workload"] = p["workload"]["key"];
+      row["non_standard"] = p["non_standard_workload"];
+      row["standard"] = !p["non_standard_workload"].get<bool>() ? "1" : "0";
+      row["pair"] = pair_anchor(p);
+      row["best"] = first;
+      first = false;
+      rows.push_back(row);
+      gpu_types.insert(p["gpu"].get<std::string>());
+      frameworks.insert(str(e, "framework"));
+      gpu_counts.insert(e["gpus"].get<std::int64_t>());
+      if (!p["non_standard_workload"].get<bool>()) model_has_standard[model] = true;
+      any_non_standard = any_non_standard || p["non_standard_workload"].get<bool>();
     }
-    rows.push_back(row);
   }
+  // Empty states, one per model: shown (by the script) when the filters leave that model no row.
+  json empties = json::array(), model_options = json::array();
+  for (const auto& [model, has_standard] : model_has_standard) {
+    const std::string name =
+        board["models"].contains(model) ? board["models"][model]["name"].get<std::string>() : model;
+    empties.push_back({{"model_id", model}, {"model", name}, {"no_standard", !has_standard}});
+  }
+  for (auto it = board["models"].begin(); it != board["models"].end(); ++it)
+    model_options.push_back({{"id", it.key()}, {"name", it.value()["name"]}});
+  json gt = json::array(), fw = json::array(), gc = json::array();
+  for (const auto& g : gpu_types) gt.push_back(g);
+  for (const auto& f : frameworks) fw.push_back(f);
+  for (auto g : gpu_counts) gc.push_back(std::to_string(g));
+  // The changelog: the builds that changed something, newest first (site_writer's data/build.json).
+  json changes = json::array();
+  const json& site = board.contains("site") ? board["site"] : json::object();
+  if (site.contains("changes"))
+    for (const auto& c : site["changes"]) {
+      auto ids = [&](const char* k) {
+        json out = json::array();
+        for (const auto& id : c[k]) {
+          bool shown = false;  // a page on this site (a removed recipe has none)
+          for (const auto& p : board["pairs"])
+            for (const auto& [e, status] : pair_entries(p)) shown = shown || (*e)["id"] == id;
+          out.push_back({{"id", id}, {"href", shown ? json(recipe_page_path(id.get<std::string>())) : json(false)}});
+        }
+        return out;
+      };
+      changes.push_back({{"built_at", c["built_at"]},
+                         {"first", c["first"]},
+                         {"new", ids("new")},
+                         {"has_new", !c["new"].empty()},
+                         {"changed", ids("changed")},
+                         {"has_changed", !c["changed"].empty()},
+                         {"removed", ids("removed")},
+                         {"has_removed", !c["removed"].empty()}});
+    }
   json models = json::array();
   for (auto it = board["models"].begin(); it != board["models"].end(); ++it)
     models.push_back({{"name", it.value()["name"]}, {"href", model_page_path(it.key())}});
   json unreadable = json::array();
   for (const auto& e : board["unreadable"])
     unreadable.push_back({{"id", e["id"]}, {"reasons", reasons_view(e["reasons"])}});
-  return {{"pairs", rows},
-          {"has_pairs", !rows.empty()},
+  return {{"rows", rows},
+          {"has_rows", !rows.empty()},
+          {"has_pairs", !board["pairs"].empty()},
+          {"empties", empties},
+          {"model_options", model_options},
+          {"gpu_types", gt},
+          {"frameworks", fw},
+          {"gpu_counts", gc},
+          {"any_non_standard", any_non_standard},
+          {"changes", changes},
+          {"has_changes", !changes.empty()},
+          {"built_at", site.contains("built_at") ? site["built_at"] : json(false)},
           {"models", models},
           {"unreadable", unreadable},
           {"has_unreadable", !unreadable.empty()}};
@@ -384,6 +467,23 @@ json model_view(const json& board, const std::string& model) {
     pj["has_ranked"] = !ranked.empty();
     pj["unranked"] = unranked;
     pj["has_unranked"] = !unranked.empty();
+    // Recipes of the pair that are not verified: listed below the table when the site shows them
+    // (--include-unverified), else counted and named (published_board keeps their ids).
+    std::int64_t unverified = 0;
+    json unverified_names = json::array();
+    for (const auto& e : p["ranked"]) unverified += !is_verified_entry(e);
+    unverified += static_cast<std::int64_t>(unranked.size());
+    if (p.contains("unverified_ids"))
+      for (const auto& id : p["unverified_ids"]) {
+        ++unverified;
+        const std::string s_id = id.get<std::string>();
+        unverified_names.push_back({{"name", s_id.substr(s_id.rfind('/') + 1)}, {"first", unverified_names.empty()}});
+      }
+    pj["unverified_count"] = unverified;
+    pj["has_unverified"] = unverified > 0;
+    pj["unverified_plural"] = unverified != 1;
+    pj["unverified_shown"] = !unranked.empty();
+    pj["unverified_names"] = unverified_names;
     pairs.push_back(pj);
     by_workload[p["workload"]["key"].get<std::string>()].push_back(&p);
   }
@@ -400,9 +500,23 @@ json model_view(const json& board, const std::string& model) {
     cmp["workload"] = key;
     cmp["non_standard"] = (*ps.front())["non_standard_workload"];  // the key decides it: every pair of it agrees
     json rows = json::array();
-    BarChart speed{"Best verified tokens/s/GPU per GPU type, workload " + key, "tokens/s/GPU", {}, 0};
-    BarChart cost{
-        "$ per 1M tokens of the best verified recipe per GPU type, workload " + key, "$ per 1M tokens", {}, 2};
+    BarChart speed{"Best verified tokens/s/GPU per GPU type, workload " + key + " (higher is better)",
+                   "tokens/s/GPU (higher is better)",
+                   {},
+                   0};
+    BarChart cost{"$ per 1M tokens of the best verified recipe per GPU type, workload " + key + " (lower is better)",
+                  "$ per 1M tokens (lower is better)",
+                  {},
+                  2};
+    json all_rows = json::array();  // every verified recipe per GPU type in rank order: the filters pick the best
+    for (const json* p : ps)
+      for (const auto& e : (*p)["ranked"])
+        if (is_verified_entry(e)) {
+          json row = entry_row(*p, e, root);
+          row["best"] = &e == best_verified(*p);
+          all_rows.push_back(row);
+        }
+    cmp["all_rows"] = all_rows;
     for (const json* p : ps) {
       const json* best = best_verified(*p);
       if (!best) continue;
@@ -428,6 +542,49 @@ json model_view(const json& board, const std::string& model) {
     comparisons.push_back(cmp);
   }
   v["comparisons"] = comparisons;
+  // Per model, with two or more verified recipes on a workload: tokens/s/GPU against GPU count (scaling) and
+  // tokens/s/GPU against $ per 1M tokens, one series per GPU type.
+  json scatter = json::array();
+  for (const auto& [key, ps] : by_workload) {
+    LineChart scaling, value;
+    scaling.title = "tokens/s/GPU against GPU count, workload " + key + " (higher is better)";
+    scaling.x_label = "GPUs";
+    scaling.y_label = "tokens/s/GPU (higher is better)";
+    scaling.y_from_zero = scaling.x_from_zero = true;
+    scaling.y_decimals = 0;
+    value.title = "tokens/s/GPU against $ per 1M tokens, workload " + key + " (up and left is better)";
+    value.x_label = "$ per 1M tokens (lower is better)";
+    value.y_label = "tokens/s/GPU (higher is better)";
+    value.y_from_zero = value.x_from_zero = true;
+    value.y_decimals = 0;
+    std::size_t n = 0;
+    for (const json* p : ps) {
+      LineSeries a{(*p)["gpu"].get<std::string>(), {}, false, true}, b = a;
+      for (const auto& e : (*p)["ranked"]) {
+        if (!is_verified_entry(e)) continue;
+        const double tps = e["tokens_per_s_per_gpu"].get<double>();
+        a.points.push_back({static_cast<double>(e["gpus"].get<std::int64_t>()), tps});
+        if (auto d = number(e, "dollars_per_million_tokens")) b.points.push_back({*d, tps});
+        ++n;
+      }
+      if (!a.points.empty()) scaling.series.push_back(a);
+      if (!b.points.empty()) value.series.push_back(b);
+    }
+    if (n < 2) continue;
+    // Scaling needs two GPU counts; on one there is nothing to draw but a column of points.
+    std::set<double> counts;
+    for (const auto& ser : scaling.series)
+      for (const auto& [g, t] : ser.points) counts.insert(g);
+    scaling.x_integer = true;
+    scatter.push_back(
+        {{"workload", key},
+         {"scaling_chart", counts.size() >= 2 ? json(line_chart_svg(scaling)) : json(false)},
+         {"gpu_count", counts.empty() ? std::string() : with_thousands(static_cast<std::int64_t>(*counts.begin()))},
+         {"plural", counts.empty() || *counts.begin() != 1},
+         {"value_chart", line_chart_svg(value)}});
+  }
+  v["scatter"] = scatter;
+  v["has_scatter"] = !scatter.empty();
   return v;
 }
 
@@ -463,7 +620,7 @@ json recipe_view(const json& pair, const json& e) {
                                                  w["last"].get<int>() - w["first"].get<int>() + 1))
                               : json("–");
   v["command"] = e["command"];
-  v["command_variables"] = command_variables(e["command"].get<std::string>());
+  v["reproduce"] = reproduce_view(e, id, root);
   const json& l = e["layout"];
   json layout = json::array();
   for (const auto& [k, name] : std::vector<std::pair<const char*, const char*>>{{"tp", "TP"},
@@ -663,16 +820,18 @@ json rates_view(const json& board) {
 
 std::vector<PageJob> site_page_jobs(const json& board) {
   std::vector<PageJob> out;
-  out.push_back(
-      {"index.html", [&board] { return page("index.html", "OpenRecipes leaderboard", "index", index_view(board)); }});
+  out.push_back({"index.html", [&board] {
+                   return page(board, "index.html", "OpenRecipes leaderboard", "index", index_view(board));
+                 }});
   out.push_back({"rates.html", [&board] {
-                   return page("rates.html", "Rates, peaks and formulas · OpenRecipes", "rates", rates_view(board));
+                   return page(board, "rates.html", "Rates, peaks and formulas · OpenRecipes", "rates",
+                               rates_view(board));
                  }});
   for (auto it = board["models"].begin(); it != board["models"].end(); ++it) {
     const std::string model = it.key(), path = model_page_path(model);
     out.push_back({path, [&board, model, path] {
-                     return page(path, board["models"][model]["name"].get<std::string>() + " · OpenRecipes", "model",
-                                 model_view(board, model));
+                     return page(board, path, board["models"][model]["name"].get<std::string>() + " · OpenRecipes",
+                                 "model", model_view(board, model));
                    }});
   }
   for (const auto& p : board["pairs"])
@@ -680,8 +839,8 @@ std::vector<PageJob> site_page_jobs(const json& board) {
       const std::string id = (*e)["id"].get<std::string>(), path = recipe_page_path(id);
       const json* pair = &p;
       const json* entry = e;
-      out.push_back({path, [pair, entry, id, path] {
-                       return page(path, id + " · OpenRecipes", "recipe", recipe_view(*pair, *entry));
+      out.push_back({path, [&board, pair, entry, id, path] {
+                       return page(board, path, id + " · OpenRecipes", "recipe", recipe_view(*pair, *entry));
                      }});
     }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.path < b.path; });

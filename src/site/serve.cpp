@@ -28,13 +28,26 @@ void common_headers(httplib::Response& res) {
   res.set_header("Cache-Control", "no-cache");
 }
 
+// The answer to a path no file of the site has: a small page (the site's own style sheet is at the root).
+const char* const kNotFoundPage =
+    "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not found · OpenRecipes</title>"
+    "<link rel=\"stylesheet\" href=\"/assets/style.css\"></head>\n<body><main><h1>Not found</h1><p>No page or file of "
+    "this site has this address.</p><p><a href=\"/index.html\">The leaderboard</a></p></main></body></html>\n";
+
 }  // namespace
 
 void serve_site(const fs::path& site, const ServeOptions& options, const std::function<void(int)>& on_listening) {
   std::error_code ec;
-  if (!fs::is_directory(site, ec) || !fs::exists(site / kSiteMarker, ec))
-    throw InputError(site.string(), "is not a site openrecipes built (no " + std::string(kSiteMarker) + ")",
-                     "build one first: openrecipes build -o " + site.string());
+  if (!fs::is_directory(site, ec) || !fs::exists(site / kSiteMarker, ec)) {
+    // A registry given by mistake (it holds gpus.yaml) is built into a site beside it, never into itself.
+    const bool registry = fs::is_regular_file(site / "gpus.yaml", ec);
+    throw InputError(
+        site.string(),
+        "is not a site openrecipes built (no " + std::string(kSiteMarker) + ")" +
+            (registry ? ": it is a registry" : ""),
+        registry ? "build its site first: openrecipes build " + site.string() + " -o site/, then openrecipes serve site"
+                 : "build one first: openrecipes build -o " + site.string());
+  }
   const fs::path root = fs::canonical(site, ec);
   httplib::Server server;
   // SO_REUSEADDR only: cpp-httplib's default SO_REUSEPORT would let a second serve share a port already in use.
@@ -49,13 +62,11 @@ void serve_site(const fs::path& site, const ServeOptions& options, const std::fu
   server.set_read_timeout(5);
   auto get = [root](const httplib::Request& req, httplib::Response& res) {
     common_headers(res);
-    // Whole files only: cpp-httplib would answer a Range request with a 200 holding part of the file, and one
-    // with many ranges with a response as large as all of them.
-    if (req.has_header("Range")) {
-      res.status = 416;
-      res.set_content("range requests are not supported: request the whole file\n", "text/plain; charset=utf-8");
-      return;
-    }
+    // Whole files only, as RFC 9110 §14.2 lets a server that ignores Range answer: 200 with the whole file, and no
+    // Accept-Ranges advertised. cpp-httplib (0.11) cuts the body to req.ranges after this handler returns (a 200
+    // holding part of the file, or one as large as all the ranges); the Request is the server's own non-const object,
+    // so clearing them here is what ignoring Range means.
+    const_cast<httplib::Request&>(req).ranges.clear();
     std::string target = req.target.substr(0, req.target.find('?'));
     if (target.size() > kMaxRequestPathBytes) {
       res.status = 414;
@@ -75,7 +86,7 @@ void serve_site(const fs::path& site, const ServeOptions& options, const std::fu
     }
     if (!file) {
       res.status = 404;
-      res.set_content("not found\n", "text/plain; charset=utf-8");
+      res.set_content(kNotFoundPage, "text/html; charset=utf-8");
       return;
     }
     res.status = 200;

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <mutex>
 #include <random>
@@ -20,6 +22,9 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/files.h"
+#include "core/sha256.h"
+#include "core/text.h"
 #include "site/board_entries.h"
 #include "site/csv_export.h"
 #include "site/pages.h"
@@ -184,7 +189,7 @@ class Writer {
   std::set<std::string> made_;
 };
 
-// The evidence files and patches of each recipe the board shows, as (site path, source path): each at its
+// The recipe.yaml, evidence files and patches of each recipe the board shows, as (site path, source path): each at its
 // evidence_site_path. A file that is missing or not a regular file is not copied (the recipe's reasons say so).
 std::map<std::string, fs::path> evidence_copies(const json& board, const registry::Registry& reg) {
   std::map<std::string, const registry::Recipe*> by_id;
@@ -201,6 +206,7 @@ std::map<std::string, fs::path> evidence_copies(const json& board, const registr
       auto it = by_id.find((*e)["id"].get<std::string>());
       if (it == by_id.end()) continue;
       const registry::Recipe& r = *it->second;
+      add(r.id, "recipe.yaml", r.file);  // the Reproduce box links it
       add(r.id, r.log.relative, r.log.path);
       for (const auto* f : {&r.arguments, &r.versions, &r.times, &r.convergence_arm, &r.launch})
         if (*f) add(r.id, (*f)->relative, (*f)->path);
@@ -211,16 +217,72 @@ std::map<std::string, fs::path> evidence_copies(const json& board, const registr
   return out;
 }
 
+// When the site is built: $SOURCE_DATE_EPOCH (the reproducible-builds convention: whole seconds since 1970) when set,
+// else now; as "YYYY-MM-DD HH:MM UTC".
+std::string built_at() {
+  std::time_t t = std::time(nullptr);
+  if (const char* env = std::getenv("SOURCE_DATE_EPOCH"); env && *env)
+    if (auto v = parse_int(env); v && *v >= 0 && *v < (std::int64_t{1} << 40)) t = static_cast<std::time_t>(*v);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02} UTC", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                     tm.tm_min);
+}
+
+// The previous build's state (data/build.json of the site being replaced), or null when there is none or it is not
+// one this writer wrote (a state that does not parse is ignored: the site is rebuilt whole either way).
+json previous_state(const fs::path& target) {
+  std::error_code ec;
+  if (!fs::exists(target / kSiteMarker, ec)) return nullptr;
+  try {
+    json j = json::parse(read_file(target / "data" / "build.json", 16u << 20));
+    if (j.value("format", "") == kStateFormat && j["recipes"].is_object() && j["changes"].is_array()) return j;
+  } catch (const std::exception&) {
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+json site_state(const json& board, const json& previous, const std::string& when) {
+  json recipes = json::object();
+  for (const auto& p : board["pairs"])
+    for (const auto& [e, status] : pair_entries(p)) recipes[(*e)["id"].get<std::string>()] = sha256_hex(e->dump());
+  json changes = previous.is_object() ? previous["changes"] : json::array();
+  json added = json::array(), changed = json::array(), removed = json::array();
+  const json& before = previous.is_object() ? previous["recipes"] : json::object();
+  for (auto it = recipes.begin(); it != recipes.end(); ++it) {
+    if (!before.contains(it.key()))
+      added.push_back(it.key());
+    else if (before[it.key()] != it.value())
+      changed.push_back(it.key());
+  }
+  for (auto it = before.begin(); it != before.end(); ++it)
+    if (!recipes.contains(it.key())) removed.push_back(it.key());
+  if (!added.empty() || !changed.empty() || !removed.empty()) {
+    changes.insert(changes.begin(), json{{"built_at", when},
+                                         {"first", !previous.is_object()},
+                                         {"new", added},
+                                         {"changed", changed},
+                                         {"removed", removed}});
+    if (changes.size() > kMaxChangelog) changes.erase(changes.begin() + kMaxChangelog, changes.end());
+  }
+  return {{"format", kStateFormat}, {"built_at", when}, {"recipes", recipes}, {"changes", changes}};
+}
 
 json published_board(json out, bool include_unverified) {
   if (include_unverified) return out;
   for (auto& p : out["pairs"]) {
-    json ranked = json::array();
+    json ranked = json::array(), dropped = json::array();
     for (auto& e : p["ranked"])
-      if (e["verified"].get<bool>()) ranked.push_back(std::move(e));
+      if (e["verified"].get<bool>())
+        ranked.push_back(std::move(e));
+      else
+        dropped.push_back(e["id"]);
+    for (const auto& e : p["unranked"]) dropped.push_back(e["id"]);
     p["ranked"] = ranked;
     p["unranked"] = json::array();
+    p["unverified_ids"] = dropped;  // not shown, but counted: the model page says how many and which
   }
   out["unreadable"] = json::array();
   return out;
@@ -260,12 +322,17 @@ void write_site(const json& board, const registry::Registry& reg, const fs::path
     w.write("data/leaderboard.json", board.dump(2) + "\n");
     w.write("data/recipes.json", recipes_json(board).dump(2) + "\n");
     w.write("data/recipes.csv", recipes_csv(board));
+    // When it was built and what changed since the previous build of this site (data/build.json keeps the state).
+    const json state = site_state(board, previous_state(target), built_at());
+    w.write("data/build.json", state.dump(2) + "\n");
+    json site_board = board;
+    site_board["site"] = {{"built_at", state["built_at"]}, {"changes", state["changes"]}};
     // Evidence copies and pages, on every core (the order of writes does not change a byte of the site).
     const auto copies = evidence_copies(board, reg);
     const std::vector<std::pair<std::string, fs::path>> copy_list(copies.begin(), copies.end());
     tbb::parallel_for(std::size_t{0}, copy_list.size(),
                       [&](std::size_t i) { w.copy(copy_list[i].first, copy_list[i].second); });
-    const auto jobs = site_page_jobs(board);
+    const auto jobs = site_page_jobs(site_board);
     tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t i) { w.write(jobs[i].path, jobs[i].render()); });
     if (StopSignals::stopped()) throw Stopped{};
     // The swap: signals held back so that it is never half done; the old site ends up in the staging name.

@@ -7,6 +7,7 @@
 
 #include "core/atomic_output.h"
 #include "core/files.h"
+#include "core/sha256.h"
 #include "testing/support.h"
 
 namespace openrecipes {
@@ -48,6 +49,31 @@ TEST(RowsCli, build_then_verify_and_export) {
   ASSERT_EQ(e.exit_code, 0) << e.err;
   EXPECT_EQ(fs::file_size(d / "tulu.bin"), 81u * 512 * 4);  // int32 ids, no header
   EXPECT_NE(e.out.find(kQwen3Sha), std::string::npos);
+}
+
+// The summary says which chat template and date rendered the rows (another template or date gives other rows), and a
+// tokenizer folder without tokenizer_config.json names the two options that supply it.
+TEST(RowsCli, build_summary_names_the_template_and_date_and_a_missing_config_names_the_options) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  TempDir d;
+  auto out = (d / "rows.parquet").string();
+  auto b = run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "--rows", "4",
+                    "--date", "2026-02-03", "-o", out, "--quiet"});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  // The fixture folder holds chat_template.jinja, which wins over the config's template (transformers' order).
+  const std::string jinja = (fs::path(qwen3()) / "chat_template.jinja").string();
+  const std::string sha = sha256_hex(read_file(jinja));
+  EXPECT_NE(b.out.find("template    " + jinja + " (sha256 " + sha + "), strftime_now date 2026-02-03\n"),
+            std::string::npos)
+      << b.out;
+  fs::create_directories(d / "tok");
+  fs::copy_file(fs::path(qwen3()) / "tokenizer.json", d / "tok" / "tokenizer.json");
+  auto no_config = run_cli({"rows", "build", "--source", tulu(), "--tokenizer", (d / "tok").string(), "--rows", "1",
+                            "-o", (d / "x.parquet").string(), "--quiet"});
+  EXPECT_EQ(no_config.exit_code, 2);
+  EXPECT_NE(no_config.err.find("no tokenizer_config.json beside tokenizer.json"), std::string::npos) << no_config.err;
+  EXPECT_NE(no_config.err.find("--tokenizer-config FILE"), std::string::npos) << no_config.err;
+  EXPECT_NE(no_config.err.find("--chat-template FILE"), std::string::npos) << no_config.err;
 }
 
 TEST(RowsCli, verify_against_a_recipe_and_bad_inputs) {

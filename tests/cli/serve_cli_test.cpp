@@ -74,6 +74,8 @@ TEST(Serve, serves_the_site_and_nothing_outside_it) {
     ASSERT_TRUE(b) << bad;
     EXPECT_EQ(b->status, 404) << bad;
     EXPECT_EQ(b->body.find("outside"), std::string::npos) << bad;
+    EXPECT_EQ(b->get_header_value("Content-Type"), "text/html; charset=utf-8") << bad;
+    EXPECT_NE(b->body.find("<h1>Not found</h1>"), std::string::npos) << bad;
   }
   EXPECT_EQ(c.Post("/index.html")->status, 405);
   EXPECT_EQ(c.Post("/index.html", "x", "text/plain")->status, 413);  // no request may carry a body
@@ -83,8 +85,16 @@ TEST(Serve, serves_the_site_and_nothing_outside_it) {
   ASSERT_TRUE(long_path);
   EXPECT_EQ(long_path->status, 414);
   EXPECT_EQ(long_path->body, "the path is over 2048 bytes; no file of the site has such a path\n");
-  httplib::Headers range = {{"Range", "bytes=0-9,0-9,0-9"}};
-  EXPECT_EQ(c.Get("/index.html", range)->status, 416);  // whole files only
+  // A Range request gets the whole file with 200 (RFC 9110 lets a server ignore Range), none advertised.
+  for (const char* ranges : {"bytes=0-9", "bytes=0-9,0-9,0-9", "bytes=999999999-"}) {
+    httplib::Headers range = {{"Range", ranges}};
+    auto rr = c.Get("/index.html", range);
+    ASSERT_TRUE(rr) << ranges;
+    EXPECT_EQ(rr->status, 200) << ranges;
+    EXPECT_EQ(rr->body, read_file(d / "site/index.html")) << ranges;
+    EXPECT_FALSE(rr->has_header("Content-Range")) << ranges;
+    EXPECT_FALSE(rr->has_header("Accept-Ranges")) << ranges;
+  }
   // A second serve on the same port is refused (no SO_REUSEPORT), with the address named.
   auto second = testing::run_cli({"serve", (d / "site").string(), "--port", std::to_string(s.port)});
   EXPECT_EQ(second.exit_code, 2);
@@ -100,6 +110,12 @@ TEST(Serve, a_folder_that_is_not_a_site_is_a_usage_error) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("is not a site openrecipes built"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("openrecipes build -o"), std::string::npos) << r.err;
+  // The registry itself, given by mistake: the fix builds its site beside it.
+  auto reg = testing::run_cli({"serve", (testing::source_dir() / "registry").string(), "--port", "0"});
+  EXPECT_EQ(reg.exit_code, 2);
+  EXPECT_NE(reg.err.find(": it is a registry (fix: build its site first: openrecipes build "), std::string::npos)
+      << reg.err;
+  EXPECT_NE(reg.err.find(" -o site/, then openrecipes serve site)"), std::string::npos) << reg.err;
 }
 
 }  // namespace

@@ -248,6 +248,52 @@ class VerifyRowsTest(unittest.TestCase):
             self.assertIn("--format megatron", err)
 
 
+# Runs the script (argv[1:]) in a Python that cannot import numpy, as on a cluster without it: a meta-path finder
+# refuses numpy as a missing module is refused.
+WITHOUT_NUMPY = """
+import importlib.abc, runpy, sys
+class NoNumpy(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy" or name.startswith("numpy."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+sys.meta_path.insert(0, NoNumpy())
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+NEEDS_NUMPY = ("verify_rows.py: error: needs numpy (Debian: apt install python3-numpy; pip: pip install numpy)\n")
+
+
+class WithoutNumpyTest(unittest.TestCase):
+    """Without numpy the script says how to install it, on one line, and exits 2 (bad setup), never 1 (which would
+    say the rows differ) and never with a traceback. Needs no rows: numpy is checked before any file is read."""
+
+    def run_without_numpy(self, *args, env=None):
+        p = subprocess.run([sys.executable, "-c", WITHOUT_NUMPY, SCRIPT, *args], capture_output=True, text=True,
+                           check=False, env=env)
+        return p.returncode, p.stdout, p.stderr
+
+    def test_no_numpy_is_one_line_saying_how_to_install_it_and_exit_2(self):
+        for args in (["rows.bin", "--rows", "1", "--sha256", "0" * 64], ["rows.bin", "--recipe", "recipe.yaml"]):
+            rc, out, err = self.run_without_numpy(*args)
+            self.assertEqual((rc, out, err), (2, "", NEEDS_NUMPY), args)
+            self.assertEqual(len(err.splitlines()), 1)
+
+    def test_a_numpy_module_that_is_not_there_on_the_path_gives_the_same_line(self):
+        # The other way a cluster lacks it: a numpy.py earlier on PYTHONPATH that raises as an absent module does.
+        with tempfile.TemporaryDirectory(prefix="openrecipes-no-numpy-") as d:
+            with open(os.path.join(d, "numpy.py"), "w") as f:
+                f.write("raise ModuleNotFoundError(\"No module named 'numpy'\", name='numpy')\n")
+            env = dict(os.environ, PYTHONPATH=d)
+            p = subprocess.run([sys.executable, SCRIPT, "rows.bin", "--rows", "1", "--sha256", "0" * 64],
+                               capture_output=True, text=True, check=False, env=env)
+        self.assertEqual((p.returncode, p.stdout, p.stderr), (2, "", NEEDS_NUMPY))
+
+    def test_usage_help_works_without_numpy(self):
+        rc, out, err = self.run_without_numpy("--help")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("--recipe", out)
+
+
 class ParquetTest(unittest.TestCase):
     """rows.parquet through pyarrow (the device machine has it; CI's Debian Python does not): the same verdicts as
     the export, and every malformed parquet refused with openrecipes' words."""

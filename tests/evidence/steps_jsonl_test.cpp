@@ -30,6 +30,16 @@ TEST(StepsJsonl, one_record_per_line) {
   EXPECT_EQ(log.records[1].line, 3u);
 }
 
+// Steps count from 0 (docs/evidence-format.md): a file numbered 1..20 (Megatron's iterations copied) is refused by
+// the parser itself, so measure and build (whose convergence check needs step 0) treat it alike.
+TEST(StepsJsonl, a_file_whose_first_step_is_not_0_is_refused_naming_its_line) {
+  const std::string e =
+      error_of("\n{\"step\": 1, \"tokens\": 1, \"time_s\": 1}\n{\"step\": 2, \"tokens\": 1, \"time_s\": 1}");
+  EXPECT_NE(e.find("steps.jsonl:2: the first step is 1: steps.jsonl numbers a run's steps from 0"), std::string::npos)
+      << e;
+  EXPECT_NE(e.find("step = iteration - 1"), std::string::npos) << e;
+}
+
 TEST(StepsJsonl, bad_lines_name_the_line_and_field) {
   EXPECT_NE(error_of("{\"step\": 0, \"tokens\": 1, \"time_s\": 1}\n{bad\n").find("steps.jsonl:2: not a JSON object"),
             std::string::npos);

@@ -85,6 +85,14 @@ TEST(ParamsCli, config_alone_gives_n_before_a_download) {
       testing::run_cli({"params", "--config", (testing::fixtures_dir() / "configs/Qwen3-0.6B/config.json").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("595,984,384"));
+  // The model's folder reads its config.json: the same count (28 x 15,728,640 + 155,582,464 = 595,984,384).
+  auto folder = testing::run_cli({"params", "--config", (testing::fixtures_dir() / "configs/Qwen3-0.6B").string()});
+  ASSERT_EQ(folder.exit_code, 0) << folder.err;
+  EXPECT_EQ(folder.out, r.out);
+  testing::TempDir empty;
+  auto none = testing::run_cli({"params", "--config", empty.path().string()});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_THAT(none.err, HasSubstr("a folder without config.json"));
 }
 
 }  // namespace

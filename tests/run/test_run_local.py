@@ -100,10 +100,12 @@ class LocalRun(unittest.TestCase):
             self.assertIn("times: {path: evidence/times.txt, format: launcher, run: run}", recipe)
             rc, out, err = reg.run("build", reg.registry)
             self.assertEqual(rc, 0, err)
-            row = [l for l in out.splitlines() if "standin-local" in l]
+            lines = out.splitlines()
+            row = [i for i, l in enumerate(lines) if "standin-local" in l]
             self.assertEqual(len(row), 1, out)
-            self.assertRegex(row[0], r"^\s+1\s+standin-local\s+" + re.escape(f"{score:,.1f}"))
-            self.assertIn("config eligible, convergence pass", row[0])
+            self.assertRegex(lines[row[0]], r"^\s+1\s+standin-local\s+" + re.escape(f"{score:,.1f}"))
+            # who submitted it and its checks: the line under its numbers
+            self.assertIn("config eligible, convergence pass", lines[row[0] + 1])
             # The bundled registry is untouched.
             self.assertFalse(os.path.exists(os.path.join(runkit.REPO, "registry", runkit.RECIPES, "standin-local")))
         finally:

@@ -59,37 +59,44 @@ TEST(CsvExport, the_bundled_leaderboard_reads_back_cell_for_cell_and_a_strangers
   const auto rows = python_csv_rows(recipes_csv(j));
   ASSERT_EQ(rows.size(), 4u);  // header + mbs2, ref (ranked) + lr10 (unranked)
   EXPECT_EQ(rows[0][0], "id");
-  EXPECT_EQ(rows[0].size(), 20u);
+  EXPECT_EQ(rows[0].size(), 28u);
   const auto& pair = j["pairs"][0];
   const std::vector<const nlohmann::json*> entries = {&pair["ranked"][0], &pair["ranked"][1], &pair["unranked"][0]};
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const auto& e = *entries[i];
     const auto& row = rows[i + 1];
-    ASSERT_EQ(row.size(), 20u);
+    ASSERT_EQ(row.size(), 28u);
     EXPECT_EQ(row[0], e["id"]);
     EXPECT_EQ(row[1], "qwen3-0.6b");
     EXPECT_EQ(row[2], "H200");
     EXPECT_EQ(row[4], "true");  // the mock-data workload is non-standard
     EXPECT_EQ(std::stod(row[7].get<std::string>()), e["tokens_per_s_per_gpu"].get<double>());
     EXPECT_EQ(std::stod(row[8].get<std::string>()), e["cv"].get<double>());
-    EXPECT_EQ(std::stod(row[10].get<std::string>()), e["mfu"].get<double>());
-    EXPECT_EQ(std::stod(row[11].get<std::string>()), e["dollars_per_million_tokens"].get<double>());
-    EXPECT_EQ(std::stod(row[12].get<std::string>()), e["gpu_hours"].get<double>());
+    // The layout (schema 2): tp, pp, cp, ep, etp, dp, vpp, micro_batch after gpus.
+    for (const auto& [k, col] : std::vector<std::pair<const char*, int>>{
+             {"tp", 10}, {"pp", 11}, {"cp", 12}, {"ep", 13}, {"etp", 14}, {"dp", 15}, {"micro_batch", 17}})
+      EXPECT_EQ(row[col], std::to_string(e["layout"][k].get<std::int64_t>())) << k;
+    EXPECT_EQ(row[16], "");  // no vpp
+    EXPECT_EQ(std::stod(row[18].get<std::string>()), e["mfu"].get<double>());
+    EXPECT_EQ(std::stod(row[19].get<std::string>()), e["dollars_per_million_tokens"].get<double>());
+    EXPECT_EQ(std::stod(row[20].get<std::string>()), e["gpu_hours"].get<double>());
   }
+  EXPECT_EQ(rows[0][10], "tp");
+  EXPECT_EQ(rows[1][17], "2");  // mbs2: micro-batch 2
   EXPECT_EQ(rows[1][5], "verified");
   EXPECT_EQ(rows[1][6], "1");
   EXPECT_EQ(rows[2][6], "2");
-  EXPECT_EQ(rows[2][17], "reference");
-  EXPECT_EQ(rows[1][16], "eligible");
-  EXPECT_EQ(rows[1][17], "pass");
+  EXPECT_EQ(rows[2][25], "reference");
+  EXPECT_EQ(rows[1][24], "eligible");
+  EXPECT_EQ(rows[1][25], "pass");
   EXPECT_EQ(rows[3][5], "unranked");
   EXPECT_EQ(rows[3][6], "");
-  EXPECT_EQ(rows[3][13], "'=HYPERLINK(\"https://evil.example\",\"x\")");  // text, never a formula
-  EXPECT_EQ(rows[3][16], "ineligible");
-  EXPECT_EQ(rows[3][17], "fail");
-  EXPECT_EQ(rows[0][18], "evidence");
-  EXPECT_EQ(rows[1][18], "LAVDT-");  // the bundled runs: log, dump, versions, device, times; no launch.json
-  EXPECT_THAT(rows[3][19].get<std::string>(), ::testing::HasSubstr("configuration check: ineligible: lr changed"));
+  EXPECT_EQ(rows[3][21], "'=HYPERLINK(\"https://evil.example\",\"x\")");  // text, never a formula
+  EXPECT_EQ(rows[3][24], "ineligible");
+  EXPECT_EQ(rows[3][25], "fail");
+  EXPECT_EQ(rows[0][26], "evidence");
+  EXPECT_EQ(rows[1][26], "LAVDT-");  // the bundled runs: log, dump, versions, device, times; no launch.json
+  EXPECT_THAT(rows[3][27].get<std::string>(), ::testing::HasSubstr("configuration check: ineligible: lr changed"));
 }
 
 }  // namespace

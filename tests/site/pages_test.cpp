@@ -14,6 +14,13 @@ namespace {
 using registry::scratch::build;
 using registry::scratch::Scratch;
 
+// The rendered page at `path` of `board`'s site ("" when it has none).
+std::string page_of(const nlohmann::json& board, const std::string& path) {
+  for (const auto& p : site_pages(board))
+    if (p.path == path) return p.bytes;
+  return "";
+}
+
 nlohmann::json board_of(const std::filesystem::path& root, bool include_unverified = false) {
   auto b = build(root);
   return leaderboard_json(b.reg, registry::build_pairs(b.reg, b.results, include_unverified));
@@ -87,7 +94,8 @@ TEST(Pages, recipe_view_holds_the_diff_the_arms_the_window_and_the_evidence_link
   EXPECT_EQ(v["steps"][4]["in_window"], false);
   EXPECT_EQ(v["tokens_per_step"], "65,536");  // 32 rows × 2,048 tokens
   EXPECT_EQ(v["evidence"][0]["href"], "../../../recipes/qwen3-0.6b/H200/mbs2/evidence/train.log");
-  EXPECT_EQ(v["command_variables"][0]["name"], "$MEGATRON_LM");
+  EXPECT_EQ(v["reproduce"]["variables"][0]["name"], "$MEGATRON_LM");
+  EXPECT_EQ(v["reproduce"]["recipe_href"], "../../../recipes/qwen3-0.6b/H200/mbs2/recipe.yaml");
   EXPECT_NE(v["loss_chart"].get<std::string>().find("reference arm"), std::string::npos);
   EXPECT_NE(v["step_chart"].get<std::string>().find("measured window 5–19"), std::string::npos);
   // lr10 is not verified: with --include-unverified its page lists every reason.
@@ -105,6 +113,78 @@ TEST(Pages, recipe_view_holds_the_diff_the_arms_the_window_and_the_evidence_link
   EXPECT_EQ(v["evidence_items"][3]["present"], true);
   EXPECT_EQ(v["evidence_items"][3]["text"], "the GPU the run ran on: NVIDIA H200");
   EXPECT_EQ(v["evidence_items"][5]["present"], false);
+}
+
+// The Reproduce box of a recipe that trained on exported rows: the data-prep commands with the recipe's L and rows,
+// the full rows_sha256, the run line with every variable it needs, and $SFT_DATA as the export prefix.
+TEST(Pages, the_reproduce_box_gives_the_rows_commands_the_run_line_and_what_each_variable_points_at) {
+  Scratch s({"tulu3-ref"});
+  const auto board = board_of(s.root);
+  const auto& pair = board["pairs"][0];
+  const auto v = recipe_view(pair, pair["ranked"][0]);
+  const auto& r = v["reproduce"];
+  const std::string sha = "30eb27066ab49cc9eeef9edb3862a39c6d98649683cbfc9cfe28e19dbef4aca8";  // recipe.yaml's rows
+  EXPECT_EQ(r["recipe_href"], "../../../recipes/qwen3-0.6b/H200/tulu3-ref/recipe.yaml");
+  EXPECT_EQ(r["rows_sha256"], sha);
+  EXPECT_EQ(r["rows_count"], "81");
+  ASSERT_EQ(r["prepare"].size(), 3u);
+  EXPECT_EQ(r["prepare"][0],
+            "openrecipes rows build --source SOURCE_FILES --tokenizer TOKENIZER_DIR --row-length 512 --rows 81 --date "
+            "2026-01-01 -o rows/rows.parquet");
+  EXPECT_EQ(r["prepare"][1], "openrecipes rows verify rows/rows.parquet --rows 81 --sha256 " + sha);
+  EXPECT_EQ(r["prepare"][2], "openrecipes rows export rows/rows.parquet --format megatron -o rows/megatron");
+  EXPECT_EQ(r["run"],
+            "openrecipes run registry/recipes/qwen3-0.6b/H200/tulu3-ref --launcher local --var MEGATRON_LM=Megatron-LM "
+            "--var SFT_DATA=rows/megatron -o runs/tulu3-ref");
+  ASSERT_EQ(r["variables"].size(), 2u);
+  EXPECT_EQ(r["variables"][1]["name"], "$SFT_DATA");
+  EXPECT_NE(
+      r["variables"][1]["points_at"].get<std::string>().find("reads PREFIX.bin and PREFIX.idx (not rows.parquet)"),
+      std::string::npos);
+  EXPECT_NE(r["variables"][0]["points_at"].get<std::string>().find("d98e8a64ddf34856e74b24714e3bedb2f5a39553"),
+            std::string::npos);
+  const std::string html = page_of(board, "recipes/qwen3-0.6b/H200/tulu3-ref.html");
+  EXPECT_NE(html.find("<section id=\"reproduce\""), std::string::npos);
+  EXPECT_NE(html.find(sha), std::string::npos);
+}
+
+// The index lists every verified recipe in rank order with what the filters read, marks each pair's best, and has an
+// empty state for a model with no standard-workload recipe; the changelog and build time come from the board's site.
+TEST(Pages, the_index_lists_each_verified_recipe_for_the_filters_with_empty_states_and_the_changelog) {
+  Scratch s({"ref", "mbs2", "lr10", "tulu3-ref", "tulu3-mbs16"});
+  auto board = board_of(s.root);
+  board["site"] = {{"built_at", "2026-12-03 18:00 UTC"},
+                   {"changes",
+                    {{{"built_at", "2026-12-03 18:00 UTC"},
+                      {"first", false},
+                      {"new", {"qwen3-0.6b/H200/tulu3-mbs16"}},
+                      {"changed", nlohmann::json::array()},
+                      {"removed", {"qwen3-0.6b/H200/gone"}}}}}};
+  const auto v = index_view(board);
+  std::vector<std::string> ids, best;
+  for (const auto& r : v["rows"]) {
+    ids.push_back(r["id"]);
+    if (r["best"].get<bool>()) best.push_back(r["id"]);
+    EXPECT_EQ(r["standard"], "0");
+    EXPECT_EQ(r["model_id"], "qwen3-0.6b");
+  }
+  // lr10 is not verified: not listed. Pairs in the board's order, each in rank order.
+  EXPECT_EQ(ids, (std::vector<std::string>{"qwen3-0.6b/H200/mbs2", "qwen3-0.6b/H200/ref", "qwen3-0.6b/H200/tulu3-mbs16",
+                                           "qwen3-0.6b/H200/tulu3-ref"}));
+  EXPECT_EQ(best, (std::vector<std::string>{"qwen3-0.6b/H200/mbs2", "qwen3-0.6b/H200/tulu3-mbs16"}));
+  ASSERT_EQ(v["empties"].size(), 1u);
+  EXPECT_EQ(v["empties"][0]["no_standard"], true);  // both workloads are non-standard
+  EXPECT_EQ(v["gpu_counts"], nlohmann::json::array({"1"}));
+  ASSERT_EQ(v["changes"].size(), 1u);
+  EXPECT_EQ(v["changes"][0]["new"][0]["href"], "recipes/qwen3-0.6b/H200/tulu3-mbs16.html");
+  EXPECT_EQ(v["changes"][0]["removed"][0]["href"], false);  // a removed recipe has no page to link
+  const std::string html = page_of(board, "index.html");
+  EXPECT_NE(html.find("data-model=\"qwen3-0.6b\" data-gpu=\"H200\" data-gpus=\"1\" data-framework=\"megatron-lm\""),
+            std::string::npos);
+  EXPECT_NE(html.find("has no verified recipe on the standard workload yet"), std::string::npos);
+  EXPECT_NE(html.find("id=\"about-non-standard\""), std::string::npos);
+  EXPECT_NE(html.find("Built 2026-12-03 18:00 UTC by"), std::string::npos);
+  EXPECT_NE(page_of(board, "rates.html").find("Built 2026-12-03 18:00 UTC by"), std::string::npos);
 }
 
 TEST(Pages, evidence_is_kept_under_an_inert_name_and_linked_percent_encoded) {

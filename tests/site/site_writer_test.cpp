@@ -70,7 +70,32 @@ TEST(SiteWriter, writes_pages_exports_assets_and_the_evidence_byte_for_byte) {
   EXPECT_EQ(staging_in(d.path()), std::vector<std::string>{});
 }
 
+// The changelog: a first build lists every recipe as new; a rebuild that changes nothing adds no entry; a recipe
+// whose entry changes, one added and one gone are each named, newest first.
+TEST(SiteWriter, the_state_names_what_is_new_changed_or_gone_since_the_previous_build) {
+  Site site(true);
+  const auto first = site_state(site.board, nullptr, "2026-12-01 10:00 UTC");
+  ASSERT_EQ(first["changes"].size(), 1u);
+  EXPECT_EQ(first["changes"][0]["first"], true);
+  EXPECT_EQ(first["changes"][0]["new"].size(), first["recipes"].size());
+  EXPECT_EQ(site_state(site.board, first, "2026-12-02 10:00 UTC")["changes"], first["changes"]);
+  nlohmann::json board = site.board;
+  auto& ranked = board["pairs"][0]["ranked"];
+  const std::string changed = ranked[0]["id"], gone = ranked[1]["id"];
+  ranked[0]["tokens_per_s_per_gpu"] = 1.0;
+  ranked[1]["id"] = "qwen3-0.6b/H200/renamed";
+  const auto next = site_state(board, first, "2026-12-03 10:00 UTC");
+  ASSERT_EQ(next["changes"].size(), 2u);
+  EXPECT_EQ(next["changes"][0]["built_at"], "2026-12-03 10:00 UTC");
+  EXPECT_EQ(next["changes"][0]["first"], false);
+  EXPECT_EQ(next["changes"][0]["new"], nlohmann::json::array({"qwen3-0.6b/H200/renamed"}));
+  EXPECT_EQ(next["changes"][0]["changed"], nlohmann::json::array({changed}));
+  EXPECT_EQ(next["changes"][0]["removed"], nlohmann::json::array({gone}));
+  EXPECT_EQ(next["changes"][1], first["changes"][0]);
+}
+
 TEST(SiteWriter, the_same_board_builds_byte_identical_sites) {
+  ::setenv("SOURCE_DATE_EPOCH", "1796299200", 1);  // one build time for every site below (2026-12-03 12:00 UTC)
   Site site(true);
   testing::TempDir d;
   write_site(site.board, site.reg, d / "a");
@@ -83,6 +108,7 @@ TEST(SiteWriter, the_same_board_builds_byte_identical_sites) {
 }
 
 TEST(SiteWriter, one_thread_and_every_core_build_the_same_bytes) {
+  ::setenv("SOURCE_DATE_EPOCH", "1796299200", 1);
   testing::TempDir d;
   {
     tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
@@ -200,6 +226,7 @@ int build_killed(const fs::path& target, int sig, int at) {
 }
 
 TEST(SiteWriter, a_build_killed_by_a_signal_leaves_the_previous_site_intact) {
+  ::setenv("SOURCE_DATE_EPOCH", "1796299200", 1);  // the child builds at the same stated time
   Site old_site;
   testing::TempDir d;
   write_site(old_site.board, old_site.reg, d / "site");
@@ -221,7 +248,13 @@ TEST(SiteWriter, a_build_killed_by_a_signal_leaves_the_previous_site_intact) {
   EXPECT_TRUE(fs::exists(d / "site/recipes/qwen3-0.6b/H200/lr10.html"));
   // Not killed: the child's build replaces the site whole.
   EXPECT_EQ(build_killed(d / "site2", SIGTERM, 1000000), 0);
-  EXPECT_EQ(tree(d / "site2"), tree(d / "site"));
+  // The same site, but for the changelog: site2's first build lists every recipe as new, site's names lr10 as new.
+  auto a = tree(d / "site2"), b = tree(d / "site");
+  for (const char* f : {"index.html", "data/build.json"}) {
+    EXPECT_TRUE(a.count(f) && b.count(f)) << f;
+    a.erase(f), b.erase(f);
+  }
+  EXPECT_EQ(a, b);
 }
 
 }  // namespace

@@ -55,13 +55,34 @@
   function applyFilters(form) {
     var f = readFilters(form);
     var shown = 0, total = 0;
-    Array.prototype.forEach.call(document.querySelectorAll('table.ranked tbody tr'), function (tr) {
-      var ok = (!f.framework || tr.getAttribute('data-framework') === f.framework) &&
-               (!f.gpus || tr.getAttribute('data-gpus') === f.gpus) &&
-               (!f.verified || tr.getAttribute('data-verified') === '1');
-      tr.hidden = !ok;
-      total += 1;
-      if (ok) shown += 1;
+    function keeps(tr) {
+      return (!f.framework || tr.getAttribute('data-framework') === f.framework) &&
+             (!f.gpus || tr.getAttribute('data-gpus') === f.gpus) &&
+             (!f.verified || tr.getAttribute('data-verified') === '1');
+    }
+    // The ranked tables: every recipe the filters keep; an empty-state row when none is left.
+    Array.prototype.forEach.call(document.querySelectorAll('table.ranked'), function (table) {
+      var left = 0;
+      Array.prototype.forEach.call(table.querySelectorAll('tbody tr[data-recipe]'), function (tr) {
+        var ok = keeps(tr);
+        tr.hidden = !ok;
+        total += 1;
+        if (ok) { shown += 1; left += 1; }
+      });
+      var empty = table.querySelector('tbody tr.empty');
+      if (empty) empty.hidden = left > 0;
+    });
+    // The GPU-type comparison: per GPU type, the first (fastest) recipe the filters keep.
+    Array.prototype.forEach.call(document.querySelectorAll('table.compare'), function (table) {
+      var seen = {}, left = 0;
+      Array.prototype.forEach.call(table.querySelectorAll('tbody tr[data-recipe]'), function (tr) {
+        var group = tr.getAttribute('data-group');
+        var ok = keeps(tr) && !seen[group];
+        if (ok) { seen[group] = true; left += 1; }
+        tr.hidden = !ok;
+      });
+      var empty = table.querySelector('tbody tr.empty');
+      if (empty) empty.hidden = left > 0;
     });
     var status = document.getElementById('filter-status');
     if (status) status.textContent = 'showing ' + shown + ' of ' + total + ' recipes';
@@ -78,30 +99,91 @@
     history.replaceState(null, '', window.location.pathname + (query ? '?' + query : '') + window.location.hash);
   }
 
+  // A value from the URL that no recipe has is still the filter (it shows none), never silently dropped.
+  function chooseOption(select, value) {
+    if (value === null || value === '') return;
+    for (var i = 0; i < select.options.length; i++)
+      if (select.options[i].value === value) { select.selectedIndex = i; return; }
+    var option = document.createElement('option');
+    option.value = value;
+    option.textContent = value + ' (no recipe)';
+    select.appendChild(option);
+    select.value = value;
+  }
+
   function setupFilters(form) {
     var params = new URLSearchParams(window.location.search);
-    // A value from the URL that no recipe has is still the filter (it shows none), never silently dropped.
-    function choose(select, value) {
-      if (value === null || value === '') return;
-      for (var i = 0; i < select.options.length; i++)
-        if (select.options[i].value === value) { select.selectedIndex = i; return; }
-      var option = document.createElement('option');
-      option.value = value;
-      option.textContent = value + ' (no recipe)';
-      select.appendChild(option);
-      select.value = value;
-    }
-    choose(form.elements.framework, params.get('framework'));
-    choose(form.elements.gpus, params.get('gpus'));
+    chooseOption(form.elements.framework, params.get('framework'));
+    chooseOption(form.elements.gpus, params.get('gpus'));
     form.elements.verified.checked = params.get('verified') === '1';
     applyFilters(form);
     form.addEventListener('change', function () { filtersToUrl(form); applyFilters(form); });
     form.addEventListener('submit', function (ev) { ev.preventDefault(); filtersToUrl(form); applyFilters(form); });
   }
 
+  // The index: which recipes the filters keep, then (unless "every recipe") the first kept one of each model × GPU
+  // type × workload (rows come in rank order), then an empty-state row per model the filters leave with none.
+  var INDEX_KEYS = ['model', 'gpu', 'gpus', 'framework', 'standard', 'all'];
+
+  function applyIndexFilters(form) {
+    var f = {};
+    INDEX_KEYS.forEach(function (k) {
+      var el = form.elements[k];
+      f[k] = el.type === 'checkbox' ? el.checked : el.value;
+    });
+    var seen = {}, shown = 0, total = 0, perModel = {};
+    Array.prototype.forEach.call(document.querySelectorAll('#index-table tbody tr[data-recipe]'), function (tr) {
+      var model = tr.getAttribute('data-model');
+      var ok = (!f.model || model === f.model) && (!f.gpu || tr.getAttribute('data-gpu') === f.gpu) &&
+               (!f.gpus || tr.getAttribute('data-gpus') === f.gpus) &&
+               (!f.framework || tr.getAttribute('data-framework') === f.framework) &&
+               (!f.standard || tr.getAttribute('data-standard') === '1');
+      var pair = tr.getAttribute('data-pair');
+      if (ok && !f.all) {
+        if (seen[pair]) ok = false;
+        else seen[pair] = true;
+      }
+      tr.hidden = !ok;
+      total += 1;
+      if (ok) { shown += 1; perModel[model] = true; }
+    });
+    Array.prototype.forEach.call(document.querySelectorAll('#index-table tr[data-empty-model]'), function (tr) {
+      var model = tr.getAttribute('data-empty-model');
+      tr.hidden = !(f.model === model && !perModel[model]);
+    });
+    var all = document.querySelector('#index-table tr[data-empty-all]');
+    if (all) all.hidden = !(shown === 0 && !f.model);
+    var status = document.getElementById('filter-status');
+    if (status) status.textContent = 'showing ' + shown + ' of ' + total + ' recipes';
+  }
+
+  function setupIndexFilters(form) {
+    var params = new URLSearchParams(window.location.search);
+    INDEX_KEYS.forEach(function (k) {
+      var el = form.elements[k];
+      if (el.type === 'checkbox') el.checked = params.get(k) === '1';
+      else chooseOption(el, params.get(k));
+    });
+    function toUrl() {
+      var q = new URLSearchParams(window.location.search);
+      INDEX_KEYS.forEach(function (k) {
+        var el = form.elements[k];
+        q.delete(k);
+        if (el.type === 'checkbox' ? el.checked : el.value) q.set(k, el.type === 'checkbox' ? '1' : el.value);
+      });
+      var query = q.toString();
+      history.replaceState(null, '', window.location.pathname + (query ? '?' + query : '') + window.location.hash);
+    }
+    applyIndexFilters(form);
+    form.addEventListener('change', function () { toUrl(); applyIndexFilters(form); });
+    form.addEventListener('submit', function (ev) { ev.preventDefault(); toUrl(); applyIndexFilters(form); });
+  }
+
   document.addEventListener('DOMContentLoaded', function () {
     Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), makeSortable);
     var form = document.getElementById('filters');
     if (form) setupFilters(form);
+    var index = document.getElementById('index-filters');
+    if (index) setupIndexFilters(index);
   });
 })();

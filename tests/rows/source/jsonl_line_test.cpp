@@ -59,7 +59,7 @@ void expect_agree(JsonlLineParser& parser, std::string_view line) {
 
 TEST(JsonlLine, every_fixture_line_takes_the_fast_path_with_the_reference_messages) {
   const auto path = testing::fixtures_dir() / "tulu3" / "sft_sample.jsonl";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "needs ../shared/fixtures";
+  OPENRECIPES_REQUIRE_FIXTURE_FILE(path);
   std::ifstream in(path);
   JsonlLineParser parser;
   std::string line;

@@ -41,7 +41,7 @@ TEST(TokenizerJson, every_fixture_tokenizer_is_the_same_through_simdjson_and_nlo
                                           "<|im_start|>user\nhi<|im_end|>", "emoji 😀 and 'quotes' don't"};
   for (const char* name : {"qwen3", "llama3", "deepseek_v3"}) {
     const auto path = testing::fixtures_dir() / "tokenizers" / name / "tokenizer.json";
-    if (!std::filesystem::exists(path)) GTEST_SKIP() << "needs ../shared/fixtures";
+    OPENRECIPES_REQUIRE_FIXTURE_FILE(path);
     const std::string bytes = read_file(path, 256ull << 20);
     Loaded fast = load(bytes, Parser::fast), ref = load(bytes, Parser::reference);
     ASSERT_TRUE(fast.tokenizer && ref.tokenizer) << fast.error << ref.error;

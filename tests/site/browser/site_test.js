@@ -9,7 +9,12 @@
 //   - with JavaScript off the tables are there, in rank order;
 //   - a registry of hostile fields (<script>, "'><img onerror>, javascript: links, bidi controls, template tags)
 //     renders as inert text: no dialog, no element or attribute the templates do not write.
-// Screenshots of the index, a model page and a recipe page go to ARTIFACT_DIR.
+//   - the index's filters (model, GPU type, GPU count, framework, standard workload only, every recipe) from the URL
+//     and from the controls, with their empty states; the changelog and the build time; the Reproduce box of every
+//     recipe page (its recipe.yaml served byte for byte, its run line, the full rows_sha256).
+// Screenshots of the index, a model page, a recipe page and a Reproduce box go to ARTIFACT_DIR and to
+// docs/screenshots/ (the README's, so they are never stale); the site is built at a fixed SOURCE_DATE_EPOCH so
+// they change only when the pages do.
 'use strict';
 
 const assert = require('assert');
@@ -33,8 +38,11 @@ if (!fs.existsSync(chromiumPath)) fail(`no chromium at ${chromiumPath}: run scri
 if (!fs.existsSync(path.join(modules, 'playwright-core'))) fail('no playwright-core: run scripts/bootstrap');
 const { chromium } = require(path.join(modules, 'playwright-core'));
 
+// The build time every page shows: fixed, so the screenshots change only when the pages do (2026-12-03 12:00 UTC).
+const env = { ...process.env, SOURCE_DATE_EPOCH: '1796299200' };
+
 function run(args) {
-  const r = childProcess.spawnSync(binary, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const r = childProcess.spawnSync(binary, args, { encoding: 'utf8', maxBuffer: 1 << 28, env });
   if (r.status !== 0) fail(`openrecipes ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return r.stdout;
 }
@@ -136,6 +144,13 @@ async function visit(context, url, problems) {
   return page;
 }
 
+// A screenshot of a page or an element into ARTIFACT_DIR and docs/screenshots/.
+async function shoot(target, name, options) {
+  const file = path.join(artifacts, name);
+  await target.screenshot({ ...options, path: file });
+  fs.copyFileSync(file, path.join(source, 'docs/screenshots', name));
+}
+
 async function mainSite(browser, work) {
   const site = path.join(work, 'site');
   run(['build', '-o', site]);
@@ -151,18 +166,34 @@ async function mainSite(browser, work) {
   // Every page loads cleanly.
   for (const rel of pages) await (await visit(context, base + rel, problems)).close();
 
-  // Index: one row per pair with its best verified recipe.
+  // Index: by default (JavaScript on) the best verified recipe of each pair; every number as build --json has it.
   let page = await visit(context, base + 'index.html', problems);
-  const rows = await page.$$eval('#index-table tbody tr', (trs) => trs.map((tr) => ({
-    pair: tr.getAttribute('data-pair'), recipe: tr.querySelector('[data-recipe]') && tr.querySelector('[data-recipe]').getAttribute('data-recipe') })));
-  assert.strictEqual(rows.length, board.pairs.length, 'index: one row per pair');
-  for (const [i, p] of board.pairs.entries()) {
-    assert.strictEqual(rows[i].pair, `${p.model_name} · ${p.gpu} · ${p.workload.key}`);
-    const best = p.ranked.find((e) => e.verified);
-    assert.strictEqual(rows[i].recipe, best ? best.id : null, 'index: best recipe of ' + rows[i].pair);
-    if (best) checked += await checkFields(page, `#index-table tbody tr:nth-child(${i + 1})`, best, 'index ' + rows[i].pair);
+  const shownRows = (pg) => pg.$$eval('#index-table tbody tr[data-recipe]', (trs) => trs.filter((tr) => !tr.hidden).map((tr) => tr.getAttribute('data-recipe')));
+  const bestIds = board.pairs.map((p) => p.ranked.find((e) => e.verified)).filter((e) => e).map((e) => e.id);
+  assert.deepStrictEqual(await shownRows(page), bestIds, 'index: the best verified recipe of each pair');
+  for (const id of bestIds)
+    checked += await checkFields(page, `#index-table tbody tr[data-recipe="${id}"]`, byId.get(id).entry, 'index ' + id);
+  assert.match(await page.$eval('footer', (f) => f.textContent), /^Built \d{4}-\d\d-\d\d \d\d:\d\d UTC by /, 'every page says when it was built');
+  assert.ok(await page.$('#changes li'), 'index: the changelog has the first build');
+  await shoot(page, 'index.png', { fullPage: true });
+  await page.close();
+  // The filters, kept in the URL: every recipe of a GPU count, standard workload only (an empty state), a model.
+  const allVerified = board.pairs.flatMap((p) => p.ranked.filter((e) => e.verified));
+  page = await visit(context, base + `index.html?all=1&gpus=${allVerified[0].gpus}&framework=${allVerified[0].framework}`, problems);
+  assert.deepStrictEqual(await shownRows(page), allVerified.filter((e) => e.gpus === allVerified[0].gpus && e.framework === allVerified[0].framework).map((e) => e.id), 'index: every recipe of the filter');
+  assert.strictEqual(await page.$eval('input[name=all]', (c) => c.checked), true);
+  await page.check('input[name=standard]');
+  assert.ok(page.url().includes('standard=1'), 'the standard-workload filter is written into the URL: ' + page.url());
+  const standard = allVerified.filter((e) => board.pairs.find((p) => p.ranked.includes(e)).workload.standard);
+  assert.deepStrictEqual(await shownRows(page), standard.filter((e) => e.gpus === allVerified[0].gpus && e.framework === allVerified[0].framework).map((e) => e.id));
+  const model = board.pairs[0].model;
+  await page.selectOption('select[name=model]', model);
+  if (standard.length === 0) {
+    const empty = await page.$eval(`tr[data-empty-model="${model}"]`, (tr) => ({ hidden: tr.hidden, text: tr.textContent }));
+    assert.strictEqual(empty.hidden, false, 'index: the empty state of a model with no standard-workload recipe shows');
+    assert.match(empty.text, /no verified recipe on the standard workload yet/);
+    await page.screenshot({ path: path.join(artifacts, 'index-empty.png'), fullPage: true });
   }
-  await page.screenshot({ path: path.join(artifacts, 'index.png'), fullPage: true });
   await page.close();
 
   // Model pages: ranked tables in rank order with every number; the GPU-type comparison.
@@ -170,17 +201,17 @@ async function mainSite(browser, work) {
     page = await visit(context, base + `models/${model}.html`, problems);
     for (const p of board.pairs.filter((x) => x.model === model)) {
       const anchor = `pair:${p.gpu}:${p.workload.key}`;
-      const ids = await page.$$eval(`table[data-pair="${anchor}"] tbody tr`, (trs) => trs.map((tr) => tr.getAttribute('data-recipe')));
+      const ids = await page.$$eval(`table[data-pair="${anchor}"] tbody tr[data-recipe]`, (trs) => trs.map((tr) => tr.getAttribute('data-recipe')));
       assert.deepStrictEqual(ids, p.ranked.map((e) => e.id), `${model}: ranking of ${anchor}`);
       for (const [i, e] of p.ranked.entries())
-        checked += await checkFields(page, `table[data-pair="${anchor}"] tbody tr:nth-child(${i + 1})`, e, `${model} ${e.id}`);
+        checked += await checkFields(page, `table[data-pair="${anchor}"] tbody tr[data-recipe]:nth-child(${i + 1})`, e, `${model} ${e.id}`);
     }
     const n = await page.$eval('[data-field="active_params"]', (e) => e.getAttribute('data-value'));
     assert.strictEqual(Number(n), board.models[model].active_params, `${model}: N`);
     const singles = await page.$$eval('#gpu-comparison p.single', (ps) => ps.map((x) => x.textContent));
     const gpuTypes = new Set(board.pairs.filter((x) => x.model === model && x.ranked.some((e) => e.verified)).map((x) => x.gpu));
     if (gpuTypes.size === 1) assert.ok(singles.length >= 1, `${model}: one GPU type must say so instead of a comparison chart`);
-    if (model === 'qwen3-0.6b') await page.screenshot({ path: path.join(artifacts, 'model.png'), fullPage: true });
+    if (model === 'qwen3-0.6b') await shoot(page, 'model.png', { fullPage: true });
     await page.close();
   }
 
@@ -189,6 +220,13 @@ async function mainSite(browser, work) {
     page = await visit(context, base + `recipes/${id}.html`, problems);
     checked += await checkFields(page, 'section#numbers', entry, id);
     checked += await checkFields(page, 'section#convergence', entry, id);
+    // The Reproduce box: the recipe.yaml it links is the registry's, byte for byte, and the run line names it.
+    const rep = await page.$eval('section#reproduce', (s) => ({ href: s.querySelector('a').getAttribute('href'), run: s.querySelector('pre.run-line').textContent }));
+    const yaml = await page.request.get(new URL(rep.href, base + `recipes/${id}.html`).href);
+    assert.strictEqual(yaml.status(), 200, `${id}: recipe.yaml`);
+    assert.ok(Buffer.compare(await yaml.body(), fs.readFileSync(path.join(source, 'registry/recipes', id, 'recipe.yaml'))) === 0, `${id}: the linked recipe.yaml is the registry's`);
+    assert.ok(rep.run.startsWith(`openrecipes run registry/recipes/${id} --launcher `), `${id}: run line ${rep.run}`);
+    if (entry.reproduce.rows_sha256) assert.ok((await page.$eval('section#reproduce', (s) => s.textContent)).includes(entry.reproduce.rows_sha256), `${id}: the full rows_sha256`);
     const rank = await page.$eval('[data-field="rank"]', (e) => e.textContent.trim());
     assert.strictEqual(rank, String(entry.rank), id + ': rank');
     const charts = await page.$$eval('svg.chart', (s) => s.length);
@@ -200,7 +238,8 @@ async function mainSite(browser, work) {
       const want = fs.readFileSync(path.join(source, 'registry/recipes', id, f.file));
       assert.ok(Buffer.compare(await res.body(), want) === 0, `${id}: evidence ${f.file} is not the registry's file`);
     }
-    if (id === 'qwen3-0.6b/H200/mbs2') await page.screenshot({ path: path.join(artifacts, 'recipe.png'), fullPage: true });
+    if (id === 'qwen3-0.6b/H200/mbs2') await shoot(page, 'recipe.png', { fullPage: true });
+    if (id === 'qwen3-0.6b/H200/tulu3-ref') await shoot(await page.$('section#reproduce'), 'reproduce.png', {});
     await page.close();
   }
 
@@ -215,7 +254,7 @@ async function mainSite(browser, work) {
   const anchor = `pair:${pair.gpu}:${pair.workload.key}`;
   page = await visit(context, base + `models/${pair.model}.html`, problems);
   const table = `table[data-pair="${anchor}"]`;
-  const order = () => page.$$eval(`${table} tbody tr`, (trs) => trs.map((tr) => tr.getAttribute('data-recipe')));
+  const order = () => page.$$eval(`${table} tbody tr[data-recipe]`, (trs) => trs.map((tr) => tr.getAttribute('data-recipe')));
   const byScore = [...pair.ranked].sort((a, b) => a.tokens_per_s_per_gpu - b.tokens_per_s_per_gpu).map((e) => e.id);
   await page.click(`${table} thead th:nth-child(3) button`);
   assert.deepStrictEqual(await order(), byScore, 'sorted by tokens/s/GPU ascending');
@@ -229,7 +268,7 @@ async function mainSite(browser, work) {
 
   // Filters from the URL: they apply on load, set the controls, and a change keeps the URL in step.
   const fw = pair.ranked[0].framework;
-  const visible = (pg) => pg.$$eval(`${table} tbody tr`, (trs) => trs.filter((tr) => !tr.hidden).map((tr) => tr.getAttribute('data-recipe')));
+  const visible = (pg) => pg.$$eval(`${table} tbody tr[data-recipe]`, (trs) => trs.filter((tr) => !tr.hidden).map((tr) => tr.getAttribute('data-recipe')));
   page = await visit(context, base + `models/${pair.model}.html?framework=${encodeURIComponent(fw)}&verified=1&gpus=${pair.ranked[0].gpus}`, problems);
   assert.deepStrictEqual(await visible(page), pair.ranked.filter((e) => e.framework === fw && e.verified && e.gpus === pair.ranked[0].gpus).map((e) => e.id));
   assert.strictEqual(await page.$eval('select[name=framework]', (s) => s.value), fw);
@@ -237,6 +276,8 @@ async function mainSite(browser, work) {
   page.close();
   page = await visit(context, base + `models/${pair.model}.html?gpus=99999`, problems);
   assert.deepStrictEqual(await visible(page), [], 'a GPU count no recipe has shows no recipe');
+  assert.strictEqual(await page.$eval(`${table} tbody tr.empty`, (tr) => tr.hidden), false, 'and says so in the table');
+  assert.deepStrictEqual(await page.$$eval('table.compare tbody tr[data-recipe]', (trs) => trs.filter((tr) => !tr.hidden).length), 0, 'the GPU-type comparison follows the filter');
   assert.strictEqual(await page.$eval('select[name=gpus]', (s) => s.value), '99999');
   await page.selectOption('select[name=gpus]', String(pair.ranked[0].gpus));
   assert.ok(page.url().includes(`gpus=${pair.ranked[0].gpus}`), 'a changed filter is written into the URL: ' + page.url());
@@ -299,7 +340,7 @@ function hostileRegistry(work) {
 }
 
 // The tags and attributes the templates and charts write; a hostile field must not add any other.
-const TAGS = new Set('html head meta title link script body header nav main footer a abbr h1 h2 h3 p span strong ul li table thead tbody tr th td dl dt dd section form fieldset legend label select option input button output details summary figure figcaption pre code svg line text rect polyline circle g sub sup div'.split(' '));
+const TAGS = new Set('html head meta title link script body header nav main footer a abbr h1 h2 h3 p span strong ul li table thead tbody tr th td dl dt dd section form fieldset legend label select option input button output details summary figure figcaption pre code svg line text rect polyline polygon circle g sub sup div br q'.split(' '));
 async function hostileSite(browser, work) {
   const reg = hostileRegistry(work);
   const site = path.join(work, 'hostile-site');

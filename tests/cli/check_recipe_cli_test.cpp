@@ -1,0 +1,84 @@
+// `openrecipes check recipe <dir>` on a scratch copy of the bundled registry: a recipe written without its claims block
+// gets every problem at once and the block to paste, and after pasting it verifies in the next round; a mistyped
+// field names the nearest field.
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "core/atomic_output.h"
+#include "core/files.h"
+#include "testing/support.h"
+
+namespace openrecipes {
+namespace {
+namespace fs = std::filesystem;
+
+struct ScratchRegistry {
+  testing::TempDir d;
+  fs::path root = d / "registry";
+  ScratchRegistry() { fs::copy(testing::source_dir() / "registry", root, fs::copy_options::recursive); }
+  fs::path recipe(const std::string& name) const { return root / "recipes/qwen3-0.6b/H200" / name; }
+};
+
+// recipe.yaml's text without its top-level `claims:` block (the last block submit writes).
+std::string without_claims(const std::string& yaml) { return yaml.substr(0, yaml.find("\nclaims:") + 1); }
+
+TEST(CheckRecipeCli, a_recipe_without_claims_gets_the_block_and_verifies_once_it_is_pasted) {
+  ScratchRegistry s;
+  const fs::path file = s.recipe("tulu3-cefusion") / "recipe.yaml";
+  const std::string full = read_file(file);
+  const std::string claims = full.substr(full.find("\nclaims:") + 1);
+  write_file_atomic(file, without_claims(full));
+  auto first = testing::run_cli({"check", "recipe", s.recipe("tulu3-cefusion").string()});
+  EXPECT_EQ(first.exit_code, 1) << first.err;
+  EXPECT_NE(first.out.find("check recipe qwen3-0.6b/H200/tulu3-cefusion: verified once its claims block is pasted\n"),
+            std::string::npos)
+      << first.out;
+  // The block it prints is the one submit wrote for this very run (the bundled recipe's own claims).
+  const std::string paste = first.out.substr(first.out.find("claims:\n"));
+  EXPECT_EQ(paste, claims);
+  write_file_atomic(file, without_claims(full) + paste);
+  auto second = testing::run_cli({"check", "recipe", s.recipe("tulu3-cefusion").string()});
+  EXPECT_EQ(second.exit_code, 0) << second.out << second.err;
+  EXPECT_NE(second.out.find(": verified\n"), std::string::npos) << second.out;
+}
+
+TEST(CheckRecipeCli, every_problem_is_listed_at_once_with_the_computed_claims) {
+  ScratchRegistry s;
+  const fs::path file = s.recipe("mbs2") / "recipe.yaml";
+  std::string yaml = read_file(file);
+  // Two problems of two stages at once: a wrong throughput claim (measurement) and a wrong configuration claim.
+  const auto at = yaml.find("tokens_per_s_per_gpu: ");
+  yaml.replace(at, yaml.find('\n', at) - at, "tokens_per_s_per_gpu: 99999.0");
+  const auto conf = yaml.find("configuration: eligible");
+  ASSERT_NE(conf, std::string::npos);
+  yaml.replace(conf, 23, "configuration: ineligible");
+  write_file_atomic(file, yaml);
+  auto r = testing::run_cli({"check", "recipe", (s.recipe("mbs2") / "recipe.yaml").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("not verified, 2 problem(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the claims block its evidence supports (paste it"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  tokens_per_s_per_gpu: 23232.69\n"), std::string::npos) << r.out;  // the README's 23,232.7
+  EXPECT_NE(r.out.find("  configuration: eligible\n"), std::string::npos) << r.out;
+}
+
+TEST(CheckRecipeCli, a_mistyped_field_names_the_nearest_one_and_a_folder_outside_a_registry_says_where_recipes_live) {
+  ScratchRegistry s;
+  const fs::path file = s.recipe("ref") / "recipe.yaml";
+  std::string yaml = read_file(file);
+  yaml.replace(yaml.find("\nsteps_per_run:"), 15, "\nsteps_per_runs:");
+  write_file_atomic(file, yaml);
+  auto r = testing::run_cli({"check", "recipe", s.recipe("ref").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown field 'steps_per_runs' (fix: did you mean 'steps_per_run'?"), std::string::npos)
+      << r.err;
+  testing::TempDir lone;
+  fs::copy(s.recipe("mbs2"), lone / "mbs2", fs::copy_options::recursive);
+  auto outside = testing::run_cli({"check", "recipe", (lone / "mbs2").string()});
+  EXPECT_EQ(outside.exit_code, 2);
+  EXPECT_NE(outside.err.find("not inside a registry"), std::string::npos) << outside.err;
+}
+
+}  // namespace
+}  // namespace openrecipes
