@@ -121,13 +121,14 @@ const bool registered_measure = register_command(
                                         *log.train_iters, *log.train_iters),
                             "leave --steps-per-run out: the log's own run length is used");
          // slime and miles print no 'iteration k/ N': their dump gives the run length (num_rollout and the batch).
-         const auto dump_steps = !log.train_iters && dump ? evidence::run_steps_of(*dump) : std::nullopt;
-         if (steps_given && dump_steps && *steps_given != *dump_steps)
+         // 0: the dump gives none (a plain integer: GCC's -Wmaybe-uninitialized misreads an optional here at -O2)
+         const std::int64_t dump_steps = !log.train_iters && dump ? evidence::run_steps_of(*dump).value_or(0) : 0;
+         if (steps_given && dump_steps && *steps_given != dump_steps)
            throw InputError(
                "--steps-per-run",
-               fmt::format("{} steps, but the log's argument dump gives a {}-step run", *steps_given, *dump_steps),
+               fmt::format("{} steps, but the log's argument dump gives a {}-step run", *steps_given, dump_steps),
                "leave --steps-per-run out: the log's own run length is used");
-         std::int64_t steps = steps_given.value_or(log.train_iters.value_or(dump_steps.value_or(0)));
+         std::int64_t steps = steps_given.value_or(log.train_iters.value_or(dump_steps));
          if (!steps && dump && dump->values.count("num_rollout"))
            throw InputError(o->log,
                             "the argument dump's num_rollout, start_rollout_id, rollout_batch_size, "

@@ -229,10 +229,18 @@ void read_stack(const YamlField& y, Recipe& r, bool draft) {
   if (r.stack.framework != "slime" && r.stack.framework != "miles" && r.stack.framework != "megatron-lm")
     throw InputError(fw["name"].where(), "unknown framework '" + r.stack.framework + "'",
                      "use slime, miles or megatron-lm");
+  // A version is printed to terminals, pages and `git checkout` lines: one word of the characters versions use; a
+  // commit is 7 to 40 lowercase hex digits (never text a shell or a terminal would act on).
+  static const std::regex version_word("[A-Za-z0-9][A-Za-z0-9._+:~-]{0,99}");
   auto version_of = [&](const YamlField& f, const std::string& component) {
     std::string v = f.as_string(100);
-    if (v.empty() || v.find_first_of(" \t\n") != std::string::npos)
-      throw InputError(f.where(), "a version is one word (e.g. 2.11.0+cu130, or 'none' when not used)");
+    if (!std::regex_match(v, version_word))
+      throw InputError(f.where(), "a version is one word of letters, digits and . _ + : ~ - (e.g. 2.11.0+cu130, or "
+                                  "'none' when not used)");
+    const bool commit = component.ends_with("_commit") || component == "megatron_lm";
+    if (commit && !std::regex_match(v, kCommit))
+      throw InputError(f.where(), "a commit is 7 to 40 lowercase hex digits, not " + quote_for_message(v),
+                       "give the checkout's git rev-parse HEAD");
     r.stack.versions.push_back({component, v});
   };
   // A draft (not yet run) need only name its framework: the run's probe finds the versions.

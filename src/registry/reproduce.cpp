@@ -18,8 +18,6 @@ std::string pinned(const Recipe& r, const std::string& component) {
   return "";
 }
 
-std::string short_commit(const std::string& c) { return c.size() > 12 ? c.substr(0, 12) : c; }
-
 // The flag whose value is the word that uses $name ("--data-path", "--prompt-data"), or "" when none does.
 std::string flag_of_variable(const std::vector<layout::CommandWord>& words, const std::string& name) {
   for (std::size_t i = 1; i < words.size(); ++i) {

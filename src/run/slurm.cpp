@@ -168,9 +168,10 @@ void run_slurm(const RunPlan& p, const SlurmOptions& o, RunRecord& r,
   }
   const std::string exit_field = field(line, "ExitCode");  // "code:signal"
   const auto parts = split(exit_field, ':');
-  const auto code = parts.empty() ? std::nullopt : parse_int(parts[0]);
-  const auto sig = parts.size() > 1 ? parse_int(parts[1]) : std::nullopt;
-  r.exit_code = code && *code ? static_cast<int>(*code) : sig && *sig ? 128 + static_cast<int>(*sig) : code ? 0 : -1;
+  // -1: no code read (plain integers: GCC's -Wmaybe-uninitialized misreads optionals here in the unity build)
+  const std::int64_t code = parts.empty() ? -1 : parse_int(parts[0]).value_or(-1);
+  const std::int64_t sig = parts.size() > 1 ? parse_int(parts[1]).value_or(0) : 0;
+  r.exit_code = code > 0 ? static_cast<int>(code) : sig > 0 ? 128 + static_cast<int>(sig) : code == 0 ? 0 : -1;
   if (state == "COMPLETED" && r.exit_code == 0) {
     r.status = "completed";
   } else if (state.starts_with("CANCELLED") || cancelled) {
