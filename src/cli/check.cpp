@@ -165,7 +165,7 @@ int run_recipe(const CheckOptions& o) {
                            : reasons.empty() ? "verified once its claims block is pasted"
                                              : fmt::format("not verified, {} problem(s)", reasons.size()));
   for (const auto& why : reasons) {
-    const auto lines = wrap_words(why.text_with_fix(), 114);
+    const auto lines = wrap_words(terminal_safe(why.text_with_fix(), true), 114);  // a stranger's text, made inert
     for (std::size_t i = 0; i < lines.size(); ++i) std::cout << (i ? "      " : "  - ") << lines[i] << "\n";
   }
   if (r.entry && r.entry->recipe) {
@@ -177,7 +177,7 @@ int run_recipe(const CheckOptions& o) {
                       });
     std::cout << (hold ? "its claims agree with its evidence; the block submit would write:\n"
                        : "the claims block its evidence supports (paste it into recipe.yaml in place of its own):\n")
-              << claims_block(computed);
+              << terminal_safe(claims_block(computed), false);
   }
   return verified ? 0 : static_cast<int>(ExitCode::check_failed);
 }

@@ -129,14 +129,16 @@ int list_vars(const RunOptions& o) {
   } catch (const InputError&) {
   }
   const registry::Reproduction r = registry::reproduction(recipe, model ? &*model : nullptr);
-  std::cout << "variables of " << recipe.id << " (" << recipe.file.string() << "):\n";
+  // Every field comes from a stranger's recipe: shown terminal-safe (no escape sequence or bidi control reaches it).
+  auto safe = [](const std::string& text) { return terminal_safe(text, true); };
+  std::cout << "variables of " << safe(recipe.id) << " (" << safe(recipe.file.string()) << "):\n";
   for (const auto& v : r.variables) {
     const char* need = v.needs_value ? "needed" : v.launcher_only ? "read by the launcher when given" : "filled by run";
-    std::cout << "  " << v.shown << "  (" << need << ")\n";
-    for (const auto& line : wrap_words(v.points_at, 110)) std::cout << "      " << line << "\n";
+    std::cout << "  " << safe(v.shown) << "  (" << need << ")\n";
+    for (const auto& line : wrap_words(safe(v.points_at), 110)) std::cout << "      " << line << "\n";
   }
   if (r.variables.empty()) std::cout << "  (none)\n";
-  std::cout << "run it with (values as in the site's Reproduce box):\n  " << r.run_line << "\n";
+  std::cout << "run it with (values as in the site's Reproduce box):\n  " << safe(r.run_line) << "\n";
   return 0;
 }
 

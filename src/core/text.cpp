@@ -163,6 +163,8 @@ std::string escape_controls(std::string_view s, std::size_t max_bytes) {
 }
 
 std::string terminal_safe(std::string_view s, bool escape_c0) {
+  // On a terminal a bidirectional control reorders the rest of the line: shown as \u202E (inert_text) there.
+  if (escape_c0) return escape_for_terminal(inert_text(s), true, true, std::string_view::npos);
   return escape_for_terminal(s, escape_c0, true, std::string_view::npos);
 }
 
@@ -194,26 +196,31 @@ std::string nearest_name(std::string_view word, const std::vector<std::string>& 
   std::string best;
   std::size_t best_d = SIZE_MAX;
   bool tie = false;
-  std::vector<std::size_t> prev, cur;
   for (const auto& name : names) {
     if (name.size() > 256 || name == word) continue;
-    prev.resize(name.size() + 1);
-    cur.resize(name.size() + 1);
-    for (std::size_t j = 0; j <= name.size(); ++j) prev[j] = j;
-    for (std::size_t i = 1; i <= word.size(); ++i) {
-      cur[0] = i;
-      for (std::size_t j = 1; j <= name.size(); ++j)
-        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (lower(word[i - 1]) != lower(name[j - 1]))});
-      std::swap(prev, cur);
-    }
-    const std::size_t d = prev[name.size()];
-    if (d < best_d)
-      best = name, best_d = d, tie = false;
-    else if (d == best_d)
+    // Optimal string alignment: insertions, deletions, substitutions and a swap of two neighbours cost 1 each.
+    const std::size_t n = word.size(), m = name.size();
+    std::vector<std::size_t> d((n + 1) * (m + 1));
+    auto at = [&](std::size_t i, std::size_t j) -> std::size_t& { return d[i * (m + 1) + j]; };
+    for (std::size_t i = 0; i <= n; ++i) at(i, 0) = i;
+    for (std::size_t j = 0; j <= m; ++j) at(0, j) = j;
+    for (std::size_t i = 1; i <= n; ++i)
+      for (std::size_t j = 1; j <= m; ++j) {
+        const bool same = lower(word[i - 1]) == lower(name[j - 1]);
+        at(i, j) = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + (same ? 0 : 1)});
+        if (i > 1 && j > 1 && lower(word[i - 1]) == lower(name[j - 2]) && lower(word[i - 2]) == lower(name[j - 1]))
+          at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);
+      }
+    const std::size_t dist = at(n, m);
+    if (dist < best_d)
+      best = name, best_d = dist, tie = false;
+    else if (dist == best_d)
       tie = true;
   }
+  // Near enough to be a typo: one edit in a short name (3 to 5 letters), two in a longer one.
   const std::size_t longer = std::max(word.size(), best.size());
-  if (best.empty() || tie || best_d > 2 || 3 * best_d >= longer) return "";
+  const std::size_t allowed = longer >= 6 ? 2 : longer >= 3 ? 1 : 0;
+  if (best.empty() || tie || best_d > allowed) return "";
   return best;
 }
 

@@ -43,12 +43,13 @@ std::string escape_controls(std::string_view s, std::size_t max_bytes = 4096);
 
 /// `s` for a terminal, the form every registry field is shown in: C0 controls (when `escape_c0`; newline and tab
 /// included), DEL and bytes that are not well-formed UTF-8 become "\xNN", a C1 control (U+0080..U+009F) becomes
-/// "\u00NN"; other UTF-8 text is kept. With `escape_c0` false, C0 bytes are left for a JSON encoder to escape.
+/// "\u00NN", and (when `escape_c0`) a bidirectional control "\u202E" (core/utf8.h inert_text); other UTF-8 text is
+/// kept. With `escape_c0` false, C0 bytes and bidi controls are left for a JSON encoder and a page to escape.
 std::string terminal_safe(std::string_view s, bool escape_c0);
 
-/// The one name of `names` closest to `word` by edit distance (Levenshtein, ASCII case folded) when it is near enough
-/// to be a typo: at most 2 edits, and fewer than a third of the longer word; "" when none is, or two tie. For "did you
-/// mean" hints (an unknown field, model or option).
+/// The one name of `names` closest to `word` by edit distance (optimal string alignment: a swap of two neighbours is
+/// one edit; ASCII case folded) when it is near enough to be a typo: one edit for names of 3 to 5 characters, two for
+/// longer ones; "" when none is, or two tie. For "did you mean" hints (an unknown field or model).
 std::string nearest_name(std::string_view word, const std::vector<std::string>& names);
 
 /// `text` broken at spaces into lines of at most `width` bytes (a word longer than `width` gets a line of its own);

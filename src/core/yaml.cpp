@@ -66,21 +66,33 @@ std::vector<YamlField> YamlField::items() const {
 
 void YamlField::reject_unknown_keys(const std::vector<std::string>& allowed) const {
   keys();  // throws when this is not a map
+  // Every unknown field of the map at once, each with the name it likely meant: one round to fix them all.
+  std::string at, listed, first_near;
+  std::size_t unknown = 0;
   for (const auto& kv : node_) {
     const std::string& k = kv.first.Scalar();
-    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
-      std::string list;
-      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      // Point at the key's own line, not the map's first line.
-      std::string at = *file_;
+    if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
+    const std::string near = nearest_name(k, allowed);
+    if (unknown++ == 0) {
+      // Point at the first one's own line, not the map's first line.
+      at = *file_;
       if (kv.first.Mark().line >= 0) at += fmt::format(":{}", kv.first.Mark().line + 1);
       if (!path_.empty()) at += ": " + path_;
-      const std::string near = nearest_name(k, allowed);
-      throw InputError(at, "unknown field " + quote_for_message(k),
-                       near.empty() ? "remove it or use one of: " + list
-                                    : "did you mean '" + near + "'? (the fields here: " + list + ")");
+      first_near = near;
     }
+    listed +=
+        (listed.empty() ? "" : ", ") + quote_for_message(k) + (near.empty() ? "" : " (did you mean '" + near + "'?)");
   }
+  if (unknown == 0) return;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  if (unknown > 1)
+    throw InputError(at, fmt::format("{} unknown fields: {}", unknown, listed),
+                     "remove them or use the fields here: " + list);
+  const std::string name = listed.substr(0, listed.find(" (did you mean"));
+  throw InputError(at, "unknown field " + name,
+                   first_near.empty() ? "remove it or use one of: " + list
+                                      : "did you mean '" + first_near + "'? (the fields here: " + list + ")");
 }
 
 void YamlField::reject_unknown_keys(std::initializer_list<const char*> allowed) const {

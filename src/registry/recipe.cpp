@@ -235,8 +235,9 @@ void read_stack(const YamlField& y, Recipe& r, bool draft) {
   auto version_of = [&](const YamlField& f, const std::string& component) {
     std::string v = f.as_string(100);
     if (!std::regex_match(v, version_word))
-      throw InputError(f.where(), "a version is one word of letters, digits and . _ + : ~ - (e.g. 2.11.0+cu130, or "
-                                  "'none' when not used)");
+      throw InputError(f.where(),
+                       "a version is one word of letters, digits and . _ + : ~ - (e.g. 2.11.0+cu130, or "
+                       "'none' when not used)");
     const bool commit = component.ends_with("_commit") || component == "megatron_lm";
     if (commit && !std::regex_match(v, kCommit))
       throw InputError(f.where(), "a commit is 7 to 40 lowercase hex digits, not " + quote_for_message(v),

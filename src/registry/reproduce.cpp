@@ -78,8 +78,8 @@ CommandVariable describe(const Recipe& r, const ModelInfo* model, const std::str
     v.points_at = "the interpreter of the version probe (default python3)";
     v.needs_value = false;
   } else {
-    v.points_at = "not a protocol variable: the recipe's own (its notes say what it must be)";
-    v.example = name;
+    v.points_at = "not a protocol variable: the recipe's own (its author says what it must point at)";
+    v.example = "VALUE";
   }
   return v;
 }
@@ -107,16 +107,20 @@ Reproduction reproduction(const Recipe& r, const ModelInfo* model) {
   std::vector<std::string> launcher;
   if (!fw_var.empty()) launcher.push_back(fw_var);
   if (r.stack.framework != "megatron-lm") launcher.push_back("MEGATRON_LM");
+  // ${MODEL_ARGS[@]} and <slime entry module> come from the framework's checkout: then its variable is needed.
+  const bool needs_checkout = std::any_of(
+      used.begin(), used.end(), [](const std::string& n) { return n == "MODEL_ARGS" || n == "<slime entry module>"; });
   for (const auto& name : launcher)
     if (std::find(used.begin(), used.end(), name) == used.end()) {
       CommandVariable v = describe(r, model, name, words);
       v.launcher_only = true;
-      v.needs_value = false;
+      v.needs_value = name == fw_var && needs_checkout;
       out.variables.push_back(std::move(v));
     }
 
   // The rows: build, check against the recorded sha256, and export for Megatron-LM's --data-path.
   const Workload& w = r.workload;
+  out.prepare.push_back("mkdir -p rows");  // rows build writes into an existing folder only
   std::vector<std::string> build = {"openrecipes", "rows", "build", "--source"};
   if (w.standard) {
     const std::string dataset = w.dataset.substr(w.dataset.rfind('/') + 1);
@@ -151,9 +155,8 @@ Reproduction reproduction(const Recipe& r, const ModelInfo* model) {
     run.insert(run.end(), {"slurm", "--nodes", std::to_string((r.gpus + per_node - 1) / per_node)});
   }
   for (const auto& v : out.variables)
-    if (v.needs_value && !v.launcher_only) run.push_back("--var"), run.push_back(v.name + "=" + v.example);
-  for (const auto& v : out.variables)
-    if (v.launcher_only && v.name == fw_var) run.push_back("--var"), run.push_back(v.name + "=" + v.example);
+    if (v.needs_value || (v.launcher_only && v.name == fw_var))
+      run.push_back("--var"), run.push_back(v.name + "=" + v.example);
   run.insert(run.end(), {"-o", "runs/" + r.name});
   out.run_line = display_command(run);
   return out;

@@ -26,6 +26,7 @@ void common_headers(httplib::Response& res) {
   res.set_header("X-Content-Type-Options", "nosniff");
   res.set_header("Referrer-Policy", "no-referrer");
   res.set_header("Cache-Control", "no-cache");
+  res.set_header("Accept-Ranges", "none");  // whole files only (RFC 9110 §14.3: "none" advertises no range support)
 }
 
 // The answer to a path no file of the site has: a small page (the site's own style sheet is at the root).

@@ -221,8 +221,15 @@ std::map<std::string, fs::path> evidence_copies(const json& board, const registr
 // else now; as "YYYY-MM-DD HH:MM UTC".
 std::string built_at() {
   std::time_t t = std::time(nullptr);
-  if (const char* env = std::getenv("SOURCE_DATE_EPOCH"); env && *env)
-    if (auto v = parse_int(env); v && *v >= 0 && *v < (std::int64_t{1} << 40)) t = static_cast<std::time_t>(*v);
+  if (const char* env = std::getenv("SOURCE_DATE_EPOCH"); env && *env) {
+    const std::string_view v(env);
+    const auto n = parse_int(v);
+    // Whole seconds since 1970 in digits only (reproducible-builds.org's rule: refuse anything else, never guess).
+    if (v.size() > 12 || !std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }) || !n)
+      throw InputError("SOURCE_DATE_EPOCH", "not a whole number of seconds since 1970: " + quote_for_message(v),
+                       "unset it, or give one, e.g. SOURCE_DATE_EPOCH=$(git log -1 --format=%ct)");
+    t = static_cast<std::time_t>(*n);
+  }
   std::tm tm{};
   gmtime_r(&t, &tm);
   return fmt::format("{:04}-{:02}-{:02} {:02}:{:02} UTC", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
@@ -236,7 +243,21 @@ json previous_state(const fs::path& target) {
   if (!fs::exists(target / kSiteMarker, ec)) return nullptr;
   try {
     json j = json::parse(read_file(target / "data" / "build.json", 16u << 20));
-    if (j.value("format", "") == kStateFormat && j["recipes"].is_object() && j["changes"].is_array()) return j;
+    // Every field the next build reads, of its type: a state edited by hand or damaged is ignored whole.
+    auto strings = [](const json& a) {
+      return a.is_array() && std::all_of(a.begin(), a.end(), [](const json& x) { return x.is_string(); });
+    };
+    if (!j.is_object() || j.value("format", "") != kStateFormat || !j.contains("recipes") ||
+        !j["recipes"].is_object() || !j.contains("changes") || !j["changes"].is_array())
+      return nullptr;
+    for (const auto& [id, fingerprint] : j["recipes"].items())
+      if (!fingerprint.is_string()) return nullptr;
+    for (const auto& c : j["changes"])
+      if (!c.is_object() || !c.contains("built_at") || !c["built_at"].is_string() || !c.contains("first") ||
+          !c["first"].is_boolean() || !c.contains("new") || !strings(c["new"]) || !c.contains("changed") ||
+          !strings(c["changed"]) || !c.contains("removed") || !strings(c["removed"]))
+        return nullptr;
+    return j;
   } catch (const std::exception&) {
   }
   return nullptr;
@@ -265,8 +286,8 @@ json site_state(const json& board, const json& previous, const std::string& when
                                          {"new", added},
                                          {"changed", changed},
                                          {"removed", removed}});
-    if (changes.size() > kMaxChangelog) changes.erase(changes.begin() + kMaxChangelog, changes.end());
   }
+  if (changes.size() > kMaxChangelog) changes.erase(changes.begin() + kMaxChangelog, changes.end());
   return {{"format", kStateFormat}, {"built_at", when}, {"recipes", recipes}, {"changes", changes}};
 }
 
@@ -293,6 +314,7 @@ void write_site(const json& board, const registry::Registry& reg, const fs::path
   fs::path target = target_in.filename().empty() ? target_in.parent_path() : target_in;  // "site/" -> "site"
   if (target.empty()) throw InputError(target_in.string(), "is not a folder name", "e.g. -o site/");
   require_replaceable(target);
+  const std::string when = built_at();  // before anything is written: a bad SOURCE_DATE_EPOCH stops the build here
   std::error_code ec;
   {
     const fs::path t = fs::weakly_canonical(fs::absolute(target), ec), r = fs::weakly_canonical(reg.root, ec);
@@ -323,7 +345,7 @@ void write_site(const json& board, const registry::Registry& reg, const fs::path
     w.write("data/recipes.json", recipes_json(board).dump(2) + "\n");
     w.write("data/recipes.csv", recipes_csv(board));
     // When it was built and what changed since the previous build of this site (data/build.json keeps the state).
-    const json state = site_state(board, previous_state(target), built_at());
+    const json state = site_state(board, previous_state(target), when);
     w.write("data/build.json", state.dump(2) + "\n");
     json site_board = board;
     site_board["site"] = {{"built_at", state["built_at"]}, {"changes", state["changes"]}};

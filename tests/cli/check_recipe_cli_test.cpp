@@ -73,6 +73,14 @@ TEST(CheckRecipeCli, a_mistyped_field_names_the_nearest_one_and_a_folder_outside
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown field 'steps_per_runs' (fix: did you mean 'steps_per_run'?"), std::string::npos)
       << r.err;
+  // Two at once: both named in one round, each with the field it likely meant.
+  write_file_atomic(file, yaml + "workld: x\n");
+  auto two = testing::run_cli({"check", "recipe", s.recipe("ref").string()});
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_NE(two.err.find("2 unknown fields: 'steps_per_runs' (did you mean 'steps_per_run'?), 'workld' (did you mean "
+                         "'workload'?)"),
+            std::string::npos)
+      << two.err;
   testing::TempDir lone;
   fs::copy(s.recipe("mbs2"), lone / "mbs2", fs::copy_options::recursive);
   auto outside = testing::run_cli({"check", "recipe", (lone / "mbs2").string()});

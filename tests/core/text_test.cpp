@@ -71,6 +71,8 @@ TEST(TerminalSafe, controls_and_broken_utf8_become_visible_escapes) {
   EXPECT_EQ(terminal_safe("bad\xff\xc3", true), "bad\\xff\\xc3");                  // not UTF-8
   EXPECT_EQ(terminal_safe("\xed\xa0\x80", true), "\\xed\\xa0\\x80");               // a UTF-16 surrogate
   EXPECT_EQ(terminal_safe("Qwen3 · H200 — é ✓ 😀", true), "Qwen3 · H200 — é ✓ 😀");  // text is untouched
+  EXPECT_EQ(terminal_safe("abc\u202e.log", true), "abc\\u202E.log");  // RIGHT-TO-LEFT OVERRIDE would reorder the line
+  EXPECT_EQ(terminal_safe("abc\u202e", false), "abc\u202e");          // left for a JSON encoder
   EXPECT_EQ(terminal_safe("a\x1b"
                           "b\xc2\x85",
                           false),
@@ -83,6 +85,28 @@ TEST(Text, with_thousands_of_a_double_keeps_the_decimals_and_groups_the_integer_
   EXPECT_EQ(with_thousands(999.96, 1), "1,000.0");  // rounding carries into a new group of three
   EXPECT_EQ(with_thousands(-12345.67, 1), "-12,345.7");
   EXPECT_EQ(with_thousands(512.0, 0), "512");
+}
+
+// Typos a user makes in a field name, each one edit (a swap of neighbours is one), get their field; a word that is
+// no typo of any, or near two alike, gets none.
+TEST(NearestName, finds_the_field_a_typo_meant_and_nothing_else) {
+  const std::vector<std::string> fields = {"id", "model", "steps_per_run", "key", "tp", "pp", "claims", "command"};
+  EXPECT_EQ(nearest_name("steps_per_runs", fields), "steps_per_run");  // one insertion
+  EXPECT_EQ(nearest_name("kye", fields), "key");                       // one swap
+  EXPECT_EQ(nearest_name("Command", fields), "command");               // case
+  EXPECT_EQ(nearest_name("claim", fields), "claims");
+  EXPECT_EQ(nearest_name("modle", fields), "model");
+  EXPECT_EQ(nearest_name("tpp", fields), "");       // one edit from both tp and pp: no guess
+  EXPECT_EQ(nearest_name("workload", fields), "");  // no field is near
+  EXPECT_EQ(nearest_name("x", fields), "");         // too short to call a typo
+}
+
+// wrap_words breaks at spaces within the width; a word longer than the width keeps a line of its own.
+TEST(WrapWords, breaks_at_spaces_within_the_width) {
+  EXPECT_EQ(wrap_words("aa bb cc dd", 5), (std::vector<std::string>{"aa bb", "cc dd"}));
+  EXPECT_EQ(wrap_words("  aa   bb  ", 80), (std::vector<std::string>{"aa bb"}));
+  EXPECT_EQ(wrap_words("a abcdefgh b", 4), (std::vector<std::string>{"a", "abcdefgh", "b"}));
+  EXPECT_EQ(wrap_words("", 10), std::vector<std::string>{});
 }
 
 }  // namespace openrecipes

@@ -42,6 +42,23 @@ TEST(RecipeFolders, a_model_or_gpu_folder_name_with_a_line_break_is_refused) {
   }
 }
 
+// A commit reaches pages, terminals and `git checkout` lines: 7 to 40 lowercase hex digits only; a version is one word
+// of the characters versions use (no shell text, no terminal escape).
+TEST(RecipeStack, a_commit_is_hex_and_a_version_is_a_plain_word) {
+  Scratch s;
+  const auto y = s.recipe("mbs2") / "recipe.yaml";
+  const std::string good = "commit: d98e8a64ddf34856e74b24714e3bedb2f5a39553";
+  for (const char* bad :
+       {"commit: \"d98e8a64;curl${IFS}x|sh\"", "commit: D98E8A64", "commit: d98e8a", "commit: main"}) {
+    s.replace(y, good, bad);
+    EXPECT_NE(load_error(s.recipe("mbs2")).find("stack.framework.commit: a"), std::string::npos) << bad;
+    s.replace(y, bad, good);
+  }
+  EXPECT_EQ(load_error(s.recipe("mbs2")), "");
+  s.replace(y, "pytorch: 2.11.0+cu130", "pytorch: \"2.11\\e[31m\"");
+  EXPECT_NE(load_error(s.recipe("mbs2")).find("stack.pytorch: a version is one word"), std::string::npos);
+}
+
 TEST(RecipeDate, day_that_the_month_does_not_have_is_rejected) {
   Scratch s;
   const auto y = s.recipe("mbs2") / "recipe.yaml";

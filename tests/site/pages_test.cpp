@@ -127,12 +127,13 @@ TEST(Pages, the_reproduce_box_gives_the_rows_commands_the_run_line_and_what_each
   EXPECT_EQ(r["recipe_href"], "../../../recipes/qwen3-0.6b/H200/tulu3-ref/recipe.yaml");
   EXPECT_EQ(r["rows_sha256"], sha);
   EXPECT_EQ(r["rows_count"], "81");
-  ASSERT_EQ(r["prepare"].size(), 3u);
-  EXPECT_EQ(r["prepare"][0],
+  ASSERT_EQ(r["prepare"].size(), 4u);
+  EXPECT_EQ(r["prepare"][0], "mkdir -p rows");
+  EXPECT_EQ(r["prepare"][1],
             "openrecipes rows build --source SOURCE_FILES --tokenizer TOKENIZER_DIR --row-length 512 --rows 81 --date "
             "2026-01-01 -o rows/rows.parquet");
-  EXPECT_EQ(r["prepare"][1], "openrecipes rows verify rows/rows.parquet --rows 81 --sha256 " + sha);
-  EXPECT_EQ(r["prepare"][2], "openrecipes rows export rows/rows.parquet --format megatron -o rows/megatron");
+  EXPECT_EQ(r["prepare"][2], "openrecipes rows verify rows/rows.parquet --rows 81 --sha256 " + sha);
+  EXPECT_EQ(r["prepare"][3], "openrecipes rows export rows/rows.parquet --format megatron -o rows/megatron");
   EXPECT_EQ(r["run"],
             "openrecipes run registry/recipes/qwen3-0.6b/H200/tulu3-ref --launcher local --var MEGATRON_LM=Megatron-LM "
             "--var SFT_DATA=rows/megatron -o runs/tulu3-ref");

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
+#include "core/atomic_output.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/subprocess.h"
@@ -92,6 +93,31 @@ TEST(SiteWriter, the_state_names_what_is_new_changed_or_gone_since_the_previous_
   EXPECT_EQ(next["changes"][0]["changed"], nlohmann::json::array({changed}));
   EXPECT_EQ(next["changes"][0]["removed"], nlohmann::json::array({gone}));
   EXPECT_EQ(next["changes"][1], first["changes"][0]);
+}
+
+// A previous state that is not this writer's in every field (missing keys, other types) is ignored whole: the build
+// starts a new changelog instead of reading what is not there. A bad SOURCE_DATE_EPOCH stops the build before it
+// writes anything.
+TEST(SiteWriter, a_damaged_state_is_ignored_and_a_bad_build_time_is_refused) {
+  ::setenv("SOURCE_DATE_EPOCH", "1796299200", 1);
+  Site site;
+  testing::TempDir d;
+  write_site(site.board, site.reg, d / "site");
+  for (const char* state : {R"({"format":"openrecipes-site-state/1","recipes":{},"changes":[{"built_at":"x"}]})",
+                            R"({"format":"openrecipes-site-state/1","recipes":{"a":1},"changes":[]})",
+                            R"({"format":"openrecipes-site-state/1","recipes":{},"changes":[5]})", "[]", "{"}) {
+    write_file_atomic(d / "site/data/build.json", state);
+    write_site(site.board, site.reg, d / "site");
+    const auto j = nlohmann::json::parse(read_file(d / "site/data/build.json"));
+    ASSERT_EQ(j["changes"].size(), 1u) << state;
+    EXPECT_EQ(j["changes"][0]["first"], true) << state;  // a new changelog
+  }
+  for (const char* bad : {"abc", "-5", "1e9", " 17", "99999999999999"}) {
+    ::setenv("SOURCE_DATE_EPOCH", bad, 1);
+    EXPECT_THROW(write_site(site.board, site.reg, d / "other"), InputError) << bad;
+    EXPECT_FALSE(fs::exists(d / "other")) << bad;
+  }
+  ::setenv("SOURCE_DATE_EPOCH", "1796299200", 1);
 }
 
 TEST(SiteWriter, the_same_board_builds_byte_identical_sites) {

@@ -147,12 +147,19 @@
       total += 1;
       if (ok) { shown += 1; perModel[model] = true; }
     });
+    var modelRow = false;
     Array.prototype.forEach.call(document.querySelectorAll('#index-table tr[data-empty-model]'), function (tr) {
       var model = tr.getAttribute('data-empty-model');
       tr.hidden = !(f.model === model && !perModel[model]);
+      if (!tr.hidden) modelRow = true;
     });
+    // Nothing left and no model's own empty state said why (any model, or one the registry does not have).
     var all = document.querySelector('#index-table tr[data-empty-all]');
-    if (all) all.hidden = !(shown === 0 && !f.model);
+    if (all) {
+      all.hidden = !(shown === 0 && !modelRow);
+      var standard = all.querySelector('[data-empty-standard]');
+      if (standard) standard.hidden = !f.standard;
+    }
     var status = document.getElementById('filter-status');
     if (status) status.textContent = 'showing ' + shown + ' of ' + total + ' recipes';
   }
