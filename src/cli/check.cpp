@@ -132,13 +132,12 @@ int run_recipe(const CheckOptions& o) {
                      "give a recipe's folder (registry/recipes/<model>/<gpu>/<name>)");
   const fs::path abs = fs::absolute(dir).lexically_normal();
   const fs::path under = (abs.filename().empty() ? abs.parent_path() : abs);
-  const fs::path root = under.parent_path().parent_path().parent_path().parent_path();
-  if (under.parent_path().parent_path().parent_path().filename() != "recipes" ||
-      !fs::is_regular_file(root / "gpus.yaml", ec))
+  const auto root = registry::registry_root(under);
+  if (!root)
     throw InputError(dir.string(), "not inside a registry: a recipe lives at <registry>/recipes/<model>/<gpu>/<name>",
                      "put the folder in a copy of the bundled registry (cp -r registry my-registry) under "
                      "recipes/<model>/<gpu>/");
-  registry::Registry reg = registry::load_registry(root);
+  registry::Registry reg = registry::load_registry(*root);
   const std::string id = under.parent_path().parent_path().filename().string() + "/" +
                          under.parent_path().filename().string() + "/" + under.filename().string();
   bool has_claims = true;
@@ -156,9 +155,11 @@ int run_recipe(const CheckOptions& o) {
   if (it == results.end())
     throw InputError(dir.string(), "the registry holds no recipe " + id, "check the folder's place in the registry");
   const registry::RecipeResult& r = *it;
+  // A disagreement with the recipe's own claims: with no claims yet it is no problem (the block is printed below).
+  auto about_claims = [](const Reason& why) { return why.rule == "measurement.claim" || why.rule == "claims.checks"; };
   Reasons reasons;
-  for (const auto& why : r.reasons)  // with no claims yet, their disagreements are not problems: the block is below
-    if (has_claims || (why.rule != "measurement.claim" && why.rule != "claims.checks")) reasons.push_back(why);
+  for (const auto& why : r.reasons)
+    if (has_claims || !about_claims(why)) reasons.push_back(why);
   const bool verified = reasons.empty() && has_claims;
   std::cout << fmt::format("check recipe {}: {}\n", id,
                            verified          ? "verified"
@@ -172,9 +173,7 @@ int run_recipe(const CheckOptions& o) {
     registry::Recipe computed = *r.entry->recipe;
     computed.claims = registry::computed_claims(r);
     // Its claims hold when the build finds no disagreement with them (each within its rounding).
-    const bool hold = has_claims && std::none_of(r.reasons.begin(), r.reasons.end(), [](const Reason& why) {
-                        return why.rule == "measurement.claim" || why.rule == "claims.checks";
-                      });
+    const bool hold = has_claims && std::none_of(r.reasons.begin(), r.reasons.end(), about_claims);
     std::cout << (hold ? "its claims agree with its evidence; the block submit would write:\n"
                        : "the claims block its evidence supports (paste it into recipe.yaml in place of its own):\n")
               << terminal_safe(claims_block(computed), false);

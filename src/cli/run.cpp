@@ -122,12 +122,11 @@ int list_vars(const RunOptions& o) {
   const fs::path dir = registry::recipe_folder(o.request.recipe);
   const registry::Recipe recipe = registry::load_recipe(dir, registry::RecipeLoad::draft);
   std::optional<registry::ModelInfo> model;
-  try {  // registry/recipes/<model>/<gpu>/<name>: the model file is registry/models/<model>.yaml, when there
-    const fs::path models = recipe.dir.parent_path().parent_path().parent_path().parent_path() / "models";
-    auto all = registry::load_models(models);
-    if (auto it = all.find(recipe.model); it != all.end()) model = it->second;
-  } catch (const InputError&) {
-  }
+  if (const auto root = registry::registry_root(recipe.dir)) try {  // its model file, when the registry has one
+      auto all = registry::load_models(*root / "models");
+      if (auto it = all.find(recipe.model); it != all.end()) model = it->second;
+    } catch (const InputError&) {
+    }
   const registry::Reproduction r = registry::reproduction(recipe, model ? &*model : nullptr);
   // Every field comes from a stranger's recipe: shown terminal-safe (no escape sequence or bidi control reaches it).
   auto safe = [](const std::string& text) { return terminal_safe(text, true); };

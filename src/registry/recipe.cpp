@@ -538,4 +538,18 @@ std::string recipe_yaml(const Recipe& r, const std::string& comment) {
   return y + "}\n";
 }
 
+std::optional<fs::path> registry_root(const fs::path& recipe_dir) {
+  const fs::path root =
+      fs::absolute(recipe_dir).lexically_normal().parent_path().parent_path().parent_path().parent_path();
+  std::error_code ec;
+  if (fs::is_directory(root / "recipes", ec) && fs::is_directory(root / "rules", ec)) return root;
+  return std::nullopt;
+}
+
+std::optional<std::string> pinned_version(const Recipe& recipe, const std::string& component) {
+  for (const auto& v : recipe.stack.versions)
+    if (v.component == component && v.version != "unknown") return v.version;
+  return std::nullopt;
+}
+
 }  // namespace openrecipes::registry

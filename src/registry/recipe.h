@@ -143,6 +143,14 @@ inline std::filesystem::path recipe_folder(const std::filesystem::path& given) {
   return given.filename() == "recipe.yaml" ? given.parent_path() : given;
 }
 
+/// The registry a recipe folder sits in (<root>/recipes/<model>/<gpu>/<name>, `root` holding recipes/ and rules/),
+/// or nullopt when it sits in none (a draft elsewhere).
+std::optional<std::filesystem::path> registry_root(const std::filesystem::path& recipe_dir);
+
+/// The version `recipe` records for stack `component` ("megatron-lm_commit", "megatron_lm", "pytorch", ...), or
+/// nullopt when it records none or "unknown".
+std::optional<std::string> pinned_version(const Recipe& recipe, const std::string& component);
+
 /// Loads `dir`/recipe.yaml, where `dir` is registry/recipes/<model>/<gpu>/<name>. Throws InputError naming the
 /// file, line and field, with the fix, for: malformed YAML, a missing, mistyped, out-of-range or unknown field,
 /// an id/model/gpu that does not match the folder, an evidence or patch path that escapes the folder or does not

@@ -12,12 +12,6 @@
 namespace openrecipes::registry {
 namespace {
 
-std::string pinned(const Recipe& r, const std::string& component) {
-  for (const auto& v : r.stack.versions)
-    if (v.component == component && v.version != "unknown") return v.version;
-  return "";
-}
-
 // The flag whose value is the word that uses $name ("--data-path", "--prompt-data"), or "" when none does.
 std::string flag_of_variable(const std::vector<layout::CommandWord>& words, const std::string& name) {
   for (std::size_t i = 1; i < words.size(); ++i) {
@@ -30,7 +24,7 @@ std::string flag_of_variable(const std::vector<layout::CommandWord>& words, cons
 
 // The framework checkout a variable names (MEGATRON_LM, SLIME, MILES) and the commit the recipe pins for it.
 std::string checkout_text(const Recipe& r, const std::string& what, const std::string& component) {
-  const std::string commit = pinned(r, component);
+  const std::string commit = pinned_version(r, component).value_or("");
   return commit.empty() ? fmt::format("a {} checkout (the recipe pins no commit)", what)
                         : fmt::format("a {} checkout at commit {} (git checkout {})", what, commit, commit);
 }

@@ -17,14 +17,6 @@ namespace openrecipes::run {
 namespace {
 namespace fs = std::filesystem;
 
-// The registry a recipe folder sits in (<root>/recipes/<model>/<gpu>/<name>), when it does.
-std::optional<fs::path> registry_root(const registry::Recipe& r) {
-  const fs::path root = fs::absolute(r.dir).lexically_normal().parent_path().parent_path().parent_path().parent_path();
-  std::error_code ec;
-  if (fs::is_directory(root / "recipes", ec) && fs::is_directory(root / "rules", ec)) return root;
-  return std::nullopt;
-}
-
 // What each destination of component_tests.yaml's rules the words after the entry script set, as text: a flag's
 // constant ("True" for store_true) or its value words joined. Read with the framework's argument table.
 std::map<std::string, std::string> swap_settings(const std::vector<std::string>& args, const std::string& framework,
@@ -51,7 +43,7 @@ std::map<std::string, std::string> swap_settings(const std::vector<std::string>&
 
 ComponentPlan plan_component_tests(const ComponentTestRequest& q) {
   const auto recipe = registry::load_recipe(registry::recipe_folder(q.recipe), registry::RecipeLoad::draft);
-  const auto root = registry_root(recipe);
+  const auto root = registry::registry_root(recipe.dir);
   if (!q.reference && !recipe.reference)
     throw InputError(recipe.file.string() + ": reference",
                      "the recipe is a reference (reference: null): a component test compares a swap against the "

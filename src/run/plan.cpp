@@ -81,13 +81,6 @@ void check_script_inside_checkout(const std::string& script, const std::string& 
                    "module>), and give the checkout with --var");
 }
 
-// The commit the recipe pins for `component` ("<framework>_commit", "megatron_lm"), when it pins one.
-std::optional<std::string> pinned_commit(const registry::Recipe& r, const std::string& component) {
-  for (const auto& v : r.stack.versions)
-    if (v.component == component && v.version != "unknown") return v.version;
-  return std::nullopt;
-}
-
 int random_port(std::mt19937& rng) { return std::uniform_int_distribution<int>(20000, 29999)(rng); }
 
 nlohmann::ordered_json layout_to_json(const layout::Layout& l) {
@@ -231,11 +224,11 @@ RunPlan make_plan(const RunRequest& q) {
 
   // Pre-flight: the checkouts exist, hold the entry script and are at the commits the recipe pins.
   if (!p.framework_dir.empty())
-    for (auto& w :
-         check_checkout(fw_var, p.framework_dir, shape.script_name, pinned_commit(recipe, p.framework + "_commit")))
+    for (auto& w : check_checkout(fw_var, p.framework_dir, shape.script_name,
+                                  registry::pinned_version(recipe, p.framework + "_commit")))
       p.warnings.push_back(std::move(w));
   if (p.mode == LaunchMode::ray && !p.megatron_dir.empty())
-    for (auto& w : check_checkout("MEGATRON_LM", p.megatron_dir, "", pinned_commit(recipe, "megatron_lm")))
+    for (auto& w : check_checkout("MEGATRON_LM", p.megatron_dir, "", registry::pinned_version(recipe, "megatron_lm")))
       p.warnings.push_back(std::move(w));
 
   layout::CommandVariables vars;

@@ -377,16 +377,17 @@ json index_view(const json& board) {
   // The changelog: the builds that changed something, newest first (site_writer's data/build.json).
   json changes = json::array();
   const json& site = board.contains("site") ? board["site"] : json::object();
+  std::set<std::string> paged;  // the ids with a recipe page, gathered once (a first build lists every recipe as new)
+  for (const auto& p : board["pairs"])
+    for (const auto& [e, status] : pair_entries(p)) paged.insert((*e)["id"].get<std::string>());
   if (site.contains("changes"))
     for (const auto& c : site["changes"]) {
       auto ids = [&](const char* k) {
         json out = json::array();
-        for (const auto& id : c[k]) {
-          bool shown = false;  // a page on this site (a removed recipe has none)
-          for (const auto& p : board["pairs"])
-            for (const auto& [e, status] : pair_entries(p)) shown = shown || (*e)["id"] == id;
-          out.push_back({{"id", id}, {"href", shown ? json(recipe_page_path(id.get<std::string>())) : json(false)}});
-        }
+        for (const auto& id : c[k])  // a link only to a page on this site (a removed recipe has none)
+          out.push_back({{"id", id},
+                         {"href", paged.count(id.get<std::string>()) ? json(recipe_page_path(id.get<std::string>()))
+                                                                     : json(false)}});
         return out;
       };
       changes.push_back({{"built_at", c["built_at"]},
@@ -509,13 +510,15 @@ json model_view(const json& board, const std::string& model) {
                   {},
                   2};
     json all_rows = json::array();  // every verified recipe per GPU type in rank order: the filters pick the best
-    for (const json* p : ps)
+    for (const json* p : ps) {
+      const json* best = best_verified(*p);
       for (const auto& e : (*p)["ranked"])
         if (is_verified_entry(e)) {
           json row = entry_row(*p, e, root);
-          row["best"] = &e == best_verified(*p);
+          row["best"] = &e == best;
           all_rows.push_back(row);
         }
+    }
     cmp["all_rows"] = all_rows;
     for (const json* p : ps) {
       const json* best = best_verified(*p);
