@@ -112,34 +112,38 @@ Reproduction reproduction(const Recipe& r, const ModelInfo* model) {
       out.variables.push_back(std::move(v));
     }
 
-  // The rows: build, check against the recorded sha256, and export for Megatron-LM's --data-path.
-  const Workload& w = r.workload;
-  out.prepare.push_back("mkdir -p rows");  // rows build writes into an existing folder only
-  std::vector<std::string> build = {"openrecipes", "rows", "build", "--source"};
-  if (w.standard) {
-    const std::string dataset = w.dataset.substr(w.dataset.rfind('/') + 1);
-    const std::string tokenizer = w.tokenizer.substr(w.tokenizer.rfind('/') + 1);
-    out.prepare.push_back(
-        display_command(build) + " " + display_word(dataset) + "/data/*.parquet " +
-        display_command({"--tokenizer", tokenizer, "--dataset-id", w.dataset, "--dataset-revision", w.revision,
-                         "--seed", std::to_string(w.seed), "--row-length", std::to_string(w.row_length), "--rows",
-                         std::to_string(w.rows_count), "--date", "2026-01-01", "-o", "rows/rows.parquet"}));
-  } else {
-    std::vector<std::string> rest = {"SOURCE_FILES", "--tokenizer", "TOKENIZER_DIR", "--row-length",
-                                     std::to_string(w.row_length)};
-    if (w.rows_count > 0) rest.insert(rest.end(), {"--rows", std::to_string(w.rows_count)});
-    rest.insert(rest.end(), {"--date", "2026-01-01", "-o", "rows/rows.parquet"});
-    out.prepare.push_back(display_command(build) + " " + display_command(rest));
+  // The rows: build, check against the recorded sha256, and export for Megatron-LM's --data-path; none for a command
+  // that reads no $SFT_DATA (Megatron-LM's --mock-data makes its own).
+  const bool reads_rows = std::find(used.begin(), used.end(), "SFT_DATA") != used.end();
+  if (reads_rows) {
+    const Workload& w = r.workload;
+    out.prepare.push_back("mkdir -p rows");  // rows build writes into an existing folder only
+    std::vector<std::string> build = {"openrecipes", "rows", "build", "--source"};
+    if (w.standard) {
+      const std::string dataset = w.dataset.substr(w.dataset.rfind('/') + 1);
+      const std::string tokenizer = w.tokenizer.substr(w.tokenizer.rfind('/') + 1);
+      out.prepare.push_back(
+          display_command(build) + " " + display_word(dataset) + "/data/*.parquet " +
+          display_command({"--tokenizer", tokenizer, "--dataset-id", w.dataset, "--dataset-revision", w.revision,
+                           "--seed", std::to_string(w.seed), "--row-length", std::to_string(w.row_length), "--rows",
+                           std::to_string(w.rows_count), "--date", "2026-01-01", "-o", "rows/rows.parquet"}));
+    } else {
+      std::vector<std::string> rest = {"SOURCE_FILES", "--tokenizer", "TOKENIZER_DIR", "--row-length",
+                                       std::to_string(w.row_length)};
+      if (w.rows_count > 0) rest.insert(rest.end(), {"--rows", std::to_string(w.rows_count)});
+      rest.insert(rest.end(), {"--date", "2026-01-01", "-o", "rows/rows.parquet"});
+      out.prepare.push_back(display_command(build) + " " + display_command(rest));
+    }
+    if (!w.rows_sha256.empty() && w.rows_count > 0)
+      out.prepare.push_back(display_command({"openrecipes", "rows", "verify", "rows/rows.parquet", "--rows",
+                                             std::to_string(w.rows_count), "--sha256", w.rows_sha256}));
+    const bool megatron_data = std::any_of(out.variables.begin(), out.variables.end(), [](const CommandVariable& v) {
+      return v.name == "SFT_DATA" && v.example == "rows/megatron";
+    });
+    if (megatron_data)
+      out.prepare.push_back(display_command(
+          {"openrecipes", "rows", "export", "rows/rows.parquet", "--format", "megatron", "-o", "rows/megatron"}));
   }
-  if (!w.rows_sha256.empty() && w.rows_count > 0)
-    out.prepare.push_back(display_command({"openrecipes", "rows", "verify", "rows/rows.parquet", "--rows",
-                                           std::to_string(w.rows_count), "--sha256", w.rows_sha256}));
-  const bool megatron_data = std::any_of(out.variables.begin(), out.variables.end(), [](const CommandVariable& v) {
-    return v.name == "SFT_DATA" && v.example == "rows/megatron";
-  });
-  if (megatron_data)
-    out.prepare.push_back(display_command(
-        {"openrecipes", "rows", "export", "rows/rows.parquet", "--format", "megatron", "-o", "rows/megatron"}));
 
   std::vector<std::string> run = {"openrecipes", "run", out.recipe_folder, "--launcher"};
   const std::int64_t per_node = r.stack.gpus_per_node > 0 ? r.stack.gpus_per_node : r.gpus;

@@ -25,10 +25,11 @@ struct CommandVariable {
 /// What it takes to reproduce `recipe`: every field derived from the recipe (and its model, for the checkpoint).
 struct Reproduction {
   std::vector<CommandVariable> variables;  ///< the command's, in order of first use, then the launcher's it reads
-  std::vector<std::string> prepare;        ///< the data-prep command lines, display-quoted (never run by a shell)
-  std::string run_line;                    ///< `openrecipes run <folder> --launcher … --var …=… -o runs/<name>`
-  std::string recipe_folder;               ///< registry/recipes/<model>/<gpu>/<name>
-  std::string rows_sha256;                 ///< the rows the run trained on (full hex); empty when not recorded
+  std::vector<std::string> prepare;  ///< the data-prep command lines, display-quoted (never run by a shell); none when
+                                     ///< the command reads no $SFT_DATA
+  std::string run_line;              ///< `openrecipes run <folder> --launcher … --var …=… -o runs/<name>`
+  std::string recipe_folder;         ///< registry/recipes/<model>/<gpu>/<name>
+  std::string rows_sha256;           ///< the rows the run trained on (full hex); empty when not recorded
   std::int64_t rows_count = 0;
   bool standard_workload = false;
 };

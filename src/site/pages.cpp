@@ -178,6 +178,7 @@ json reproduce_view(const json& e, const std::string& id, const std::string& roo
   return {{"recipe_href", root + url_path(evidence_site_path(id, "recipe.yaml"))},
           {"recipe_folder", r["recipe_folder"]},
           {"prepare", prepare},
+          {"has_prepare", !prepare.empty()},
           {"run", r["run"]},
           {"variables", vars},
           {"has_variables", !vars.empty()},

@@ -96,6 +96,9 @@ TEST(Pages, recipe_view_holds_the_diff_the_arms_the_window_and_the_evidence_link
   EXPECT_EQ(v["evidence"][0]["href"], "../../../recipes/qwen3-0.6b/H200/mbs2/evidence/train.log");
   EXPECT_EQ(v["reproduce"]["variables"][0]["name"], "$MEGATRON_LM");
   EXPECT_EQ(v["reproduce"]["recipe_href"], "../../../recipes/qwen3-0.6b/H200/mbs2/recipe.yaml");
+  // mbs2 trains on Megatron-LM's --mock-data: its command reads no $SFT_DATA, so there are no rows to make.
+  EXPECT_EQ(v["reproduce"]["prepare"], nlohmann::json::array());
+  EXPECT_EQ(v["reproduce"]["has_prepare"], false);
   EXPECT_NE(v["loss_chart"].get<std::string>().find("reference arm"), std::string::npos);
   EXPECT_NE(v["step_chart"].get<std::string>().find("measured window 5–19"), std::string::npos);
   // lr10 is not verified: with --include-unverified its page lists every reason.
