@@ -2,6 +2,7 @@
 // breaks with the nearest GPU counts that fit, and the command with the framework's flags rewritten.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -11,8 +12,11 @@
 #include "checks/command_policy.h"
 #include "cli/command.h"
 #include "core/error.h"
+#include "layout/plan.h"
 #include "layout/relayout.h"
+#include "registry/gpus.h"
 #include "registry/recipe.h"
+#include "registry/recipe_memory.h"
 
 namespace openrecipes::cli {
 namespace {
@@ -22,12 +26,27 @@ struct RelayoutOptions {
   std::string recipe;
   std::int64_t gpus = 0;
   std::int64_t gpus_per_node = 8;
-  std::optional<std::int64_t> row_length, tp, pp, cp, ep, etp;
+  std::optional<std::int64_t> row_length, tp, pp, cp, ep, etp, micro_batch;
+  std::string recompute;
   bool json = false;
 };
 
 std::string sizes(const layout::Layout& l) {
   return fmt::format("TP {} · PP {} · CP {} · EP {} · ETP {} · DP {}", l.tp, l.pp, l.cp, l.ep, l.etp, l.dp);
+}
+
+// The relayout options that give suggestion `x` from layout `from`.
+std::string suggestion_flags(const layout::Suggestion& x, const layout::Layout& from,
+                             const layout::TrainingSetup& setup) {
+  std::string out;
+  if (x.setup.layout.tp != from.tp) out += fmt::format(" --tp {}", x.setup.layout.tp);
+  if (x.setup.layout.pp != from.pp) out += fmt::format(" --pp {}", x.setup.layout.pp);
+  if (x.setup.layout.cp != from.cp) out += fmt::format(" --cp {}", x.setup.layout.cp);
+  if (x.setup.layout.ep != from.ep) out += fmt::format(" --ep {}", x.setup.layout.ep);
+  if (x.setup.layout.micro_batch != from.micro_batch)
+    out += fmt::format(" --micro-batch {}", x.setup.layout.micro_batch);
+  if (x.setup.recompute != setup.recompute) out += " --recompute " + layout::recompute_name(x.setup.recompute);
+  return out;
 }
 
 std::string count_or_none(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "none"; }
@@ -60,7 +79,35 @@ int run(const RelayoutOptions& o) {
   q.gpus_per_node = o.gpus_per_node;
   q.new_row_length = o.row_length;
   q.tp = o.tp, q.pp = o.pp, q.cp = o.cp, q.ep = o.ep, q.etp = o.etp;
+  q.micro_batch = o.micro_batch;
+  if (!o.recompute.empty()) {
+    q.recompute = layout::parse_recompute(o.recompute);
+    if (!q.recompute)
+      throw InputError("--recompute", quote_for_message(o.recompute) + " is not a recompute mode",
+                       "give none, selective, full, full:N (N layers a chunk) or block:N");
+  }
+  // The model and the run's setup (its argument dump), and the GPU's memory: the model's rules and the peak.
+  const auto rm = registry::recipe_memory(recipe);
+  q.model = rm.shape;
+  q.setup = rm.setup;
+  {
+    const auto root = registry::registry_root(recipe.dir);
+    const fs::path gpus_file = root ? *root / "gpus.yaml" : fs::path(bundled_path("registry/gpus.yaml"));
+    const auto gpus = registry::load_gpus(gpus_file);
+    if (auto g = gpus.find(recipe.gpu); g != gpus.end()) q.memory_mib = g->second.memory_mib;
+  }
   const auto r = layout::relayout(q, recipe.command, recipe.file.string() + ": command");
+  // The first suggestion, applied: its command.
+  std::optional<layout::RelayoutResult> suggested;
+  if (!r.suggestions.empty()) {
+    layout::RelayoutRequest s = q;
+    const auto& t = r.suggestions.front().setup;
+    s.tp = t.layout.tp, s.pp = t.layout.pp, s.cp = t.layout.cp, s.ep = t.layout.ep;
+    if (t.layout.micro_batch != r.layout.micro_batch) s.micro_batch = t.layout.micro_batch;
+    if (t.recompute != q.setup.recompute) s.recompute = t.recompute;
+    auto again = layout::relayout(s, recipe.command, recipe.file.string() + ": command");
+    if (again.violations.empty()) suggested = std::move(again);
+  }
   const bool fits = r.violations.empty();
   if (o.json) {
     nlohmann::ordered_json j;
@@ -74,6 +121,18 @@ int run(const RelayoutOptions& o) {
                {"row_length", r.row_length},
                {"layout", layout_json(r.layout)}};
     j["fits"] = fits;
+    j["peak_memory_mib"] = r.memory ? nlohmann::ordered_json(std::round(r.memory->peak_mib)) : nullptr;
+    j["memory_mib"] = q.memory_mib;
+    j["warnings"] = r.warnings;
+    auto sug = nlohmann::ordered_json::array();
+    for (const auto& x : r.suggestions)
+      sug.push_back({{"change", x.what},
+                     {"layout", layout_json(x.setup.layout)},
+                     {"micro_batch", x.setup.layout.micro_batch},
+                     {"recompute", layout::recompute_name(x.setup.recompute)},
+                     {"peak_memory_mib", std::round(x.memory.peak_mib)}});
+    j["suggestions"] = std::move(sug);
+    j["suggested_command"] = suggested ? nlohmann::ordered_json(suggested->command) : nullptr;
     auto v = nlohmann::ordered_json::array();
     for (const auto& x : r.violations) v.push_back({{"what", x.what}, {"fix", x.fix}});
     j["violations"] = std::move(v);
@@ -101,12 +160,30 @@ int run(const RelayoutOptions& o) {
       std::cout << "    - " << x.what << (x.fix.empty() ? "" : " (fix: " + x.fix + ")") << "\n";
     std::cout << fmt::format("  nearest GPU counts that fit: {} below, {} above\n", count_or_none(r.nearest_below),
                              count_or_none(r.nearest_above));
+    if (r.suggestions.empty())
+      std::cout << fmt::format("  no change of TP, PP, the micro-batch or recompute fits on {} GPUs\n", r.gpus);
+    if (!r.suggestions.empty()) {
+      std::cout << fmt::format("  changes that fit on {} GPUs:\n", r.gpus);
+      for (const auto& x : r.suggestions)
+        std::cout << fmt::format("    - {}: {}, peak {:.0f} MiB a GPU\n", x.what, sizes(x.setup.layout),
+                                 x.memory.peak_mib);
+    }
+    if (suggested) {
+      std::cout << fmt::format("  the first, as a command (relayout {} --gpus {}{}):\n\n", recipe.id, r.gpus,
+                               suggestion_flags(r.suggestions.front(), r.layout, q.setup));
+      std::cout << suggested->command;
+      if (!suggested->command.empty() && suggested->command.back() != '\n') std::cout << "\n";
+    }
     return static_cast<int>(ExitCode::check_failed);
   }
   std::cout << fmt::format("  to      {}   ({} node{} x {} GPUs)\n", sizes(r.layout), r.nodes, r.nodes == 1 ? "" : "s",
                            r.gpus <= r.gpus_per_node ? r.gpus : r.gpus_per_node);
   for (const auto& x : r.changes)
     std::cout << fmt::format("  changed {} {} -> {}\n", x.flag, x.from.empty() ? "(absent)" : x.from, x.to);
+  if (r.memory)
+    std::cout << fmt::format("  memory  predicted peak {:.0f} MiB a GPU of {:.0f} (stage {}, at the {})\n",
+                             r.memory->peak_mib, q.memory_mib, r.memory->stage, r.memory->moment);
+  for (const auto& w : r.warnings) std::cout << "  warning " << w << "\n";
   for (const auto& n : r.notes) std::cout << "  note    " << n << "\n";
   std::cout << "  then    " << r.why << "\n\n" << r.command;
   if (!r.command.empty() && r.command.back() != '\n') std::cout << "\n";
@@ -126,6 +203,8 @@ const bool registered_relayout = register_command(
        app.add_option("--cp", o->cp, "a new context-parallel size");
        app.add_option("--ep", o->ep, "a new expert-parallel size");
        app.add_option("--etp", o->etp, "a new expert-tensor-parallel size");
+       app.add_option("--micro-batch", o->micro_batch, "a new micro-batch (rows; Megatron-LM recipes)");
+       app.add_option("--recompute", o->recompute, "new recompute: selective, full, full:N or block:N (Megatron-LM)");
        app.add_flag("--json", o->json, "JSON output");
        app.footer(
            "Exit codes: 0 the layout fits (the command is printed); 1 it does not (each broken rule and the "

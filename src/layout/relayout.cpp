@@ -9,6 +9,8 @@
 
 #include "core/error.h"
 #include "layout/command.h"
+#include "layout/model_rules.h"
+#include "layout/plan.h"
 
 namespace openrecipes::layout {
 namespace {
@@ -24,6 +26,11 @@ void require_size(std::int64_t v, const char* what, std::int64_t max = std::nume
   if (v > max)
     throw InputError(what, fmt::format("{} is over the largest size relayout considers ({})", v, max),
                      "give a size a cluster can have");
+}
+
+// A suggestion keeps the recipe's expert-tensor convention: ETP tied to TP, or the recipe's own ETP.
+bool m_etp_mismatch(const Layout& candidate, const Layout& from) {
+  return from.etp == from.tp ? candidate.etp != candidate.tp : candidate.etp != from.etp;
 }
 
 }  // namespace
@@ -76,6 +83,14 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
       r.layout.*field = *v;
     }
   if (q.new_row_length) require_size(*q.new_row_length, "--row-length");
+  if ((q.micro_batch || q.recompute) && q.launch == Launch::slime)
+    throw InputError(q.micro_batch ? "--micro-batch" : "--recompute",
+                     "slime and miles set these themselves (rows are packed by --max-tokens-per-gpu)",
+                     "relayout a slime recipe with --gpus, --tp, --pp, --cp, --ep, --etp or --row-length");
+  if (q.micro_batch) {
+    require_size(*q.micro_batch, "--micro-batch", q.global_batch);
+    r.layout.micro_batch = *q.micro_batch;
+  }
   r.gpus = q.gpus;
   r.gpus_per_node = q.gpus_per_node;
   r.nodes = nodes_for(q.gpus, q.gpus_per_node);
@@ -90,8 +105,120 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
     r.layout.max_tokens_per_gpu = (r.row_length + r.layout.cp - 1) / r.layout.cp;
 
   r.violations = relayout_violations(r.layout, q.gpus, q.gpus_per_node, q.global_batch, r.row_length, q.launch);
+  TrainingSetup setup = q.setup;
+  if (q.recompute) setup.recompute = *q.recompute;
+  if (q.model && r.layout.dp > 0) {  // the model's own rules and the memory the new layout needs
+    setup.layout = r.layout;
+    setup.layout.max_tokens_per_gpu.reset();
+    if (q.launch == Launch::megatron)
+      setup.row_length = r.row_length;
+    else if (r.layout.max_tokens_per_gpu)
+      setup.row_length = *r.layout.max_tokens_per_gpu * r.layout.cp;
+    if (setup.layout.tp == 1) setup.sequence_parallel = false;
+    setup.global_batch = q.global_batch;
+    const bool batch_rule = std::any_of(r.violations.begin(), r.violations.end(), [](const Violation& v) {
+      return v.what.find("global batch") != std::string::npos;
+    });
+    for (auto& v : model_violations(*q.model, setup))
+      if (!(batch_rule && v.what.find("global batch") != std::string::npos)) r.violations.push_back(std::move(v));
+    r.warnings = model_warnings(setup, q.gpus_per_node);
+    if (r.violations.empty()) {
+      r.memory = estimate_memory(*q.model, setup);
+      const double usable = usable_memory_mib(q.memory_mib);
+      if (q.memory_mib > 0 && r.memory->peak_mib > usable)
+        r.violations.push_back({fmt::format("the predicted peak of {:.0f} MiB a GPU is over the {:.0f} MiB usable "
+                                            "(docs/memory-model.md)",
+                                            r.memory->peak_mib, usable),
+                                "see the suggested changes"});
+    }
+  } else if (q.model) {
+    for (auto& v : model_violations(*q.model, [&] {
+           TrainingSetup t = q.setup;
+           t.layout = r.layout;
+           t.layout.dp = 1;
+           t.global_batch = t.layout.micro_batch;  // the batch rules are relayout_violations' here
+           return t;
+         }()))
+      r.violations.push_back(std::move(v));
+  }
+  if (q.model && !r.violations.empty()) {  // the structural changes that fit on these GPUs
+    PlanRequest p;
+    p.gpus = q.gpus;
+    p.gpus_per_node = q.gpus_per_node;
+    p.row_length = setup.row_length;
+    p.global_batch = q.global_batch;
+    p.memory_mib = q.memory_mib;
+    // The asked CP and EP where the model takes them, else the recipe's.
+    p.cp = r.layout.cp > 1 && q.setup.impl == Impl::local ? q.layout.cp : r.layout.cp;
+    p.ep = q.model->experts > 0 && q.model->experts % r.layout.ep == 0 ? r.layout.ep : q.layout.ep;
+    if (r.layout.etp == r.layout.tp)
+      p.etp.reset();
+    else
+      p.etp = r.layout.etp;
+    p.vpp = r.layout.vpp;
+    p.distributed_optimizer = q.setup.distributed_optimizer;
+    p.impl = q.setup.impl;
+    p.fused_cross_entropy = q.setup.fused_cross_entropy;
+    p.sequence_parallel = std::nullopt;
+    if (q.launch == Launch::slime) p.micro_batch = r.layout.micro_batch;
+    auto rank = [](Recompute k) { return k == Recompute::none ? 0 : k == Recompute::selective ? 1 : 2; };
+    const Layout& from = r.layout;  // changes to the layout asked for
+    struct Scored {
+      int cost;
+      PlannedLayout plan;
+    };
+    std::vector<Scored> scored;
+    for (auto& c : plan_layouts(*q.model, p)) {
+      const auto& l = c.setup.layout;
+      if (!c.fits || rank(c.setup.recompute.kind) < rank(setup.recompute.kind)) continue;
+      if (c.setup.first_stage_layers || c.setup.last_stage_layers) continue;  // relayout writes no uneven split
+      if (m_etp_mismatch(l, from)) continue;
+      const int cost = (l.micro_batch != from.micro_batch ? 1 : 0) + (c.setup.recompute != setup.recompute ? 2 : 0) +
+                       (l.tp != from.tp ? 3 : 0) + (l.pp != from.pp ? 4 : 0);
+      scored.push_back({cost, std::move(c)});
+    }
+    std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
+      if (a.cost != b.cost) return a.cost < b.cost;
+      return a.plan.relative_time < b.plan.relative_time;
+    });
+    std::vector<int> kinds_seen;  // one suggestion per set of changed knobs: the best of each
+    for (auto& s : scored) {
+      if (r.suggestions.size() == 3) break;
+      const auto& sl = s.plan.setup.layout;
+      const int kinds = (sl.micro_batch != from.micro_batch ? 1 : 0) |
+                        (s.plan.setup.recompute != setup.recompute ? 2 : 0) | (sl.tp != from.tp ? 4 : 0) |
+                        (sl.pp != from.pp ? 8 : 0);
+      if (std::find(kinds_seen.begin(), kinds_seen.end(), kinds) != kinds_seen.end()) continue;
+      kinds_seen.push_back(kinds);
+      const auto& l = s.plan.setup.layout;
+      std::vector<std::string> what;
+      if (l.micro_batch != from.micro_batch)
+        what.push_back(fmt::format("micro-batch {} -> {}", from.micro_batch, l.micro_batch));
+      if (s.plan.setup.recompute != setup.recompute)
+        what.push_back(
+            fmt::format("recompute {} -> {}", recompute_name(setup.recompute), recompute_name(s.plan.setup.recompute)));
+      if (l.tp != from.tp) what.push_back(fmt::format("TP {} -> {}", from.tp, l.tp));
+      if (l.pp != from.pp) what.push_back(fmt::format("PP {} -> {}", from.pp, l.pp));
+      if (l.cp != r.layout.cp) what.push_back(fmt::format("CP {} -> {}", r.layout.cp, l.cp));
+      if (l.ep != r.layout.ep) what.push_back(fmt::format("EP {} -> {}", r.layout.ep, l.ep));
+      if (what.empty()) continue;
+      std::string words;
+      for (const auto& w : what) words += (words.empty() ? "" : ", ") + w;
+      r.suggestions.push_back({s.plan.setup, s.plan.memory, words});
+    }
+  }
+
+  // A count fits when SPEC §6's arithmetic and, with the model known, its own rules hold there.
   auto fits = [&](std::int64_t g) {
-    return relayout_violations(r.layout, g, q.gpus_per_node, q.global_batch, r.row_length, q.launch).empty();
+    if (!relayout_violations(r.layout, g, q.gpus_per_node, q.global_batch, r.row_length, q.launch).empty())
+      return false;
+    if (!q.model) return true;
+    TrainingSetup t = setup;
+    t.layout = r.layout;
+    t.layout.dp = g / replica;
+    t.global_batch = q.global_batch;
+    if (q.launch == Launch::slime) t.global_batch = t.layout.dp * t.layout.micro_batch;  // slime packs its own
+    return model_violations(*q.model, t).empty();
   };
   const std::int64_t top = std::min(kMaxGpus, replica * q.global_batch);
   for (std::int64_t g = q.gpus - 1; g >= 1; --g)
@@ -130,6 +257,16 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
     cmd.set({"--actor-num-gpus-per-node"}, s(per_node), true);
   }
   cmd.set({"--tensor-model-parallel-size"}, s(r.layout.tp), r.layout.tp != 1);
+  if (q.micro_batch) cmd.set({"--micro-batch-size"}, s(r.layout.micro_batch), true);
+  if (q.recompute && q.recompute->kind != Recompute::none) {
+    cmd.set({"--recompute-granularity"}, q.recompute->kind == Recompute::selective ? "selective" : "full", true);
+    if (q.recompute->kind != Recompute::selective) {
+      cmd.set({"--recompute-method"}, q.recompute->kind == Recompute::full_block ? "block" : "uniform", true);
+      cmd.set({"--recompute-num-layers"}, s(q.recompute->layers), true);
+    }
+  } else if (q.recompute && q.setup.recompute.kind != Recompute::none) {
+    r.notes.push_back("recompute none: remove the command's --recompute-* flags yourself");
+  }
   cmd.set({"--pipeline-model-parallel-size"}, s(r.layout.pp), r.layout.pp != 1);
   cmd.set({"--context-parallel-size"}, s(r.layout.cp), r.layout.cp != 1);
   cmd.set({"--expert-model-parallel-size"}, s(r.layout.ep), r.layout.ep != 1);

@@ -10,6 +10,8 @@
 
 #include "layout/command.h"
 #include "layout/layout.h"
+#include "layout/memory.h"
+#include "layout/model_shape.h"
 
 namespace openrecipes::layout {
 
@@ -26,6 +28,20 @@ struct RelayoutRequest {
   std::int64_t gpus_per_node = 8;                   ///< GPUs of one node on the target cluster
   std::optional<std::int64_t> new_row_length;       ///< L', when the rows change
   std::optional<std::int64_t> tp, pp, cp, ep, etp;  ///< new sizes, when asked
+  std::optional<std::int64_t> micro_batch;          ///< a new micro-batch (Megatron-LM launches), when asked
+  std::optional<Recomputation> recompute;           ///< new recompute flags (Megatron-LM launches), when asked
+  /// The model and the recipe's run setup (its argument dump's), when known: the model's rules (model_rules.h), the
+  /// predicted peak against `memory_mib`, and the structural changes that would fit.
+  std::optional<ModelShape> model;
+  TrainingSetup setup;
+  double memory_mib = 0;  ///< one GPU's memory (gpus.yaml); 0: no memory verdict
+};
+
+/// A structural change that makes the relayout fit: new TP, PP, micro-batch and/or recompute.
+struct Suggestion {
+  TrainingSetup setup;
+  MemoryEstimate memory;
+  std::string what;  ///< the changes in words, e.g. "micro-batch 16 -> 4"
 };
 
 struct RelayoutResult {
@@ -35,11 +51,17 @@ struct RelayoutResult {
   /// The nearest GPU counts below and above G at which the new layout fits (same TP, PP, CP, EP, ETP, row length and
   /// node size); nullopt where none does (a rule that no GPU count fixes is broken, or none exists in range).
   std::optional<std::int64_t> nearest_below, nearest_above;
-  std::string command;              ///< the recipe's command with the flags rewritten (when it fits)
-  std::vector<FlagChange> changes;  ///< what changed in it, in order
-  std::vector<std::string> notes;   ///< flags given as variables, which relayout cannot rewrite
-  bool convergence_rerun = false;   ///< a change beyond layout and packing (a new row length): re-run the check
-  std::string why;                  ///< what must be re-done, in one sentence
+  std::string command;                   ///< the recipe's command with the flags rewritten (when it fits)
+  std::vector<FlagChange> changes;       ///< what changed in it, in order
+  std::vector<std::string> notes;        ///< flags given as variables, which relayout cannot rewrite
+  bool convergence_rerun = false;        ///< a change beyond layout and packing (a new row length): re-run the check
+  std::string why;                       ///< what must be re-done, in one sentence
+  std::optional<MemoryEstimate> memory;  ///< the new layout's predicted peak (when the model is known)
+  std::vector<std::string> warnings;     ///< allowed but slow (TP across nodes)
+  /// When the relayout does not fit and the model is known: up to 3 changes of TP, PP, the micro-batch (Megatron-LM)
+  /// or a stronger recompute that fit (the asked CP and EP kept where the model takes them), one per set of changed
+  /// knobs, fewest and least disruptive first (micro-batch, recompute, TP, PP), then by plan's speed heuristic.
+  std::vector<Suggestion> suggestions;
 };
 
 /// The rules a layout on `gpus` GPUs breaks, in order: whole replicas (G divides by TP × PP × CP), the global batch
@@ -49,8 +71,9 @@ struct RelayoutResult {
 std::vector<Violation> relayout_violations(const Layout& l, std::int64_t gpus, std::int64_t gpus_per_node,
                                            std::int64_t global_batch, std::int64_t row_length, Launch launch);
 
-/// Relayouts `command` (the recipe's, as text) per `r`. Throws InputError (from split_command, naming `where`) for
-/// a command that is not plain words, and for sizes below 1.
+/// Relayouts `command` (the recipe's, as text) per `r`. With the model known, also its rules (model_violations) and
+/// the predicted peak against the GPU's usable memory (a violation when over), and suggestions. Throws InputError
+/// (from split_command, naming `where`) for a command that is not plain words, and for sizes below 1.
 RelayoutResult relayout(const RelayoutRequest& r, const std::string& command, const std::string& where);
 
 }  // namespace openrecipes::layout

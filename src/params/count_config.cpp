@@ -95,14 +95,6 @@ std::int64_t mla_params(const ModelConfig& cfg, const Arith& a, std::int64_t H) 
   return p;
 }
 
-bool in_list(const ModelConfig& cfg, const char* key, std::int64_t i) {
-  auto it = cfg.text().find(key);
-  if (it == cfg.text().end() || !it->is_array()) return false;
-  for (const auto& v : *it)
-    if (v.is_number_integer() && v.get<std::int64_t>() == i) return true;
-  return false;
-}
-
 // Layer i's attention kind for the hybrid families: layer_types when given, else every full_attention_interval-th.
 bool full_attention_layer(const ModelConfig& cfg, std::int64_t i) {
   auto it = cfg.text().find("layer_types");
@@ -160,15 +152,7 @@ ParamCount count_from_config(const nlohmann::json& config, const std::string& co
       c.add(ParamClass::attention, gqa_params(cfg, a, H, gated));
 
     // MLP: dense, or router + routed experts (+ shared experts).
-    bool moe = cfg.has_experts();
-    if (moe && (f == Family::qwen3_moe || f == Family::qwen3_next || f == Family::qwen3_5)) {
-      const std::int64_t step = cfg.find_int("decoder_sparse_step").value_or(1);
-      moe = !in_list(cfg, "mlp_only_layers", i) && step > 0 && (i + 1) % step == 0;
-    } else if (moe && (f == Family::deepseek_v3 || f == Family::glm4_moe)) {
-      const std::int64_t first_dense = cfg.find_int("first_k_dense_replace").value_or(0);
-      const std::int64_t freq = cfg.find_int("moe_layer_freq").value_or(1);
-      moe = i >= first_dense && freq > 0 && i % freq == 0;
-    }
+    const bool moe = cfg.is_moe_layer(i);
     if (!moe) {
       c.add(ParamClass::dense_mlp, a.mul({3, H, cfg.require_int("intermediate_size")}));
       continue;

@@ -262,4 +262,22 @@ std::int64_t ModelConfig::top_k() const {
   return *k;
 }
 
+bool ModelConfig::is_moe_layer(std::int64_t i) const {
+  if (!experts_) return false;
+  if (family_ == Family::qwen3_moe || family_ == Family::qwen3_next || family_ == Family::qwen3_5) {
+    const std::int64_t step = find_int("decoder_sparse_step").value_or(1);
+    auto it = text().find("mlp_only_layers");
+    if (it != text().end() && it->is_array())
+      for (const auto& v : *it)
+        if (v.is_number_integer() && v.get<std::int64_t>() == i) return false;
+    return step > 0 && (i + 1) % step == 0;
+  }
+  if (family_ == Family::deepseek_v3 || family_ == Family::glm4_moe) {
+    const std::int64_t first_dense = find_int("first_k_dense_replace").value_or(0);
+    const std::int64_t freq = find_int("moe_layer_freq").value_or(1);
+    return i >= first_dense && freq > 0 && i % freq == 0;
+  }
+  return true;
+}
+
 }  // namespace openrecipes::params

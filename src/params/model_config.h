@@ -74,6 +74,10 @@ class ModelConfig {
   /// Routed experts per MoE layer; throws InputError naming the field when missing (with a hint for configs that
   /// renamed it, e.g. InferSim's num_routed_experts), 0 or over kMaxExperts.
   std::int64_t num_experts() const;
+  /// True when layer `i` (0-based) has routed experts rather than a dense MLP: Qwen3 MoE, Qwen3-Next and Qwen3.5
+  /// every decoder_sparse_step-th layer not in mlp_only_layers; DeepSeek and GLM from first_k_dense_replace on, every
+  /// moe_layer_freq-th; gpt-oss and Mixtral every layer; false for every layer of a model without experts.
+  bool is_moe_layer(std::int64_t i) const;
   /// Top-k: num_experts_per_tok (gpt-oss also experts_per_token); throws InputError when missing or > num_experts.
   std::int64_t top_k() const;
 

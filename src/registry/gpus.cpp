@@ -24,7 +24,7 @@ std::map<std::string, GpuType> load_gpus(const std::filesystem::path& file) {
     auto g = gpus[key];
     if (!std::regex_match(key, key_re)) throw InputError(g.where(), "GPU type '" + key + "' is not a simple name");
     g.reject_unknown_keys({"name", "instance", "instance_dollars_per_hour", "dollars_per_gpu_hour", "dense_bf16_tflops",
-                           "price_source", "peak_source", "price_date", "device_names"});
+                           "price_source", "peak_source", "price_date", "device_names", "memory_mib", "memory_source"});
     GpuType t;
     t.key = key;
     t.name = g.require("name").as_string(200);
@@ -35,6 +35,10 @@ std::map<std::string, GpuType> load_gpus(const std::filesystem::path& file) {
     t.price_source = g.require("price_source").as_string(500);
     t.peak_source = g.require("peak_source").as_string(500);
     t.price_date = g.require("price_date").as_string(10);
+    if (g["memory_mib"].defined()) {
+      t.memory_mib = g.require("memory_mib").as_double(1024, 1e8);
+      t.memory_source = g.require("memory_source").as_string(500);
+    }
     for (const auto& n : g.require("device_names").items()) {
       t.device_names.push_back(n.as_string(100));
       if (t.device_names.back().empty()) throw InputError(n.where(), "an empty device name");

@@ -21,6 +21,8 @@ struct GpuType {
   /// The names the NVIDIA driver reports for this type (nvidia-smi, torch.cuda.get_device_name): a run's evidence
   /// must show one of them exactly (SPEC §5).
   std::vector<std::string> device_names;
+  double memory_mib = 0;      ///< one GPU's memory as nvidia-smi reports it (MiB); 0 when gpus.yaml does not say
+  std::string memory_source;  ///< where memory_mib was read
 };
 
 /// Loads gpus.yaml. Throws InputError (file:line: field) on malformed YAML, missing or out-of-range fields,

@@ -1,0 +1,284 @@
+// `openrecipes plan`: every valid layout of a model on G GPUs of a type with its predicted peak memory per GPU
+// (issue 28; docs/memory-model.md), or `plan --log` to set the prediction beside a run's measured peak.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "cli/command.h"
+#include "core/error.h"
+#include "core/files.h"
+#include "core/text.h"
+#include "core/utf8.h"
+#include "evidence/megatron_args.h"
+#include "evidence/megatron_memory.h"
+#include "layout/model_rules.h"
+#include "layout/plan.h"
+#include "registry/gpus.h"
+#include "registry/model.h"
+#include "registry/recipe_memory.h"
+
+namespace openrecipes::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct PlanOptions {
+  std::string model, gpu, from, registry = "registry";
+  std::optional<std::int64_t> gpus, row_length, global_batch, tp, pp, cp, ep, etp, vpp, micro_batch;
+  std::int64_t gpus_per_node = 8;
+  std::string recompute, impl;
+  bool distributed_optimizer = false, no_distributed_optimizer = false;
+  std::int64_t top = 20;
+  std::vector<std::string> logs;
+  bool json = false;
+};
+
+std::string vpp_text(const layout::Layout& l) { return l.vpp ? std::to_string(*l.vpp) : "-"; }
+
+nlohmann::ordered_json layout_json(const layout::PlannedLayout& p) {
+  const auto& t = p.setup;
+  const auto& l = t.layout;
+  nlohmann::ordered_json j{{"tp", l.tp}, {"pp", l.pp}, {"cp", l.cp}, {"ep", l.ep}, {"etp", l.etp}};
+  j["vpp"] = l.vpp ? nlohmann::ordered_json(*l.vpp) : nullptr;
+  j["dp"] = l.dp;
+  j["micro_batch"] = l.micro_batch;
+  j["recompute"] = layout::recompute_name(t.recompute);
+  j["distributed_optimizer"] = t.distributed_optimizer;
+  j["sequence_parallel"] = t.sequence_parallel;
+  j["impl"] = t.impl == layout::Impl::local ? "local" : "te";
+  j["first_stage_layers"] = t.first_stage_layers ? nlohmann::ordered_json(*t.first_stage_layers) : nullptr;
+  j["last_stage_layers"] = t.last_stage_layers ? nlohmann::ordered_json(*t.last_stage_layers) : nullptr;
+  j["peak_memory_mib"] = std::round(p.memory.peak_mib * 10) / 10;
+  j["fits"] = p.fits;
+  j["peak_stage"] = p.memory.stage;
+  j["peak_moment"] = p.memory.moment;
+  nlohmann::ordered_json terms;
+  for (const auto& x : p.memory.terms) terms[x.name] = std::round(x.mib * 10) / 10;
+  j["terms"] = std::move(terms);
+  j["relative_time"] = std::round(p.relative_time * 1000) / 1000;
+  j["warnings"] = p.warnings;
+  return j;
+}
+
+// `plan --log`: each log's prediction beside Megatron's measured peak and Megatron's own estimate.
+int run_logs(const PlanOptions& o) {
+  auto rows = nlohmann::ordered_json::array();
+  if (!o.json)
+    std::cout << fmt::format("{:<38} {:>10} {:>10} {:>7} {:>10} {:>7}\n", "run", "predicted", "measured", "error",
+                             "Megatron", "error");
+  for (const auto& file : o.logs) {
+    const std::string text = read_file(file);
+    const auto dump = evidence::parse_megatron_args(text, file);
+    const auto measured = evidence::parse_megatron_memory(text, file);
+    if (!measured)
+      throw InputError(file, "no Megatron memory line ('memory (MB) | ... max allocated: ...')",
+                       "log the run with --log-memory-interval 1, or give a log with iteration 2's memory line");
+    const auto shape = layout::shape_from_arguments(dump.values, file);
+    const auto setup = layout::setup_from_arguments(dump.values, file);
+    const double predicted = layout::estimate_memory(shape, setup).peak_mib;
+    const double m = measured->max_allocated_mib;
+    // A bundled recipe's log is evidence/train.log: name it by its recipe's folder.
+    const fs::path path(file);
+    const std::string name = path.parent_path().filename() == "evidence"
+                                 ? path.parent_path().parent_path().filename().string()
+                                 : path.stem().string();
+    if (o.json) {
+      nlohmann::ordered_json j{{"log", file},
+                               {"predicted_mib", std::round(predicted * 10) / 10},
+                               {"measured_mib", m},
+                               {"error", std::round((predicted - m) / m * 10000) / 10000}};
+      j["megatron_estimate_mib"] =
+          measured->theoretical_mib ? nlohmann::ordered_json(*measured->theoretical_mib) : nullptr;
+      rows.push_back(std::move(j));
+      continue;
+    }
+    const std::string theirs =
+        measured->theoretical_mib ? fmt::format("{:.0f}", *measured->theoretical_mib) : std::string("-");
+    const std::string their_error =
+        measured->theoretical_mib ? fmt::format("{:+.1f}%", (*measured->theoretical_mib - m) / m * 100) : "-";
+    std::cout << fmt::format("{:<38} {:>10.0f} {:>10.0f} {:>+6.1f}% {:>10} {:>7}\n", display_word(name), predicted, m,
+                             (predicted - m) / m * 100, theirs, their_error);
+  }
+  if (o.json) std::cout << nlohmann::ordered_json{{"runs", rows}}.dump(2) << "\n";
+  return 0;
+}
+
+int run(const PlanOptions& o) {
+  if (!o.logs.empty()) return run_logs(o);
+  layout::ModelShape shape;
+  layout::PlanRequest q;
+  std::string model_name, gpu_key = o.gpu;
+  std::optional<double> measured;
+  fs::path registry_dir = bundled_path(o.registry);
+  if (!o.from.empty()) {
+    const auto recipe = registry::load_recipe(registry::recipe_folder(o.from));
+    const auto rm = registry::recipe_memory(recipe);
+    shape = rm.shape;
+    model_name = recipe.model;
+    if (gpu_key.empty()) gpu_key = recipe.gpu;
+    if (auto root = registry::registry_root(recipe.dir)) registry_dir = *root;
+    const auto& t = rm.setup;
+    q.gpus = recipe.gpus;
+    q.row_length = t.row_length;
+    q.global_batch = t.global_batch;
+    q.impl = t.impl;
+    q.fused_cross_entropy = t.fused_cross_entropy;
+    if (!o.gpus) {  // the recipe's own layout, every knob fixed
+      q.tp = t.layout.tp, q.pp = t.layout.pp, q.cp = t.layout.cp, q.ep = t.layout.ep, q.etp = t.layout.etp;
+      q.vpp = t.layout.vpp;
+      q.micro_batch = t.layout.micro_batch;
+      q.recompute = t.recompute;
+      q.distributed_optimizer = t.distributed_optimizer;
+      q.sequence_parallel = t.sequence_parallel;
+      if (rm.measured) measured = rm.measured->max_allocated_mib;
+    }
+  } else {
+    if (o.model.empty())
+      throw InputError("plan", "no model", "give --model <model id | config.json>, --from <recipe> or --log <log>");
+    if (o.model.size() > 5 && o.model.substr(o.model.size() - 5) == ".json") {
+      shape = layout::shape_from_config(nlohmann::json::parse(read_file(o.model), nullptr, true), o.model);
+      model_name = o.model;
+    } else {
+      const auto models = registry::load_models(registry_dir / "models");
+      auto it = models.find(o.model);
+      if (it == models.end()) {
+        std::vector<std::string> ids;
+        for (const auto& [id, info] : models) ids.push_back(id);
+        const std::string near = nearest_name(o.model, ids);
+        throw InputError("--model",
+                         "no model " + quote_for_message(o.model) + " in " + (registry_dir / "models").string(),
+                         (near.empty() ? std::string() : "did you mean " + near + "? ") +
+                             "give a model id of the registry (its models/<id>.yaml) or a config.json");
+      }
+      shape = layout::shape_from_config(it->second.config, it->second.file);
+      model_name = o.model;
+    }
+    q.impl = layout::Impl::te;
+  }
+  if (gpu_key.empty()) throw InputError("plan", "no GPU type", "give --gpu (a key of gpus.yaml: H100, H200, B200)");
+  const auto gpus = registry::load_gpus(registry_dir / "gpus.yaml");
+  auto g = gpus.find(gpu_key);
+  if (g == gpus.end())
+    throw InputError("--gpu", "no GPU type " + quote_for_message(gpu_key) + " in gpus.yaml", "use H100, H200 or B200");
+  q.memory_mib = g->second.memory_mib;
+  if (o.gpus) q.gpus = *o.gpus;
+  if (o.from.empty() && !o.gpus) throw InputError("plan", "no GPU count", "give --gpus G");
+  q.gpus_per_node = o.gpus_per_node;
+  if (o.row_length) q.row_length = *o.row_length;
+  if (o.global_batch) q.global_batch = *o.global_batch;
+  for (auto [v, field] :
+       {std::pair{&o.tp, &q.tp}, std::pair{&o.pp, &q.pp}, std::pair{&o.cp, &q.cp}, std::pair{&o.ep, &q.ep},
+        std::pair{&o.etp, &q.etp}, std::pair{&o.vpp, &q.vpp}, std::pair{&o.micro_batch, &q.micro_batch}})
+    if (*v) *field = *v;
+  if (!o.recompute.empty()) {
+    q.recompute = layout::parse_recompute(o.recompute);
+    if (!q.recompute)
+      throw InputError("--recompute", quote_for_message(o.recompute) + " is not a recompute mode",
+                       "give none, selective, full, full:N (N layers a chunk) or block:N");
+  }
+  if (o.distributed_optimizer && o.no_distributed_optimizer)
+    throw InputError("--distributed-optimizer", "given with --no-distributed-optimizer", "give one of them");
+  if (o.distributed_optimizer) q.distributed_optimizer = true;
+  if (o.no_distributed_optimizer) q.distributed_optimizer = false;
+  if (!o.impl.empty()) {
+    if (o.impl != "local" && o.impl != "te")
+      throw InputError("--impl", quote_for_message(o.impl) + " is not an implementation", "give local or te");
+    q.impl = o.impl == "local" ? layout::Impl::local : layout::Impl::te;
+  }
+  const auto plans = layout::plan_layouts(shape, q);
+  std::int64_t fitting = 0;
+  for (const auto& p : plans) fitting += p.fits ? 1 : 0;
+  const double usable = layout::usable_memory_mib(q.memory_mib);
+  if (o.json) {
+    nlohmann::ordered_json j{{"model", model_name},
+                             {"gpu", gpu_key},
+                             {"gpus", q.gpus},
+                             {"row_length", q.row_length},
+                             {"global_batch", q.global_batch},
+                             {"memory_mib", q.memory_mib},
+                             {"usable_mib", std::round(usable)},
+                             {"count", plans.size()},
+                             {"fitting", fitting}};
+    if (measured) j["measured_peak_mib"] = *measured;
+    auto a = nlohmann::ordered_json::array();
+    for (const auto& p : plans) a.push_back(layout_json(p));
+    j["layouts"] = std::move(a);
+    std::cout << j.dump(2) << "\n";
+    return plans.empty() ? static_cast<int>(ExitCode::check_failed) : 0;
+  }
+  std::cout << fmt::format("plan {} on {} x {} ({:.0f} MiB a GPU, {:.0f} usable), rows of {} tokens, {} a step\n",
+                           model_name, q.gpus, gpu_key, q.memory_mib, usable, q.row_length, q.global_batch);
+  if (plans.empty()) {
+    std::cout << "  no valid layout: every combination breaks a rule of the model (fix a knob less, or check it with "
+                 "`openrecipes relayout`)\n";
+    return static_cast<int>(ExitCode::check_failed);
+  }
+  std::cout << fmt::format("{} valid layout{}, {} fit{}; ", plans.size(), plans.size() == 1 ? "" : "s", fitting,
+                           fitting == 1 ? "s" : "");
+  const std::size_t shown =
+      std::min<std::size_t>(plans.size(), static_cast<std::size_t>(std::max<std::int64_t>(1, o.top)));
+  std::cout << fmt::format("{} by estimated step time (a heuristic: docs/memory-model.md)\n",
+                           shown == plans.size() ? "all" : fmt::format("the first {}", shown));
+  std::cout << fmt::format("  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3} {:>4}  {:<10} {:<7} {:>9}  {:<4} {:>6}\n",
+                           "TP", "PP", "CP", "EP", "ETP", "VPP", "DP", "MBS", "SP", "recompute", "distopt", "peak MiB",
+                           "fits", "time");
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& p = plans[i];
+    const auto& l = p.setup.layout;
+    std::cout << fmt::format(
+        "  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3} {:>4}  {:<10} {:<7} {:>9.0f}  {:<4} {:>6.2f}\n", l.tp, l.pp,
+        l.cp, l.ep, l.etp, vpp_text(l), l.dp, l.micro_batch, p.setup.sequence_parallel ? "yes" : "no",
+        layout::recompute_name(p.setup.recompute), p.setup.distributed_optimizer ? "yes" : "no", p.memory.peak_mib,
+        p.fits ? "yes" : "no", p.relative_time);
+    for (const auto& w : p.warnings) std::cout << "      warning: " << w << "\n";
+  }
+  if (plans.size() == 1) {
+    const auto& p = plans.front();
+    std::cout << fmt::format("peak on stage {} at the {}:", p.memory.stage, p.memory.moment);
+    for (const auto& x : p.memory.terms) std::cout << fmt::format(" {} {:.0f}", x.name, x.mib);
+    std::cout << " (MiB)\n";
+    if (measured)
+      std::cout << fmt::format("measured max allocated {:.0f} MiB: predicted {:+.1f}%\n", *measured,
+                               (p.memory.peak_mib - *measured) / *measured * 100);
+  }
+  return 0;
+}
+
+const bool registered_plan = register_command(
+    {"plan", "Every valid layout of a model on G GPUs, with its predicted peak memory per GPU", [](CLI::App& app) {
+       auto o = std::make_shared<PlanOptions>();
+       app.add_option("--model", o->model, "a model id of the registry, or a Hugging Face config.json");
+       app.add_option("--gpu", o->gpu, "the GPU type (a key of gpus.yaml)");
+       app.add_option("--gpus", o->gpus, "G, the GPUs");
+       app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs of one node (default 8)");
+       app.add_option("--row-length", o->row_length, "L, tokens a row (default 8192, the protocol's)");
+       app.add_option("--global-batch", o->global_batch, "rows a step (default 128, the protocol's)");
+       app.add_option("--from", o->from, "a recipe: its model, run setup and measured peak (with --gpus: re-plan it)");
+       app.add_option("--tp", o->tp, "fix TP");
+       app.add_option("--pp", o->pp, "fix PP");
+       app.add_option("--cp", o->cp, "fix CP");
+       app.add_option("--ep", o->ep, "fix EP");
+       app.add_option("--etp", o->etp, "fix ETP");
+       app.add_option("--vpp", o->vpp, "fix the virtual pipeline size");
+       app.add_option("--micro-batch", o->micro_batch, "fix the micro-batch (rows)");
+       app.add_option("--recompute", o->recompute, "fix recompute: none, selective, full, full:N or block:N");
+       app.add_flag("--distributed-optimizer", o->distributed_optimizer, "fix the distributed optimizer on");
+       app.add_flag("--no-distributed-optimizer", o->no_distributed_optimizer, "fix the distributed optimizer off");
+       app.add_option("--impl", o->impl, "local or te (default te; --from: the recipe's)");
+       app.add_option("--top", o->top, "layouts to list (text; default 20)");
+       app.add_option("--registry", o->registry,
+                      "the registry holding models/ and gpus.yaml (default the bundled one)");
+       app.add_option("--log", o->logs, "Megatron logs: each run's predicted peak beside its measured max allocated")
+           ->expected(1, -1);
+       app.add_flag("--json", o->json, "JSON output");
+       app.footer(
+           "Exit codes: 0 layouts listed; 1 no valid layout; 2 bad input. docs/memory-model.md gives the model.");
+       return [o]() { return run(*o); };
+     }});
+
+}  // namespace
+}  // namespace openrecipes::cli

@@ -1,0 +1,288 @@
+// The memory model of issue 28 (docs/memory-model.md): per-GPU peak = static state + the largest transient moment.
+// Byte counts per token are the tensors autograd keeps in Megatron-LM d98e8a64's layers; the constants marked
+// "calibrated" were read off the planner's ground truth (tests/data/memory/, one H200).
+#include "layout/memory.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/text.h"
+
+namespace openrecipes::layout {
+namespace {
+
+constexpr double kMiB = 1048576.0;
+// Calibrated: what Megatron holds beyond its parameters, gradients, optimizer state and attention buffer once a step
+// is over (cuBLAS and cuBLASLt workspaces, RoPE tables, loss buffers): 66-81 MiB on every ground-truth run.
+constexpr double kWorkspaceMiB = 70;
+// Bytes per logit at the loss: Megatron's vocab-parallel cross-entropy upcasts the BF16 logits (2 B) to FP32 (4 B)
+// and keeps the FP32 softmax for backward; the fused native cross-entropy (--cross-entropy-loss-fusion) keeps 4 B more
+// (calibrated: tulu3-cefusion and q28-mbs2-s4096-none-cefusion).
+constexpr double kLogitBytes = 6, kFusedLogitBytes = 10;
+// Score-sized (b × heads × s × s, BF16) tensors alive at once in the backward of local core attention on top of the
+// stored activations: the recomputed probabilities, their gradient, the softmax backward's output and the masked
+// fill's (selective recompute, calibrated 3.9-4.0 on the ground truth); one fewer when the probabilities are stored.
+constexpr double kScoreTensorsRecomputed = 4, kScoreTensorsStored = 3;
+
+std::int64_t positive(std::int64_t v, const char* what) {
+  if (v < 1) throw InputError(what, fmt::format("{} is not a size (at least 1)", v), "give a positive whole number");
+  return v;
+}
+
+}  // namespace
+
+std::optional<Recomputation> parse_recompute(const std::string& text) {
+  if (text == "none") return Recomputation{};
+  if (text == "selective") return Recomputation{Recompute::selective, 1};
+  if (text == "full") return Recomputation{Recompute::full_uniform, 1};
+  for (auto [prefix, kind] : {std::pair{"full:", Recompute::full_uniform}, std::pair{"block:", Recompute::full_block}})
+    if (text.rfind(prefix, 0) == 0) {
+      auto n = parse_int(std::string_view(text).substr(std::string_view(prefix).size()));
+      if (n && *n >= 1 && *n <= 4096) return Recomputation{kind, *n};
+    }
+  return std::nullopt;
+}
+
+std::string recompute_name(const Recomputation& r) {
+  switch (r.kind) {
+    case Recompute::none:
+      return "none";
+    case Recompute::selective:
+      return "selective";
+    case Recompute::full_uniform:
+      return r.layers == 1 ? "full" : fmt::format("full:{}", r.layers);
+    case Recompute::full_block:
+      return fmt::format("block:{}", r.layers);
+  }
+  return "none";
+}
+
+std::string recompute_flags(const Recomputation& r) {
+  switch (r.kind) {
+    case Recompute::none:
+      return "";
+    case Recompute::selective:
+      return "--recompute-granularity selective";
+    case Recompute::full_uniform:
+      return fmt::format("--recompute-granularity full --recompute-method uniform --recompute-num-layers {}", r.layers);
+    case Recompute::full_block:
+      return fmt::format("--recompute-granularity full --recompute-method block --recompute-num-layers {}", r.layers);
+  }
+  return "";
+}
+
+std::vector<std::int64_t> stage_layers(const ModelShape& m, const TrainingSetup& t) {
+  const std::int64_t p = positive(t.layout.pp, "PP");
+  std::vector<std::int64_t> out(static_cast<std::size_t>(p), 0);
+  std::int64_t rest = m.layers, stages = p;
+  if (t.first_stage_layers) {
+    out.front() = *t.first_stage_layers;
+    rest -= *t.first_stage_layers;
+    --stages;
+  }
+  if (t.last_stage_layers && p > 1) {
+    out.back() = *t.last_stage_layers;
+    rest -= *t.last_stage_layers;
+    --stages;
+  }
+  const std::size_t from = t.first_stage_layers ? 1 : 0;
+  const std::size_t to = out.size() - (t.last_stage_layers && p > 1 ? 1 : 0);
+  if (rest < 0 || (stages == 0 && rest != 0) || (stages > 0 && rest % stages != 0))
+    throw InputError("layout", fmt::format("{} layers do not split over PP {} as given", m.layers, p),
+                     "check the first/last stage layer counts");
+  for (std::size_t i = from; i < to; ++i) out[i] = stages > 0 ? rest / stages : 0;
+  return out;
+}
+
+MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t) {
+  const Layout& l = t.layout;
+  const double tp = positive(l.tp, "TP"), pp = positive(l.pp, "PP"), cp = positive(l.cp, "CP");
+  const double ep = positive(l.ep, "EP"), etp = positive(l.etp, "ETP"), dp = positive(l.dp, "DP");
+  const double b = positive(l.micro_batch, "micro-batch"), S = positive(t.row_length, "row length");
+  positive(t.global_batch, "global batch");
+  const double gpus = tp * pp * cp * dp;
+  const double expert_dp = std::max(1.0, gpus / (pp * ep * etp));
+  const double micro_batches = std::max(1.0, std::floor(double(t.global_batch) / (dp * b)));
+  const double T = b * S / cp;  // tokens of one micro-batch on this rank
+  const double h = double(m.hidden), V = double(m.vocab);
+  const double Q = double(m.heads) * double(m.head_dim);
+  const double K = m.mla ? Q : double(m.query_groups) * double(m.head_dim);
+  const double O = double(m.heads) * double(m.v_head_dim);
+  const double Vv = m.mla ? O : K;
+  const bool local = t.impl == Impl::local;
+  const double r = t.sequence_parallel ? 1.0 / tp : 1.0;  // residual-sized tensors: split by SP, else replicated
+  const double s_rank = S / cp;
+  const double s2 = local ? 2.0 * b * (double(m.heads) / tp) * s_rank * s_rank : 0.0;  // one BF16 score tensor
+
+  // Bytes kept per token by one layer. LN1 input, QKV input, LN2 input and the MLP/router input: 4 × 2h.
+  const double norms = 8 * h * r;
+  const double attn_common = (2 * (Q + K + Vv) + 2 * Q + 2 * O) / tp;  // fused QKV output, roped q, projection input
+  const bool gqa = m.heads > m.query_groups;
+  // Local attention, nothing recomputed: baddbmm and bmm keep k and v repeated to every head (GQA) or as they are.
+  const double attn_none =
+      local ? attn_common + (gqa ? 2 * Q + 2 * O : 2 * K) / tp : attn_common + 2 * K / tp + 4 * double(m.heads) / tp;
+  const double attn_sel = local ? attn_common + 2 * K / tp : attn_none;  // the roped k kept for the recompute
+  const double mlp_factor = m.gated ? 8 : 4;
+  const double dense_mlp = mlp_factor * double(m.ffn_hidden) / tp;
+  // Routed experts: about T × top_k token copies per rank (balanced routing), each keeping its 2h input and
+  // (gated) 10 f' of FC1 output, activation, weighted activation and FC2 input (calibrated on moe2/moe3/moe4).
+  const double moe_mlp = double(m.top_k) * (2 * h + (m.gated ? 10 : 6) * double(m.expert_ffn_hidden) / etp) +
+                         mlp_factor * double(m.shared_ffn_hidden) / tp;
+  const double moe_share = m.layers > 0 ? double(m.moe_layers) / double(m.layers) : 0;
+  const double mlp = (1 - moe_share) * dense_mlp + moe_share * moe_mlp;
+  const double layer_none = T * (norms + attn_none + mlp) + s2;
+  const double layer_sel = T * (norms + attn_sel + mlp);
+  const double layer_input = T * 2 * h * r;
+
+  const auto layers = stage_layers(m, t);
+  MemoryEstimate best;
+  best.peak_mib = -1;
+  const std::int64_t P = l.pp;
+  for (std::int64_t stage : {std::int64_t{0}, P - 1}) {
+    const double Ls = double(layers[static_cast<std::size_t>(stage)]);
+    const double share = m.layers > 0 ? Ls / double(m.layers) : 0;
+    const bool first = stage == 0, last = stage == P - 1;
+    // Parameters held by this rank (elements).
+    double dense =
+        (double(m.attention_params) + double(m.dense_mlp_params) + double(m.shared_expert_params)) * share / tp +
+        (double(m.router_params) + double(m.norm_params)) * share;
+    if (first) dense += double(m.embedding_params) / tp;
+    if (last && (P > 1 || !m.tied)) dense += double(m.embedding_params) / tp;
+    const double experts = double(m.expert_params) * share / (ep * etp);
+    const double weights = 2 * (dense + experts), grads = 4 * (dense + experts);
+    const double owned = t.distributed_optimizer ? dense / dp + experts / expert_dp : dense + experts;
+    const double optimizer = 12 * owned;
+
+    // Activations of one micro-batch on this stage, and the transient at the backward of core attention.
+    double stored = 0, attention_transient = 0;
+    switch (t.recompute.kind) {
+      case Recompute::none:
+        stored = Ls * layer_none;
+        attention_transient = kScoreTensorsStored * s2;
+        break;
+      case Recompute::selective:
+        stored = Ls * layer_sel;
+        attention_transient = kScoreTensorsRecomputed * s2;
+        break;
+      case Recompute::full_uniform: {
+        const double chunk = std::min(Ls, double(t.recompute.layers));
+        stored = (chunk > 0 ? std::ceil(Ls / chunk) : 0) * layer_input;
+        attention_transient = chunk * layer_none + kScoreTensorsStored * s2;
+        break;
+      }
+      case Recompute::full_block: {
+        const double n = std::min(Ls, double(t.recompute.layers));
+        stored = n * layer_input + (Ls - n) * layer_none;
+        attention_transient = kScoreTensorsStored * s2;
+        break;
+      }
+    }
+    if (first) stored += T * 2 * h * r;  // the embedding's output
+    // Micro-batches in flight under 1F1B: stage i holds PP - i; interleaving (VPP v) adds (PP - 1) / v on each.
+    double in_flight = P == 1 ? 1.0 : double(P - stage);
+    if (l.vpp && P > 1) in_flight += (pp - 1) / double(*l.vpp);
+    in_flight = std::min(in_flight, micro_batches);
+    const double activations = in_flight * stored;
+    const double logits = last ? (t.fused_cross_entropy ? kFusedLogitBytes : kLogitBytes) * T * V / tp + T * 2 * h : 0;
+    const double optimizer_step = local ? 4 * owned : 0;  // torch AdamW (foreach): one FP32 copy of its parameters
+    const double buffer = s2;  // local attention's persistent baddbmm buffer ("mpu" global memory buffer)
+
+    double transient = attention_transient;
+    std::string moment = t.recompute.kind == Recompute::full_uniform ? "recomputed layer" : "attention backward";
+    double act = activations;
+    if (last && logits > transient) {
+      transient = logits;
+      moment = "loss";
+    }
+    if (optimizer_step > act + transient) {
+      act = 0;
+      transient = optimizer_step;
+      moment = "optimizer step";
+    }
+    std::vector<MemoryTerm> terms = {
+        {"weights", weights / kMiB},
+        {"gradients", grads / kMiB},
+        {"optimizer_state", optimizer / kMiB},
+        {"attention_buffer", buffer / kMiB},
+        {"workspace", kWorkspaceMiB},
+        {"activations", act / kMiB},
+        {moment == "loss"             ? "logits_and_loss"
+         : moment == "optimizer step" ? "optimizer_step"
+                                      : "attention_backward",
+         transient / kMiB},
+    };
+    double peak = 0;
+    for (const auto& term : terms) peak += term.mib;
+    if (peak > best.peak_mib) {
+      best.peak_mib = peak;
+      best.stage = stage;
+      best.moment = moment;
+      best.terms = std::move(terms);
+      best.in_flight = static_cast<std::int64_t>(std::ceil(in_flight));
+    }
+    if (P == 1) break;
+  }
+  return best;
+}
+
+namespace {
+
+std::int64_t arg_size(const std::map<std::string, std::string>& args, const char* name, std::int64_t fallback,
+                      const std::string& where) {
+  auto it = args.find(name);
+  if (it == args.end() || it->second == "None") return fallback;
+  auto v = parse_int(it->second);
+  if (!v || *v < 1)
+    throw InputError(where + ": " + name, "is " + quote_for_message(it->second) + ", not a positive whole number",
+                     "give the unedited argument dump");
+  return *v;
+}
+
+}  // namespace
+
+TrainingSetup setup_from_arguments(const std::map<std::string, std::string>& args, const std::string& where) {
+  TrainingSetup t;
+  auto size = [&](const char* name, std::int64_t fallback) { return arg_size(args, name, fallback, where); };
+  auto flag = [&](const char* name) {
+    auto it = args.find(name);
+    return it != args.end() && it->second == "True";
+  };
+  auto text = [&](const char* name) {
+    auto it = args.find(name);
+    return it == args.end() ? std::string() : it->second;
+  };
+  Layout& l = t.layout;
+  l.tp = size("tensor_model_parallel_size", 1);
+  l.pp = size("pipeline_model_parallel_size", 1);
+  l.cp = size("context_parallel_size", 1);
+  l.ep = size("expert_model_parallel_size", 1);
+  l.etp = size("expert_tensor_parallel_size", l.tp);
+  const std::int64_t world = size("world_size", l.tp * l.pp * l.cp);
+  l.dp = std::max<std::int64_t>(1, world / (l.tp * l.pp * l.cp));
+  if (auto it = args.find("virtual_pipeline_model_parallel_size"); it != args.end() && it->second != "None")
+    l.vpp = size("virtual_pipeline_model_parallel_size", 1);
+  l.micro_batch = size("micro_batch_size", 1);
+  t.row_length = size("seq_length", 1);
+  t.global_batch = size("global_batch_size", l.micro_batch * l.dp);
+  const std::string granularity = text("recompute_granularity");
+  if (granularity == "selective") {
+    t.recompute = {Recompute::selective, 1};
+  } else if (granularity == "full") {
+    const std::int64_t n = size("recompute_num_layers", 1);
+    t.recompute = {text("recompute_method") == "block" ? Recompute::full_block : Recompute::full_uniform, n};
+  }
+  t.distributed_optimizer = flag("use_distributed_optimizer");
+  t.sequence_parallel = flag("sequence_parallel") && l.tp > 1;
+  t.fused_cross_entropy = flag("cross_entropy_loss_fusion");
+  t.impl = text("transformer_impl") == "local" ? Impl::local : Impl::te;
+  if (auto it = args.find("decoder_first_pipeline_num_layers"); it != args.end() && it->second != "None")
+    t.first_stage_layers = size("decoder_first_pipeline_num_layers", 1);
+  if (auto it = args.find("decoder_last_pipeline_num_layers"); it != args.end() && it->second != "None")
+    t.last_stage_layers = size("decoder_last_pipeline_num_layers", 1);
+  return t;
+}
+
+}  // namespace openrecipes::layout

@@ -1,0 +1,84 @@
+// Predicted peak memory per GPU of a Megatron-LM training run (issue 28; docs/memory-model.md gives every term, its
+// formula, its source and the runs it was checked on). The peak is taken over the pipeline stages and over three
+// moments of a step: the loss (every stored activation plus the logits and the cross-entropy's buffers), the
+// backward of core attention (every stored activation plus the score-sized gradients), and the optimizer step (the
+// torch optimizer's temporary copy). Values are MiB (2^20 bytes), as Megatron's own "max allocated" prints them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "layout/layout.h"
+#include "layout/model_shape.h"
+
+namespace openrecipes::layout {
+
+/// Activation recomputation (Megatron --recompute-granularity / --recompute-method / --recompute-num-layers).
+enum class Recompute : unsigned char { none, selective, full_uniform, full_block };
+
+struct Recomputation {
+  Recompute kind = Recompute::none;
+  std::int64_t layers = 1;  ///< full_uniform: layers per checkpointed chunk; full_block: layers recomputed per stage
+  bool operator==(const Recomputation&) const = default;
+};
+
+/// "none", "selective", "full" (uniform, 1 layer a chunk), "full:N" (uniform, N layers a chunk) or "block:N";
+/// nullopt for anything else.
+std::optional<Recomputation> parse_recompute(const std::string& text);
+/// The spelling parse_recompute reads.
+std::string recompute_name(const Recomputation& r);
+/// The Megatron-LM flags that select `r` ("" for none).
+std::string recompute_flags(const Recomputation& r);
+
+/// The attention and layer implementation: Megatron-LM's local one (--transformer-impl local: the attention scores
+/// are materialised, torch's AdamW) or Transformer Engine's (fused attention, no s² scores, fused Adam).
+enum class Impl : unsigned char { local, te };
+
+/// Everything beyond the model's shape that the peak depends on.
+struct TrainingSetup {
+  Layout layout;                    ///< tp, pp, cp, ep, etp, dp, vpp and the micro-batch (rows)
+  std::int64_t row_length = 8192;   ///< sequence length S (tokens)
+  std::int64_t global_batch = 128;  ///< rows per optimizer step
+  Recomputation recompute;
+  bool distributed_optimizer = false;
+  bool sequence_parallel = false;
+  bool fused_cross_entropy = false;  ///< --cross-entropy-loss-fusion
+  Impl impl = Impl::local;
+  /// --decoder-first/last-pipeline-num-layers, when the layers do not divide evenly over PP.
+  std::optional<std::int64_t> first_stage_layers, last_stage_layers;
+  bool operator==(const TrainingSetup&) const = default;
+};
+
+/// One term of a prediction, in MiB.
+struct MemoryTerm {
+  std::string name;
+  double mib = 0;
+};
+
+struct MemoryEstimate {
+  double peak_mib = 0;
+  std::int64_t stage = 0;         ///< the pipeline stage that peaks (0-based)
+  std::string moment;             ///< "loss", "attention backward", "recomputed layer" or "optimizer step"
+  std::vector<MemoryTerm> terms;  ///< the peaking stage's terms, in order; they sum to peak_mib
+  std::int64_t in_flight = 1;     ///< micro-batches whose activations that stage holds at once
+};
+
+/// Layers on each pipeline stage: the first/last-stage counts when set, the rest spread evenly. Throws InputError
+/// when they do not add up (use model_violations first).
+std::vector<std::int64_t> stage_layers(const ModelShape& m, const TrainingSetup& t);
+
+/// The predicted peak of `t` on `m` (see the file comment). The setup must be valid for the model
+/// (model_violations empty); sizes below 1 throw InputError.
+MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t);
+
+/// The setup a Megatron-LM run used, from its argument dump: parallel sizes, micro_batch_size, seq_length,
+/// global_batch_size, recompute_granularity/method/num_layers (selective recomputes core attention),
+/// use_distributed_optimizer, sequence_parallel, cross_entropy_loss_fusion, transformer_impl and the first/last
+/// stage layer counts. DP is world_size / (TP × PP × CP). Throws InputError naming `where` for a missing or
+/// malformed size.
+TrainingSetup setup_from_arguments(const std::map<std::string, std::string>& args, const std::string& where);
+
+}  // namespace openrecipes::layout

@@ -1,0 +1,86 @@
+// Model-aware layout rules (issue 28): each mirrors a start-up check of Megatron-LM d98e8a64
+// (megatron/training/arguments.py validate_args, megatron/core/transformer/transformer_config.py __post_init__).
+#include "layout/model_rules.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace openrecipes::layout {
+
+std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup& t) {
+  std::vector<Violation> out;
+  const Layout& l = t.layout;
+  for (auto [v, name] : {std::pair{l.tp, "TP"}, std::pair{l.pp, "PP"}, std::pair{l.cp, "CP"}, std::pair{l.ep, "EP"},
+                         std::pair{l.etp, "ETP"}, std::pair{l.dp, "DP"}, std::pair{l.micro_batch, "micro-batch"}})
+    if (v < 1) throw InputError(name, fmt::format("{} is not a size (at least 1)", v), "give a positive whole number");
+  if (m.heads % l.tp != 0)
+    out.push_back({fmt::format("TP {} does not divide the {} attention heads", l.tp, m.heads),
+                   "use a TP that divides the heads"});
+  if (!m.mla && m.query_groups % l.tp != 0)
+    out.push_back({fmt::format("TP {} does not divide the {} query groups (key/value heads)", l.tp, m.query_groups),
+                   "use a TP that divides the query groups"});
+  if (m.ffn_hidden > 0 && m.dense_layers() > 0 && m.ffn_hidden % l.tp != 0)
+    out.push_back({fmt::format("TP {} does not divide the FFN width {}", l.tp, m.ffn_hidden), ""});
+  if (t.first_stage_layers || t.last_stage_layers) {
+    std::int64_t rest = m.layers, stages = l.pp;
+    if (t.first_stage_layers) rest -= *t.first_stage_layers, --stages;
+    if (t.last_stage_layers && l.pp > 1) rest -= *t.last_stage_layers, --stages;
+    if (rest < 0 || (stages == 0 && rest != 0) || (stages > 0 && rest % stages != 0))
+      out.push_back(
+          {fmt::format("the first/last-stage layer counts leave {} layers for {} middle stages", rest, stages),
+           "make the middle stages' layers a whole number each"});
+  } else if (m.layers % l.pp != 0) {
+    out.push_back({fmt::format("PP {} does not divide the {} layers", l.pp, m.layers),
+                   "use a PP that divides the layers, or set --decoder-first-pipeline-num-layers and "
+                   "--decoder-last-pipeline-num-layers"});
+  }
+  if (l.vpp) {
+    if (l.pp == 1)
+      out.push_back({"virtual pipeline stages need PP > 1", "drop --num-layers-per-virtual-pipeline-stage"});
+    else if (*l.vpp < 1 || (m.layers % l.pp == 0 && (m.layers / l.pp) % *l.vpp != 0))
+      out.push_back({fmt::format("VPP {} does not divide the {} layers of a stage", *l.vpp, m.layers / l.pp), ""});
+  }
+  if (l.cp > 1 && t.impl == Impl::local)
+    out.push_back({"context parallelism needs Transformer Engine's attention; --transformer-impl local has none",
+                   "use --transformer-impl transformer_engine, or CP 1"});
+  if (l.cp > 1 && t.row_length % (2 * l.cp) != 0)
+    out.push_back(
+        {fmt::format("CP {} needs a row length divisible by 2 x CP = {} (it is {})", l.cp, 2 * l.cp, t.row_length),
+         ""});
+  if (m.experts == 0) {
+    if (l.ep > 1) out.push_back({fmt::format("EP {} on a model without experts", l.ep), "use EP 1"});
+    if (l.etp > 1 && l.etp != l.tp)
+      out.push_back({fmt::format("ETP {} on a model without experts", l.etp), "leave ETP at TP"});
+  } else {
+    if (m.experts % l.ep != 0)
+      out.push_back({fmt::format("EP {} does not divide the {} experts", l.ep, m.experts), ""});
+    if (m.expert_ffn_hidden % l.etp != 0)
+      out.push_back({fmt::format("ETP {} does not divide the expert FFN width {}", l.etp, m.expert_ffn_hidden), ""});
+  }
+  if (t.sequence_parallel && l.tp == 1)
+    out.push_back({"sequence parallelism needs TP > 1", "drop --sequence-parallel, or raise TP"});
+  if (t.global_batch % (l.dp * l.micro_batch) != 0)
+    out.push_back({fmt::format("the global batch of {} rows does not divide by DP {} x micro-batch {}", t.global_batch,
+                               l.dp, l.micro_batch),
+                   "use a micro-batch that divides the global batch / DP"});
+  if (t.recompute.kind == Recompute::full_block || t.recompute.kind == Recompute::full_uniform) {
+    const std::int64_t per_stage = m.layers / l.pp / (l.vpp ? *l.vpp : 1);
+    if (t.recompute.layers > std::max<std::int64_t>(per_stage, 1))
+      out.push_back({fmt::format("recompute of {} layers, but a stage holds {}", t.recompute.layers, per_stage), ""});
+  }
+  return out;
+}
+
+std::vector<std::string> model_warnings(const TrainingSetup& t, std::int64_t gpus_per_node) {
+  std::vector<std::string> out;
+  if (t.layout.tp > gpus_per_node)
+    out.push_back(fmt::format("TP {} spans {} nodes of {} GPUs: its all-reduces leave NVLink", t.layout.tp,
+                              (t.layout.tp + gpus_per_node - 1) / gpus_per_node, gpus_per_node));
+  if (t.layout.ep > 1 && t.layout.ep * t.layout.etp > gpus_per_node)
+    out.push_back(
+        fmt::format("EP x ETP = {} spans nodes: expert all-to-alls cross the network", t.layout.ep * t.layout.etp));
+  return out;
+}
+
+}  // namespace openrecipes::layout

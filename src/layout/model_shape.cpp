@@ -1,0 +1,155 @@
+// Model shapes for the planner: from config.json (through params' counting) or a Megatron argument dump.
+#include "layout/model_shape.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/text.h"
+#include "params/count.h"
+#include "params/model_config.h"
+
+namespace openrecipes::layout {
+
+std::int64_t ModelShape::total_params() const {
+  return attention_params + dense_mlp_params + shared_expert_params + router_params + expert_params + norm_params +
+         embedding_params * (tied ? 1 : 2);
+}
+
+ModelShape shape_from_config(const nlohmann::json& config, const std::string& source) {
+  const params::ParamCount count = params::count_from_config(config, source);
+  const params::ModelConfig cfg = params::ModelConfig::from_json(config, source);
+  using params::Family;
+  using params::ParamClass;
+  ModelShape s;
+  s.name = source;
+  s.layers = cfg.num_layers();
+  s.hidden = cfg.require_int("hidden_size");
+  s.vocab = cfg.require_int("vocab_size");
+  s.heads = cfg.require_int("num_attention_heads");
+  s.tied = cfg.tie_word_embeddings();
+  if (cfg.family() == Family::deepseek_v3) {
+    s.mla = true;
+    s.query_groups = s.heads;
+    s.head_dim = cfg.require_int("qk_nope_head_dim") + cfg.require_int("qk_rope_head_dim");
+    s.v_head_dim = cfg.require_int("v_head_dim");
+  } else {
+    s.query_groups = cfg.require_int("num_key_value_heads");
+    if (auto hd = cfg.find_int("head_dim"))
+      s.head_dim = *hd;
+    else if (s.hidden % s.heads == 0)
+      s.head_dim = s.hidden / s.heads;
+    else
+      throw InputError(source + ": head_dim", "missing, and hidden_size is not a multiple of num_attention_heads",
+                       "use the checkpoint's own config.json");
+    s.v_head_dim = s.head_dim;
+  }
+  if (cfg.has_experts()) {
+    s.experts = cfg.num_experts();
+    s.top_k = cfg.top_k();
+    const bool ffn_is_expert = cfg.family() == Family::gpt_oss || cfg.family() == Family::mixtral;
+    s.expert_ffn_hidden = cfg.require_int(ffn_is_expert ? "intermediate_size" : "moe_intermediate_size");
+    for (std::int64_t i = 0; i < s.layers; ++i) s.moe_layers += cfg.is_moe_layer(i) ? 1 : 0;
+    if (cfg.family() == Family::deepseek_v3 || cfg.family() == Family::glm4_moe)
+      s.shared_ffn_hidden = cfg.find_int("n_shared_experts").value_or(0) * s.expert_ffn_hidden;
+    else if (auto shared = cfg.find_int("shared_expert_intermediate_size"))
+      s.shared_ffn_hidden = *shared;
+  }
+  if (s.dense_layers() > 0) s.ffn_hidden = cfg.require_int("intermediate_size");
+  s.attention_params = count.of(ParamClass::attention).params;
+  s.dense_mlp_params = count.of(ParamClass::dense_mlp).params;
+  s.shared_expert_params = count.of(ParamClass::shared_expert).params;
+  s.router_params = count.of(ParamClass::router).params;
+  s.expert_params = count.of(ParamClass::routed_expert).params;
+  s.embedding_params = count.of(ParamClass::output_projection).params;
+  s.norm_params = 2 * s.hidden * s.layers + s.hidden;
+  return s;
+}
+
+namespace {
+
+struct Args {
+  const std::map<std::string, std::string>& v;
+  const std::string& where;
+  std::optional<std::int64_t> find(const char* name) const {
+    auto it = v.find(name);
+    if (it == v.end() || it->second == "None") return std::nullopt;
+    auto n = parse_int(it->second);
+    if (!n || *n < 1)
+      throw InputError(where + ": " + name, "is " + quote_for_message(it->second) + ", not a positive whole number",
+                       "give the unedited argument dump");
+    return n;
+  }
+  std::int64_t need(const char* name) const {
+    auto n = find(name);
+    if (!n)
+      throw InputError(where, fmt::format("the argument dump has no {}", name),
+                       "give the log of a Megatron-LM run: its argument dump holds the model's shape");
+    return *n;
+  }
+  bool flag(const char* name) const {
+    auto it = v.find(name);
+    return it != v.end() && it->second == "True";
+  }
+};
+
+}  // namespace
+
+ModelShape shape_from_arguments(const std::map<std::string, std::string>& args, const std::string& where) {
+  const Args a{args, where};
+  ModelShape s;
+  s.name = where;
+  s.layers = a.need("num_layers");
+  s.hidden = a.need("hidden_size");
+  s.heads = a.need("num_attention_heads");
+  s.vocab = a.find("padded_vocab_size").value_or(0);
+  if (s.vocab == 0) s.vocab = a.need("vocab_size");
+  s.tied = !a.flag("untie_embeddings_and_output_weights");
+  s.gated = a.flag("swiglu");
+  s.query_groups = a.flag("group_query_attention") ? a.need("num_query_groups") : s.heads;
+  const std::int64_t g = s.gated ? 3 : 2;
+  const std::int64_t h = s.hidden;
+  std::int64_t attention = 0;
+  if (a.flag("multi_latent_attention")) {
+    s.mla = true;
+    const std::int64_t qk = a.need("qk_head_dim"), rope = a.need("qk_pos_emb_head_dim"), vd = a.need("v_head_dim");
+    const std::int64_t kv_lora = a.need("kv_lora_rank");
+    s.head_dim = qk + rope;
+    s.v_head_dim = vd;
+    const auto q_lora = a.find("q_lora_rank");
+    attention = (q_lora ? *q_lora * (h + s.heads * (qk + rope)) : h * s.heads * (qk + rope)) +
+                kv_lora * (h + s.heads * (qk + vd)) + h * rope + s.heads * vd * h;
+  } else {
+    s.head_dim = a.find("kv_channels").value_or(h / s.heads);
+    s.v_head_dim = s.head_dim;
+    const std::int64_t q = s.heads * s.head_dim, kv = s.query_groups * s.head_dim;
+    attention = h * (q + 2 * kv) + q * h;
+  }
+  s.ffn_hidden = a.find("ffn_hidden_size").value_or(4 * h);
+  if (auto e = a.find("num_experts")) {
+    s.experts = *e;
+    s.top_k = a.find("moe_router_topk").value_or(2);
+    s.expert_ffn_hidden = a.find("moe_ffn_hidden_size").value_or(s.ffn_hidden);
+    s.shared_ffn_hidden = a.find("moe_shared_expert_intermediate_size").value_or(0);
+    // moe_layer_freq: every n-th layer, or a list of 0/1 per layer ("[0, 1, 1]").
+    auto it = args.find("moe_layer_freq");
+    if (it != args.end() && !it->second.empty() && it->second.front() == '[') {
+      for (char c : it->second) s.moe_layers += c == '1' ? 1 : 0;
+      if (s.moe_layers > s.layers)
+        throw InputError(where + ": moe_layer_freq", "marks more MoE layers than num_layers",
+                         "give the unedited argument dump");
+    } else {
+      const std::int64_t freq = a.find("moe_layer_freq").value_or(1);
+      for (std::int64_t i = 0; i < s.layers; ++i) s.moe_layers += i % freq == 0 ? 1 : 0;
+    }
+  }
+  s.attention_params = attention * s.layers;
+  s.dense_mlp_params = g * h * s.ffn_hidden * s.dense_layers();
+  s.expert_params = g * h * s.expert_ffn_hidden * s.experts * s.moe_layers;
+  s.shared_expert_params = g * h * s.shared_ffn_hidden * s.moe_layers;
+  s.router_params = h * s.experts * s.moe_layers;
+  s.embedding_params = s.vocab * h;
+  s.norm_params = 2 * h * s.layers + h;
+  return s;
+}
+
+}  // namespace openrecipes::layout

@@ -1,0 +1,50 @@
+// The shape of a transformer as the planner needs it (issue 28): the dimensions that size activations and the
+// parameter totals that size weights, gradients and optimizer state. Read from a Hugging Face config.json (the same
+// fields N is counted from, params/count.h) or from a Megatron-LM run's resolved-argument dump.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace openrecipes::layout {
+
+/// Dimensions are element counts; parameter totals are elements over the whole model (every layer, every expert).
+struct ModelShape {
+  std::string name;  ///< what the shape was read from, for messages
+  std::int64_t layers = 0, hidden = 0, vocab = 0;
+  std::int64_t heads = 0, query_groups = 0;  ///< attention heads and key/value heads (query groups)
+  std::int64_t head_dim = 0;                 ///< query/key channels per head (MLA: nope + rope)
+  std::int64_t v_head_dim = 0;               ///< value channels per head (= head_dim but for MLA)
+  bool mla = false;                          ///< multi-latent attention (DeepSeek-V3, Kimi-K2)
+  bool tied = true;                          ///< output projection tied to the input embedding
+  bool gated = true;                         ///< SwiGLU-style MLPs (fc1 doubled)
+  std::int64_t ffn_hidden = 0;               ///< the dense layers' FFN width
+  std::int64_t moe_layers = 0;               ///< layers with routed experts (the rest are dense)
+  std::int64_t experts = 0, top_k = 0, expert_ffn_hidden = 0, shared_ffn_hidden = 0;
+  // Parameter totals (elements).
+  std::int64_t attention_params = 0, dense_mlp_params = 0, shared_expert_params = 0, router_params = 0;
+  std::int64_t expert_params = 0, norm_params = 0, embedding_params = 0;  ///< embedding: vocab × hidden, one copy
+
+  std::int64_t dense_layers() const { return layers - moe_layers; }
+  /// Every parameter of the model: the embedding twice when the output projection is untied.
+  std::int64_t total_params() const;
+};
+
+/// The shape of the Hugging Face config.json `config` (`source` names it in messages): the families params/count.h
+/// counts (Llama, Qwen3, Qwen3 MoE, Qwen3-Next and Qwen3.5, DeepSeek-V3 and Kimi-K2, GLM-4.5, gpt-oss, Mixtral).
+/// Parameter totals are count_from_config's classes; norms are 2 × hidden per layer plus the final norm. Linear-
+/// attention layers (Qwen3-Next, Qwen3.5) are sized as full-attention layers (an upper bound). Throws InputError
+/// for every error count_from_config throws.
+ModelShape shape_from_config(const nlohmann::json& config, const std::string& source);
+
+/// The shape a Megatron-LM run trained, from its argument dump (name → Python repr): num_layers, hidden_size,
+/// ffn_hidden_size, num_attention_heads, num_query_groups (when group_query_attention), kv_channels,
+/// padded_vocab_size, untie_embeddings_and_output_weights, swiglu, num_experts, moe_router_topk, moe_ffn_hidden_size,
+/// moe_shared_expert_intermediate_size and moe_layer_freq (a number), and the MLA ranks when multi_latent_attention.
+/// Parameter totals as Megatron's own theoretical_memory_usage.py counts them. Throws InputError naming `where` and
+/// the argument when one it needs is missing or not a positive whole number.
+ModelShape shape_from_arguments(const std::map<std::string, std::string>& args, const std::string& where);
+
+}  // namespace openrecipes::layout

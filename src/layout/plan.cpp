@@ -1,0 +1,151 @@
+// The planner's search (issue 28): enumerate, check, estimate, order.
+#include "layout/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "layout/model_rules.h"
+
+namespace openrecipes::layout {
+namespace {
+
+std::vector<std::int64_t> divisors(std::int64_t n) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t d = 1; d <= n; ++d)
+    if (n % d == 0) out.push_back(d);
+  return out;
+}
+
+std::vector<std::int64_t> choices(const std::optional<std::int64_t>& fixed, const std::vector<std::int64_t>& all) {
+  return fixed ? std::vector<std::int64_t>{*fixed} : all;
+}
+
+void require(std::int64_t v, const char* what) {
+  if (v < 1) throw InputError(what, fmt::format("{} is not a size (at least 1)", v), "give a positive whole number");
+}
+
+}  // namespace
+
+double usable_memory_mib(double memory_mib) { return (memory_mib - 1024) * 0.9; }
+
+double relative_time(const ModelShape& m, const TrainingSetup& t, std::int64_t gpus_per_node) {
+  const Layout& l = t.layout;
+  double x = t.recompute.kind == Recompute::none ? 1.0 : t.recompute.kind == Recompute::selective ? 1.05 : 4.0 / 3.0;
+  const double micro_batches = std::max(1.0, double(t.global_batch) / double(l.dp * l.micro_batch));
+  x *= 1 + double(l.pp - 1) / (micro_batches * double(l.vpp.value_or(1)));
+  x *= 1 + 0.04 * double(l.tp - 1) + (l.tp > gpus_per_node ? 0.5 : 0.0);
+  x *= 1 + 0.03 * double(l.cp - 1);
+  x *= 1 + 0.02 * double(l.ep - 1);
+  const double tokens = double(l.micro_batch) * double(t.row_length) / double(l.cp);
+  x *= 1 + 512.0 / tokens;
+  if (m.experts > 0) {  // each local expert's GEMM gets tokens × top-k × EP / experts rows
+    x *= 1 + 256.0 / (tokens * double(m.top_k) * double(l.ep) / double(m.experts));
+    if (l.ep * l.etp > gpus_per_node) x *= 1.2;  // all-to-all over the network
+  }
+  return x;
+}
+
+std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& q) {
+  require(q.gpus, "--gpus");
+  require(q.gpus_per_node, "--gpus-per-node");
+  require(q.row_length, "--row-length");
+  require(q.global_batch, "--global-batch");
+  for (auto [v, name] :
+       {std::pair{q.tp, "--tp"}, std::pair{q.pp, "--pp"}, std::pair{q.cp, "--cp"}, std::pair{q.ep, "--ep"},
+        std::pair{q.etp, "--etp"}, std::pair{q.vpp, "--vpp"}, std::pair{q.micro_batch, "--micro-batch"}})
+    if (v) require(*v, name);
+  const std::int64_t G = q.gpus;
+  const auto all = divisors(G);
+  std::vector<std::int64_t> tps, eps;
+  for (auto d : choices(q.tp, all))
+    if (q.tp || (m.heads % d == 0 && (m.mla || m.query_groups % d == 0))) tps.push_back(d);
+  const std::vector<Recomputation> recomputes =
+      q.recompute
+          ? std::vector<Recomputation>{*q.recompute}
+          : std::vector<Recomputation>{{Recompute::none, 1}, {Recompute::selective, 1}, {Recompute::full_uniform, 1}};
+  const double usable = usable_memory_mib(q.memory_mib);
+  std::vector<PlannedLayout> out;
+  for (auto tp : tps)
+    for (auto pp : choices(q.pp, divisors(G / std::max<std::int64_t>(1, tp)))) {
+      if (G % (tp * pp) != 0 || pp > m.layers) continue;
+      // Uneven pipelines: the middle stages take ceil(L / PP) layers and the first and last share the rest.
+      std::optional<std::int64_t> first, last;
+      if (m.layers % pp != 0) {
+        if (pp < 3) continue;
+        const std::int64_t mid = (m.layers + pp - 1) / pp;
+        const std::int64_t rest = m.layers - (pp - 2) * mid;
+        if (rest < 2) continue;
+        first = rest / 2;
+        last = rest - rest / 2;
+      }
+      const std::vector<std::int64_t> cps =
+          q.impl == Impl::local ? std::vector<std::int64_t>{1} : divisors(G / (tp * pp));
+      for (auto cp : choices(q.cp, cps)) {
+        if (G % (tp * pp * cp) != 0) continue;
+        const std::int64_t dp = G / (tp * pp * cp);
+        std::vector<std::int64_t> ep_all{1};
+        if (m.experts > 0) {
+          ep_all.clear();
+          for (auto d : divisors(G / pp))
+            if (m.experts % d == 0) ep_all.push_back(d);
+        }
+        for (auto ep : choices(q.ep, ep_all)) {
+          const std::vector<std::int64_t> etp_all =
+              m.experts > 0 && tp > 1 ? std::vector<std::int64_t>{1, tp} : std::vector<std::int64_t>{1};
+          for (auto etp : choices(q.etp, m.experts > 0 ? etp_all : std::vector<std::int64_t>{tp})) {
+            if ((G / pp) % (ep * etp) != 0) continue;
+            std::vector<std::optional<std::int64_t>> vpps{std::nullopt};
+            if (q.vpp) {
+              vpps = {q.vpp};
+            } else if (pp > 1 && !first) {
+              for (auto v : divisors(m.layers / pp))
+                if (v > 1 && vpps.size() < 5) vpps.push_back(v);
+            }
+            for (auto vpp : vpps)
+              for (auto mbs : choices(q.micro_batch, divisors(std::max<std::int64_t>(1, q.global_batch / dp)))) {
+                if (q.global_batch % (dp * mbs) != 0) continue;
+                for (const auto& rc : recomputes) {
+                  const double expert_dp = double(G) / double(pp * ep * etp);
+                  const bool shards = dp > 1 || (m.experts > 0 && expert_dp > 1);
+                  std::vector<bool> dists = q.distributed_optimizer ? std::vector<bool>{*q.distributed_optimizer}
+                                            : shards                ? std::vector<bool>{false, true}
+                                                                    : std::vector<bool>{false};
+                  for (bool dist : dists) {
+                    TrainingSetup t;
+                    t.layout = Layout{tp, pp, cp, ep, etp, dp, vpp, mbs, std::nullopt};
+                    t.row_length = q.row_length;
+                    t.global_batch = q.global_batch;
+                    t.recompute = rc;
+                    t.distributed_optimizer = dist;
+                    t.sequence_parallel = q.sequence_parallel.value_or(tp > 1);
+                    t.fused_cross_entropy = q.fused_cross_entropy;
+                    t.impl = q.impl;
+                    t.first_stage_layers = first;
+                    t.last_stage_layers = last;
+                    if (!model_violations(m, t).empty()) continue;
+                    PlannedLayout p;
+                    p.memory = estimate_memory(m, t);
+                    p.fits = q.memory_mib <= 0 || p.memory.peak_mib <= usable;
+                    p.relative_time = relative_time(m, t, q.gpus_per_node);
+                    p.warnings = model_warnings(t, q.gpus_per_node);
+                    p.setup = std::move(t);
+                    out.push_back(std::move(p));
+                  }
+                }
+              }
+          }
+        }
+      }
+    }
+  std::stable_sort(out.begin(), out.end(), [](const PlannedLayout& a, const PlannedLayout& b) {
+    if (a.fits != b.fits) return a.fits;
+    if (a.relative_time != b.relative_time) return a.relative_time < b.relative_time;
+    return a.memory.peak_mib < b.memory.peak_mib;
+  });
+  return out;
+}
+
+}  // namespace openrecipes::layout

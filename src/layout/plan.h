@@ -1,0 +1,57 @@
+// `openrecipes plan` (issue 28): every valid layout of a model on G GPUs with its predicted peak memory per GPU,
+// whether it fits the GPU, and an order by a documented speed heuristic (plan_order).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "layout/memory.h"
+#include "layout/model_shape.h"
+
+namespace openrecipes::layout {
+
+/// What to plan. A knob that is set is fixed; an unset one is searched.
+struct PlanRequest {
+  std::int64_t gpus = 1;
+  std::int64_t gpus_per_node = 8;
+  std::int64_t row_length = 8192;   ///< L (the protocol's)
+  std::int64_t global_batch = 128;  ///< rows per step (the protocol's)
+  double memory_mib = 0;            ///< one GPU's memory (gpus.yaml memory_mib); 0: no fit verdict
+  std::optional<std::int64_t> tp, pp, cp, ep, etp, vpp, micro_batch;
+  std::optional<Recomputation> recompute;
+  std::optional<bool> distributed_optimizer, sequence_parallel;
+  Impl impl = Impl::te;
+  bool fused_cross_entropy = false;
+};
+
+struct PlannedLayout {
+  TrainingSetup setup;
+  MemoryEstimate memory;
+  bool fits = true;
+  double relative_time = 1;  ///< plan_order's estimate of step time relative to an ideal layout (lower is faster)
+  std::vector<std::string> warnings;
+};
+
+/// The memory a layout may use on a GPU of `memory_mib`: all of it but 1 GiB for the CUDA context and NCCL, and 10%
+/// for the caching allocator's fragmentation (it reserved up to 1.30 × max allocated on the ground truth, but frees
+/// its cache and retries before it fails).
+double usable_memory_mib(double memory_mib);
+
+/// plan_order's speed heuristic (not a measurement; `tune` measures): step time relative to an ideal layout =
+/// recompute (none 1, selective 1.05, full 4/3: one more forward) × (1 + the 1F1B bubble (PP - 1) / (micro-batches ×
+/// VPP)) × (1 + 0.04 (TP - 1), + 0.5 when TP leaves the node) × (1 + 0.03 (CP - 1)) × (1 + 0.02 (EP - 1)) × (1 +
+/// 512 / tokens per micro-batch: small GEMMs are slow); with experts also × (1 + 256 / the rows each local expert's
+/// GEMM gets, tokens × top-k × EP / experts) and × 1.2 when EP × ETP leaves the node.
+double relative_time(const ModelShape& m, const TrainingSetup& t, std::int64_t gpus_per_node);
+
+/// Every valid layout (model_violations empty) for `q` on `m`: TP over the divisors of G that divide heads and
+/// groups, PP over divisors (uneven splits through the first/last-stage counts when PP does not divide the layers),
+/// CP (Transformer Engine only), EP over divisors of the experts, ETP 1 or TP, VPP none or a divisor of a stage's
+/// layers (up to 4), the micro-batch over divisors of global batch / DP, recompute none / selective / full, the
+/// distributed optimizer off and on (on only where DP > 1 or expert DP > 1 shards something). Sorted: layouts that
+/// fit first, then by relative_time, then by peak memory. Throws InputError for sizes below 1.
+std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& q);
+
+}  // namespace openrecipes::layout

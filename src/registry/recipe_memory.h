@@ -1,0 +1,28 @@
+// A recipe's memory as the planner sees it (issue 28): the model shape and training setup its run used, and the peak
+// its evidence measured. `plan --from`, `relayout` and the recipe page read it.
+#pragma once
+
+#include <optional>
+
+#include "evidence/megatron_memory.h"
+#include "layout/memory.h"
+#include "layout/model_shape.h"
+#include "registry/recipe.h"
+
+namespace openrecipes::registry {
+
+struct RecipeMemory {
+  layout::ModelShape shape;
+  layout::TrainingSetup setup;
+  std::optional<evidence::MemoryReport> measured;  ///< Megatron's memory lines in the evidence log, when there
+  bool from_arguments = false;                     ///< shape and setup read from the run's argument dump
+};
+
+/// The shape and setup of `recipe`'s run: from its Megatron argument dump when the evidence has one (exact), else from
+/// its model's config.json fields (registry models/<model>.yaml under the recipe's registry) and its recorded layout,
+/// row length and global batch (recompute none, local implementation when the command says --transformer-impl local).
+/// slime and miles pack rows by max_tokens_per_gpu: a micro-batch is then one bin of max_tokens_per_gpu × CP tokens.
+/// Throws InputError (naming the file) when neither source gives a shape.
+RecipeMemory recipe_memory(const Recipe& recipe);
+
+}  // namespace openrecipes::registry
