@@ -638,6 +638,20 @@ json recipe_view(const json& pair, const json& e) {
     layout.push_back(
         {{"name", name}, {"value", l[k].is_number() ? json(std::to_string(l[k].get<std::int64_t>())) : json("–")}});
   v["layout"] = layout;
+  v["memory"] = false;
+  if (e.contains("memory") && e["memory"].is_object()) {
+    const json& m = e["memory"];
+    json mv{{"predicted", integer(m["predicted_peak_mib"].get<double>())},
+            {"moment", m["peak_moment"]}};
+    if (m["measured_peak_mib"].is_number()) {
+      const double measured = m["measured_peak_mib"].get<double>();
+      mv["measured"] = integer(measured);
+      mv["error"] = fmt::format("{:+.1f}%", (m["predicted_peak_mib"].get<double>() - measured) / measured * 100);
+    } else {
+      mv["measured"] = false;
+    }
+    v["memory"] = mv;
+  }
   json stack = json::array();
   for (const auto& s : e["stack"]["versions"])
     stack.push_back({{"component", s["component"]},
