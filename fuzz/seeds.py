@@ -38,6 +38,8 @@ def main():
         for t in ("megatron_log", "bridge_log", "megatron_args"):
             add_files(t, log, registry)
     add_files("megatron_log", "tests/registry/data/**/*.log", ROOT)
+    add_files("megatron_memory", "recipes/**/evidence/train.log", registry)
+    add_files("megatron_memory", "tests/data/memory/*.log", ROOT)
     add_files("versions", "recipes/**/evidence/env.txt", registry)
     add_files("versions", "recipes/**/evidence/versions.txt", registry)
     add_files("component_output", "recipes/**/evidence/component-tests/*.json", registry)

@@ -15,6 +15,7 @@ namespace openrecipes::layout {
 namespace {
 
 constexpr double kMiB = 1048576.0;
+constexpr std::int64_t kMaxStages = std::int64_t{1} << 16;
 // Calibrated: what Megatron holds beyond its parameters, gradients, optimizer state and attention buffer once a step
 // is over (cuBLAS and cuBLASLt workspaces, RoPE tables, loss buffers): 66-81 MiB on every ground-truth run.
 constexpr double kWorkspaceMiB = 70;
@@ -76,6 +77,7 @@ std::string recompute_flags(const Recomputation& r) {
 
 std::vector<std::int64_t> stage_layers(const ModelShape& m, const TrainingSetup& t) {
   const std::int64_t p = positive(t.layout.pp, "PP");
+  if (p > kMaxStages) throw InputError("PP", fmt::format("{} is over {}", p, kMaxStages), "give a real PP");
   std::vector<std::int64_t> out(static_cast<std::size_t>(p), 0);
   std::int64_t rest = m.layers, stages = p;
   if (t.first_stage_layers) {
@@ -230,13 +232,18 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t) {
 
 namespace {
 
+// Sizes of a run up to 2^24 (a million GPUs, 16 M-token rows): far above any real run, and small enough that a
+// hostile dump cannot make the planner allocate per stage or overflow.
+constexpr std::int64_t kMaxRunSize = std::int64_t{1} << 24;
+
 std::int64_t arg_size(const std::map<std::string, std::string>& args, const char* name, std::int64_t fallback,
                       const std::string& where) {
   auto it = args.find(name);
   if (it == args.end() || it->second == "None") return fallback;
   auto v = parse_int(it->second);
-  if (!v || *v < 1)
-    throw InputError(where + ": " + name, "is " + quote_for_message(it->second) + ", not a positive whole number",
+  if (!v || *v < 1 || *v > kMaxRunSize)
+    throw InputError(where + ": " + name,
+                     "is " + quote_for_message(it->second) + fmt::format(", not a whole number in 1..{}", kMaxRunSize),
                      "give the unedited argument dump");
   return *v;
 }

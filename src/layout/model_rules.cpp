@@ -14,10 +14,13 @@ std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup
   for (auto [v, name] : {std::pair{l.tp, "TP"}, std::pair{l.pp, "PP"}, std::pair{l.cp, "CP"}, std::pair{l.ep, "EP"},
                          std::pair{l.etp, "ETP"}, std::pair{l.dp, "DP"}, std::pair{l.micro_batch, "micro-batch"}})
     if (v < 1) throw InputError(name, fmt::format("{} is not a size (at least 1)", v), "give a positive whole number");
+  if (!m.mla && (m.query_groups < 1 || m.heads % m.query_groups != 0))
+    out.push_back({fmt::format("the {} attention heads do not split into {} query groups", m.heads, m.query_groups),
+                   "give the model's own num_query_groups"});
   if (m.heads % l.tp != 0)
     out.push_back({fmt::format("TP {} does not divide the {} attention heads", l.tp, m.heads),
                    "use a TP that divides the heads"});
-  if (!m.mla && m.query_groups % l.tp != 0)
+  if (!m.mla && m.query_groups > 0 && m.query_groups % l.tp != 0)
     out.push_back({fmt::format("TP {} does not divide the {} query groups (key/value heads)", l.tp, m.query_groups),
                    "use a TP that divides the query groups"});
   if (m.ffn_hidden > 0 && m.dense_layers() > 0 && m.ffn_hidden % l.tp != 0)

@@ -67,6 +67,10 @@ ModelShape shape_from_config(const nlohmann::json& config, const std::string& so
 
 namespace {
 
+// Bounds far above any released model, so that a hostile dump cannot overflow the parameter arithmetic: a
+// dimension up to 2^22 (vocabularies reach 2^18), layers up to params::kMaxLayers, experts up to params::kMaxExperts.
+constexpr std::int64_t kMaxDimension = std::int64_t{1} << 22;
+
 struct Args {
   const std::map<std::string, std::string>& v;
   const std::string& where;
@@ -74,8 +78,13 @@ struct Args {
     auto it = v.find(name);
     if (it == v.end() || it->second == "None") return std::nullopt;
     auto n = parse_int(it->second);
-    if (!n || *n < 1)
-      throw InputError(where + ": " + name, "is " + quote_for_message(it->second) + ", not a positive whole number",
+    const std::string key(name);
+    const std::int64_t max = key == "num_layers"    ? params::kMaxLayers
+                             : key == "num_experts" ? params::kMaxExperts
+                                                    : kMaxDimension;
+    if (!n || *n < 1 || *n > max)
+      throw InputError(where + ": " + name,
+                       "is " + quote_for_message(it->second) + fmt::format(", not a whole number in 1..{}", max),
                        "give the unedited argument dump");
     return n;
   }
@@ -91,6 +100,23 @@ struct Args {
     return it != v.end() && it->second == "True";
   }
 };
+
+// The product of `xs`, or InputError naming `where` when it passes 2^62 (no model has that many parameters).
+std::int64_t product(std::initializer_list<std::int64_t> xs, const std::string& where) {
+  std::int64_t out = 1;
+  for (auto x : xs)
+    if (__builtin_mul_overflow(out, x, &out) || out > (std::int64_t{1} << 62))
+      throw InputError(where, "the shape's parameter count overflows", "give the unedited argument dump");
+  return out;
+}
+
+std::int64_t sum(std::initializer_list<std::int64_t> xs, const std::string& where) {
+  std::int64_t out = 0;
+  for (auto x : xs)
+    if (__builtin_add_overflow(out, x, &out) || out > (std::int64_t{1} << 62))
+      throw InputError(where, "the shape's parameter count overflows", "give the unedited argument dump");
+  return out;
+}
 
 }  // namespace
 
@@ -116,13 +142,16 @@ ModelShape shape_from_arguments(const std::map<std::string, std::string>& args, 
     s.head_dim = qk + rope;
     s.v_head_dim = vd;
     const auto q_lora = a.find("q_lora_rank");
-    attention = (q_lora ? *q_lora * (h + s.heads * (qk + rope)) : h * s.heads * (qk + rope)) +
-                kv_lora * (h + s.heads * (qk + vd)) + h * rope + s.heads * vd * h;
+    attention =
+        sum({q_lora ? product({*q_lora, h + s.heads * (qk + rope)}, where) : product({h, s.heads, qk + rope}, where),
+             product({kv_lora, h + s.heads * (qk + vd)}, where), product({h, rope}, where),
+             product({s.heads, vd, h}, where)},
+            where);
   } else {
     s.head_dim = a.find("kv_channels").value_or(h / s.heads);
     s.v_head_dim = s.head_dim;
     const std::int64_t q = s.heads * s.head_dim, kv = s.query_groups * s.head_dim;
-    attention = h * (q + 2 * kv) + q * h;
+    attention = sum({product({h, q + 2 * kv}, where), product({q, h}, where)}, where);
   }
   s.ffn_hidden = a.find("ffn_hidden_size").value_or(4 * h);
   if (auto e = a.find("num_experts")) {
@@ -142,12 +171,15 @@ ModelShape shape_from_arguments(const std::map<std::string, std::string>& args, 
       for (std::int64_t i = 0; i < s.layers; ++i) s.moe_layers += i % freq == 0 ? 1 : 0;
     }
   }
-  s.attention_params = attention * s.layers;
-  s.dense_mlp_params = g * h * s.ffn_hidden * s.dense_layers();
-  s.expert_params = g * h * s.expert_ffn_hidden * s.experts * s.moe_layers;
-  s.shared_expert_params = g * h * s.shared_ffn_hidden * s.moe_layers;
-  s.router_params = h * s.experts * s.moe_layers;
-  s.embedding_params = s.vocab * h;
+  s.attention_params = product({attention, s.layers}, where);
+  s.dense_mlp_params = product({g, h, s.ffn_hidden, s.dense_layers()}, where);
+  s.expert_params = product({g, h, s.expert_ffn_hidden, s.experts, s.moe_layers}, where);
+  s.shared_expert_params = product({g, h, s.shared_ffn_hidden, s.moe_layers}, where);
+  s.router_params = product({h, s.experts, s.moe_layers}, where);
+  s.embedding_params = product({s.vocab, h}, where);
+  sum({s.attention_params, s.dense_mlp_params, s.expert_params, s.shared_expert_params, s.router_params,
+       s.embedding_params, s.embedding_params},
+      where);  // total_params must not overflow either
   s.norm_params = 2 * h * s.layers + h;
   return s;
 }

@@ -23,8 +23,10 @@ std::vector<std::int64_t> choices(const std::optional<std::int64_t>& fixed, cons
   return fixed ? std::vector<std::int64_t>{*fixed} : all;
 }
 
-void require(std::int64_t v, const char* what) {
+// The planner walks the divisors of G and of the global batch one by one: both are bounded (2^20 GPUs, 2^24 rows).
+void require(std::int64_t v, const char* what, std::int64_t max = std::int64_t{1} << 24) {
   if (v < 1) throw InputError(what, fmt::format("{} is not a size (at least 1)", v), "give a positive whole number");
+  if (v > max) throw InputError(what, fmt::format("{} is over the largest the planner takes ({})", v, max), "");
 }
 
 }  // namespace
@@ -49,7 +51,7 @@ double relative_time(const ModelShape& m, const TrainingSetup& t, std::int64_t g
 }
 
 std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& q) {
-  require(q.gpus, "--gpus");
+  require(q.gpus, "--gpus", std::int64_t{1} << 20);
   require(q.gpus_per_node, "--gpus-per-node");
   require(q.row_length, "--row-length");
   require(q.global_batch, "--global-batch");

@@ -32,6 +32,7 @@
 #include "evidence/step_log.h"
 #include "evidence/versions.h"
 #include "layout/command.h"
+#include "layout/model_rules.h"
 #include "measure/claims.h"
 #include "measure/cost.h"
 #include "params/mfu.h"
@@ -372,6 +373,19 @@ void check_layout_stack_device(const Context& c, const Recipe& r, const Loaded& 
                 {r.layout, r.gpus, r.workload.global_batch, r.workload.row_length, r.stack.framework == "megatron-lm"},
                 ev.args->values),
             "record the layout the run's argument dump shows");
+  if (ev.args) {  // the model's own layout rules (issue 28): a layout Megatron-LM refuses at start-up never ran
+    try {
+      const auto shape = layout::shape_from_arguments(ev.args->values, "argument dump");
+      auto setup = layout::setup_from_arguments(ev.args->values, "argument dump");
+      if (r.stack.framework != "megatron-lm")  // slime and miles pack rows: their dump's batch sizes are not Megatron's
+        setup.global_batch = setup.layout.dp * setup.layout.micro_batch;
+      for (const auto& v : layout::model_violations(shape, setup))
+        add(out, "layout", "layout.model-rules", "the argument dump's layout breaks a rule of its model: " + v.what,
+            "a layout Megatron-LM refuses at start-up cannot have run; give the run's own, unedited evidence");
+    } catch (const InputError&) {
+      // A minimal argument dump (docs/evidence-format.md) need not hold the model's shape: nothing to check.
+    }
+  }
   if (!ev.versions_error.empty()) add(out, "stack", "stack.versions", ev.versions_error);
   const evidence::VersionDump* dump = ev.versions ? &*ev.versions : nullptr;
   auto stack = checks::check_stack(r.stack.versions, dump, ev.args ? &ev.args->values : nullptr);

@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "checks/check_json.h"
+#include "core/error.h"
 #include "core/text.h"
 #include "evidence/step_log.h"
-#include "core/error.h"
 #include "registry/recipe_memory.h"
 #include "registry/reproduce.h"
 #include "site/format.h"

@@ -641,8 +641,7 @@ json recipe_view(const json& pair, const json& e) {
   v["memory"] = false;
   if (e.contains("memory") && e["memory"].is_object()) {
     const json& m = e["memory"];
-    json mv{{"predicted", integer(m["predicted_peak_mib"].get<double>())},
-            {"moment", m["peak_moment"]}};
+    json mv{{"predicted", integer(m["predicted_peak_mib"].get<double>())}, {"moment", m["peak_moment"]}};
     if (m["measured_peak_mib"].is_number()) {
       const double measured = m["measured_peak_mib"].get<double>();
       mv["measured"] = integer(measured);

@@ -279,3 +279,23 @@ TEST(BuildBadInput, include_unverified_ranks_measured_recipes_for_a_preview) {
 
 }  // namespace
 }  // namespace openrecipes::registry
+
+namespace openrecipes::registry {
+namespace {
+
+// Issue 28: build applies the model's own layout rules to the run's argument dump. 16 heads cannot form 7 query
+// groups: Megatron-LM refuses that shape at start-up, so a dump that shows it was edited.
+TEST(EvaluateModelRules, ADumpWhoseShapeMegatronRefusesIsNotVerified) {
+  scratch::Scratch s;
+  s.replace(s.recipe("mbs2") / "evidence/train.log", "num_query_groups ................................ 8",
+            "num_query_groups ................................ 7");
+  const auto b = scratch::build(s.root);
+  const auto& r = b.get("mbs2");
+  EXPECT_FALSE(r.verified);
+  EXPECT_TRUE(scratch::has_reason(r, "the 16 attention heads do not split into 7 query groups"))
+      << scratch::reasons_of(r);
+  EXPECT_FALSE(scratch::has_reason(b.get("ref"), "breaks a rule of its model"));
+}
+
+}  // namespace
+}  // namespace openrecipes::registry
