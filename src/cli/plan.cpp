@@ -174,12 +174,7 @@ int run(const PlanOptions& o) {
        {std::pair{&o.tp, &q.tp}, std::pair{&o.pp, &q.pp}, std::pair{&o.cp, &q.cp}, std::pair{&o.ep, &q.ep},
         std::pair{&o.etp, &q.etp}, std::pair{&o.vpp, &q.vpp}, std::pair{&o.micro_batch, &q.micro_batch}})
     if (*v) *field = *v;
-  if (!o.recompute.empty()) {
-    q.recompute = layout::parse_recompute(o.recompute);
-    if (!q.recompute)
-      throw InputError("--recompute", quote_for_message(o.recompute) + " is not a recompute mode",
-                       "give none, selective, full, full:N (N layers a chunk) or block:N");
-  }
+  if (!o.recompute.empty()) q.recompute = layout::require_recompute(o.recompute, "--recompute");
   if (o.distributed_optimizer && o.no_distributed_optimizer)
     throw InputError("--distributed-optimizer", "given with --no-distributed-optimizer", "give one of them");
   if (o.distributed_optimizer) q.distributed_optimizer = true;

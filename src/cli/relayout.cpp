@@ -80,12 +80,7 @@ int run(const RelayoutOptions& o) {
   q.new_row_length = o.row_length;
   q.tp = o.tp, q.pp = o.pp, q.cp = o.cp, q.ep = o.ep, q.etp = o.etp;
   q.micro_batch = o.micro_batch;
-  if (!o.recompute.empty()) {
-    q.recompute = layout::parse_recompute(o.recompute);
-    if (!q.recompute)
-      throw InputError("--recompute", quote_for_message(o.recompute) + " is not a recompute mode",
-                       "give none, selective, full, full:N (N layers a chunk) or block:N");
-  }
+  if (!o.recompute.empty()) q.recompute = layout::require_recompute(o.recompute, "--recompute");
   // The model and the run's setup (its argument dump), and the GPU's memory: the model's rules and the peak.
   const auto rm = registry::recipe_memory(recipe);
   q.model = rm.shape;

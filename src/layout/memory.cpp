@@ -47,6 +47,12 @@ std::optional<Recomputation> parse_recompute(const std::string& text) {
   return std::nullopt;
 }
 
+Recomputation require_recompute(const std::string& text, const std::string& option) {
+  if (auto r = parse_recompute(text)) return *r;
+  throw InputError(option, quote_for_message(text) + " is not a recompute mode",
+                   "give none, selective, full, full:N (N layers a chunk) or block:N");
+}
+
 std::string recompute_name(const Recomputation& r) {
   switch (r.kind) {
     case Recompute::none:

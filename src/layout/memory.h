@@ -28,6 +28,8 @@ struct Recomputation {
 /// "none", "selective", "full" (uniform, 1 layer a chunk), "full:N" (uniform, N layers a chunk) or "block:N";
 /// nullopt for anything else.
 std::optional<Recomputation> parse_recompute(const std::string& text);
+/// parse_recompute of an option's value; InputError naming `option` with the spellings for anything else.
+Recomputation require_recompute(const std::string& text, const std::string& option);
 /// The spelling parse_recompute reads.
 std::string recompute_name(const Recomputation& r);
 /// The Megatron-LM flags that select `r` ("" for none).
