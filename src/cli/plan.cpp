@@ -32,7 +32,7 @@ struct PlanOptions {
   std::int64_t gpus_per_node = 8;
   std::string recompute, impl;
   bool distributed_optimizer = false, no_distributed_optimizer = false;
-  std::int64_t top = 20;
+  std::optional<std::int64_t> top;
   std::vector<std::string> logs;
   bool json = false;
 };
@@ -64,6 +64,16 @@ nlohmann::ordered_json layout_json(const layout::PlannedLayout& p) {
   return j;
 }
 
+// One layout's terms (two lines within 120 columns), and the measured peak when there is one.
+void print_terms(const layout::PlannedLayout& p, const std::optional<double>& measured) {
+  std::cout << fmt::format("peak on stage {} at the {} (MiB):\n ", p.memory.stage, p.memory.moment);
+  for (const auto& x : p.memory.terms) std::cout << fmt::format(" {} {:.0f}", x.name, x.mib);
+  std::cout << "\n";
+  if (measured && *measured > 0)
+    std::cout << fmt::format("measured max allocated {:.0f} MiB: predicted {:+.1f}%\n", *measured,
+                             (p.memory.peak_mib - *measured) / *measured * 100);
+}
+
 // `plan --log`: each log's prediction beside Megatron's measured peak and Megatron's own estimate.
 int run_logs(const PlanOptions& o) {
   auto rows = nlohmann::ordered_json::array();
@@ -79,8 +89,14 @@ int run_logs(const PlanOptions& o) {
                        "log the run with --log-memory-interval 1, or give a log with iteration 2's memory line");
     const auto shape = layout::shape_from_arguments(dump.values, file);
     const auto setup = layout::setup_from_arguments(dump.values, file);
+    // A layout Megatron refuses at start-up never ran: the log was edited, or is not one run's.
+    if (const auto broken = layout::model_violations(shape, setup); !broken.empty())
+      throw InputError(file, "its argument dump breaks a rule of its model: " + broken.front().what,
+                       "give the unedited log of one run");
     const double predicted = layout::estimate_memory(shape, setup).peak_mib;
     const double m = measured->max_allocated_mib;
+    if (!(m > 0))
+      throw InputError(file, "max allocated is 0 MB: nothing to compare with", "give the log of a run that trained");
     // A bundled recipe's log is evidence/train.log: name it by its recipe's folder.
     const fs::path path(file);
     const std::string name = path.parent_path().filename() == "evidence"
@@ -118,7 +134,7 @@ int run(const PlanOptions& o) {
     const auto recipe = registry::load_recipe(registry::recipe_folder(o.from));
     const auto rm = registry::recipe_memory(recipe);
     shape = rm.shape;
-    model_name = recipe.model;
+    model_name = recipe.id;
     if (gpu_key.empty()) gpu_key = recipe.gpu;
     if (auto root = registry::registry_root(recipe.dir)) registry_dir = *root;
     const auto& t = rm.setup;
@@ -140,7 +156,13 @@ int run(const PlanOptions& o) {
     if (o.model.empty())
       throw InputError("plan", "no model", "give --model <model id | config.json>, --from <recipe> or --log <log>");
     if (o.model.size() > 5 && o.model.substr(o.model.size() - 5) == ".json") {
-      shape = layout::shape_from_config(nlohmann::json::parse(read_file(o.model), nullptr, true), o.model);
+      nlohmann::json config;
+      try {
+        config = nlohmann::json::parse(read_file(o.model));
+      } catch (const nlohmann::json::parse_error& e) {
+        throw InputError(o.model, std::string("not JSON: ") + e.what(), "give the model's own config.json");
+      }
+      shape = layout::shape_from_config(config, o.model);
       model_name = o.model;
     } else {
       const auto models = registry::load_models(registry_dir / "models");
@@ -165,6 +187,10 @@ int run(const PlanOptions& o) {
   if (g == gpus.end())
     throw InputError("--gpu", "no GPU type " + quote_for_message(gpu_key) + " in gpus.yaml", "use H100, H200 or B200");
   q.memory_mib = g->second.memory_mib;
+  if (!(q.memory_mib > 0))
+    throw InputError((registry_dir / "gpus.yaml").string() + ": " + gpu_key,
+                     "has no memory_mib: plan cannot say whether a layout fits",
+                     "add memory_mib (nvidia-smi's memory.total, MiB) and memory_source to the GPU type");
   if (o.gpus) q.gpus = *o.gpus;
   if (o.from.empty() && !o.gpus) throw InputError("plan", "no GPU count", "give --gpus G");
   q.gpus_per_node = o.gpus_per_node;
@@ -184,7 +210,8 @@ int run(const PlanOptions& o) {
       throw InputError("--impl", quote_for_message(o.impl) + " is not an implementation", "give local or te");
     q.impl = o.impl == "local" ? layout::Impl::local : layout::Impl::te;
   }
-  const auto plans = layout::plan_layouts(shape, q);
+  if (o.top && *o.top < 1) throw InputError("--top", fmt::format("{} is not a count", *o.top), "give 1 or more");
+  auto plans = layout::plan_layouts(shape, q);
   std::int64_t fitting = 0;
   for (const auto& p : plans) fitting += p.fits ? 1 : 0;
   const double usable = layout::usable_memory_mib(q.memory_mib);
@@ -200,7 +227,8 @@ int run(const PlanOptions& o) {
                              {"fitting", fitting}};
     if (measured) j["measured_peak_mib"] = *measured;
     auto a = nlohmann::ordered_json::array();
-    for (const auto& p : plans) a.push_back(layout_json(p));
+    const std::size_t n = o.top ? std::min<std::size_t>(plans.size(), static_cast<std::size_t>(*o.top)) : plans.size();
+    for (std::size_t i = 0; i < n; ++i) a.push_back(layout_json(plans[i]));
     j["layouts"] = std::move(a);
     std::cout << j.dump(2) << "\n";
     return plans.empty() ? static_cast<int>(ExitCode::check_failed) : 0;
@@ -214,10 +242,14 @@ int run(const PlanOptions& o) {
   }
   std::cout << fmt::format("{} valid layout{}, {} fit{}; ", plans.size(), plans.size() == 1 ? "" : "s", fitting,
                            fitting == 1 ? "s" : "");
-  const std::size_t shown =
-      std::min<std::size_t>(plans.size(), static_cast<std::size_t>(std::max<std::int64_t>(1, o.top)));
-  std::cout << fmt::format("{} by estimated step time (a heuristic: docs/memory-model.md)\n",
-                           shown == plans.size() ? "all" : fmt::format("the first {}", shown));
+  const std::size_t shown = std::min<std::size_t>(plans.size(), static_cast<std::size_t>(o.top.value_or(20)));
+  if (fitting == 0)  // none fits: the smallest peaks are the nearest to fitting
+    std::stable_sort(plans.begin(), plans.end(), [](const layout::PlannedLayout& a, const layout::PlannedLayout& b) {
+      return a.memory.peak_mib < b.memory.peak_mib;
+    });
+  std::cout << fmt::format(
+      "{} by {}\n", shown == plans.size() ? "all" : fmt::format("the first {}", shown),
+      fitting == 0 ? "predicted peak (none fits)" : "estimated step time (a heuristic: docs/memory-model.md)");
   std::cout << fmt::format("  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3} {:>4}  {:<10} {:<7} {:>9}  {:<4} {:>6}\n",
                            "TP", "PP", "CP", "EP", "ETP", "VPP", "DP", "MBS", "SP", "recompute", "distopt", "peak MiB",
                            "fits", "time");
@@ -231,15 +263,11 @@ int run(const PlanOptions& o) {
         p.fits ? "yes" : "no", p.relative_time);
     for (const auto& w : p.warnings) std::cout << "      warning: " << w << "\n";
   }
-  if (plans.size() == 1) {
-    const auto& p = plans.front();
-    std::cout << fmt::format("peak on stage {} at the {}:", p.memory.stage, p.memory.moment);
-    for (const auto& x : p.memory.terms) std::cout << fmt::format(" {} {:.0f}", x.name, x.mib);
-    std::cout << " (MiB)\n";
-    if (measured)
-      std::cout << fmt::format("measured max allocated {:.0f} MiB: predicted {:+.1f}%\n", *measured,
-                               (p.memory.peak_mib - *measured) / *measured * 100);
+  if (fitting == 0) {
+    if (plans.size() == 1) print_terms(plans.front(), measured);
+    return static_cast<int>(ExitCode::check_failed);
   }
+  if (plans.size() == 1) print_terms(plans.front(), measured);
   return 0;
 }
 
@@ -264,7 +292,7 @@ const bool registered_plan = register_command(
        app.add_flag("--distributed-optimizer", o->distributed_optimizer, "fix the distributed optimizer on");
        app.add_flag("--no-distributed-optimizer", o->no_distributed_optimizer, "fix the distributed optimizer off");
        app.add_option("--impl", o->impl, "local or te (default te; --from: the recipe's)");
-       app.add_option("--top", o->top, "layouts to list (text; default 20)");
+       app.add_option("--top", o->top, "layouts to list (default 20 in text, every one in JSON)");
        app.add_option("--registry", o->registry,
                       "the registry holding models/ and gpus.yaml (default the bundled one)");
        app.add_option("--log", o->logs, "Megatron logs: each run's predicted peak beside its measured max allocated")

@@ -117,7 +117,10 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t) {
   const double T = b * S / cp;  // tokens of one micro-batch on this rank
   const double h = double(m.hidden), V = double(m.vocab);
   const double Q = double(m.heads) * double(m.head_dim);
-  const double K = m.mla ? Q : double(m.query_groups) * double(m.head_dim);
+  // TP a multiple of the query groups (Megatron allows it): each rank keeps one key/value head, i.e. K / TP becomes
+  // head_dim; K here is scaled so that the / TP below gives that.
+  const bool kv_replicated = !m.mla && m.query_groups < l.tp;
+  const double K = m.mla ? Q : kv_replicated ? double(m.head_dim) * tp : double(m.query_groups) * double(m.head_dim);
   const double O = double(m.heads) * double(m.v_head_dim);
   const double Vv = m.mla ? O : K;
   const bool local = t.impl == Impl::local;
@@ -128,7 +131,7 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t) {
   // Bytes kept per token by one layer. LN1 input, QKV input, LN2 input and the MLP/router input: 4 × 2h.
   const double norms = 8 * h * r;
   const double attn_common = (2 * (Q + K + Vv) + 2 * Q + 2 * O) / tp;  // fused QKV output, roped q, projection input
-  const bool gqa = m.heads > m.query_groups;
+  const bool gqa = m.heads > std::max(m.query_groups, l.tp);
   // Local attention, nothing recomputed: baddbmm and bmm keep k and v repeated to every head (GQA) or as they are.
   const double attn_none =
       local ? attn_common + (gqa ? 2 * Q + 2 * O : 2 * K) / tp : attn_common + 2 * K / tp + 4 * double(m.heads) / tp;
@@ -149,7 +152,9 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t) {
   MemoryEstimate best;
   best.peak_mib = -1;
   const std::int64_t P = l.pp;
-  for (std::int64_t stage : {std::int64_t{0}, P - 1}) {
+  for (std::int64_t stage = 0; stage < P; ++stage) {
+    // Stages with the same layers as stage 1 and neither end hold fewer micro-batches than it: skip them.
+    if (stage > 1 && stage < P - 1 && layers[static_cast<std::size_t>(stage)] <= layers[1]) continue;
     const double Ls = double(layers[static_cast<std::size_t>(stage)]);
     const double share = m.layers > 0 ? Ls / double(m.layers) : 0;
     const bool first = stage == 0, last = stage == P - 1;
@@ -161,7 +166,9 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t) {
     if (last && (P > 1 || !m.tied)) dense += double(m.embedding_params) / tp;
     const double experts = double(m.expert_params) * share / (ep * etp);
     const double weights = 2 * (dense + experts), grads = 4 * (dense + experts);
-    const double owned = t.distributed_optimizer ? dense / dp + experts / expert_dp : dense + experts;
+    // The distributed optimizer shards dense state over the data- and context-parallel ranks (Megatron's
+    // intra_dp_cp group), experts' over the expert-data-parallel group.
+    const double owned = t.distributed_optimizer ? dense / (dp * cp) + experts / expert_dp : dense + experts;
     const double optimizer = 12 * owned;
 
     // Activations of one micro-batch on this stage, and the transient at the backward of core attention.
@@ -231,7 +238,6 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t) {
       best.terms = std::move(terms);
       best.in_flight = static_cast<std::int64_t>(std::ceil(in_flight));
     }
-    if (P == 1) break;
   }
   return best;
 }
@@ -284,8 +290,17 @@ TrainingSetup setup_from_arguments(const std::map<std::string, std::string>& arg
   if (granularity == "selective") {
     t.recompute = {Recompute::selective, 1};
   } else if (granularity == "full") {
-    const std::int64_t n = size("recompute_num_layers", 1);
-    t.recompute = {text("recompute_method") == "block" ? Recompute::full_block : Recompute::full_uniform, n};
+    const std::string method = text("recompute_method");
+    if (method != "uniform" && method != "block")
+      throw InputError(where + ": recompute_method",
+                       "is " + quote_for_message(method) + "; full recompute needs uniform or block",
+                       "give the unedited argument dump");
+    t.recompute = {method == "block" ? Recompute::full_block : Recompute::full_uniform,
+                   size("recompute_num_layers", 1)};
+  } else if (!granularity.empty() && granularity != "None") {
+    throw InputError(where + ": recompute_granularity",
+                     "is " + quote_for_message(granularity) + ", not selective, full or None",
+                     "give the unedited argument dump");
   }
   t.distributed_optimizer = flag("use_distributed_optimizer");
   t.sequence_parallel = flag("sequence_parallel") && l.tp > 1;

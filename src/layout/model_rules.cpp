@@ -20,9 +20,12 @@ std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup
   if (m.heads % l.tp != 0)
     out.push_back({fmt::format("TP {} does not divide the {} attention heads", l.tp, m.heads),
                    "use a TP that divides the heads"});
-  if (!m.mla && m.query_groups > 0 && m.query_groups % l.tp != 0)
-    out.push_back({fmt::format("TP {} does not divide the {} query groups (key/value heads)", l.tp, m.query_groups),
-                   "use a TP that divides the query groups"});
+  // transformer_config.py: the query groups must be a multiple or a divisor of TP (a TP above the groups replicates
+  // the key/value heads).
+  if (!m.mla && m.query_groups > 0 && m.query_groups % l.tp != 0 && l.tp % m.query_groups != 0)
+    out.push_back({fmt::format("TP {} is neither a divisor nor a multiple of the {} query groups (key/value heads)",
+                               l.tp, m.query_groups),
+                   "use a TP that divides the query groups, or a multiple of them"});
   if (m.ffn_hidden > 0 && m.dense_layers() > 0 && m.ffn_hidden % l.tp != 0)
     out.push_back({fmt::format("TP {} does not divide the FFN width {}", l.tp, m.ffn_hidden), ""});
   if (t.first_stage_layers || t.last_stage_layers) {
@@ -39,10 +42,20 @@ std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup
                    "--decoder-last-pipeline-num-layers"});
   }
   if (l.vpp) {
-    if (l.pp == 1)
+    const std::int64_t micro_batches = t.global_batch / std::max<std::int64_t>(1, l.dp * l.micro_batch);
+    if (*l.vpp < 2)
+      out.push_back(
+          {fmt::format("VPP {} is not an interleaved schedule (it needs 2 or more)", *l.vpp), "leave VPP unset"});
+    else if (l.pp == 1)
       out.push_back({"virtual pipeline stages need PP > 1", "drop --num-layers-per-virtual-pipeline-stage"});
-    else if (*l.vpp < 1 || (m.layers % l.pp == 0 && (m.layers / l.pp) % *l.vpp != 0))
-      out.push_back({fmt::format("VPP {} does not divide the {} layers of a stage", *l.vpp, m.layers / l.pp), ""});
+    else if (t.first_stage_layers || t.last_stage_layers || m.layers % l.pp != 0 || (m.layers / l.pp) % *l.vpp != 0)
+      out.push_back({fmt::format("VPP {} does not divide every stage's layers evenly", *l.vpp), ""});
+    // schedules.py: the interleaved schedule runs whole rounds of PP micro-batches.
+    if (l.pp > 1 && micro_batches % l.pp != 0)
+      out.push_back({fmt::format("the interleaved schedule needs the {} micro-batches of a step to be a multiple of "
+                                 "PP {}",
+                                 micro_batches, l.pp),
+                     "change the micro-batch or the global batch, or leave VPP unset"});
   }
   if (l.cp > 1 && t.impl == Impl::local)
     out.push_back({"context parallelism needs Transformer Engine's attention; --transformer-impl local has none",

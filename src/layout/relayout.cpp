@@ -87,6 +87,9 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
     throw InputError(q.micro_batch ? "--micro-batch" : "--recompute",
                      "slime and miles set these themselves (rows are packed by --max-tokens-per-gpu)",
                      "relayout a slime recipe with --gpus, --tp, --pp, --cp, --ep, --etp or --row-length");
+  if (q.recompute && q.recompute->kind == Recompute::none && q.setup.recompute.kind != Recompute::none)
+    throw InputError("--recompute", "none: relayout rewrites flags but does not remove them",
+                     "remove the command's --recompute-* flags in a copy of the recipe, then relayout that");
   if (q.micro_batch) {
     require_size(*q.micro_batch, "--micro-batch", q.global_batch);
     r.layout.micro_batch = *q.micro_batch;
@@ -107,6 +110,10 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
   r.violations = relayout_violations(r.layout, q.gpus, q.gpus_per_node, q.global_batch, r.row_length, q.launch);
   TrainingSetup setup = q.setup;
   if (q.recompute) setup.recompute = *q.recompute;
+  if (q.launch == Launch::megatron)
+    setup.row_length = r.row_length;
+  else if (r.layout.max_tokens_per_gpu)
+    setup.row_length = *r.layout.max_tokens_per_gpu * r.layout.cp;
   if (q.model && r.layout.dp > 0) {  // the model's own rules and the memory the new layout needs
     setup.layout = r.layout;
     setup.layout.max_tokens_per_gpu.reset();
@@ -129,7 +136,7 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
         r.violations.push_back({fmt::format("the predicted peak of {:.0f} MiB a GPU is over the {:.0f} MiB usable "
                                             "(docs/memory-model.md)",
                                             r.memory->peak_mib, usable),
-                                "see the suggested changes"});
+                                ""});
     }
   } else if (q.model) {
     for (auto& v : model_violations(*q.model, [&] {
@@ -218,7 +225,8 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
     t.layout.dp = g / replica;
     t.global_batch = q.global_batch;
     if (q.launch == Launch::slime) t.global_batch = t.layout.dp * t.layout.micro_batch;  // slime packs its own
-    return model_violations(*q.model, t).empty();
+    if (!model_violations(*q.model, t).empty()) return false;
+    return q.memory_mib <= 0 || estimate_memory(*q.model, t).peak_mib <= usable_memory_mib(q.memory_mib);
   };
   const std::int64_t top = std::min(kMaxGpus, replica * q.global_batch);
   for (std::int64_t g = q.gpus - 1; g >= 1; --g)
@@ -264,8 +272,6 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
       cmd.set({"--recompute-method"}, q.recompute->kind == Recompute::full_block ? "block" : "uniform", true);
       cmd.set({"--recompute-num-layers"}, s(q.recompute->layers), true);
     }
-  } else if (q.recompute && q.setup.recompute.kind != Recompute::none) {
-    r.notes.push_back("recompute none: remove the command's --recompute-* flags yourself");
   }
   cmd.set({"--pipeline-model-parallel-size"}, s(r.layout.pp), r.layout.pp != 1);
   cmd.set({"--context-parallel-size"}, s(r.layout.cp), r.layout.cp != 1);

@@ -44,10 +44,22 @@ TEST(ModelRules, ShapeFromConfig) {
 TEST(ModelRules, WhatMegatronRefusesAtStartUp) {
   const auto m = qwen3_06b();
   EXPECT_TRUE(model_violations(m, setup(1, 1, 8, 4)).empty());
-  EXPECT_TRUE(model_violations(m, setup(8, 1, 1, 4)).empty());    // 16 heads, 8 groups: TP 8 divides both
-  EXPECT_EQ(model_violations(m, setup(16, 1, 1, 4)).size(), 1u);  // 16 divides the heads, not the 8 groups
+  EXPECT_TRUE(model_violations(m, setup(8, 1, 1, 4)).empty());  // 16 heads, 8 groups: TP 8 divides both
+  // TP 16: a multiple of the 8 groups, which Megatron allows (each rank keeps one key/value head).
+  EXPECT_TRUE(model_violations(m, setup(16, 1, 1, 4)).empty());
+  EXPECT_EQ(model_violations(m, setup(32, 1, 1, 4)).size(), 1u);  // 32 does not divide the 16 heads
+  EXPECT_EQ(model_violations(m, setup(12, 1, 1, 4)).size(), 2u);  // nor 16 heads, nor 8 groups' multiple
   EXPECT_EQ(model_violations(m, setup(3, 1, 2, 4)).size(), 2u);   // neither
   EXPECT_EQ(model_violations(m, setup(1, 8, 1, 4)).size(), 1u);   // 28 layers over 8 stages
+  // Interleaving: whole rounds of PP micro-batches (32 rows / (DP 2 x 4) = 4 micro-batches, PP 4: one round).
+  auto vpp = setup(1, 4, 2, 4);
+  vpp.layout.vpp = 7;
+  EXPECT_TRUE(model_violations(m, vpp).empty());
+  vpp.layout.micro_batch = 8;  // 2 micro-batches: not a multiple of PP 4
+  EXPECT_EQ(model_violations(m, vpp).size(), 1u);
+  vpp.layout.micro_batch = 4;
+  vpp.layout.vpp = 1;
+  EXPECT_EQ(model_violations(m, vpp).size(), 1u);
   auto ep = setup(1, 1, 8, 4);
   ep.layout.ep = 2;
   EXPECT_EQ(model_violations(m, ep).front().what, "EP 2 on a model without experts");
