@@ -74,6 +74,9 @@ std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup
     if (m.expert_ffn_hidden % l.etp != 0)
       out.push_back({fmt::format("ETP {} does not divide the expert FFN width {}", l.etp, m.expert_ffn_hidden), ""});
   }
+  // moe_layer.py: training MoE with TP > 1 without sequence parallelism raises.
+  if (m.experts > 0 && l.tp > 1 && !t.sequence_parallel)
+    out.push_back({fmt::format("MoE training with TP {} needs sequence parallelism", l.tp), "add --sequence-parallel"});
   if (t.sequence_parallel && l.tp == 1)
     out.push_back({"sequence parallelism needs TP > 1", "drop --sequence-parallel, or raise TP"});
   if (t.global_batch % (l.dp * l.micro_batch) != 0)

@@ -76,6 +76,18 @@ TEST(ModelRules, WhatMegatronRefusesAtStartUp) {
   EXPECT_EQ(model_warnings(setup(16, 1, 1, 4), 8).size(), 1u);
 }
 
+TEST(ModelRules, MoeWithTensorParallelismNeedsSequenceParallelism) {
+  ModelShape m = qwen3_06b();
+  m.experts = 128;
+  m.top_k = 8;
+  m.expert_ffn_hidden = 768;
+  m.moe_layers = m.layers;
+  auto t = setup(2, 1, 4, 4);
+  EXPECT_EQ(model_violations(m, t).size(), 1u);
+  t.sequence_parallel = true;
+  EXPECT_TRUE(model_violations(m, t).empty());
+}
+
 TEST(Plan, FixingEveryKnobGivesExactlyOneLayout) {
   PlanRequest q;
   q.gpus = 8;
