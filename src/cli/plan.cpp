@@ -124,7 +124,14 @@ int run_logs(const PlanOptions& o) {
 }
 
 int run(const PlanOptions& o) {
-  if (!o.logs.empty()) return run_logs(o);
+  if (!o.logs.empty()) {
+    if (!o.model.empty() || !o.from.empty() || o.gpus)
+      throw InputError("--log", "reads each log's own model and layout",
+                       "give --log without --model, --from or --gpus");
+    return run_logs(o);
+  }
+  if (!o.model.empty() && !o.from.empty())
+    throw InputError("--from", "takes the recipe's own model", "give --model or --from, not both");
   layout::ModelShape shape;
   layout::PlanRequest q;
   std::string model_name, gpu_key = o.gpu;
@@ -155,14 +162,16 @@ int run(const PlanOptions& o) {
   } else {
     if (o.model.empty())
       throw InputError("plan", "no model", "give --model <model id | config.json>, --from <recipe> or --log <log>");
-    if (o.model.size() > 5 && o.model.substr(o.model.size() - 5) == ".json") {
+    const bool folder = fs::is_directory(o.model);
+    if (folder || (o.model.size() > 5 && o.model.substr(o.model.size() - 5) == ".json")) {
+      const std::string file = folder ? (fs::path(o.model) / "config.json").string() : o.model;
       nlohmann::json config;
       try {
-        config = nlohmann::json::parse(read_file(o.model));
+        config = nlohmann::json::parse(read_file(file));
       } catch (const nlohmann::json::parse_error& e) {
-        throw InputError(o.model, std::string("not JSON: ") + e.what(), "give the model's own config.json");
+        throw InputError(file, std::string("not JSON: ") + e.what(), "give the model's own config.json");
       }
-      shape = layout::shape_from_config(config, o.model);
+      shape = layout::shape_from_config(config, file);
       model_name = o.model;
     } else {
       const auto models = registry::load_models(registry_dir / "models");
@@ -274,7 +283,7 @@ int run(const PlanOptions& o) {
 const bool registered_plan = register_command(
     {"plan", "Every valid layout of a model on G GPUs, with its predicted peak memory per GPU", [](CLI::App& app) {
        auto o = std::make_shared<PlanOptions>();
-       app.add_option("--model", o->model, "a model id of the registry, or a Hugging Face config.json");
+       app.add_option("--model", o->model, "a model id of the registry, a Hugging Face config.json or its folder");
        app.add_option("--gpu", o->gpu, "the GPU type (a key of gpus.yaml)");
        app.add_option("--gpus", o->gpus, "G, the GPUs");
        app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs of one node (default 8)");
