@@ -29,7 +29,7 @@ void require_size(std::int64_t v, const char* what, std::int64_t max = std::nume
 }
 
 // A suggestion keeps the recipe's expert-tensor convention: ETP tied to TP, or the recipe's own ETP.
-bool m_etp_mismatch(const Layout& candidate, const Layout& from) {
+bool etp_convention_broken(const Layout& candidate, const Layout& from) {
   return from.etp == from.tp ? candidate.etp != candidate.tp : candidate.etp != from.etp;
 }
 
@@ -170,8 +170,9 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
     if (q.launch == Launch::slime) p.micro_batch = r.layout.micro_batch;
     auto rank = [](Recompute k) { return k == Recompute::none ? 0 : k == Recompute::selective ? 1 : 2; };
     const Layout& from = r.layout;  // changes to the layout asked for
+    // The knobs a candidate changes (bits: micro-batch, recompute, TP, PP) and their cost, least disruptive first.
     struct Scored {
-      int cost;
+      int changed, cost;
       PlannedLayout plan;
     };
     std::vector<Scored> scored;
@@ -179,10 +180,11 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
       const auto& l = c.setup.layout;
       if (!c.fits || rank(c.setup.recompute.kind) < rank(setup.recompute.kind)) continue;
       if (c.setup.first_stage_layers || c.setup.last_stage_layers) continue;  // relayout writes no uneven split
-      if (m_etp_mismatch(l, from)) continue;
-      const int cost = (l.micro_batch != from.micro_batch ? 1 : 0) + (c.setup.recompute != setup.recompute ? 2 : 0) +
-                       (l.tp != from.tp ? 3 : 0) + (l.pp != from.pp ? 4 : 0);
-      scored.push_back({cost, std::move(c)});
+      if (etp_convention_broken(l, from)) continue;
+      const bool micro = l.micro_batch != from.micro_batch, rec = c.setup.recompute != setup.recompute;
+      const bool tp = l.tp != from.tp, pp = l.pp != from.pp;
+      scored.push_back({(micro ? 1 : 0) | (rec ? 2 : 0) | (tp ? 4 : 0) | (pp ? 8 : 0),
+                        (micro ? 1 : 0) + (rec ? 2 : 0) + (tp ? 3 : 0) + (pp ? 4 : 0), std::move(c)});
     }
     std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
       if (a.cost != b.cost) return a.cost < b.cost;
@@ -191,12 +193,8 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
     std::vector<int> kinds_seen;  // one suggestion per set of changed knobs: the best of each
     for (auto& s : scored) {
       if (r.suggestions.size() == 3) break;
-      const auto& sl = s.plan.setup.layout;
-      const int kinds = (sl.micro_batch != from.micro_batch ? 1 : 0) |
-                        (s.plan.setup.recompute != setup.recompute ? 2 : 0) | (sl.tp != from.tp ? 4 : 0) |
-                        (sl.pp != from.pp ? 8 : 0);
-      if (std::find(kinds_seen.begin(), kinds_seen.end(), kinds) != kinds_seen.end()) continue;
-      kinds_seen.push_back(kinds);
+      if (std::find(kinds_seen.begin(), kinds_seen.end(), s.changed) != kinds_seen.end()) continue;
+      kinds_seen.push_back(s.changed);
       const auto& l = s.plan.setup.layout;
       std::vector<std::string> what;
       if (l.micro_batch != from.micro_batch)

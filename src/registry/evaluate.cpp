@@ -5,6 +5,8 @@
 // stage's sentences into typed reasons.
 #include "registry/evaluate.h"
 
+#include "registry/recipe_memory.h"
+
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -72,6 +74,8 @@ struct Loaded {
   /// The argument dump of a separate arm file (evidence.convergence_arm other than the measured log).
   std::optional<evidence::ArgumentDump> arm_args;
   std::string arm_args_error;
+  /// Megatron's memory lines in the step log (megatron format), for the planner's predicted-against-measured peak.
+  std::optional<evidence::MemoryReport> memory;
   /// The recipe's command as words (split once: the command check and the configuration check read it), the
   /// environment it sets (NAME -> value as written), or why it does not split.
   std::vector<layout::CommandWord> words;
@@ -160,6 +164,11 @@ Loaded load_evidence(const Recipe& r) {
   }
   std::optional<std::int64_t> interval;
   if (out.args) interval = evidence::log_interval_of(*out.args);
+  if (r.log.format == "megatron") try {
+      out.memory = evidence::parse_megatron_memory(texts.read(r.log.path), r.log.relative);
+    } catch (const InputError&) {
+      // a damaged memory line only leaves the measured peak off the page; the step log's checks report the file
+    }
   try {
     evidence::require_step_log_format(r.log.format, r.log.relative);  // before reading, as read_step_log does
     out.log = evidence::parse_step_log(texts.read(r.log.path), r.log.format, interval, r.log.relative);
@@ -373,18 +382,22 @@ void check_layout_stack_device(const Context& c, const Recipe& r, const Loaded& 
                 {r.layout, r.gpus, r.workload.global_batch, r.workload.row_length, r.stack.framework == "megatron-lm"},
                 ev.args->values),
             "record the layout the run's argument dump shows");
-  if (ev.args) {  // the model's own layout rules (issue 28): a layout Megatron-LM refuses at start-up never ran
-    try {
-      const auto shape = layout::shape_from_arguments(ev.args->values, "argument dump");
+  // The planner's view of the run (issue 28): the model's own layout rules (a layout Megatron-LM refuses at start-up
+  // never ran) and the predicted peak memory beside the measured one.
+  try {
+    const auto mem = ev.args ? recipe_memory(r, *ev.args, ev.memory) : recipe_memory(r);
+    if (ev.args) {
       auto setup = layout::setup_from_arguments(ev.args->values, "argument dump");
       if (r.stack.framework != "megatron-lm")  // slime and miles pack rows: their dump's batch sizes are not Megatron's
         setup.global_batch = setup.layout.dp * setup.layout.micro_batch;
-      for (const auto& v : layout::model_violations(shape, setup))
+      for (const auto& v : layout::model_violations(mem.shape, setup))
         add(out, "layout", "layout.model-rules", "the argument dump's layout breaks a rule of its model: " + v.what,
             "a layout Megatron-LM refuses at start-up cannot have run; give the run's own, unedited evidence");
-    } catch (const InputError&) {
-      // A minimal argument dump (docs/evidence-format.md) need not hold the model's shape: nothing to check.
     }
+    out.memory = MemoryPrediction{layout::estimate_memory(mem.shape, mem.setup), std::nullopt};
+    if (mem.measured) out.memory->measured_peak_mib = mem.measured->max_allocated_mib;
+  } catch (const InputError&) {
+    // A minimal argument dump (docs/evidence-format.md) need not hold the model's shape: nothing to check or predict.
   }
   if (!ev.versions_error.empty()) add(out, "stack", "stack.versions", ev.versions_error);
   const evidence::VersionDump* dump = ev.versions ? &*ev.versions : nullptr;

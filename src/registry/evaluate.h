@@ -12,6 +12,7 @@
 #include "checks/convergence.h"
 #include "checks/stack.h"
 #include "core/reason.h"
+#include "layout/memory.h"
 #include "measure/throughput.h"
 #include "registry/registry.h"
 
@@ -57,6 +58,12 @@ inline constexpr const char* kEvidenceLegend =
     "evidence: L step log, A argument dump, V versions, D device, T scheduler times, C launched command (- missing)";
 
 /// Everything the build computed for one recipe.
+/// The planner's predicted peak memory per GPU of a recipe's run (layout/memory.h) and the peak its log measured.
+struct MemoryPrediction {
+  layout::MemoryEstimate predicted;
+  std::optional<double> measured_peak_mib;  ///< Megatron's largest "max allocated", when the log prints it
+};
+
 struct RecipeResult {
   std::string id;
   const RecipeEntry* entry = nullptr;
@@ -86,6 +93,7 @@ struct RecipeResult {
   std::vector<SeriesPoint> run_series;
   std::optional<measure::Window> window;
   std::optional<ArmCurve> arm, reference_arm;
+  std::optional<MemoryPrediction> memory;  ///< nullopt when the evidence gives no shape to predict from
 };
 
 /// Evaluates every recipe of `reg` (sorted by id). `checkpoints` maps a model id to a checkpoint (folder, index

@@ -8,39 +8,61 @@
 
 namespace openrecipes::registry {
 
-RecipeMemory recipe_memory(const Recipe& recipe) {
+namespace {
+
+// slime / miles: one packed bin of max_tokens_per_gpu × CP tokens a micro-batch.
+void apply_packing(const Recipe& recipe, RecipeMemory& out) {
+  if (!recipe.layout.max_tokens_per_gpu) return;
+  out.setup.layout.micro_batch = 1;
+  out.setup.row_length = *recipe.layout.max_tokens_per_gpu * recipe.layout.cp;
+}
+
+}  // namespace
+
+RecipeMemory recipe_memory(const Recipe& recipe, const evidence::ArgumentDump& args,
+                           std::optional<evidence::MemoryReport> measured) {
   RecipeMemory out;
+  out.shape = layout::shape_from_arguments(args.values, args.file);
+  out.setup = layout::setup_from_arguments(args.values, args.file);
+  out.from_arguments = true;
+  apply_packing(recipe, out);
+  out.measured = std::move(measured);
+  return out;
+}
+
+RecipeMemory recipe_memory(const Recipe& recipe) {
+  std::optional<evidence::MemoryReport> measured;
+  std::string log;  // the log usually holds the argument dump too: read it once
+  if (recipe.log.format == "megatron") {
+    log = read_file(recipe.log.path);
+    measured = evidence::parse_megatron_memory(log, recipe.log.path.string());
+  }
   if (recipe.arguments && recipe.arguments->format == "megatron-args") {
-    const std::string text = read_file(recipe.arguments->path);
+    const std::string text =
+        recipe.arguments->path == recipe.log.path && !log.empty() ? log : read_file(recipe.arguments->path);
     const auto dump = evidence::parse_megatron_args(text, recipe.arguments->path.string());
-    out.shape = layout::shape_from_arguments(dump.values, recipe.arguments->path.string());
-    out.setup = layout::setup_from_arguments(dump.values, recipe.arguments->path.string());
-    out.from_arguments = true;
-  } else {
-    const auto root = registry_root(recipe.dir);
-    if (!root)
-      throw InputError(recipe.file.string(),
-                       "no argument dump in its evidence and no registry around it to read "
-                       "the model's shape from",
-                       "put the recipe in a registry whose models/ holds its model");
-    const auto models = load_models(*root / "models");
-    auto it = models.find(recipe.model);
-    if (it == models.end() || it->second.config.empty())
-      throw InputError(recipe.file.string(), "model " + recipe.model + " has no config.json fields in models/",
-                       "add the model's config: block (docs/models-format.md)");
-    out.shape = layout::shape_from_config(it->second.config, it->second.file);
-    out.setup.layout = recipe.layout;
-    out.setup.row_length = recipe.workload.row_length;
-    out.setup.global_batch = recipe.workload.global_batch;
-    out.setup.impl =
-        recipe.command.find("--transformer-impl local") != std::string::npos ? layout::Impl::local : layout::Impl::te;
+    return recipe_memory(recipe, dump, std::move(measured));
   }
-  if (recipe.layout.max_tokens_per_gpu) {  // slime / miles: one packed bin a micro-batch
-    out.setup.layout.micro_batch = 1;
-    out.setup.row_length = *recipe.layout.max_tokens_per_gpu * recipe.layout.cp;
-  }
-  if (recipe.log.format == "megatron")
-    out.measured = evidence::parse_megatron_memory(read_file(recipe.log.path), recipe.log.path.string());
+  RecipeMemory out;
+  const auto root = registry_root(recipe.dir);
+  if (!root)
+    throw InputError(recipe.file.string(),
+                     "no argument dump in its evidence and no registry around it to read "
+                     "the model's shape from",
+                     "put the recipe in a registry whose models/ holds its model");
+  const auto models = load_models(*root / "models");
+  auto it = models.find(recipe.model);
+  if (it == models.end() || it->second.config.empty())
+    throw InputError(recipe.file.string(), "model " + recipe.model + " has no config.json fields in models/",
+                     "add the model's config: block (docs/models-format.md)");
+  out.shape = layout::shape_from_config(it->second.config, it->second.file);
+  out.setup.layout = recipe.layout;
+  out.setup.row_length = recipe.workload.row_length;
+  out.setup.global_batch = recipe.workload.global_batch;
+  out.setup.impl =
+      recipe.command.find("--transformer-impl local") != std::string::npos ? layout::Impl::local : layout::Impl::te;
+  apply_packing(recipe, out);
+  out.measured = std::move(measured);
   return out;
 }
 

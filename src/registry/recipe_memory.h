@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "evidence/megatron_args.h"
 #include "evidence/megatron_memory.h"
 #include "layout/memory.h"
 #include "layout/model_shape.h"
@@ -24,5 +25,10 @@ struct RecipeMemory {
 /// slime and miles pack rows by max_tokens_per_gpu: a micro-batch is then one bin of max_tokens_per_gpu × CP tokens.
 /// Throws InputError (naming the file) when neither source gives a shape.
 RecipeMemory recipe_memory(const Recipe& recipe);
+
+/// The same from evidence already read: the run's argument dump `args` and the memory lines of its log (`measured`,
+/// nullopt when it has none). Reads no file. Throws InputError when the dump lacks the model's shape.
+RecipeMemory recipe_memory(const Recipe& recipe, const evidence::ArgumentDump& args,
+                           std::optional<evidence::MemoryReport> measured);
 
 }  // namespace openrecipes::registry

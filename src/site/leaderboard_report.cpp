@@ -11,7 +11,6 @@
 #include "core/error.h"
 #include "core/text.h"
 #include "evidence/step_log.h"
-#include "registry/recipe_memory.h"
 #include "registry/reproduce.h"
 #include "site/format.h"
 
@@ -142,18 +141,14 @@ nlohmann::json reproduce_json(const registry::Recipe& rec, const std::map<std::s
           {"standard_workload", rep.standard_workload}};
 }
 
-// The planner's predicted peak memory per GPU beside the one the evidence measured (docs/memory-model.md); null when
-// the recipe's run gives no shape to predict from (no argument dump, no model config).
-nlohmann::json memory_json(const registry::Recipe& rec) {
-  try {
-    const auto rm = registry::recipe_memory(rec);
-    const auto est = layout::estimate_memory(rm.shape, rm.setup);
-    nlohmann::json j{{"predicted_peak_mib", std::round(est.peak_mib)}, {"peak_moment", est.moment}};
-    j["measured_peak_mib"] = rm.measured ? nlohmann::json(rm.measured->max_allocated_mib) : nlohmann::json(nullptr);
-    return j;
-  } catch (const InputError&) {
-    return nullptr;
-  }
+// The planner's predicted peak memory per GPU beside the one the evidence measured (docs/memory-model.md; evaluate
+// computes both); null when the recipe's run gives no shape to predict from.
+nlohmann::json memory_json(const registry::RecipeResult& r) {
+  if (!r.memory) return nullptr;
+  nlohmann::json j{{"predicted_peak_mib", std::round(r.memory->predicted.peak_mib)},
+                   {"peak_moment", r.memory->predicted.moment}};
+  j["measured_peak_mib"] = r.memory->measured_peak_mib ? nlohmann::json(*r.memory->measured_peak_mib) : nullptr;
+  return j;
 }
 
 nlohmann::json result_json(const registry::RecipeResult& r, const std::map<std::string, registry::ModelInfo>& models) {
@@ -173,7 +168,7 @@ nlohmann::json result_json(const registry::RecipeResult& r, const std::map<std::
   j["steps_per_run"] = rec.steps_per_run;
   j["command"] = rec.command;
   j["reproduce"] = reproduce_json(rec, models);
-  j["memory"] = memory_json(rec);
+  j["memory"] = memory_json(r);
   j["layout"] = {{"tp", rec.layout.tp},
                  {"pp", rec.layout.pp},
                  {"cp", rec.layout.cp},

@@ -124,7 +124,7 @@ TEST(Plan, EveryLayoutIsValidAndTheFittingOnesComeFirst) {
   EXPECT_TRUE(seen_unfit);  // at L 8192, micro-batch 16 of local attention does not fit an H100
 }
 
-TEST(Plan, DeepSeekV3On256GpusUnderASecond) {
+TEST(Plan, DeepSeekV3On256GpusEveryLayoutIsWhole) {
   OPENRECIPES_REQUIRE_FIXTURE_FILE(testing::fixtures_dir() / "configs/DeepSeek-V3/config.json");
   const auto config = nlohmann::json::parse(read_file(testing::fixtures_dir() / "configs/DeepSeek-V3/config.json"));
   const auto m = shape_from_config(config, "DeepSeek-V3");
