@@ -158,6 +158,14 @@ const bool registered_measure = register_command(
                             {"row_length", row},
                             {"global_batch", gbs},
                             {"tokens_per_s_per_gpu", m.tokens_per_s_per_gpu},
+                            {"tokens_per_s_per_gpu_interval",
+                             {m.interval.score_low,
+                              m.interval.bounded() ? nlohmann::json(m.interval.score_high) : nlohmann::json(nullptr)}},
+                            {"interval_method", measure::kIntervalMethod},
+                            {"interval_steps", m.interval.n},
+                            {"t_quantile", m.interval.t_quantile},
+                            {"mean_step_time_s", m.mean_step_time_s},
+                            {"mean_step_time_half_width_s", m.interval.half_width_s},
                             {"cv", m.cv},
                             {"total_tokens", m.total_tokens},
                             {"total_time_s", m.total_time_s},
@@ -169,9 +177,16 @@ const bool registered_measure = register_command(
            std::cout << fmt::format("{}: {}-step run, window {} ({} steps), {} GPU(s), {} rows x {} tokens per step\n",
                                     o->log, steps, window.str(), window.size(), gpus, with_thousands(gbs),
                                     with_thousands(row));
-           std::cout << fmt::format("  tokens/s/GPU  {}\n  step time     mean {:.4f} s, CV {}\n",
-                                    site::format_tokens_per_s(m.tokens_per_s_per_gpu), m.mean_step_time_s,
-                                    site::format_percent(m.cv));
+           std::cout << fmt::format(
+               "  tokens/s/GPU  {}, 95% interval {}\n  step time     mean {:.4f} s ± {:.4f} s, CV {}\n",
+               site::format_tokens_per_s(m.tokens_per_s_per_gpu),
+               site::format_score_interval(m.interval.score_low, m.interval.score_high), m.mean_step_time_s,
+               m.interval.half_width_s, site::format_percent(m.cv));
+           const auto method = wrap_words(fmt::format("{} (n = {}, t_0.975,{} = {:.4f})", measure::kIntervalMethod,
+                                                      m.interval.n, m.interval.n - 1, m.interval.t_quantile),
+                                          104);
+           for (std::size_t i = 0; i < method.size(); ++i)
+             std::cout << (i ? "                " : "  interval is   ") << method[i] << "\n";
            const auto lines = wrap_words(evidence::step_time_definition(log.format, log.time_field), 104);
            for (std::size_t i = 0; i < lines.size(); ++i)
              std::cout << (i ? "                " : "  step time is  ") << lines[i] << "\n";

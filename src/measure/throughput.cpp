@@ -1,15 +1,51 @@
-// Score and CV over the window (SPEC §2).
+// Score, its interval and CV over the window (SPEC §2; issue 29).
 #include "measure/throughput.h"
 
 #include <cmath>
+#include <limits>
 #include <map>
+#include <stdexcept>
 
 #include <fmt/format.h>
+#include <boost/math/distributions/students_t.hpp>
 
 #include "core/error.h"
 #include "core/text.h"
 
 namespace openrecipes::measure {
+
+bool ScoreInterval::bounded() const { return std::isfinite(score_high); }
+
+double ScoreInterval::relative_half_width() const { return half_width_s / mean_step_time_s; }
+
+ScoreInterval score_interval(const std::vector<double>& step_times_s, double tokens_per_step, std::int64_t gpus) {
+  if (step_times_s.empty() || !(tokens_per_step > 0) || gpus < 1)
+    throw std::invalid_argument("score_interval needs step times, positive tokens per step and a GPU count");
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  ScoreInterval out;
+  out.n = static_cast<std::int64_t>(step_times_s.size());
+  const double n = static_cast<double>(out.n);
+  double sum = 0;
+  for (double t : step_times_s) sum += t;
+  const double mean = out.mean_step_time_s = sum / n;
+  const double per_step = tokens_per_step / static_cast<double>(gpus);
+  if (out.n < 2) {
+    out.t_quantile = out.half_width_s = out.score_high = kInf;
+    return out;
+  }
+  double ss = 0;
+  for (double t : step_times_s) ss += (t - mean) * (t - mean);
+  const double s = std::sqrt(ss / (n - 1));
+  out.t_quantile = boost::math::quantile(boost::math::students_t_distribution<double>(n - 1), 0.975);
+  out.half_width_s = out.t_quantile * s / std::sqrt(n);
+  out.score_low = per_step / (mean + out.half_width_s);
+  out.score_high = mean - out.half_width_s > 0 ? per_step / (mean - out.half_width_s) : kInf;
+  return out;
+}
+
+bool intervals_overlap(const ScoreInterval& a, const ScoreInterval& b) {
+  return a.score_low <= b.score_high && b.score_low <= a.score_high;
+}
 
 Throughput measure_throughput(const StepLog& log, const Window& window, const StepShape& shape) {
   if (shape.gpus < 1 || shape.row_length < 1 || shape.global_batch < 1)
@@ -90,6 +126,7 @@ Throughput measure_throughput(const StepLog& log, const Window& window, const St
   double ss = 0;
   for (double t : out.step_times_s) ss += (t - out.mean_step_time_s) * (t - out.mean_step_time_s);
   out.cv = std::sqrt(ss / n) / out.mean_step_time_s;
+  out.interval = score_interval(out.step_times_s, step_tokens, shape.gpus);
   return out;
 }
 

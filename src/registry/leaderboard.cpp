@@ -5,6 +5,8 @@
 #include <map>
 #include <tuple>
 
+#include "measure/throughput.h"
+
 namespace openrecipes::registry {
 
 std::vector<Pair> build_pairs(const Registry& reg, const std::vector<RecipeResult>& results, bool include_unverified) {
@@ -46,6 +48,9 @@ std::vector<Pair> build_pairs(const Registry& reg, const std::vector<RecipeResul
       double sa = a->throughput->tokens_per_s_per_gpu, sb = b->throughput->tokens_per_s_per_gpu;
       return sa != sb ? sa > sb : a->id < b->id;
     });
+    for (std::size_t i = 0; i < p.ranked.size(); ++i)
+      p.within_noise_of_above.push_back(i > 0 && measure::intervals_overlap(p.ranked[i]->throughput->interval,
+                                                                            p.ranked[i - 1]->throughput->interval));
     out.push_back(std::move(p));
   }
   if (!unreadable.unranked.empty()) out.push_back(std::move(unreadable));

@@ -34,7 +34,10 @@ constexpr const char* kColumns[] = {"id",
                                     "configuration",
                                     "convergence",
                                     "evidence",
-                                    "reasons"};
+                                    "reasons",
+                                    "tokens_per_s_per_gpu_low",
+                                    "tokens_per_s_per_gpu_high",
+                                    "within_noise_of_above"};
 
 // The string at `key` of `j`, or "" when it is absent or not a string.
 std::string text_of(const nlohmann::json& j, const char* key) {
@@ -56,6 +59,13 @@ std::pair<std::string, std::string> check_verdicts(const nlohmann::json& entry) 
   std::string convergence =
       checks.contains("reference") ? "reference" : text_of(value_of(checks, "convergence"), "verdict");
   return {configuration, convergence};
+}
+
+// Bound `i` of the entry's score interval ([low, high], a null high is unbounded: "inf"); empty when not measured.
+std::string interval_cell(const nlohmann::json& entry, std::size_t i) {
+  const nlohmann::json& in = value_of(entry, "tokens_per_s_per_gpu_interval");
+  if (!in.is_array() || in.size() != 2) return "";
+  return in[i].is_null() && i == 1 ? "inf" : csv_number_cell(in[i]);
 }
 
 std::string row(const nlohmann::json& pair, const nlohmann::json& entry, const char* status) {
@@ -90,7 +100,12 @@ std::string row(const nlohmann::json& pair, const nlohmann::json& entry, const c
                                csv_text_cell(configuration),
                                csv_text_cell(convergence),
                                csv_text_cell(text_of(value_of(entry, "evidence_coverage"), "code")),
-                               csv_text_cell(reasons)};
+                               csv_text_cell(reasons),
+                               interval_cell(entry, 0),
+                               interval_cell(entry, 1),
+                               value_of(entry, "within_noise_of_above").is_boolean()
+                                   ? (value_of(entry, "within_noise_of_above") == true ? "true" : "false")
+                                   : ""};
   std::string line;
   for (const auto& c : cells) line += (line.empty() ? "" : ",") + c;
   return line + "\r\n";

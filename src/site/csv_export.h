@@ -13,7 +13,7 @@
 namespace openrecipes::site {
 
 /// The version of the column set; a change of columns is a new version (docs/recipes-csv.md).
-inline constexpr const char* kRecipesCsvSchema = "openrecipes-recipes-csv/2";
+inline constexpr const char* kRecipesCsvSchema = "openrecipes-recipes-csv/3";
 
 /// One text cell: `text` in double quotes with inner quotes doubled, prefixed with ' inside the quotes when it
 /// starts with =, +, -, @, tab or CR (OWASP "CSV Injection"). Always quoted, so commas and newlines stay in the cell.
@@ -26,7 +26,9 @@ std::string csv_number_cell(const nlohmann::json& value);
 /// per pair (in the JSON's order) its ranked recipes by rank and then its unranked ones, CRLF line ends (RFC 4180).
 /// Columns: id, model, gpu, workload, non_standard_workload, status ("verified" or "unranked"), rank, tokens_per_s
 /// _per_gpu, cv, gpus, mfu, dollars_per_million_tokens, gpu_hours, author, date, framework, configuration,
-/// convergence, evidence (registry::EvidenceCoverage::code: "LAVDT-"), reasons ("stage: message", joined with " | ").
+/// convergence, evidence (registry::EvidenceCoverage::code: "LAVDT-"), reasons ("stage: message", joined with " | "),
+/// tokens_per_s_per_gpu_low and _high (the score's 95% interval, measure::ScoreInterval; "inf" for an unbounded high,
+/// both empty when not measured), within_noise_of_above ("true"/"false" for a ranked recipe, empty when unranked).
 /// Throws nlohmann::json exceptions on JSON of another shape.
 std::string recipes_csv(const nlohmann::json& leaderboard);
 

@@ -18,4 +18,12 @@ std::string format_percent(double fraction, int decimals = 1);
 /// tokens/s/GPU with one decimal and thousands separators: "23,232.7".
 std::string format_tokens_per_s(double tokens_per_s_per_gpu);
 
+/// A score interval's relative half-width (measure::ScoreInterval::relative_half_width, the half-width of the mean
+/// step time's 95% interval over the mean) as the tables show it: "±2.1%"; "±∞" when it is not finite.
+std::string format_plus_minus(double fraction);
+
+/// A score interval's bounds in tokens/s/GPU as text: "22,100.0 – 24,400.1"; an infinite upper bound reads
+/// "22,100.0 – unbounded".
+std::string format_score_interval(double low, double high);
+
 }  // namespace openrecipes::site

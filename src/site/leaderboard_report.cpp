@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/text.h"
 #include "evidence/step_log.h"
+#include "measure/throughput.h"
 #include "registry/reproduce.h"
 #include "site/format.h"
 
@@ -185,6 +186,10 @@ nlohmann::json result_json(const registry::RecipeResult& r, const std::map<std::
     j["tokens_per_s_per_gpu"] = r.throughput->tokens_per_s_per_gpu;
     j["cv"] = r.throughput->cv;
     j["mean_step_time_s"] = r.throughput->mean_step_time_s;
+    const auto& in = r.throughput->interval;
+    j["tokens_per_s_per_gpu_interval"] = {in.score_low, optional_number(in.score_high)};  // null: unbounded
+    j["mean_step_time_half_width_s"] = optional_number(in.half_width_s);
+    j["interval_steps"] = in.n;
   }
   if (r.gpu_hours) j["gpu_hours"] = *r.gpu_hours;
   if (r.dollars_per_million_tokens) j["dollars_per_million_tokens"] = *r.dollars_per_million_tokens;
@@ -292,14 +297,16 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
       // Every line within kTextWidth: the numbers on one line, who submitted it and its checks on the next.
       std::size_t w = 6;
       for (const auto* r : p.ranked) w = std::max(w, std::min<std::size_t>(32, visible(r->entry->recipe->name).size()));
-      out +=
-          fmt::format("  {:>4}  {:<{}} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<8} {:<10} {}\n", "rank", "recipe", w,
-                      "tokens/s/GPU", "CV", "GPUs", "MFU", "$/1M tokens", "GPU-h/run", "evidence", "date", "framework");
-      int rank = 0;
-      for (const auto* r : p.ranked) {
+      out += fmt::format("  {:>4}  {:<{}} {:>13} {:>6} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<8} {:<10} {}\n", "rank",
+                         "recipe", w, "tokens/s/GPU", "±95%", "CV", "GPUs", "MFU", "$/1M tokens", "GPU-h/run",
+                         "evidence", "date", "framework");
+      for (std::size_t i = 0; i < p.ranked.size(); ++i) {
+        const auto* r = p.ranked[i];
         const auto& rec = *r->entry->recipe;
-        out += fmt::format("  {:>4}  {:<{}} {:>13} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<8} {:<10} {}\n", ++rank,
+        const std::string rank = (p.within_noise_of_above[i] ? "≈" : "") + std::to_string(i + 1);
+        out += fmt::format("  {:>4}  {:<{}} {:>13} {:>6} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<8} {:<10} {}\n", rank,
                            visible(rec.name), w, format_tokens_per_s(r->throughput->tokens_per_s_per_gpu),
+                           format_plus_minus(r->throughput->interval.relative_half_width()),
                            format_percent(r->throughput->cv), rec.gpus, r->mfu ? format_percent(*r->mfu) : "-",
                            r->dollars_per_million_tokens ? format_dollars(*r->dollars_per_million_tokens) : "-",
                            r->gpu_hours ? format_gpu_hours(*r->gpu_hours) : "-", r->coverage.code(), visible(rec.date),
@@ -311,8 +318,16 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
     }
     if (!p.ranked.empty()) {
       out +=
-          "  (tokens/s/GPU over the measurement window; CV of step time; MFU = 6·N·tokens/s/GPU / dense BF16 peak;\n"
-          "   $/1M tokens at the window's rate; GPU-h/run = GPUs × launch-to-exit time of the evidence run;\n";
+          "  (tokens/s/GPU over the measurement window; CV of step time; MFU = 6·N·tokens/s/GPU / dense BF16 peak;\n";
+      wrapped(out, "   ", "     ",
+              std::string("±95% = x: tokens/s/GPU's 95% interval is score/(1+x) to score/(1−x), unbounded above "
+                          "when x ≥ 100%, as the mean step time's is mean·(1 ± x) (") +
+                  measure::kIntervalMethod + ");");
+      if (p.ranked.size() > 1)
+        wrapped(out, "   ", "     ",
+                "≈ before a rank: within noise of the recipe ranked directly above (their 95% intervals overlap); the "
+                "order stays by the score;");
+      out += "   $/1M tokens at the window's rate; GPU-h/run = GPUs × launch-to-exit time of the evidence run;\n";
       wrapped(out, "   ", "   ", std::string(registry::kEvidenceLegend) + ";");
       // What the step time t_i is for each log format (and the name its logs give it) among the ranked recipes.
       std::set<std::pair<std::string, std::string>> formats;
@@ -386,10 +401,10 @@ nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector
         {"key", p.workload_key}, {"description", p.workload_description}, {"standard", p.standard_workload}};
     pj["non_standard_workload"] = !p.standard_workload;
     nlohmann::json ranked = nlohmann::json::array();
-    int rank = 0;
-    for (const auto* r : p.ranked) {
-      auto e = result_json(*r, reg.models);
-      e["rank"] = ++rank;
+    for (std::size_t i = 0; i < p.ranked.size(); ++i) {
+      auto e = result_json(*p.ranked[i], reg.models);
+      e["rank"] = i + 1;
+      e["within_noise_of_above"] = static_cast<bool>(p.within_noise_of_above[i]);
       ranked.push_back(e);
     }
     nlohmann::json unranked = nlohmann::json::array();
@@ -400,6 +415,7 @@ nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector
   }
   j["pairs"] = ps;
   j["unreadable"] = unreadable;
+  j["interval_method"] = measure::kIntervalMethod;
   j["schema"] = "openrecipes-leaderboard/2";
   make_json_safe(j);
   return j;

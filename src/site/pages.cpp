@@ -17,6 +17,7 @@
 #include "core/protocol.h"
 #include "core/text.h"
 #include "core/version.h"
+#include "measure/throughput.h"
 #include "registry/evaluate.h"
 #include "site/board_entries.h"
 #include "site/charts.h"
@@ -104,6 +105,31 @@ json reasons_view(const json& reasons) {
   return out;
 }
 
+// The score's 95% interval as the pages show it (the build computed it: measure::ScoreInterval): the bounds as text,
+// the half-width share as a sortable cell, the method for a tooltip, and whether the recipe ranked directly above is
+// within noise of it (with that recipe's rank).
+void interval_fields(json& row, const json& e) {
+  const json& in = e.contains("tokens_per_s_per_gpu_interval") ? e["tokens_per_s_per_gpu_interval"] : json();
+  const auto half = number(e, "mean_step_time_half_width_s"), mean = number(e, "mean_step_time_s");
+  row["has_interval"] = in.is_array() && in[0].is_number();
+  row["interval"] = in.is_array() && in[0].is_number()
+                        ? format_score_interval(in[0].get<double>(), in[1].is_number() ? in[1].get<double>() : INFINITY)
+                        : "–";
+  row["interval_share"] = cell(half && mean ? std::optional<double>(*half / *mean) : std::nullopt, format_plus_minus);
+  row["interval_method"] = measure::kIntervalMethod;
+  const bool noise = e.contains("within_noise_of_above") && e["within_noise_of_above"].get<bool>();
+  row["within_noise"] = noise;
+  row["noise_above_rank"] = noise ? std::to_string(e["rank"].get<int>() - 1) : "";
+}
+
+// The ±95% column's legend (the tables' header tooltip and the line under them).
+std::string interval_legend() {
+  return std::string(
+             "x where the mean step time's 95% interval is mean·(1 ± x), so tokens/s/GPU's is score/(1+x) to "
+             "score/(1−x), unbounded above when x ≥ 100% (") +
+         measure::kIntervalMethod + ")";
+}
+
 // What the table row of a ranked or unranked entry shows.
 json entry_row(const json& pair, const json& e, const std::string& root) {
   json row;
@@ -114,6 +140,7 @@ json entry_row(const json& pair, const json& e, const std::string& root) {
   row["rank_value"] = e.contains("rank") ? json(std::to_string(e["rank"].get<int>())) : json("");
   row["verified"] = e["verified"].get<bool>();
   row["tokens_per_s_per_gpu"] = cell(number(e, "tokens_per_s_per_gpu"), format_tokens_per_s);
+  interval_fields(row, e);
   row["cv"] = cell(number(e, "cv"), percent1);
   row["gpus"] = cell(number(e, "gpus"), integer);
   row["mfu"] = cell(number(e, "mfu"), percent1);
@@ -420,7 +447,8 @@ json index_view(const json& board) {
           {"built_at", site.contains("built_at") ? site["built_at"] : json(false)},
           {"models", models},
           {"unreadable", unreadable},
-          {"has_unreadable", !unreadable.empty()}};
+          {"has_unreadable", !unreadable.empty()},
+          {"interval_legend", interval_legend()}};
 }
 
 json model_view(const json& board, const std::string& model) {
@@ -428,6 +456,7 @@ json model_view(const json& board, const std::string& model) {
   json v;
   v["id"] = model;
   v["evidence_legend"] = registry::kEvidenceLegend;
+  v["interval_legend"] = interval_legend();
   v["name"] = m["name"];
   v["family"] = m["family"];
   v["checkpoint"] = m["checkpoint"];
@@ -604,6 +633,12 @@ json recipe_view(const json& pair, const json& e) {
   v["non_standard"] = pair["non_standard_workload"];
   v["ranked"] = e.contains("rank");
   v["has_reasons"] = !e["reasons"].empty();
+  v["noise_above"] = false;
+  if (v["within_noise"].get<bool>()) {
+    const json& above = pair["ranked"][static_cast<std::size_t>(e["rank"].get<int>() - 2)];
+    v["noise_above"] = {{"name", above.contains("name") ? above["name"] : above["id"]},
+                        {"href", root + recipe_page_path(above["id"].get<std::string>())}};
+  }
   v["evidence_items"] = evidence_items(e);
   v["notes"] = e.contains("notes") ? e["notes"] : json::array();
   v["has_notes"] = e.contains("notes") && !e["notes"].empty();

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -229,6 +231,103 @@ TEST(Throughput, slime_train_grad_norm_nan_inside_the_window_fails) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("slime.log:16: step 7 has gradient norm nan"), std::string::npos) << e.what();
   }
+}
+
+// Score intervals (issue 29): the Student t-interval of the mean step time, mapped through score = T / (G × mean).
+
+TEST(ScoreInterval, five_step_times_match_the_hand_calculation) {
+  // t = 1.0, 1.2, 0.9, 1.1, 1.3 s: mean 1.1; deviations -0.1 0.1 -0.2 0 0.2, squares sum 0.10, s² = 0.10 / 4 = 0.025,
+  // s = 0.158113883; s/√5 = √0.005 = 0.0707106781; t_{0.975,4} = 2.7764451052 (printed t-table);
+  // h = 2.7764451052 × 0.0707106781 = 0.1963243161; T = 16,384 tokens a step on 1 GPU:
+  // low = 16384 / 1.2963243161 = 12,638.8125, high = 16384 / 0.9036756839 = 18,130.3982.
+  auto in = score_interval({1.0, 1.2, 0.9, 1.1, 1.3}, 16384, 1);
+  EXPECT_EQ(in.n, 5);
+  EXPECT_NEAR(in.t_quantile, 2.7764451052, 1e-9);
+  EXPECT_NEAR(in.mean_step_time_s, 1.1, 1e-12);
+  EXPECT_NEAR(in.half_width_s, 0.1963243161, 1e-9);
+  EXPECT_NEAR(in.score_low, 12638.8125224, 1e-6);
+  EXPECT_NEAR(in.score_high, 18130.3982090, 1e-6);
+  EXPECT_TRUE(in.bounded());
+  EXPECT_NEAR(in.relative_half_width(), 0.1963243161 / 1.1, 1e-9);
+  // G GPUs divide both bounds.
+  auto on8 = score_interval({1.0, 1.2, 0.9, 1.1, 1.3}, 16384, 8);
+  EXPECT_NEAR(on8.score_low, 12638.8125224 / 8, 1e-6);
+  EXPECT_NEAR(on8.score_high, 18130.3982090 / 8, 1e-6);
+}
+
+TEST(ScoreInterval, fifteen_step_window_uses_t_0975_with_14_degrees_of_freedom) {
+  std::vector<double> t(15, 2.0);
+  t[0] = 2.5;  // any spread: the quantile does not depend on it
+  EXPECT_NEAR(score_interval(t, 1, 1).t_quantile, 2.1447866879, 1e-9);  // printed t-table, df 14
+}
+
+TEST(ScoreInterval, bundled_tulu3_cefusion_log_matches_numpy) {
+  // registry/recipes/qwen3-0.6b/H200/tulu3-cefusion/evidence/train.log, 1 GPU, 32 rows × 512 tokens, window 5–19.
+  // Expected values from numpy 1.24.2, run in the repository root:
+  //   /usr/bin/python3 -c "import re, numpy as np; ms = [float(m) for m in re.findall(r'elapsed time per iteration
+  //     \(ms\): ([0-9.]+)', open('registry/recipes/qwen3-0.6b/H200/tulu3-cefusion/evidence/train.log').read())];
+  //     t = np.array(ms[5:20]) / 1000; T = 32 * 512; h = 2.1447866879 * t.std(ddof=1) / np.sqrt(len(t));
+  //     print(repr(t.mean()), repr(h), repr(T / (t.mean() + h)), repr(T / (t.mean() - h)))"
+  //   1.4252266666666666 0.05191082826124566 11091.723049653936 11930.249067121898
+  auto path = testing::source_dir() / "registry/recipes/qwen3-0.6b/H200/tulu3-cefusion/evidence/train.log";
+  auto log = evidence::parse_megatron_log(read_file(path), "train.log", 1);
+  auto m = measure_throughput(log, {5, 19}, {1, 512, 32});
+  const auto& in = m.interval;
+  EXPECT_EQ(in.n, 15);
+  EXPECT_NEAR(in.mean_step_time_s, 1.4252266666666666, 1e-12);
+  EXPECT_NEAR(in.half_width_s, 0.05191082826124566, 1e-10);
+  EXPECT_NEAR(in.score_low, 11091.723049653936, 1e-6);
+  EXPECT_NEAR(in.score_high, 11930.249067121898, 1e-6);
+  EXPECT_LT(in.score_low, m.tokens_per_s_per_gpu);
+  EXPECT_GT(in.score_high, m.tokens_per_s_per_gpu);
+}
+
+TEST(ScoreInterval, upper_bound_is_infinite_when_the_half_width_reaches_the_mean) {
+  // t = 0.1, 10.0 s: mean 5.05, s = 9.9/√2 = 7.0003571, t_{0.975,1} = 12.7062047364, h = 12.7062047364 × 4.95 =
+  // 62.8957 > 5.05: no upper bound; low = 1 / (5.05 + 62.8957134) = 0.0147177.
+  auto in = score_interval({0.1, 10.0}, 1, 1);
+  EXPECT_NEAR(in.t_quantile, 12.7062047364, 1e-9);
+  EXPECT_NEAR(in.half_width_s, 12.7062047364 * 4.95, 1e-8);
+  EXPECT_FALSE(in.bounded());
+  EXPECT_TRUE(std::isinf(in.score_high));
+  EXPECT_NEAR(in.score_low, 1 / (5.05 + 12.7062047364 * 4.95), 1e-11);
+}
+
+TEST(ScoreInterval, one_step_has_no_spread_so_the_interval_is_everything) {
+  auto in = score_interval({2.0}, 100, 1);
+  EXPECT_EQ(in.n, 1);
+  EXPECT_EQ(in.score_low, 0);
+  EXPECT_FALSE(in.bounded());
+}
+
+TEST(ScoreInterval, identical_step_times_give_a_zero_width_interval_at_the_score) {
+  auto in = score_interval(std::vector<double>(15, 2.0), 16384, 1);
+  EXPECT_EQ(in.half_width_s, 0);
+  EXPECT_EQ(in.score_low, 8192);
+  EXPECT_EQ(in.score_high, 8192);
+}
+
+TEST(ScoreInterval, empty_step_times_or_no_gpus_are_a_callers_bug) {
+  EXPECT_THROW(score_interval({}, 1, 1), std::invalid_argument);
+  EXPECT_THROW(score_interval({1.0}, 1, 0), std::invalid_argument);
+  EXPECT_THROW(score_interval({1.0}, 0, 1), std::invalid_argument);
+}
+
+ScoreInterval between(double low, double high) { return {.score_low = low, .score_high = high}; }
+
+TEST(IntervalsOverlap, overlapping_intervals_are_within_noise_and_separate_ones_are_not) {
+  EXPECT_TRUE(intervals_overlap(between(100, 110), between(105, 120)));
+  EXPECT_TRUE(intervals_overlap(between(105, 120), between(100, 110)));  // either order
+  EXPECT_TRUE(intervals_overlap(between(100, 120), between(105, 110)));  // one inside the other
+  EXPECT_FALSE(intervals_overlap(between(100, 110), between(111, 120)));
+  EXPECT_FALSE(intervals_overlap(between(111, 120), between(100, 110)));
+}
+
+TEST(IntervalsOverlap, touching_counts_and_an_unbounded_interval_reaches_every_higher_score) {
+  EXPECT_TRUE(intervals_overlap(between(100, 110), between(110, 120)));
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_TRUE(intervals_overlap(between(50, inf), between(1000, 2000)));
+  EXPECT_FALSE(intervals_overlap(between(50, inf), between(10, 40)));
 }
 
 }  // namespace

@@ -76,3 +76,66 @@ TEST(LeaderboardKeys, a_non_standard_workload_may_not_take_the_standard_workload
 
 }  // namespace
 }  // namespace openrecipes::registry
+
+namespace openrecipes::registry {
+namespace {
+
+// A verified, measured result of pair (m, H200, w) with score `score` and interval [low, high].
+struct Board {
+  Registry reg;
+  std::vector<RecipeEntry> entries;
+  std::vector<RecipeResult> results;
+  void add(const std::string& name, double score, double low, double high) {
+    RecipeEntry e;
+    e.id = "m/H200/" + name;
+    Recipe r;
+    r.id = e.id;
+    r.name = name;
+    r.model = "m";
+    r.gpu = "H200";
+    r.workload.key = "w";
+    e.recipe = r;
+    entries.push_back(e);
+    RecipeResult res;
+    res.id = e.id;
+    res.verified = true;
+    measure::Throughput t;
+    t.tokens_per_s_per_gpu = score;
+    t.interval.score_low = low;
+    t.interval.score_high = high;
+    res.throughput = t;
+    results.push_back(res);
+  }
+  std::vector<Pair> pairs() {
+    for (std::size_t i = 0; i < results.size(); ++i) results[i].entry = &entries[i];
+    return build_pairs(reg, results, false);
+  }
+};
+
+TEST(WithinNoise, a_recipe_whose_interval_overlaps_the_one_ranked_above_is_within_noise_of_it) {
+  Board b;
+  b.add("a", 1000, 950, 1060);  // rank 1
+  b.add("b", 980, 930, 1030);   // overlaps a (930..1030 meets 950..1060): within noise
+  b.add("c", 800, 780, 820);    // 780..820 is below b's 930: not within noise
+  b.add("d", 700, 650, 779);    // below c's 780 by one: not within noise
+  auto pairs = b.pairs();
+  ASSERT_EQ(pairs.size(), 1u);
+  const Pair& p = pairs[0];
+  ASSERT_EQ(p.ranked.size(), 4u);
+  EXPECT_EQ(p.ranked[0]->id, "m/H200/a");
+  EXPECT_EQ(p.ranked[1]->id, "m/H200/b");
+  EXPECT_EQ(p.within_noise_of_above, (std::vector<bool>{false, true, false, false}));
+}
+
+TEST(WithinNoise, the_order_stays_by_the_point_score_whatever_the_intervals) {
+  Board b;
+  b.add("wide", 990, 100, 5000);  // a wide interval ranks by its point score: second
+  b.add("narrow", 1000, 995, 1005);
+  auto pairs = b.pairs();
+  ASSERT_EQ(pairs[0].ranked.size(), 2u);
+  EXPECT_EQ(pairs[0].ranked[0]->id, "m/H200/narrow");
+  EXPECT_EQ(pairs[0].within_noise_of_above, (std::vector<bool>{false, true}));
+}
+
+}  // namespace
+}  // namespace openrecipes::registry

@@ -59,13 +59,13 @@ TEST(CsvExport, the_bundled_leaderboard_reads_back_cell_for_cell_and_a_strangers
   const auto rows = python_csv_rows(recipes_csv(j));
   ASSERT_EQ(rows.size(), 4u);  // header + mbs2, ref (ranked) + lr10 (unranked)
   EXPECT_EQ(rows[0][0], "id");
-  EXPECT_EQ(rows[0].size(), 28u);
+  EXPECT_EQ(rows[0].size(), 31u);
   const auto& pair = j["pairs"][0];
   const std::vector<const nlohmann::json*> entries = {&pair["ranked"][0], &pair["ranked"][1], &pair["unranked"][0]};
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const auto& e = *entries[i];
     const auto& row = rows[i + 1];
-    ASSERT_EQ(row.size(), 28u);
+    ASSERT_EQ(row.size(), 31u);
     EXPECT_EQ(row[0], e["id"]);
     EXPECT_EQ(row[1], "qwen3-0.6b");
     EXPECT_EQ(row[2], "H200");
@@ -80,7 +80,18 @@ TEST(CsvExport, the_bundled_leaderboard_reads_back_cell_for_cell_and_a_strangers
     EXPECT_EQ(std::stod(row[18].get<std::string>()), e["mfu"].get<double>());
     EXPECT_EQ(std::stod(row[19].get<std::string>()), e["dollars_per_million_tokens"].get<double>());
     EXPECT_EQ(std::stod(row[20].get<std::string>()), e["gpu_hours"].get<double>());
+    // The score's 95% interval (schema 3), appended after reasons.
+    EXPECT_EQ(std::stod(row[28].get<std::string>()), e["tokens_per_s_per_gpu_interval"][0].get<double>());
+    EXPECT_EQ(std::stod(row[29].get<std::string>()), e["tokens_per_s_per_gpu_interval"][1].get<double>());
+    EXPECT_LT(std::stod(row[28].get<std::string>()), std::stod(row[7].get<std::string>()));
+    EXPECT_GT(std::stod(row[29].get<std::string>()), std::stod(row[7].get<std::string>()));
   }
+  EXPECT_EQ(rows[0][28], "tokens_per_s_per_gpu_low");
+  EXPECT_EQ(rows[0][29], "tokens_per_s_per_gpu_high");
+  EXPECT_EQ(rows[0][30], "within_noise_of_above");
+  EXPECT_EQ(rows[1][30], "false");  // rank 1
+  EXPECT_EQ(rows[2][30], "false");  // ref (12,395.4 ±4.0%) is far below mbs2 (23,232.7 ±5.4%)
+  EXPECT_EQ(rows[3][30], "");       // unranked
   EXPECT_EQ(rows[0][10], "tp");
   EXPECT_EQ(rows[1][17], "2");  // mbs2: micro-batch 2
   EXPECT_EQ(rows[1][5], "verified");
@@ -97,6 +108,27 @@ TEST(CsvExport, the_bundled_leaderboard_reads_back_cell_for_cell_and_a_strangers
   EXPECT_EQ(rows[0][26], "evidence");
   EXPECT_EQ(rows[1][26], "LAVDT-");  // the bundled runs: log, dump, versions, device, times; no launch.json
   EXPECT_THAT(rows[3][27].get<std::string>(), ::testing::HasSubstr("configuration check: ineligible: lr changed"));
+}
+
+TEST(CsvExport, an_unbounded_interval_reads_inf_and_within_noise_is_true_or_false_for_ranked_recipes_only) {
+  const auto j = nlohmann::json::parse(R"({"pairs": [{"model": "m", "gpu": "H200", "workload": {"key": "w"},
+    "non_standard_workload": true,
+    "ranked": [{"id": "a", "verified": true, "rank": 1, "tokens_per_s_per_gpu": 100.5,
+                "tokens_per_s_per_gpu_interval": [90.25, 111], "within_noise_of_above": false},
+               {"id": "b", "verified": true, "rank": 2, "tokens_per_s_per_gpu": 99,
+                "tokens_per_s_per_gpu_interval": [20, null], "within_noise_of_above": true}],
+    "unranked": [{"id": "c", "verified": false}]}]})");
+  const auto rows = python_csv_rows(recipes_csv(j));
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[1][28], "90.25");
+  EXPECT_EQ(rows[1][29], "111");
+  EXPECT_EQ(rows[1][30], "false");
+  EXPECT_EQ(rows[2][28], "20");
+  EXPECT_EQ(rows[2][29], "inf");  // no upper bound (JSON null)
+  EXPECT_EQ(rows[2][30], "true");
+  EXPECT_EQ(rows[3][28], "");  // not measured
+  EXPECT_EQ(rows[3][29], "");
+  EXPECT_EQ(rows[3][30], "");
 }
 
 }  // namespace

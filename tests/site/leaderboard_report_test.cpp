@@ -75,6 +75,52 @@ TEST(LeaderboardText, legend_names_what_the_step_time_is_for_the_log_formats_of_
   EXPECT_EQ(text.find("perf/step_time"), std::string::npos) << text;  // no slime recipe in the bundled pair
 }
 
+TEST(LeaderboardText, recipe_whose_interval_overlaps_the_one_above_is_marked_within_noise_in_text_and_json) {
+  Scratch s;  // ref2: a copy of ref (the same log, so the same interval); not verified, ranked with the preview
+  fs::copy(s.recipe("ref"), s.recipe("ref2"), fs::copy_options::recursive);
+  s.replace(s.recipe("ref2") / "recipe.yaml", "id: ref\n", "id: ref2\n");
+  auto b = build(s.root);
+  auto pairs = registry::build_pairs(b.reg, b.results, true);
+  ASSERT_EQ(pairs[0].ranked.size(), 4u);  // mbs2, ref, ref2 (ties by id), lr10
+  EXPECT_EQ(pairs[0].within_noise_of_above, (std::vector<bool>{false, false, true, false}));
+  const auto text = leaderboard_text(b.reg, pairs);
+  EXPECT_NE(text.find("\n    ≈3  ref2 "), std::string::npos) << text;
+  EXPECT_NE(text.find("\n     2  ref "), std::string::npos) << text;
+  std::string flat;  // every line break with the next line's indent read as one space
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      flat += text[i];
+      continue;
+    }
+    flat += ' ';
+    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+  }
+  EXPECT_NE(
+      flat.find("≈ before a rank: within noise of the recipe ranked directly above (their 95% intervals overlap)"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(flat.find("±95% = x: tokens/s/GPU's 95% interval is score/(1+x) to score/(1−x), unbounded above when x ≥ "
+                      "100%, as the mean step time's is mean·(1 ± x) (95% t-interval of the mean step time over the "
+                      "window; step times are treated as independent);"),
+            std::string::npos)
+      << text;
+  const auto j = leaderboard_json(b.reg, pairs);
+  EXPECT_EQ(j["interval_method"],
+            "95% t-interval of the mean step time over the window; step times are treated as independent");
+  const auto& ranked = j["pairs"][0]["ranked"];
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(ranked[i]["within_noise_of_above"], i == 2) << i;
+    const auto& in = ranked[i]["tokens_per_s_per_gpu_interval"];
+    const auto& t =
+        b.get(ranked[i]["id"].get<std::string>().substr(std::string("qwen3-0.6b/H200/").size())).throughput->interval;
+    EXPECT_EQ(in, nlohmann::json({t.score_low, t.score_high})) << i;
+    EXPECT_EQ(ranked[i]["mean_step_time_half_width_s"], t.half_width_s) << i;
+    EXPECT_EQ(ranked[i]["interval_steps"], 15) << i;
+  }
+  EXPECT_EQ(ranked[1]["tokens_per_s_per_gpu_interval"], ranked[2]["tokens_per_s_per_gpu_interval"]);
+  EXPECT_FALSE(j["pairs"][0]["unranked"][0].contains("within_noise_of_above"));
+}
+
 TEST(LeaderboardText, unreadable_recipes_have_their_own_section) {
   Scratch s;
   s.replace(s.recipe("mbs2") / "recipe.yaml", "gpus: 1", "gpus: [1");
