@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "cli/command.h"
+#include "core/error.h"
 
 namespace openrecipes::cli {
 
@@ -16,6 +17,19 @@ std::string bundled_path(const std::string& relative) {
   const fs::path candidate = exe.parent_path().parent_path() / relative;
   if (fs::exists(candidate, ec)) return candidate.string();
   return relative;
+}
+
+std::filesystem::path data_dir() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  std::vector<fs::path> candidates;
+  if (!ec) candidates.push_back(exe.parent_path().parent_path() / "data");
+  candidates.push_back("data");
+  for (const auto& d : candidates)
+    if (fs::is_regular_file(d / "pretokenized_sft_rollout.py", ec)) return fs::absolute(d).lexically_normal();
+  throw InputError("data/", "no data/pretokenized_sft_rollout.py beside openrecipes' checkout or in this folder",
+                   "run the openrecipes of a checkout (its data/ goes on the trainer's PYTHONPATH)");
 }
 
 }  // namespace openrecipes::cli

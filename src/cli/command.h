@@ -2,6 +2,7 @@
 // static Registration, so adding a subcommand never edits a shared file.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -34,5 +35,9 @@ namespace openrecipes::cli {
 /// (<dir of /proc/self/exe>/../<relative>, so `build/openrecipes` finds it from anywhere), else `relative`
 /// unchanged (the command's own read then reports it missing, naming the path). Never throws.
 std::string bundled_path(const std::string& relative);
+
+/// The checkout's data/ (the rollout plugin, put on the trainer's PYTHONPATH by run and tune): beside the executable's
+/// checkout first, then the working folder's. Throws InputError when neither holds data/pretokenized_sft_rollout.py.
+std::filesystem::path data_dir();
 
 }  // namespace openrecipes::cli

@@ -17,6 +17,7 @@
 #include "registry/model.h"
 #include "registry/reproduce.h"
 #include "run/capture.h"
+#include "run/execute.h"
 #include "run/node.h"
 #include "run/patches.h"
 #include "run/plan.h"
@@ -36,26 +37,10 @@ struct RunOptions {
   bool list_vars = false;
 };
 
-double now_s() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
-
 std::string self_exe() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   return ec ? std::string("openrecipes") : exe.string();
-}
-
-// The checkout's data/ (the rollout plugin, put on PYTHONPATH): beside the executable's checkout first, then the
-// working folder's. Throws InputError when neither holds data/pretokenized_sft_rollout.py.
-fs::path data_dir() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  std::vector<fs::path> candidates;
-  if (!ec) candidates.push_back(exe.parent_path().parent_path() / "data");
-  candidates.push_back("data");
-  for (const auto& d : candidates)
-    if (fs::is_regular_file(d / "pretokenized_sft_rollout.py", ec)) return fs::absolute(d).lexically_normal();
-  throw InputError("data/", "no data/pretokenized_sft_rollout.py beside openrecipes' checkout or in this folder",
-                   "run the openrecipes of a checkout (its data/ goes on the trainer's PYTHONPATH)");
 }
 
 std::string default_run_dir(const std::string& recipe_id) {
@@ -168,53 +153,9 @@ int run(RunOptions& o) {
     return 0;
   }
   for (const auto& w : plan.warnings) std::cerr << "openrecipes run: warning: " << w << "\n";
-  const bool created = !fs::exists(plan.run_dir);
-  fs::create_directories(plan.run_dir);
-  // Until the trainer starts, a failure leaves no run directory behind (so the same -o can be used again).
-  auto before_launch = [&](const std::function<void()>& step) {
-    try {
-      step();
-    } catch (...) {
-      std::error_code ec;
-      if (created) fs::remove_all(plan.run_dir, ec);
-      throw;
-    }
-  };
-  before_launch([&] {
-    write_file_atomic(fs::path(plan.run_dir) / "plan.json", run::plan_json(plan));
-    if (!plan.patches.empty())
-      write_file_atomic(fs::path(plan.run_dir) / "patches.txt", run::apply_patches(plan, false));
-  });
-  run::install_stop_handlers();
-  run::RunRecord record;
-  if (plan.launcher == "local") {
-    const double start = now_s();
-    int rc = 0;
-    std::string failure;
-    try {
-      rc = run::run_node(plan, 0, "127.0.0.1", true);
-    } catch (const InputError& e) {
-      rc = 127;
-      failure = e.what();
-    }
-    const double end = now_s();
-    write_file_atomic(fs::path(plan.run_dir) / "times.txt", run::launcher_times_line(rc, start, end));
-    record.times = {"times.txt", "launcher", "run"};
-    record.exit_code = rc;
-    if (rc == 0 && !run::g_stop_requested) {
-      record.status = "completed";
-    } else if (run::g_stop_requested) {
-      record.status = "cancelled";
-      record.reason = fmt::format("stopped by a signal (exit status {})", rc);
-      if (record.exit_code == 0) record.exit_code = 130;
-    } else {
-      record.status = "failed";
-      record.reason = failure.empty() ? fmt::format("the trainer exited with status {}", rc) : failure;
-    }
-  } else {
-    run::run_slurm(plan, so, record, before_launch);
-  }
-  run::write_run_record(plan, record);
+  run::ExecuteOptions eo;
+  eo.slurm = so;
+  const run::RunRecord record = run::execute_run(plan, eo);
   std::cout << fmt::format("\nrun {}: {}{}\n  evidence in {} (run.json lists {} files with their sha256)\n",
                            plan.recipe_id, record.status, record.reason.empty() ? "" : " (" + record.reason + ")",
                            plan.run_dir, record.files.size());

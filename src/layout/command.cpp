@@ -438,6 +438,56 @@ void CommandEditor::set(const std::vector<std::string>& spellings, const std::st
   changed(spellings.front(), "");
 }
 
+// The span of word `i` with the blanks before it (a removed word leaves no double blank behind).
+static std::size_t span_start(const std::string& text, std::size_t begin) {
+  std::size_t at = begin;
+  while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '\t')) --at;
+  return at;
+}
+
+void CommandEditor::set_switch(const std::vector<std::string>& spellings, bool on,
+                               const std::vector<std::string>& anchor) {
+  bool present = false;
+  for (const auto& w : words_) {
+    auto lit = w.literal();
+    if (!lit || std::find(spellings.begin(), spellings.end(), *lit) == spellings.end()) continue;
+    present = true;
+    if (!on) {
+      edits_.push_back({span_start(text_, w.begin), w.end, ""});
+      if (changes_) changes_->push_back({*lit, "on", "off"});
+    }
+  }
+  if (!on || present) return;
+  std::size_t at = text_.find_last_not_of(" \t\n") + 1;
+  if (!anchor.empty())
+    for (std::size_t i = 0; i + 1 < words_.size(); ++i)
+      if (auto lit = words_[i].literal(); lit && std::find(anchor.begin(), anchor.end(), *lit) != anchor.end())
+        at = words_[i + 1].end;
+  edits_.push_back({at, at, " " + spellings.front()});
+  if (changes_) changes_->push_back({spellings.front(), "off", "on"});
+}
+
+void CommandEditor::remove(const std::vector<std::string>& spellings) {
+  for (std::size_t i = 0; i < words_.size(); ++i) {
+    auto lit = words_[i].literal();
+    if (!lit) continue;
+    for (const auto& flag : spellings) {
+      if (*lit == flag && i + 1 < words_.size()) {
+        const CommandWord& v = words_[i + 1];
+        edits_.push_back({span_start(text_, words_[i].begin), v.end, ""});
+        if (changes_) changes_->push_back({flag, text_.substr(v.begin, v.end - v.begin), "(removed)"});
+        ++i;
+        break;
+      }
+      if (lit->starts_with(flag + "=")) {
+        edits_.push_back({span_start(text_, words_[i].begin), words_[i].end, ""});
+        if (changes_) changes_->push_back({flag, lit->substr(flag.size() + 1), "(removed)"});
+        break;
+      }
+    }
+  }
+}
+
 void CommandEditor::set_env(const std::string& name, const std::string& value) {
   for (std::size_t i = 0; i < assignment_count(words_); ++i) {
     const CommandWord& w = words_[i];

@@ -108,6 +108,12 @@ class CommandEditor {
   /// when given (a flag of the same program), else appended, unless `insert_if_absent` is false.
   void set(const std::vector<std::string>& spellings, const std::string& value, bool insert_if_absent,
            const std::vector<std::string>& anchor = {});
+  /// Turns a switch (a flag that takes no value, e.g. --use-distributed-optimizer) on (appended, or inserted after
+  /// `anchor`'s value, when absent) or off (every occurrence removed).
+  void set_switch(const std::vector<std::string>& spellings, bool on, const std::vector<std::string>& anchor = {});
+  /// Removes every occurrence of a flag that takes one value (`--f v` or `--f=v`), with its value. A flag whose value
+  /// is a variable is removed too (its name is in the change).
+  void remove(const std::vector<std::string>& spellings);
   /// Sets the leading environment assignment NAME=value (inserted before the program when absent).
   void set_env(const std::string& name, const std::string& value);
   /// True when any spelling of the flag is present.

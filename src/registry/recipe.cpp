@@ -552,4 +552,20 @@ std::optional<std::string> pinned_version(const Recipe& recipe, const std::strin
   return std::nullopt;
 }
 
+std::string recipe_draft_yaml(const Recipe& recipe, const std::string& comment) {
+  static const std::set<std::string, std::less<>> run_fields = {"window", "evidence", "component_tests", "claims"};
+  std::string out;
+  bool skipping = false;
+  const std::string full = recipe_yaml(recipe, comment);
+  for (auto line : split(full, '\n')) {
+    if (!line.empty() && line[0] != ' ' && line[0] != '#') {  // a top-level field
+      const auto colon = line.find(':');
+      skipping = colon != std::string_view::npos && run_fields.count(line.substr(0, colon)) > 0;
+    }
+    if (!skipping) out.append(line).push_back('\n');
+  }
+  while (out.ends_with("\n\n")) out.pop_back();
+  return out;
+}
+
 }  // namespace openrecipes::registry

@@ -128,6 +128,10 @@ bool is_github_handle(const std::string& s);
 /// written: `recipe` must be a full one.
 std::string recipe_yaml(const Recipe& recipe, const std::string& comment = "");
 
+/// A draft's recipe.yaml (what `openrecipes run` reads, RecipeLoad::draft): recipe_yaml of `recipe` without the
+/// fields a run produces (window, evidence, component_tests, claims). `openrecipes tune` writes its candidates so.
+std::string recipe_draft_yaml(const Recipe& recipe, const std::string& comment = "");
+
 /// The `component_tests:` block of recipe.yaml for `tests` (recipe_yaml writes it; "" for none).
 std::string component_tests_yaml(const std::vector<checks::ComponentTest>& tests);
 

@@ -65,7 +65,7 @@ void write_run_record(const RunPlan& p, RunRecord& r) {
   r.log = {p.mode == LaunchMode::megatron ? last : "nodes/0/train.log", log_format, ""};
   r.arguments = {"nodes/0/train.log", "megatron-args", ""};
   r.versions = {"nodes/0/versions.txt", "versions", ""};
-  r.convergence_arm = !p.profile;
+  r.convergence_arm = !p.profile && p.trial_iters == 0;
 
   std::string versions;
   try {

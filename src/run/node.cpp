@@ -245,7 +245,8 @@ std::string probe_versions(const RunPlan& p) {
   return out;
 }
 
-int run_node(const RunPlan& p, std::int64_t rank, const std::string& head, bool echo) {
+int run_node(const RunPlan& p, std::int64_t rank, const std::string& head, bool echo,
+             const volatile std::sig_atomic_t* stop) {
   const fs::path dir = node_dir(p, rank);
   fs::create_directories(dir);
   write_file_atomic(dir / "versions.txt", probe_versions(p));
@@ -253,7 +254,7 @@ int run_node(const RunPlan& p, std::int64_t rank, const std::string& head, bool 
   try {
     if (p.mode == LaunchMode::megatron) {
       auto [argv, env] = node_command(p, rank, head);
-      rc = stream_to(argv, env, dir / "train.log", echo, &g_stop_requested);
+      rc = stream_to(argv, env, dir / "train.log", echo, stop ? stop : &g_stop_requested);
     } else {
       rc = rank == 0 ? run_ray_head(p, dir, head, echo) : run_ray_worker(p, dir, head);
     }

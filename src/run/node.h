@@ -33,7 +33,9 @@ std::string probe_versions(const RunPlan& plan);
 /// Runs node `rank` of the plan with the head node's address `head` (127.0.0.1 for one node) and returns the trainer's
 /// exit status (the `ray job submit` client's under Ray; 0 for a Ray worker whose head finished). `echo`: also copy the
 /// trainer's output to stdout (the local launcher). Throws InputError when a program cannot be started (torchrun, ray
-/// or the trainer not on PATH), after writing exit.txt.
-int run_node(const RunPlan& plan, std::int64_t rank, const std::string& head, bool echo);
+/// or the trainer not on PATH), after writing exit.txt. `stop`: the flag that stops the trainer (default
+/// g_stop_requested; `tune` passes its own, to cut a trial short).
+int run_node(const RunPlan& plan, std::int64_t rank, const std::string& head, bool echo,
+             const volatile std::sig_atomic_t* stop = nullptr);
 
 }  // namespace openrecipes::run

@@ -112,20 +112,25 @@ bool is_launcher_variable(const std::string& name) {
   return launcher.count(name) > 0;
 }
 
-PlannedCommand plan_command(const registry::Recipe& recipe, std::int64_t gpus, std::int64_t nodes, bool profile) {
-  const std::string where = recipe.file.string() + ": command";
-  PlannedCommand out;
-  const bool megatron = recipe.stack.framework == "megatron-lm";
-  // Relayout (a no-op on the recipe's own GPU count): the layout rules and the framework's GPU flags.
+layout::RelayoutRequest relayout_request(const registry::Recipe& recipe, std::int64_t gpus, std::int64_t nodes) {
   layout::RelayoutRequest rq;
   rq.layout = recipe.layout;
   rq.global_batch = recipe.workload.global_batch;
   rq.row_length = recipe.workload.row_length;
-  rq.launch = megatron ? layout::Launch::megatron : layout::Launch::slime;
+  rq.launch = recipe.stack.framework == "megatron-lm" ? layout::Launch::megatron : layout::Launch::slime;
   rq.gpus = gpus;
   // One node holds all G GPUs: the nearest counts are searched on nodes of at least 8.
   rq.gpus_per_node = nodes == 1 ? std::max<std::int64_t>(gpus, 8) : gpus / nodes;
-  const auto r = layout::relayout(rq, recipe.command, where);
+  return rq;
+}
+
+PlannedCommand plan_command(const registry::Recipe& recipe, std::int64_t gpus, std::int64_t nodes, bool profile,
+                            std::int64_t trial_iters) {
+  const std::string where = recipe.file.string() + ": command";
+  PlannedCommand out;
+  const bool megatron = recipe.stack.framework == "megatron-lm";
+  // Relayout (a no-op on the recipe's own GPU count): the layout rules and the framework's GPU flags.
+  const auto r = layout::relayout(relayout_request(recipe, gpus, nodes), recipe.command, where);
   if (!r.violations.empty()) {
     std::string list;
     for (const auto& v : r.violations) list += (list.empty() ? "" : "; ") + v.what;
@@ -143,15 +148,17 @@ PlannedCommand plan_command(const registry::Recipe& recipe, std::int64_t gpus, s
 
   // --profile: to step 24 (SPEC §2: a profiler run of 21..25 steps is measured over steps 5-19).
   const std::string length_flag = megatron ? "--train-iters" : "--num-rollout";
-  if (profile) {
+  // A tuning trial: to its own length (openrecipes tune measures it over its steps after warm-up).
+  if (profile || trial_iters > 0) {
+    const std::string why = profile ? "--profile" : "a tuning trial";
     std::vector<layout::FlagChange> changes;
     layout::CommandEditor ed(out.command, where, &changes);
     if (!ed.has({length_flag}))
-      throw InputError(where, "the command sets no " + length_flag + ", so --profile cannot set the run's length",
+      throw InputError(where, "the command sets no " + length_flag + ", so " + why + " cannot set the run's length",
                        "add " + length_flag + " 20 to the recipe's command");
-    ed.set({length_flag}, "24", false);
+    ed.set({length_flag}, profile ? "24" : std::to_string(trial_iters), false);
     out.command = ed.result();
-    for (const auto& c : changes) out.edits.push_back(fmt::format("--profile: {} {} -> {}", c.flag, c.from, c.to));
+    for (const auto& c : changes) out.edits.push_back(fmt::format("{}: {} {} -> {}", why, c.flag, c.from, c.to));
   }
   if (auto v = layout::flag_value(layout::split_command(out.command, where), {length_flag}))
     out.train_iters = parse_int(*v).value_or(0);
@@ -184,8 +191,11 @@ RunPlan make_plan(const RunRequest& q) {
                      "give a GPU count that is a multiple of the node count");
   p.gpus_per_node = p.gpus / p.nodes;
   p.profile = q.profile;
+  p.trial_iters = q.trial_iters;
+  if (p.profile && p.trial_iters > 0)
+    throw InputError("--profile", "a run is a profiler run or a tuning trial, not both", "ask for one of them");
 
-  const PlannedCommand planned = plan_command(recipe, p.gpus, p.nodes, p.profile);
+  const PlannedCommand planned = plan_command(recipe, p.gpus, p.nodes, p.profile, p.trial_iters);
   p.layout = planned.layout;
   p.command = planned.command;
   p.edits = planned.edits;
@@ -303,7 +313,7 @@ std::string plan_json(const RunPlan& p) {
   j["mode"] = p.mode == LaunchMode::megatron ? "megatron" : "ray";
   j["launcher"] = p.launcher;
   j["gpus"] = p.gpus, j["nodes"] = p.nodes, j["gpus_per_node"] = p.gpus_per_node;
-  j["profile"] = p.profile, j["train_iters"] = p.train_iters;
+  j["profile"] = p.profile, j["trial_iters"] = p.trial_iters, j["train_iters"] = p.train_iters;
   j["command"] = p.command;
   j["layout"] = layout_to_json(p.layout);
   j["variables"] = p.variables;
@@ -337,6 +347,7 @@ RunPlan read_plan(const fs::path& file) {
     p.launcher = j.at("launcher");
     p.gpus = j.at("gpus"), p.nodes = j.at("nodes"), p.gpus_per_node = j.at("gpus_per_node");
     p.profile = j.at("profile"), p.train_iters = j.at("train_iters");
+    p.trial_iters = j.contains("trial_iters") ? j.at("trial_iters").get<std::int64_t>() : 0;  // plans before tune
     p.command = j.at("command");
     p.layout = layout_from_json(j.at("layout"));
     p.variables = j.at("variables").get<std::map<std::string, std::string>>();

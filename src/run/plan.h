@@ -15,6 +15,7 @@
 
 #include "core/utf8.h"
 #include "layout/layout.h"
+#include "layout/relayout.h"
 #include "registry/recipe.h"
 
 namespace openrecipes::run {
@@ -31,6 +32,7 @@ struct RunRequest {
   std::string launcher;              ///< "local" or "slurm"
   std::vector<std::string> vars;     ///< NAME=VALUE, as given
   bool profile = false;              ///< a profiler run: to step 24, not a convergence arm
+  std::int64_t trial_iters = 0;      ///< a tuning trial (`openrecipes tune`): cut to this many steps (0: not a trial)
   std::filesystem::path run_dir;     ///< RUN_DIR
   std::filesystem::path data_dir;    ///< the checkout's data/ (put on PYTHONPATH)
 };
@@ -49,6 +51,7 @@ struct RunPlan {
   std::string launcher;  ///< local or slurm
   std::int64_t gpus = 1, nodes = 1, gpus_per_node = 1;
   bool profile = false;
+  std::int64_t trial_iters = 0;  ///< a tuning trial's length (0: not a trial); a trial is not a convergence arm
   std::int64_t train_iters = 0;  ///< the run's length as the command gives it (0 when it names none)
   std::string command;           ///< the recipe's command after relayout and --profile edits, variables kept
   layout::Layout layout;         ///< the layout it runs with
@@ -67,18 +70,24 @@ struct RunPlan {
   std::vector<std::string> warnings;  ///< what the pre-flight saw but did not refuse (a checkout with local changes)
 };
 
+/// The relayout of `recipe`'s layout, workload and launch to `gpus` GPUs over `nodes` nodes (one node: nodes of at
+/// least 8 GPUs for the nearest counts), before any knob is asked for: what plan_command and tune start from.
+layout::RelayoutRequest relayout_request(const registry::Recipe& recipe, std::int64_t gpus, std::int64_t nodes);
+
 /// The command a recipe runs with on `gpus` GPUs over `nodes` nodes: relaid out (layout/relayout.h; a no-op on the
 /// recipe's own count), cut to a profiler run (to step 24) when `profile`, with what changed and the run length it
 /// sets. make_plan plans with it, and submit derives a run's command with it from the recipe the run was planned
 /// from (never from plan.json). Throws InputError for a layout that does not fit (every broken rule, the nearest
-/// counts), a command that is not plain words, and a --profile run of a command that sets no run length.
+/// counts), a command that is not plain words, and a --profile run or a tuning trial (`trial_iters` > 0: the run's
+/// length set to it) of a command that sets no run length.
 struct PlannedCommand {
   std::string command;
   layout::Layout layout;
   std::vector<std::string> edits;
   std::int64_t train_iters = 0;  ///< the run length the command sets (0 when it sets none)
 };
-PlannedCommand plan_command(const registry::Recipe& recipe, std::int64_t gpus, std::int64_t nodes, bool profile);
+PlannedCommand plan_command(const registry::Recipe& recipe, std::int64_t gpus, std::int64_t nodes, bool profile,
+                            std::int64_t trial_iters = 0);
 
 /// True for a variable the launcher itself reads (the checkouts it probes and patches: MEGATRON_LM, SLIME, MILES; the
 /// probe's interpreter: PYTHON): a --var of one is never "unknown", even when the command does not use it.

@@ -130,7 +130,7 @@ void run_slurm(const RunPlan& p, const SlurmOptions& o, RunRecord& r,
   bool cancelled = false;
   auto cancel_deadline = std::chrono::steady_clock::time_point::max();
   for (;;) {
-    if (g_stop_requested && !cancelled) {
+    if ((o.stop ? *o.stop : g_stop_requested) && !cancelled) {
       run_process({"scancel", job});
       cancelled = true;
       cancel_deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
@@ -141,13 +141,13 @@ void run_slurm(const RunPlan& p, const SlurmOptions& o, RunRecord& r,
       line = std::string(trim(show.out));
       state = field(line, "JobState");
     }
-    follow(followed, offset);
+    if (o.echo) follow(followed, offset);
     if (kFinished.count(state)) break;
     if (show.exit_code != 0 && !state.empty()) break;  // aged out of the controller after it was seen
     if (std::chrono::steady_clock::now() > cancel_deadline) break;
     std::this_thread::sleep_for(std::chrono::duration<double>(o.poll_s));
   }
-  follow(followed, offset);
+  if (o.echo) follow(followed, offset);
 
   // Accounting: sacct when the cluster keeps a database, else the controller's own record of the job.
   const auto acct = run_process({"sacct", "-P", "-j", job, "-o", "JobID,Start,End,ExitCode,State"}, {"", kUtc});

@@ -4,6 +4,7 @@
 // database, `scontrol show job` (SPEC §2 "GPU-hours").
 #pragma once
 
+#include <csignal>
 #include <functional>
 #include <string>
 #include <vector>
@@ -19,6 +20,10 @@ struct SlurmOptions {
   std::vector<std::string> sbatch_args;  ///< extra sbatch options (--partition=..., --time=...), one word each
   bool gres = true;                      ///< ask for the GPUs with --gpus-per-node (off for clusters without GRES)
   double poll_s = 1.0;                   ///< how often the job's state is read
+  /// The flag that cancels the job (scancel) when it reads non-zero: g_stop_requested when null (`tune` passes its
+  /// own, to cut a trial short).
+  const volatile std::sig_atomic_t* stop = nullptr;
+  bool echo = true;  ///< print the node log as it grows
 };
 
 /// The batch script (bash): the node list, the head's address, and one srun step of one task per node running

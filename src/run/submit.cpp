@@ -61,8 +61,8 @@ void require_completed(const fs::path& run_dir, const RunRecord& rec) {
                      fmt::format("the run {}: {}", rec.status, rec.reason.empty() ? "no reason given" : rec.reason),
                      "only a completed run can be submitted: fix what stopped it and run the recipe again");
   if (!rec.convergence_arm)
-    throw InputError(where, "a --profile run is not a convergence arm (it runs to step 24)",
-                     "submit a run of the recipe's own length (openrecipes run without --profile)");
+    throw InputError(where, "a --profile run or a tuning trial is not a convergence arm (it is cut short)",
+                     "submit a run of the recipe's own length (openrecipes run without --profile; tune's winner/)");
   for (const auto& f : rec.files)  // every node's own exit status, as its task wrote it
     if (f.path.starts_with("nodes/") && f.path.ends_with("/exit.txt") && trim(read_file(run_dir / f.path, 64)) != "0")
       throw InputError((run_dir / f.path).string(), "a node's exit status is not 0",
@@ -107,7 +107,7 @@ SourceRecipe source_recipe(const fs::path& run_dir, const RunPlan& p) {
       throw InputError(source.file.string() + ": patches", *problem + " (the patch changed after the run)",
                        "restore the patch the run applied");
   }
-  const PlannedCommand derived = plan_command(source, p.gpus, p.nodes, p.profile);
+  const PlannedCommand derived = plan_command(source, p.gpus, p.nodes, p.profile, p.trial_iters);
   if (derived.command != p.command || !(derived.layout == p.layout) || derived.train_iters != p.train_iters)
     throw InputError(
         plan_file,

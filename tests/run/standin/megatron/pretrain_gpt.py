@@ -13,6 +13,12 @@ evidence/train.log):
 - OPENRECIPES_STANDIN_DIE_AT=k makes it crash after iteration k (a stack trace and exit status 1), as a run that dies
   mid-way.
 
+- a model of step time and memory by layout, for the tests of `openrecipes tune`: OPENRECIPES_STANDIN_STEP_MS
+  ("MBS:MS,..." by --micro-batch-size, e.g. "2:400,4:250,8:180") replaces the replayed step time with that one (before
+  the time scale); OPENRECIPES_STANDIN_PEAK_MIB ("MBS:MIB,...") prints Megatron's memory line with that max allocated
+  after iteration 1; OPENRECIPES_STANDIN_MEMORY_MIB is the GPU's memory: a micro-batch whose peak is above it dies at
+  iteration 1 with PyTorch's out-of-memory error, as a real run does.
+
 So the log it prints is a real run's losses at real, measured (scaled-down) step times, in Megatron's line format.
 """
 import datetime
@@ -75,10 +81,25 @@ def main():
         if m:
             records[int(m.group(2))] = m.group(4)
     train_iters = int(dump["train_iters"])
+    mbs = int(dump.get("micro_batch_size", "1"))
+
+    def by_mbs(name):
+        table = dict(kv.split(":") for kv in os.environ.get(name, "").split(",") if kv)
+        return float(table[str(mbs)]) if str(mbs) in table else None
+
+    model_ms, peak = by_mbs("OPENRECIPES_STANDIN_STEP_MS"), by_mbs("OPENRECIPES_STANDIN_PEAK_MIB")
+    limit = float(os.environ.get("OPENRECIPES_STANDIN_MEMORY_MIB", "0"))
     for it in range(1, train_iters + 1):
         if it not in records:
             sys.exit(f"stand-in: the replayed log has no iteration {it}")
         replayed_ms = float(re.search(r"elapsed time per iteration \(ms\): ([0-9.]+)", records[it]).group(1))
+        if model_ms is not None:
+            replayed_ms = model_ms
+        if it == 1 and peak is not None and limit and peak > limit:
+            print("Traceback (most recent call last):\n  File \"pretrain_gpt.py\", line 1, in <module>\n"
+                  "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (stand-in: peak %.0f MiB "
+                  "above OPENRECIPES_STANDIN_MEMORY_MIB %.0f)" % (peak, limit), file=sys.stderr, flush=True)
+            sys.exit(1)
         t0 = time.monotonic()
         time.sleep(replayed_ms / 1000.0 * scale)
         took_ms = (time.monotonic() - t0) * 1000.0
@@ -86,6 +107,9 @@ def main():
         rest = ELAPSED.sub(f"elapsed time per iteration (ms): {took_ms:.1f}", records[it])
         if node == nnodes - 1:
             print(f" [{stamp}] iteration {it:8d}/{train_iters:8d} |{rest}", flush=True)
+            if it == 1 and peak is not None:
+                print("[Rank 0] (after 1 iterations) memory (MB) | allocated: %.2f | max allocated: %.2f | "
+                      "reserved: %.2f | max reserved: %.2f" % (peak / 2, peak, peak * 1.1, peak * 1.1), flush=True)
         if it == die_at:
             print("Traceback (most recent call last):\n  File \"pretrain_gpt.py\", line 1, in <module>\n"
                   "RuntimeError: stand-in failure injected after iteration %d (OPENRECIPES_STANDIN_DIE_AT)" % it,

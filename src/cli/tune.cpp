@@ -1,0 +1,89 @@
+// `openrecipes tune <recipe> --gpus G --launcher local|slurm [--budget MIN] [--trial-steps N] [--var ...] [--dry-run]
+// -o TUNE_DIR` (issue 29): the fastest structural variant of a recipe by short measured trials (run/tune.h).
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "cli/command.h"
+#include "core/error.h"
+#include "core/text.h"
+#include "registry/gpus.h"
+#include "registry/recipe.h"
+#include "run/tune.h"
+
+namespace openrecipes::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct TuneOptions {
+  run::TuneRequest request;
+  std::string tune_dir;
+  bool dry_run = false;
+  std::vector<std::string> sbatch_args;
+};
+
+int tune(TuneOptions& o) {
+  auto& q = o.request;
+  const auto recipe = registry::load_recipe(registry::recipe_folder(q.recipe));
+  {
+    const auto root = registry::registry_root(recipe.dir);
+    const fs::path gpus_file = root ? *root / "gpus.yaml" : fs::path(bundled_path("registry/gpus.yaml"));
+    const auto gpus = registry::load_gpus(gpus_file);
+    if (auto g = gpus.find(recipe.gpu); g != gpus.end()) q.memory_mib = g->second.memory_mib;
+  }
+  if (o.dry_run) {
+    const auto cands = run::tune_candidates(recipe, q);
+    std::cout << fmt::format(
+        "tune {} on {} GPU(s): {} candidates, tried in this order (the start first, then the "
+        "planner's order); each trial {} warm-up + {} measured steps, budget {} min\n",
+        terminal_safe(recipe.id, false), q.gpus, cands.size(), q.warmup_steps, q.trial_steps,
+        format_double(q.budget_minutes));
+    for (std::size_t i = 0; i < cands.size(); ++i) {
+      const auto& c = cands[i];
+      std::cout << fmt::format("  {:>3}  {:<44} predicted peak {:>9.0f} MiB{}\n", i + 1, terminal_safe(c.knobs, false),
+                               c.memory.peak_mib, c.fits ? "" : " (does not fit)");
+      for (const auto& ch : c.changes) std::cout << "         " << terminal_safe(ch, false) << "\n";
+    }
+    return 0;
+  }
+  if (q.launcher.empty())
+    throw InputError("--launcher", "no launcher given", "give --launcher local (this machine) or --launcher slurm");
+  if (o.tune_dir.empty()) throw InputError("-o", "no TUNE_DIR given", "give -o TUNE_DIR, a new folder");
+  q.tune_dir = fs::absolute(o.tune_dir).lexically_normal();
+  q.data_dir = data_dir();
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  q.execute.slurm.self = ec ? std::string("openrecipes") : exe.string();
+  q.execute.slurm.sbatch_args = o.sbatch_args;
+  const auto r = run::tune(q);
+  std::cout << "\n" << run::tune_table(recipe, q, r);
+  if (!r.best) return static_cast<int>(ExitCode::check_failed);
+  const bool start_won = r.candidates[r.trials[*r.best].candidate].start;
+  return start_won || r.winner_status == "completed" ? 0 : static_cast<int>(ExitCode::check_failed);
+}
+
+const bool registered_tune = register_command(
+    {"tune", "Find the fastest structural variant of a recipe by short measured trials (issue 29)", [](CLI::App& app) {
+       auto o = std::make_shared<TuneOptions>();
+       app.add_option("recipe", o->request.recipe, "the starting recipe's folder or recipe.yaml")->required();
+       app.add_option("--gpus", o->request.gpus, "G, the GPUs to tune on")->required();
+       app.add_option("--nodes", o->request.nodes, "N, the nodes (default 1)");
+       app.add_option("--launcher", o->request.launcher, "local (this machine) or slurm");
+       app.add_option("--budget", o->request.budget_minutes,
+                      "wall-clock minutes for the whole search, the winner's run included (default 60)");
+       app.add_option("--trial-steps", o->request.trial_steps, "measured steps of a trial, after warm-up (default 10)");
+       app.add_option("--warmup-steps", o->request.warmup_steps, "steps of a trial not measured (default 3)");
+       app.add_option("--max-trials", o->request.max_trials, "at most this many trials (default: the budget decides)");
+       app.add_option("--var", o->request.vars, "NAME=VALUE for a variable of the command, as run takes it");
+       app.add_flag("--dry-run", o->dry_run, "list the candidates in the order they would be tried, and stop");
+       app.add_option("-o,--tune-dir", o->tune_dir, "TUNE_DIR, a new folder for the search");
+       app.add_option("--sbatch-arg", o->sbatch_args, "an extra sbatch option for every trial (Slurm)");
+       app.footer(
+           "Exit codes: 0 a winner ran its full length (or the start stayed fastest); 1 nothing was measured or the "
+           "winner's run failed; 2 bad input (nothing was run). TUNE_DIR/tune.txt and tune.json hold every trial.");
+       return [o]() { return tune(*o); };
+     }});
+
+}  // namespace
+}  // namespace openrecipes::cli

@@ -1,0 +1,122 @@
+"""`openrecipes tune --launcher local` with the stand-in trainer (runkit.py) modelling step time and peak memory by
+micro-batch (OPENRECIPES_STANDIN_STEP_MS / _PEAK_MIB / _MEMORY_MIB, tests/run/standin/megatron/pretrain_gpt.py): the
+search finds the known best, records an out-of-memory trial against the planner's verdict, cuts clearly slower trials,
+stops on its budget, and its winner's run submits verified."""
+import json
+import os
+import unittest
+
+import runkit
+
+# The stand-in's model: step time (ms, before the time scale) and peak (MiB) by micro-batch; 143,771 MiB is the H200's
+# memory in the bundled gpus.yaml. Micro-batch 32 dies of OOM (175,000 MiB); the fastest that fits is 16 (1.5 s). The
+# times are a real H200's order (mbs2's own log: 2.8 s a step), so that the scaled-down run's MFU stays plausible.
+STEP_MS = {1: 4000, 2: 2800, 4: 2000, 8: 1800, 16: 1500, 32: 1400}
+PEAK = {1: 20000, 2: 25000, 4: 35000, 8: 55000, 16: 95000, 32: 175000}
+LIMIT = 143771
+
+
+def model_env(s):
+    s.env["OPENRECIPES_STANDIN_STEP_MS"] = ",".join(f"{k}:{v}" for k, v in STEP_MS.items())
+    s.env["OPENRECIPES_STANDIN_PEAK_MIB"] = ",".join(f"{k}:{v}" for k, v in PEAK.items())
+    s.env["OPENRECIPES_STANDIN_MEMORY_MIB"] = str(LIMIT)
+
+
+class Tune(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.s = runkit.Scratch(scale="0.3")
+        model_env(cls.s)
+        cls.dir = os.path.join(cls.s.root, "tune")
+        cls.rc, cls.out, cls.err = cls.s.run("tune", cls.s.recipe("mbs2"), "--gpus", "1", "--launcher", "local",
+                                             "--var", "MEGATRON_LM=" + cls.s.megatron, "-o", cls.dir)
+        with open(os.path.join(cls.dir, "tune.json"), encoding="utf-8") as f:
+            cls.j = json.load(f)
+        cls.cands = {c["name"]: c for c in cls.j["candidates"]}
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.s.cleanup()
+
+    def mbs(self, trial):
+        return self.cands[trial["candidate"]]["micro_batch"]
+
+    def test_finds_the_known_best(self):
+        self.assertEqual(self.rc, 0, self.err)
+        self.assertEqual(self.j["trials"][0]["knobs"], "the start")
+        best = [t for t in self.j["trials"] if t["best"]]
+        self.assertEqual(len(best), 1)
+        # The fastest micro-batch under the memory limit (the stand-in ignores recompute: any recompute is within noise).
+        fits = [m for m in STEP_MS if PEAK[m] <= LIMIT]
+        self.assertEqual(self.mbs(best[0]), min(fits, key=lambda m: STEP_MS[m]))
+        self.assertEqual(self.j["stopped"], "every candidate tried")
+
+    def test_scores_are_the_window_of_each_trial_log(self):
+        for t in self.j["trials"]:
+            if t["outcome"] != "measured":
+                continue
+            log = os.path.join(self.dir, t["run_dir"], "nodes", "0", "train.log")
+            # SPEC §2's score by hand over the trial's window: steps 3..12 (iterations 4..13).
+            want = runkit.score_by_hand(log, first=3, last=12, tokens_per_step=32 * 2048)
+            self.assertAlmostEqual(t["tokens_per_s_per_gpu"], want, delta=want * 1e-9)
+            lo, hi = t["tokens_per_s_per_gpu_interval"]
+            self.assertLessEqual(lo, want)
+            self.assertGreaterEqual(hi, want)
+
+    def test_oom_is_recorded_against_the_planner(self):
+        oom = [t for t in self.j["trials"] if t["outcome"] == "oom"]
+        self.assertTrue(oom)
+        for t in oom:
+            self.assertEqual(self.mbs(t), 32)
+            self.assertIn("out of memory", t["reason"])
+            self.assertTrue(t["planner"].startswith("wrong" if t["planner_fits"] else "right"), t["planner"])
+
+    def test_clearly_slower_trials_are_cut(self):
+        cut = [t for t in self.j["trials"] if t["outcome"] == "cut: slower"]
+        self.assertTrue(cut)
+        for t in cut:
+            best = [b for b in self.j["trials"] if b["best"]][0]
+            self.assertGreater(STEP_MS[self.mbs(t)], STEP_MS[self.mbs(best)])
+            self.assertLess(t["steps_measured"], self.j["trial_steps"])
+
+    def test_measured_peak_is_read_from_the_log(self):
+        for t in self.j["trials"]:
+            if t["outcome"] == "measured":
+                self.assertEqual(t["measured_peak_mib"], PEAK[self.mbs(t)])
+
+    def test_winner_submits_verified(self):
+        w = self.j["winner"]
+        self.assertEqual(w["status"], "completed")
+        run_dir = os.path.join(self.dir, w["run_dir"])
+        rc, out, err = self.s.run("submit", run_dir, "--reference", self.s.recipe("mbs2"), "--author", "tuner",
+                                  "--registry", self.s.registry, "--name", "mbs2-tuned")
+        self.assertEqual(rc, 0, out + err)
+        rc, out, err = self.s.run("build", self.s.registry, "--json")
+        self.assertEqual(rc, 0, err)
+        rec = [r for b in json.loads(out)["pairs"] for r in b["ranked"] if r["id"].endswith("/mbs2-tuned")]
+        self.assertEqual(len(rec), 1, out[:2000])  # ranked: verified
+        self.assertTrue(rec[0]["verified"])
+        self.assertEqual(rec[0]["checks"]["configuration"]["verdict"], "eligible")
+        self.assertEqual(rec[0]["checks"]["convergence"]["verdict"], "pass")
+
+
+class Budget(unittest.TestCase):
+    def test_stops_on_its_budget(self):
+        s = runkit.Scratch(scale="1.0")
+        try:
+            model_env(s)
+            d = os.path.join(s.root, "tune")
+            # 13 steps of 1.4-4 s a trial: a budget of 0.1 min (6 s) ends within the first trial.
+            rc, out, err = s.run("tune", s.recipe("mbs2"), "--gpus", "1", "--launcher", "local", "--budget", "0.1",
+                                 "--var", "MEGATRON_LM=" + s.megatron, "-o", d)
+            with open(os.path.join(d, "tune.json"), encoding="utf-8") as f:
+                j = json.load(f)
+            self.assertEqual(j["stopped"], "budget", out + err)
+            self.assertLess(len(j["trials"]), len(j["candidates"]))
+            self.assertLess(j["elapsed_s"], 6 + 10)  # the budget, and at most the trial in flight's end
+        finally:
+            s.cleanup()
+
+
+if __name__ == "__main__":
+    unittest.main()
