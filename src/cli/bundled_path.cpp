@@ -5,6 +5,8 @@
 
 #include "cli/command.h"
 #include "core/error.h"
+#include "registry/gpus.h"
+#include "registry/recipe.h"
 
 namespace openrecipes::cli {
 
@@ -30,6 +32,21 @@ std::filesystem::path data_dir() {
     if (fs::is_regular_file(d / "pretokenized_sft_rollout.py", ec)) return fs::absolute(d).lexically_normal();
   throw InputError("data/", "no data/pretokenized_sft_rollout.py beside openrecipes' checkout or in this folder",
                    "run the openrecipes of a checkout (its data/ goes on the trainer's PYTHONPATH)");
+}
+
+std::string self_exe() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("openrecipes") : exe.string();
+}
+
+double gpu_memory_mib(const std::filesystem::path& recipe_dir, const std::string& gpu) {
+  const auto root = registry::registry_root(recipe_dir);
+  const std::filesystem::path file =
+      root ? *root / "gpus.yaml" : std::filesystem::path(bundled_path("registry/gpus.yaml"));
+  const auto gpus = registry::load_gpus(file);
+  const auto g = gpus.find(gpu);
+  return g == gpus.end() ? 0 : g->second.memory_mib;
 }
 
 }  // namespace openrecipes::cli

@@ -40,4 +40,12 @@ std::string bundled_path(const std::string& relative);
 /// checkout first, then the working folder's. Throws InputError when neither holds data/pretokenized_sft_rollout.py.
 std::filesystem::path data_dir();
 
+/// This executable's absolute path (/proc/self/exe), or "openrecipes" when it cannot be read: what a Slurm task runs.
+std::string self_exe();
+
+/// One GPU of type `gpu`'s memory in MiB (gpus.yaml memory_mib) from the registry `recipe_dir` sits in, else the
+/// bundled one; 0 when that gpus.yaml has no such type (no memory verdict). Throws InputError for a gpus.yaml that does
+/// not load.
+double gpu_memory_mib(const std::filesystem::path& recipe_dir, const std::string& gpu);
+
 }  // namespace openrecipes::cli

@@ -85,12 +85,7 @@ int run(const RelayoutOptions& o) {
   const auto rm = registry::recipe_memory(recipe);
   q.model = rm.shape;
   q.setup = rm.setup;
-  {
-    const auto root = registry::registry_root(recipe.dir);
-    const fs::path gpus_file = root ? *root / "gpus.yaml" : fs::path(bundled_path("registry/gpus.yaml"));
-    const auto gpus = registry::load_gpus(gpus_file);
-    if (auto g = gpus.find(recipe.gpu); g != gpus.end()) q.memory_mib = g->second.memory_mib;
-  }
+  q.memory_mib = gpu_memory_mib(recipe.dir, recipe.gpu);
   const auto r = layout::relayout(q, recipe.command, recipe.file.string() + ": command");
   // The first suggestion, applied: its command.
   std::optional<layout::RelayoutResult> suggested;

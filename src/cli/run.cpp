@@ -37,12 +37,6 @@ struct RunOptions {
   bool list_vars = false;
 };
 
-std::string self_exe() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("openrecipes") : exe.string();
-}
-
 std::string default_run_dir(const std::string& recipe_id) {
   std::string name;
   for (char c : recipe_id) name += c == '/' ? '-' : c;

@@ -17,6 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct TuneOptions {
+  std::filesystem::path recipe;  ///< the starting recipe's folder or recipe.yaml
   run::TuneRequest request;
   std::string tune_dir;
   bool dry_run = false;
@@ -25,13 +26,8 @@ struct TuneOptions {
 
 int tune(TuneOptions& o) {
   auto& q = o.request;
-  const auto recipe = registry::load_recipe(registry::recipe_folder(q.recipe));
-  {
-    const auto root = registry::registry_root(recipe.dir);
-    const fs::path gpus_file = root ? *root / "gpus.yaml" : fs::path(bundled_path("registry/gpus.yaml"));
-    const auto gpus = registry::load_gpus(gpus_file);
-    if (auto g = gpus.find(recipe.gpu); g != gpus.end()) q.memory_mib = g->second.memory_mib;
-  }
+  const auto recipe = registry::load_recipe(registry::recipe_folder(o.recipe));
+  q.memory_mib = gpu_memory_mib(recipe.dir, recipe.gpu);
   if (o.dry_run) {
     const auto cands = run::tune_candidates(recipe, q);
     std::cout << fmt::format(
@@ -52,11 +48,9 @@ int tune(TuneOptions& o) {
   if (o.tune_dir.empty()) throw InputError("-o", "no TUNE_DIR given", "give -o TUNE_DIR, a new folder");
   q.tune_dir = fs::absolute(o.tune_dir).lexically_normal();
   q.data_dir = data_dir();
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  q.execute.slurm.self = ec ? std::string("openrecipes") : exe.string();
+  q.execute.slurm.self = self_exe();
   q.execute.slurm.sbatch_args = o.sbatch_args;
-  const auto r = run::tune(q);
+  const auto r = run::tune(recipe, q);
   std::cout << "\n" << run::tune_table(recipe, q, r);
   if (!r.best) return static_cast<int>(ExitCode::check_failed);
   const bool start_won = r.candidates[r.trials[*r.best].candidate].start;
@@ -66,7 +60,7 @@ int tune(TuneOptions& o) {
 const bool registered_tune = register_command(
     {"tune", "Find the fastest structural variant of a recipe by short measured trials (issue 29)", [](CLI::App& app) {
        auto o = std::make_shared<TuneOptions>();
-       app.add_option("recipe", o->request.recipe, "the starting recipe's folder or recipe.yaml")->required();
+       app.add_option("recipe", o->recipe, "the starting recipe's folder or recipe.yaml")->required();
        app.add_option("--gpus", o->request.gpus, "G, the GPUs to tune on")->required();
        app.add_option("--nodes", o->request.nodes, "N, the nodes (default 1)");
        app.add_option("--launcher", o->request.launcher, "local (this machine) or slurm");

@@ -57,13 +57,13 @@ struct EvidenceCoverage {
 inline constexpr const char* kEvidenceLegend =
     "evidence: L step log, A argument dump, V versions, D device, T scheduler times, C launched command (- missing)";
 
-/// Everything the build computed for one recipe.
 /// The planner's predicted peak memory per GPU of a recipe's run (layout/memory.h) and the peak its log measured.
 struct MemoryPrediction {
   layout::MemoryEstimate predicted;
   std::optional<double> measured_peak_mib;  ///< Megatron's largest "max allocated", when the log prints it
 };
 
+/// Everything the build computed for one recipe.
 struct RecipeResult {
   std::string id;
   const RecipeEntry* entry = nullptr;

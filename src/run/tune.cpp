@@ -32,6 +32,11 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
+// A trial is cut only when its interval's top lies this far below the best's bottom: one window's interval does not
+// cover drift between runs (MLPerf states run-to-run variation as roughly ±2.5-5%), so a trial as fast as the best
+// must never be cut for a slightly slower machine moment.
+constexpr double kCutMargin = 0.05;
+
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 const std::vector<std::string> kRecomputeFlags = {"--recompute-granularity", "--recompute-method",
@@ -128,14 +133,24 @@ std::string candidate_command(const registry::Recipe& recipe, const layout::Trai
   return ed.result();
 }
 
-// The step records a trial's log holds so far (its text up to the last full line); none while it does not parse.
+// The step records a trial's log text holds so far (its text up to the last full line); none while it does not parse.
+std::vector<StepRecord> records_in(std::string_view text, const fs::path& log) {
+  const auto end = text.rfind('\n');
+  try {
+    return evidence::parse_step_log(text.substr(0, end == std::string_view::npos ? 0 : end + 1), "megatron",
+                                    std::nullopt, log.string())
+        .records;
+  } catch (const InputError&) {
+    return {};
+  }
+}
+
+// The same, read from the log file (none while it is not there).
 std::vector<StepRecord> records_so_far(const fs::path& log) {
   std::error_code ec;
   if (!fs::is_regular_file(log, ec)) return {};
   try {
-    std::string text = read_file(log, std::size_t{64} << 20);
-    text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
-    return evidence::parse_step_log(text, "megatron", std::nullopt, log.string()).records;
+    return records_in(read_file(log, std::size_t{64} << 20), log);
   } catch (const InputError&) {
     return {};
   }
@@ -163,8 +178,8 @@ std::int64_t last_step_seen(const std::vector<StepRecord>& records) {
 }
 
 bool is_oom(const std::string& log) {
-  static const std::vector<std::string> marks = {"CUDA out of memory", "OutOfMemoryError", "CUBLAS_STATUS_ALLOC_FAILED",
-                                                 "out of memory"};
+  // PyTorch's "CUDA out of memory" (torch.OutOfMemoryError), cuBLAS's failed workspace allocation.
+  static const std::vector<std::string> marks = {"out of memory", "OutOfMemoryError", "CUBLAS_STATUS_ALLOC_FAILED"};
   return std::any_of(marks.begin(), marks.end(), [&](const auto& m) { return log.find(m) != std::string::npos; });
 }
 
@@ -182,10 +197,17 @@ std::string fmt_mib(const std::optional<double>& v) {
   return v ? with_thousands(static_cast<std::int64_t>(std::llround(*v))) : std::string("-");
 }
 
+// A score with its interval's relative half-width, the board's ±95% (h / mean step time).
 std::string score_text(const measure::ScoreInterval& i, double score) {
-  const double rel = i.bounded() ? (i.score_high - i.score_low) / 2 / score * 100 : 0;
-  return i.bounded() ? fmt::format("{} ±{:.1f}%", with_thousands(score, 1), rel)
+  return i.bounded() ? fmt::format("{} ±{:.1f}%", with_thousands(score, 1), i.relative_half_width() * 100)
                      : fmt::format("{} (unbounded)", with_thousands(score, 1));
+}
+
+// Trial `i` is measured and its interval overlaps the best's (it does not replace the best).
+bool within_noise_of_best(const TuneResult& r, std::size_t i) {
+  const auto& t = r.trials[i];
+  return r.best && *r.best != i && t.outcome == "measured" && t.interval &&
+         measure::intervals_overlap(*t.interval, *r.trials[*r.best].interval);
 }
 
 }  // namespace
@@ -313,11 +335,11 @@ class TrialWatch {
       }
       if (!best_ || seen - warmup_ + 1 < 3 || seen >= last_) continue;
       if (auto s = score_of(records, log_.string(), warmup_, seen, shape_);
-          s && s->interval.bounded() && s->interval.score_high < best_->score_low)
+          s && s->interval.bounded() && s->interval.score_high < best_->score_low * (1 - kCutMargin))
         cut("cut: slower",
-            fmt::format("after {} measured steps its 95% interval ends at {} tokens/s/GPU, below the best's {}",
-                        seen - warmup_ + 1, with_thousands(s->interval.score_high, 1),
-                        with_thousands(best_->score_low, 1)));
+            fmt::format(
+                "after {} measured steps its 95% interval ends at {} tokens/s/GPU, more than 5% below the best's {}",
+                seen - warmup_ + 1, with_thousands(s->interval.score_high, 1), with_thousands(best_->score_low, 1)));
     }
   }
   fs::path log_;
@@ -339,12 +361,11 @@ void write_outputs(const registry::Recipe& start, const TuneRequest& q, const Tu
 
 }  // namespace
 
-TuneResult tune(const TuneRequest& q) {
+TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
   const auto started = Clock::now();
   if (q.gpus < 1 || q.nodes < 1 || q.trial_steps < 2 || q.warmup_steps < 0 || q.budget_minutes <= 0 || q.max_trials < 0)
     throw InputError("tune", "GPUs and nodes are at least 1, --trial-steps at least 2, the budget above 0",
                      "give positive sizes");
-  const auto recipe = registry::load_recipe(registry::recipe_folder(q.recipe));
   if (recipe.stack.framework != "megatron-lm")
     throw InputError(recipe.file.string(), "tune runs Megatron-LM recipes (its trials cut --train-iters)",
                      "tune the recipe's Megatron-LM form");
@@ -451,7 +472,7 @@ TuneResult tune(const TuneRequest& q) {
       }
       t.wall_s = seconds_since(trial_start);
       const std::string text = read_file(log, std::size_t{64} << 20);
-      const auto records = records_so_far(log);
+      const auto records = records_in(text, log);
       const std::int64_t seen = std::min(last_step_seen(records), trial_iters - 1);
       if (auto s = score_of(records, log.string(), q.warmup_steps, seen, shape)) {
         t.steps_measured = seen - q.warmup_steps + 1;
@@ -580,26 +601,24 @@ std::string tune_json(const registry::Recipe& start, const TuneRequest& q, const
   for (std::size_t i = 0; i < r.trials.size(); ++i) {
     const auto& t = r.trials[i];
     const auto& c = r.candidates[t.candidate];
-    trials.push_back(
-        {{"trial", i + 1},
-         {"candidate", c.name},
-         {"knobs", c.knobs},
-         {"outcome", t.outcome},
-         {"reason", t.reason},
-         {"predicted_peak_mib", std::round(c.memory.peak_mib)},
-         {"planner_fits", c.fits},
-         {"measured_peak_mib", opt(t.measured_peak_mib)},
-         {"planner", t.planner},
-         {"steps_measured", t.steps_measured},
-         {"tokens_per_s_per_gpu", opt(t.tokens_per_s_per_gpu)},
-         {"tokens_per_s_per_gpu_interval", interval(t.interval)},
-         {"mean_step_time_s", t.interval ? J(t.interval->mean_step_time_s) : J(nullptr)},
-         {"wall_s", t.wall_s},
-         {"startup_s", opt(t.startup_s)},
-         {"best", r.best && *r.best == i},
-         {"within_noise_of_best", r.best && *r.best != i && t.interval && t.outcome == "measured" &&
-                                      measure::intervals_overlap(*t.interval, *r.trials[*r.best].interval)},
-         {"run_dir", fs::path(t.run_dir).lexically_relative(q.tune_dir).string()}});
+    trials.push_back({{"trial", i + 1},
+                      {"candidate", c.name},
+                      {"knobs", c.knobs},
+                      {"outcome", t.outcome},
+                      {"reason", t.reason},
+                      {"predicted_peak_mib", std::round(c.memory.peak_mib)},
+                      {"planner_fits", c.fits},
+                      {"measured_peak_mib", opt(t.measured_peak_mib)},
+                      {"planner", t.planner},
+                      {"steps_measured", t.steps_measured},
+                      {"tokens_per_s_per_gpu", opt(t.tokens_per_s_per_gpu)},
+                      {"tokens_per_s_per_gpu_interval", interval(t.interval)},
+                      {"mean_step_time_s", t.interval ? J(t.interval->mean_step_time_s) : J(nullptr)},
+                      {"wall_s", t.wall_s},
+                      {"startup_s", opt(t.startup_s)},
+                      {"best", r.best && *r.best == i},
+                      {"within_noise_of_best", within_noise_of_best(r, i)},
+                      {"run_dir", fs::path(t.run_dir).lexically_relative(q.tune_dir).string()}});
   }
   j["trials"] = std::move(trials);
   j["stopped"] = r.stopped;
@@ -627,29 +646,28 @@ std::string tune_table(const registry::Recipe& start, const TuneRequest& q, cons
       "steps each), budget {} min\n",
       terminal_safe(start.id, false), q.gpus, q.launcher, r.candidates.size(), r.trials.size(), q.warmup_steps,
       q.trial_steps, format_double(q.budget_minutes));
-  out += fmt::format("  {:>2}  {:<40} {:>12} {:>12}  {:<24} {:>7}  {}\n", "#", "candidate (change from the start)",
-                     "pred. peak", "meas. peak", "tokens/s/GPU (95%)", "wall s", "outcome");
+  // The change from the start last, whole: it is what tells two candidates apart.
+  out += fmt::format("  {:>2}  {:>10} {:>10}  {:<24} {:>6}  {:<28} {}\n", "#", "pred. peak", "meas. peak",
+                     "tokens/s/GPU ±95%", "wall s", "outcome", "candidate (change from the start)");
   for (std::size_t i = 0; i < r.trials.size(); ++i) {
     const auto& t = r.trials[i];
     const auto& c = r.candidates[t.candidate];
-    std::string name = c.knobs;
-    if (name.size() > 40) name = name.substr(0, 37) + "...";
     std::string outcome = t.outcome;
     if (r.best && *r.best == i)
       outcome += " · best";
-    else if (r.best && t.outcome == "measured" && t.interval &&
-             measure::intervals_overlap(*t.interval, *r.trials[*r.best].interval))
-      outcome += " · within noise of the best";
-    out +=
-        fmt::format("  {:>2}  {:<40} {:>12} {:>12}  {:<24} {:>7.0f}  {}\n", i + 1, terminal_safe(name, false),
-                    fmt_mib(c.memory.peak_mib) + (c.fits ? "" : "!"), fmt_mib(t.measured_peak_mib),
-                    t.tokens_per_s_per_gpu ? score_text(*t.interval, *t.tokens_per_s_per_gpu) : "-", t.wall_s, outcome);
+    else if (within_noise_of_best(r, i))
+      outcome += " · within noise";
+    out += fmt::format("  {:>2}  {:>10} {:>10}  {:<24} {:>6.0f}  {:<28} {}\n", i + 1,
+                       fmt_mib(c.memory.peak_mib) + (c.fits ? "" : "!"), fmt_mib(t.measured_peak_mib),
+                       t.tokens_per_s_per_gpu ? score_text(*t.interval, *t.tokens_per_s_per_gpu) : "-", t.wall_s,
+                       outcome, terminal_safe(c.knobs, false));
     if (!t.reason.empty()) out += "        " + terminal_safe(t.reason, false) + "\n";
     if (t.planner.starts_with("wrong")) out += "        planner " + t.planner + "\n";
   }
-  out +=
-      fmt::format("  (peaks in MiB per GPU: the planner's prediction and Megatron's max allocated; 95% interval: {})\n",
-                  measure::kIntervalMethod);
+  out += fmt::format(
+      "  (peaks in MiB per GPU: the planner's prediction, ! where it predicted no fit, and Megatron's max "
+      "allocated;\n   ±95%: the interval's half-width relative to the mean step time; {})\n",
+      measure::kIntervalMethod);
   out += fmt::format("  stopped: {} after {:.0f} s\n", r.stopped, r.elapsed_s);
   if (!r.best) {
     out += "  no trial was measured: nothing to hand back\n";

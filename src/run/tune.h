@@ -23,10 +23,9 @@ namespace openrecipes::run {
 
 /// What the user asked `tune` for.
 struct TuneRequest {
-  std::filesystem::path recipe;  ///< the starting recipe's folder (or its recipe.yaml), in a registry
-  std::int64_t gpus = 1;         ///< G
-  std::int64_t nodes = 1;        ///< N
-  std::string launcher;          ///< local or slurm
+  std::int64_t gpus = 1;   ///< G
+  std::int64_t nodes = 1;  ///< N
+  std::string launcher;    ///< local or slurm
   std::vector<std::string> vars;
   double budget_minutes = 60;      ///< wall-clock minutes for the whole search, the winner's run included
   std::int64_t trial_steps = 10;   ///< measured steps of a trial (after warm-up)
@@ -87,14 +86,15 @@ struct TuneResult {
   std::optional<measure::Throughput> winner_score;  ///< over the protocol's window
 };
 
-/// Runs the search (TuneRequest says its bounds) and writes TUNE_DIR: recipes/<model>/<gpu>/<name>/recipe.yaml (each
+/// Runs the search from `start` (a recipe of a registry, loaded in full: its argument dump gives the model's shape and
+/// setup) within `request`'s bounds and writes TUNE_DIR: recipes/<model>/<gpu>/<name>/recipe.yaml (each
 /// candidate as a draft), trials/<NN>-<name>/ (each trial's run directory), winner/ (the winner's run of the recipe's
 /// own length), tune.json and tune.txt (rewritten after every trial). A trial is cut short when, after at least 3
-/// measured steps, its score's interval lies wholly below the best's; the best changes only to a trial whose interval
-/// lies wholly above it (a trial within noise of the best does not replace it). No trial starts that would end past
-/// the budget, keeping time for the winner's run. Throws InputError (nothing run) for a TUNE_DIR that exists and is not
-/// empty, sizes below 1, and whatever tune_candidates or run's planning refuse for the start.
-TuneResult tune(const TuneRequest& request);
+/// measured steps, its score's interval lies wholly below the best's by more than 5%; the best changes only to a trial
+/// whose interval lies wholly above it (a trial within noise of the best does not replace it). No trial starts that
+/// would end past the budget, keeping time for the winner's run. Throws InputError (nothing run) for a TUNE_DIR that
+/// exists and is not empty, sizes below 1, and whatever tune_candidates or run's planning refuse for the start.
+TuneResult tune(const registry::Recipe& start, const TuneRequest& request);
 
 /// tune.json's text (format openrecipes-tune, format_version 1; docs/tune.md).
 std::string tune_json(const registry::Recipe& start, const TuneRequest& request, const TuneResult& result);
