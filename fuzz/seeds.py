@@ -43,6 +43,7 @@ def main():
     add_files("versions", "recipes/**/evidence/env.txt", registry)
     add_files("versions", "recipes/**/evidence/versions.txt", registry)
     add_files("component_output", "recipes/**/evidence/component-tests/*.json", registry)
+    add_files("tune_search", "recipes/**/evidence/search.json", registry)
     add_files("scheduler_times", "recipes/**/evidence/times.txt", registry)
     add_files("scheduler_times", "recipes/**/evidence/scontrol.txt", registry)
     for path in sorted(glob.glob(os.path.join(registry, "recipes/**/recipe.yaml"), recursive=True)):

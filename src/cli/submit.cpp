@@ -1,5 +1,5 @@
 // `openrecipes submit <run-dir> --reference <recipe> --author <handle> [--registry R] [--name NAME]
-// [--component-tests DIR ...]`: a run that
+// [--component-tests DIR ...] [--search TUNE_DIR]`: a run that
 // `openrecipes run` captured becomes a recipe of the registry, checked by every stage of `build` (SPEC §5).
 #include <fmt/format.h>
 
@@ -66,6 +66,9 @@ const bool registered_submit = register_command(
        app.add_option("--component-tests", q->component_tests,
                       "DIR that openrecipes component-test wrote: its raw outputs become the recipe's component-test "
                       "evidence (one per same-math swap; repeatable)");
+       app.add_option("--search", q->search,
+                      "TUNE_DIR that openrecipes tune wrote, when the run is its winner: its tune.json becomes the "
+                      "recipe's evidence/search.json, shown on its page");
        app.add_option("--name", q->name, "the new recipe's folder name (default <recipe>-<author>-<log hash>)");
        app.footer(
            "Exit codes: 0 the recipe is verified; 1 it was written but is not verified (each reason printed); 2 bad "

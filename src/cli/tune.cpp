@@ -2,6 +2,7 @@
 // -o TUNE_DIR` (issue 29): the fastest structural variant of a recipe by short measured trials (run/tune.h).
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 
@@ -22,6 +23,7 @@ struct TuneOptions {
   std::string tune_dir;
   bool dry_run = false;
   std::vector<std::string> sbatch_args;
+  bool no_gres = false;
 };
 
 int tune(TuneOptions& o) {
@@ -37,8 +39,10 @@ int tune(TuneOptions& o) {
         format_double(q.budget_minutes));
     for (std::size_t i = 0; i < cands.size(); ++i) {
       const auto& c = cands[i];
-      std::cout << fmt::format("  {:>3}  {:<44} predicted peak {:>9.0f} MiB{}\n", i + 1, terminal_safe(c.knobs, false),
-                               c.memory.peak_mib, c.fits ? "" : " (does not fit)");
+      // The change from the start last, whole (as tune's table): it is what tells two candidates apart.
+      std::cout << fmt::format("  {:>3}  predicted peak {:>9} MiB{}  {}\n", i + 1,
+                               with_thousands(static_cast<std::int64_t>(std::llround(c.memory.peak_mib))),
+                               c.fits ? "" : " (does not fit)", terminal_safe(c.knobs, false));
       for (const auto& ch : c.changes) std::cout << "         " << terminal_safe(ch, false) << "\n";
     }
     return 0;
@@ -50,6 +54,7 @@ int tune(TuneOptions& o) {
   q.data_dir = data_dir();
   q.execute.slurm.self = self_exe();
   q.execute.slurm.sbatch_args = o.sbatch_args;
+  q.execute.slurm.gres = !o.no_gres;
   const auto r = run::tune(recipe, q);
   std::cout << "\n" << run::tune_table(recipe, q, r);
   if (!r.best) return static_cast<int>(ExitCode::check_failed);
@@ -73,6 +78,8 @@ const bool registered_tune = register_command(
        app.add_flag("--dry-run", o->dry_run, "list the candidates in the order they would be tried, and stop");
        app.add_option("-o,--tune-dir", o->tune_dir, "TUNE_DIR, a new folder for the search");
        app.add_option("--sbatch-arg", o->sbatch_args, "an extra sbatch option for every trial (Slurm)");
+       app.add_flag("--no-gres", o->no_gres,
+                    "Slurm: do not ask for GPUs with --gpus-per-node (no GRES on the cluster)");
        app.footer(
            "Exit codes: 0 a winner ran its full length (or the start stayed fastest); 1 nothing was measured or the "
            "winner's run failed; 2 bad input (nothing was run). TUNE_DIR/tune.txt and tune.json hold every trial.");

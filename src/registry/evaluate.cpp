@@ -32,6 +32,7 @@
 #include "evidence/megatron_args.h"
 #include "evidence/scheduler_times.h"
 #include "evidence/step_log.h"
+#include "evidence/tune_search.h"
 #include "evidence/versions.h"
 #include "layout/command.h"
 #include "layout/model_rules.h"
@@ -456,6 +457,46 @@ void check_evidence_consistency(const Recipe& r, const Loaded& ev, RecipeResult&
                             : ev.args_fix);
 }
 
+// A recipe's search (evidence.search: the tune.json of the `openrecipes tune` that found it) must be the search that
+// found this recipe: started from its reference, won by a candidate with its command, whose winning run scored what
+// this build measures for it. Kept in `out.search` for the page when it holds.
+void check_search(const Recipe& r, RecipeResult& out) {
+  if (!r.search) return;
+  const std::string where = r.search->path.string();
+  const char* fix = "keep the tune.json of the search that found this run (openrecipes submit --search TUNE_DIR)";
+  evidence::TuneSearch s;
+  try {
+    s = evidence::parse_tune_search(read_file(r.search->path), where);
+  } catch (const InputError& e) {
+    add(out, "search", "search.unreadable", e.where() + ": " + e.problem(), e.fix());
+    return;
+  }
+  const std::size_t before = out.reasons.size();
+  if (!r.reference || s.recipe != *r.reference)
+    add(out, "search", "search.start",
+        fmt::format("{} is a search from {}, and the recipe's reference is {}", where, quote_for_message(s.recipe),
+                    r.reference ? *r.reference : std::string("none")),
+        "a tuned recipe's reference is the recipe its search started from (submit --reference)");
+  const evidence::SearchCandidate* winner = s.winner ? s.find_candidate(s.winner->candidate) : nullptr;
+  if (!winner || winner->start)
+    add(out, "search", "search.winner", where + " hands back no variant of its start (no winner, or the start won)",
+        fix);
+  else if (trim(winner->command) != trim(r.command))
+    add(out, "search", "search.command",
+        fmt::format("the recipe's command is not that of the winner {} in {}", quote_for_message(winner->name), where),
+        fix);
+  else if (out.throughput &&
+           (!s.winner->tokens_per_s_per_gpu ||
+            std::abs(*s.winner->tokens_per_s_per_gpu / out.throughput->tokens_per_s_per_gpu - 1) > 1e-6))
+    add(out, "search", "search.score",
+        fmt::format("{} says its winner's run scored {}, and the recipe's evidence scores {:.1f} tokens/s/GPU", where,
+                    s.winner->tokens_per_s_per_gpu ? fmt::format("{:.1f}", *s.winner->tokens_per_s_per_gpu)
+                                                   : std::string("nothing"),
+                    out.throughput->tokens_per_s_per_gpu),
+        "submit the winner's own run with its search");
+  if (out.reasons.size() == before) out.search = std::move(s);
+}
+
 // SPEC §4.2: each component-test record with its raw output read and checked against the recipe, its model, its
 // stack and the two runs' argument dumps; a record the evidence does not back carries why (evidence_problem).
 std::vector<checks::ComponentTest> judged_component_tests(const Context& c, const Recipe& r, const Loaded& ev,
@@ -635,6 +676,7 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
     out.rows_status = rows.status;  // SPEC §1, §5
     if (rows.problem) add(out, "rows", "rows.reference-build", *rows.problem, rows.fix.value_or(""));
     run_checks(c, r, ev, out);  // SPEC §4
+    check_search(r, out);       // issue 29
     add_all(out, "claims", "claims.checks",
             checks::check_claim_problems({r.claims.configuration, r.claims.convergence, r.claims.correlation,
                                           r.claims.final_loss_rel_diff, r.claims.pointwise_failures},

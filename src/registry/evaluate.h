@@ -12,6 +12,7 @@
 #include "checks/convergence.h"
 #include "checks/stack.h"
 #include "core/reason.h"
+#include "evidence/tune_search.h"
 #include "layout/memory.h"
 #include "measure/throughput.h"
 #include "registry/registry.h"
@@ -93,7 +94,8 @@ struct RecipeResult {
   std::vector<SeriesPoint> run_series;
   std::optional<measure::Window> window;
   std::optional<ArmCurve> arm, reference_arm;
-  std::optional<MemoryPrediction> memory;  ///< nullopt when the evidence gives no shape to predict from
+  std::optional<MemoryPrediction> memory;      ///< nullopt when the evidence gives no shape to predict from
+  std::optional<evidence::TuneSearch> search;  ///< the search that found it (evidence.search), when it checks out
 };
 
 /// Evaluates every recipe of `reg` (sorted by id). `checkpoints` maps a model id to a checkpoint (folder, index
@@ -111,7 +113,9 @@ struct RecipeResult {
 /// - a GPU type other than the device the evidence names, no device named, or a GPU count other than the dump's
 ///   world size (checks/device.h);
 /// - no argument dump: without one a recipe can neither be checked against its reference nor serve as one;
-/// - a patch whose file does not have the sha256 the recipe records, or a file in patches/ it does not list.
+/// - a patch whose file does not have the sha256 the recipe records, or a file in patches/ it does not list;
+/// - a search record (evidence.search) that does not read, did not start from the recipe's reference, or whose
+///   winner has another command or scored other than the recipe's evidence does.
 std::vector<RecipeResult> evaluate_registry(const Registry& reg,
                                             const std::map<std::string, std::filesystem::path>& checkpoints = {});
 

@@ -188,10 +188,11 @@ void read_run_length(const YamlField& y, Recipe& r) {
   }
 }
 
-// evidence: the step log, argument dump, versions, scheduler times and convergence arm, each inside the folder.
+// evidence: the step log, argument dump, versions, scheduler times, convergence arm, launched command and the search
+// that found it, each inside the folder.
 void read_evidence(const YamlField& y, const fs::path& dir, Recipe& r) {
   auto ev = y.require("evidence");
-  ev.reject_unknown_keys({"log", "arguments", "versions", "times", "convergence_arm", "launch"});
+  ev.reject_unknown_keys({"log", "arguments", "versions", "times", "convergence_arm", "launch", "search"});
   r.log = evidence_file(ev.require("log"), dir, evidence::step_log_formats(), false);
   if (ev["arguments"].defined()) r.arguments = evidence_file(ev["arguments"], dir, {"megatron-args"}, false);
   if (ev["versions"].defined()) r.versions = evidence_file(ev["versions"], dir, {"versions"}, false);
@@ -199,6 +200,7 @@ void read_evidence(const YamlField& y, const fs::path& dir, Recipe& r) {
   if (ev["convergence_arm"].defined())
     r.convergence_arm = evidence_file(ev["convergence_arm"], dir, evidence::step_log_formats(), false);
   if (ev["launch"].defined()) r.launch = evidence_file(ev["launch"], dir, {"launch"}, false);
+  if (ev["search"].defined()) r.search = evidence_file(ev["search"], dir, {"openrecipes-tune"}, false);
 }
 
 // layout: the parallel sizes, checked against the GPU count and the global batch (layout::violations).
@@ -500,6 +502,7 @@ std::string recipe_yaml(const Recipe& r, const std::string& comment) {
   if (r.times) y += evidence_entry("times", *r.times);
   if (r.convergence_arm) y += evidence_entry("convergence_arm", *r.convergence_arm);
   if (r.launch) y += evidence_entry("launch", *r.launch);
+  if (r.search) y += evidence_entry("search", *r.search);
   y += command_field(r.command);
   const auto& l = r.layout;
   y += fmt::format("layout: {{tp: {}, pp: {}, cp: {}, ep: {}, etp: {}, dp: {}, micro_batch: {}", l.tp, l.pp, l.cp, l.ep,

@@ -88,6 +88,7 @@ struct Recipe {
   EvidenceFile log;
   std::optional<EvidenceFile> arguments, versions, times, convergence_arm;
   std::optional<EvidenceFile> launch;  ///< the command as the run started it, rendered (evidence/launch.json)
+  std::optional<EvidenceFile> search;  ///< how it was found: `openrecipes tune`'s tune.json (evidence/search.json)
   std::string command;
   Layout layout;
   Stack stack;

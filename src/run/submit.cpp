@@ -20,6 +20,7 @@
 #include "evidence/megatron_args.h"
 #include "evidence/scheduler_times.h"
 #include "evidence/step_log.h"
+#include "evidence/tune_search.h"
 #include "evidence/versions.h"
 #include "registry/recipe.h"
 #include "registry/registry.h"
@@ -247,6 +248,38 @@ std::map<std::string, std::pair<fs::path, checks::ComponentOutput>> component_ou
   return out;
 }
 
+// The search whose winner the run is (`submit --search TUNE_DIR`): its tune.json, read as build reads it, must have
+// started from the reference and won with the run's own recipe (the candidate's draft in TUNE_DIR) in this run.
+std::string search_record(const fs::path& tune_dir, const fs::path& run_dir, const RunPlan& p,
+                          const std::string& reference) {
+  const fs::path file = tune_dir / "tune.json";
+  const std::string where = "--search " + tune_dir.string();
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec))
+    throw InputError(where, "no tune.json in the folder", "give the TUNE_DIR openrecipes tune wrote (-o TUNE_DIR)");
+  std::string text = read_file(file, std::size_t{16} << 20);
+  const auto s = evidence::parse_tune_search(text, file.string());
+  if (s.recipe != reference)
+    throw InputError(
+        file.string(),
+        fmt::format("the search started from {}, not from the reference {}", quote_for_message(s.recipe), reference),
+        "give --reference the recipe the search started from");
+  if (!s.winner || s.winner->start || s.winner->run_dir.empty())
+    throw InputError(file.string(), "the search hands back no run of a variant (no winner, or the start won)",
+                     "submit a run of a search that found a faster variant");
+  auto same = [&](const fs::path& a, const fs::path& b) {
+    std::error_code e1, e2;
+    return fs::equivalent(a, b, e1) && !e1 && !e2;
+  };
+  const fs::path draft = tune_dir / "recipes" / p.model / p.gpu / s.winner->candidate;
+  if (!same(tune_dir / s.winner->run_dir, run_dir) || !same(p.recipe_dir, draft))
+    throw InputError(where,
+                     fmt::format("the run is not the search's winner ({}, a run of {})",
+                                 (tune_dir / s.winner->run_dir).string(), s.winner->candidate),
+                     "submit the winner's run the search left (TUNE_DIR/" + s.winner->run_dir + ")");
+  return text;
+}
+
 }  // namespace
 
 SubmitResult submit_run(const SubmitRequest& req) {
@@ -312,6 +345,10 @@ SubmitResult submit_run(const SubmitRequest& req) {
                        "keep the run's output smaller (a log of --log-interval 1 is far below it)");
 
   const auto component = component_outputs(req.component_tests, source.id);
+  if (!req.search.empty() && is_root)
+    throw InputError("--search " + req.search.string(), "a search's winner is tuned from the search's start",
+                     "give --reference the recipe the search started from");
+  const std::string search = req.search.empty() ? "" : search_record(req.search, run_dir, p, reference.id);
   const auto versions = evidence::parse_versions(read_file(run_dir / rec.versions.path), rec.versions.path);
   require_pinned_commit(source, versions, rec.versions.path);
   const auto args = evidence::find_megatron_args(read_file(run_dir / rec.arguments.path), rec.arguments.path);
@@ -335,6 +372,8 @@ SubmitResult submit_run(const SubmitRequest& req) {
   out.times = registry::EvidenceFile{{}, times_name, rec.times.format, rec.times.key};
   out.convergence_arm.reset();
   out.launch = registry::EvidenceFile{{}, "evidence/launch.json", "launch", ""};
+  out.search.reset();
+  if (!search.empty()) out.search = registry::EvidenceFile{{}, "evidence/search.json", "openrecipes-tune", ""};
   out.command = planned.command;
   out.layout = planned.layout;
   out.stack = probed_stack(source, p, rec, versions, args);
@@ -346,9 +385,10 @@ SubmitResult submit_run(const SubmitRequest& req) {
                                                    "evidence/component-tests/" + test + ".json"));
   const std::string comment = fmt::format(
       "Submitted by openrecipes submit from a run of {} ({} launcher{}); every claim below was\n"
-      "computed from evidence/ by the build's own evaluation.",
+      "computed from evidence/ by the build's own evaluation.{}",
       source.id, p.launcher == "slurm" ? "slurm" : "local",
-      rec.times.format == "launcher" ? "" : ", Slurm job " + rec.times.key);
+      rec.times.format == "launcher" ? "" : ", Slurm job " + rec.times.key,
+      search.empty() ? "" : "\nFound by openrecipes tune from " + reference.id + " (evidence/search.json).");
 
   // Written into a temp folder beside the target, then renamed: the registry never holds half a recipe.
   const fs::path parent = target.parent_path();
@@ -367,6 +407,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
   fs::create_directories(temp / "evidence");
   for (const auto& [from, to] : copies) fs::copy_file(run_dir / from, temp / to);
   write_file_atomic(temp / "evidence/launch.json", evidence::launch_json(p.env, p.argv));
+  if (!search.empty()) write_file_atomic(temp / "evidence/search.json", search);
   if (!component.empty()) fs::create_directories(temp / "evidence/component-tests");
   for (const auto& [test, file_raw] : component)
     fs::copy_file(file_raw.first, temp / "evidence/component-tests" / (test + ".json"));

@@ -20,6 +20,9 @@ struct SubmitRequest {
   /// Folders `openrecipes component-test` wrote (-o DIR): each raw output <test>.json in them becomes the recipe's
   /// evidence/component-tests/<test>.json and a component-test record computed from it.
   std::vector<std::filesystem::path> component_tests;
+  /// The TUNE_DIR of the `openrecipes tune` whose winner the run is ("" : none): its tune.json becomes the recipe's
+  /// evidence/search.json, which the recipe's page shows.
+  std::filesystem::path search;
 };
 
 struct SubmitResult {
@@ -34,8 +37,9 @@ struct SubmitResult {
 /// that does not load or is of another model or GPU type, a recipe the run came from that changed since the run, an
 /// author that is not a GitHub handle, a name that is not a recipe id, a model the registry lacks, a recipe folder
 /// that already exists, and a component-test folder with no raw output, a raw output that does not read, was run for
-/// another recipe, or repeats a test another folder holds. The folder is written whole or not at all (a temp folder
-/// renamed into place).
+/// another recipe, or repeats a test another folder holds, and a --search folder whose tune.json does not read, did
+/// not start from the reference, or whose winner's run is not the run submitted. The folder is written whole or not at
+/// all (a temp folder renamed into place).
 SubmitResult submit_run(const SubmitRequest& request);
 
 }  // namespace openrecipes::run

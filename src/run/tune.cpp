@@ -685,8 +685,8 @@ std::string tune_table(const registry::Recipe& start, const TuneRequest& q, cons
       else if (!r.winner_run_dir.empty())
         out += fmt::format("  its {}-step run {}: {}\n", start.steps_per_run, r.winner_status, r.winner_run_dir);
       if (r.winner_status == "completed")
-        out += fmt::format("  next: openrecipes submit {} --reference {} --author <handle>\n", r.winner_run_dir,
-                           start.dir.string());
+        out += fmt::format("  next: openrecipes submit {} --reference {} --search {} --author <handle>\n",
+                           r.winner_run_dir, start.dir.string(), q.tune_dir.string());
     }
   }
   return out;

@@ -152,6 +152,48 @@ nlohmann::json memory_json(const registry::RecipeResult& r) {
   return j;
 }
 
+// The search that found the recipe (evidence.search, as the build checked it): every trial of `openrecipes tune`, in
+// the order run; null when the recipe has none (or it did not check out: the reasons say why).
+nlohmann::json search_json(const registry::RecipeResult& r) {
+  if (!r.search || !r.entry || !r.entry->recipe || !r.entry->recipe->search) return nullptr;
+  const auto& s = *r.search;
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  nlohmann::json trials = nlohmann::json::array();
+  for (const auto& t : s.trials)
+    trials.push_back(
+        {{"trial", t.trial},
+         {"candidate", t.candidate},
+         {"knobs", t.knobs},
+         {"outcome", t.outcome},
+         {"reason", t.reason},
+         {"planner", t.planner},
+         {"predicted_peak_mib", t.predicted_peak_mib},
+         {"planner_fits", t.planner_fits},
+         {"measured_peak_mib", opt(t.measured_peak_mib)},
+         {"steps_measured", t.steps_measured},
+         {"tokens_per_s_per_gpu", opt(t.tokens_per_s_per_gpu)},
+         {"tokens_per_s_per_gpu_interval",
+          t.score_low ? nlohmann::json::array({*t.score_low, opt(t.score_high)}) : nlohmann::json(nullptr)},
+         {"wall_s", t.wall_s},
+         {"best", t.best},
+         {"within_noise_of_best", t.within_noise_of_best}});
+  return {{"file", r.entry->recipe->search->relative},
+          {"started_from", s.recipe},
+          {"gpus", s.gpus},
+          {"nodes", s.nodes},
+          {"launcher", s.launcher},
+          {"budget_minutes", s.budget_minutes},
+          {"warmup_steps", s.warmup_steps},
+          {"trial_steps", s.trial_steps},
+          {"interval_method", s.interval_method},
+          {"candidates", s.candidates.size()},
+          {"trials", trials},
+          {"stopped", s.stopped},
+          {"elapsed_s", s.elapsed_s},
+          {"winner", s.winner ? nlohmann::json{{"trial", s.winner->trial}, {"candidate", s.winner->candidate}}
+                              : nlohmann::json(nullptr)}};
+}
+
 nlohmann::json result_json(const registry::RecipeResult& r, const std::map<std::string, registry::ModelInfo>& models) {
   nlohmann::json j;
   j["id"] = r.id;
@@ -170,6 +212,7 @@ nlohmann::json result_json(const registry::RecipeResult& r, const std::map<std::
   j["command"] = rec.command;
   j["reproduce"] = reproduce_json(rec, models);
   j["memory"] = memory_json(r);
+  j["search"] = search_json(r);
   j["layout"] = {{"tp", rec.layout.tp},
                  {"pp", rec.layout.pp},
                  {"cp", rec.layout.cp},
@@ -219,6 +262,7 @@ nlohmann::json result_json(const registry::RecipeResult& r, const std::map<std::
   add_evidence("times", rec.times);
   add_evidence("convergence_arm", rec.convergence_arm);
   add_evidence("launch", rec.launch);
+  add_evidence("search", rec.search);
   j["evidence"] = evidence;
   nlohmann::json patches = nlohmann::json::array();
   for (const auto& p : rec.patches) patches.push_back({{"file", p.relative}, {"sha256", p.sha256}});

@@ -686,6 +686,52 @@ json recipe_view(const json& pair, const json& e) {
     }
     v["memory"] = mv;
   }
+  // How it was found: the search `openrecipes tune` ran (evidence/search.json), every trial in the order run.
+  v["search"] = false;
+  if (e.contains("search") && e["search"].is_object()) {
+    const json& s = e["search"];
+    json trials = json::array();
+    for (const auto& t : s["trials"]) {
+      std::string score = "–";
+      if (t["tokens_per_s_per_gpu"].is_number()) {
+        const double x = t["tokens_per_s_per_gpu"].get<double>();
+        const double low = t["tokens_per_s_per_gpu_interval"][0].get<double>();
+        score = format_tokens_per_s(x) + " " + format_plus_minus(low > 0 ? x / low - 1 : INFINITY);
+      }
+      std::string outcome = t["outcome"].get<std::string>();
+      if (t["best"].get<bool>()) outcome += " · best";
+      if (t["within_noise_of_best"].get<bool>()) outcome += " · within noise of the best";
+      trials.push_back(
+          {{"trial", std::to_string(t["trial"].get<std::int64_t>())},
+           {"knobs", t["knobs"]},
+           {"candidate", t["candidate"]},
+           {"predicted",
+            integer(t["predicted_peak_mib"].get<double>()) + (t["planner_fits"].get<bool>() ? "" : " (no fit)")},
+           {"measured",
+            t["measured_peak_mib"].is_number() ? json(integer(t["measured_peak_mib"].get<double>())) : json("–")},
+           {"score", score},
+           {"wall_s", fmt::format("{:.0f}", t["wall_s"].get<double>())},
+           {"outcome", outcome},
+           {"best", t["best"]},
+           {"reason", t["reason"].get<std::string>().empty() ? json(false) : t["reason"]}});
+    }
+    const std::string file = s["file"].get<std::string>();
+    const std::string at = evidence_site_path(id, file);
+    v["search"] = {{"started_from", s["started_from"]},
+                   {"gpus", std::to_string(s["gpus"].get<std::int64_t>())},
+                   {"launcher", s["launcher"]},
+                   {"candidates", std::to_string(s["candidates"].get<std::size_t>())},
+                   {"trial_count", std::to_string(s["trials"].size())},
+                   {"warmup_steps", std::to_string(s["warmup_steps"].get<std::int64_t>())},
+                   {"trial_steps", std::to_string(s["trial_steps"].get<std::int64_t>())},
+                   {"budget", format_double(s["budget_minutes"].get<double>())},
+                   {"elapsed", fmt::format("{:.1f}", s["elapsed_s"].get<double>() / 60)},
+                   {"stopped", s["stopped"]},
+                   {"interval_method", s["interval_method"]},
+                   {"file", file},
+                   {"href", at.empty() ? json(nullptr) : json(root + url_path(at))},
+                   {"trials", trials}};
+  }
   json stack = json::array();
   for (const auto& s : e["stack"]["versions"])
     stack.push_back({{"component", s["component"]},

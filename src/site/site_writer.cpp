@@ -208,7 +208,7 @@ std::map<std::string, fs::path> evidence_copies(const json& board, const registr
       const registry::Recipe& r = *it->second;
       add(r.id, "recipe.yaml", r.file);  // the Reproduce box links it
       add(r.id, r.log.relative, r.log.path);
-      for (const auto* f : {&r.arguments, &r.versions, &r.times, &r.convergence_arm, &r.launch})
+      for (const auto* f : {&r.arguments, &r.versions, &r.times, &r.convergence_arm, &r.launch, &r.search})
         if (*f) add(r.id, (*f)->relative, (*f)->path);
       for (const auto& patch : r.patches) add(r.id, patch.relative, patch.path);
       for (const auto& t : r.component_tests)

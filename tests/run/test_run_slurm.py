@@ -105,6 +105,39 @@ class SlurmRun(unittest.TestCase):
         span = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
         self.assertIn(f"gpu_hours: {span / 3600:.6g}\n", recipe)
 
+    def test_tune_runs_its_trials_as_jobs_and_its_winner_submits_with_its_search(self):
+        # The stand-in models step time (ms) and peak (MiB) by micro-batch; tune tries the start (2) and the planner's
+        # next two (8, then 4): micro-batch 4 is the fastest of them.
+        step_ms = {2: 2800, 4: 1500, 8: 1900, 16: 1900, 32: 1900}
+        env = self.env_for(self.one, OPENRECIPES_STANDIN_STEP_MS=",".join(f"{k}:{v}" for k, v in step_ms.items()),
+                           OPENRECIPES_STANDIN_PEAK_MIB="2:25000,4:35000,8:55000,16:95000,32:100000",
+                           OPENRECIPES_STANDIN_MEMORY_MIB="143771")
+        tune_dir = os.path.join(self.s.root, "tune")
+        rc, out, err = self.s.run("tune", self.s.recipe("mbs2"), "--gpus", "1", "--launcher", "slurm", "--no-gres",
+                                  "--max-trials", "3", "--var", "MEGATRON_LM=" + self.s.megatron, "-o", tune_dir,
+                                  env=env)
+        self.assertEqual(rc, 0, out + err)
+        import json
+        with open(os.path.join(tune_dir, "tune.json"), encoding="utf-8") as f:
+            j = json.load(f)
+        mbs = {c["name"]: c["micro_batch"] for c in j["candidates"]}
+        self.assertEqual([mbs[t["candidate"]] for t in j["trials"]], [2, 8, 4])
+        self.assertEqual(j["stopped"], "--max-trials")
+        best = [t for t in j["trials"] if t["best"]]
+        self.assertEqual([mbs[t["candidate"]] for t in best], [4])
+        # Every trial and the winner's run are Slurm jobs: the scheduler's own times are their evidence.
+        for d in [t["run_dir"] for t in j["trials"] if t["outcome"] == "measured"] + ["winner"]:
+            record = runkit.read_run(os.path.join(tune_dir, d))
+            self.assertEqual(record["evidence"]["times"]["format"], "scontrol", d)
+            self.assertRegex(record["job_id"], r"^\d+$")
+        winner = os.path.join(tune_dir, "winner")
+        rc, out, err = self.s.run("submit", winner, "--reference", self.s.recipe("mbs2"), "--search", tune_dir,
+                                  "--author", "alice", "--registry", self.s.registry, "--name", "mbs2-tuned-slurm")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("verified: it ranks in its pair", out)
+        self.assertIn("search: {path: evidence/search.json, format: openrecipes-tune}",
+                      runkit.read(self.s.recipe("mbs2-tuned-slurm", "recipe.yaml")))
+
     def test_two_nodes_one_task_each_with_the_head_address_passed(self):
         run_dir = os.path.join(self.s.root, "run2")
         rc, out, err = self.run_slurm(self.two, run_dir, "--gpus", "2", "--nodes", "2")

@@ -1,0 +1,172 @@
+// tune.json read back as a recipe's search record (evidence/tune_search.h).
+#include "evidence/tune_search.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/json_limits.h"
+
+namespace openrecipes::evidence {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr std::size_t kMaxSearchString = 64 * 1024;
+
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  [[nodiscard]] InputError bad(const std::string& what) const {
+    return InputError(file_, what,
+                      "keep the tune.json openrecipes tune wrote, unedited (submit --search TUNE_DIR copies it)");
+  }
+  const json& field(const json& o, const char* key, const std::string& where) const {
+    if (!o.is_object()) throw bad(where + " is not an object");
+    auto it = o.find(key);
+    if (it == o.end()) throw bad(fmt::format("{} has no field '{}'", where, key));
+    return *it;
+  }
+  std::string text(const json& o, const char* key, const std::string& where) const {
+    const json& v = field(o, key, where);
+    if (!v.is_string()) throw bad(fmt::format("{}.{} is not a string", where, key));
+    auto s = v.get<std::string>();
+    if (s.size() > kMaxSearchString) throw bad(fmt::format("{}.{} is longer than 64 KiB", where, key));
+    return s;
+  }
+  bool flag(const json& o, const char* key, const std::string& where) const {
+    const json& v = field(o, key, where);
+    if (!v.is_boolean()) throw bad(fmt::format("{}.{} is not true or false", where, key));
+    return v.get<bool>();
+  }
+  // A finite number >= 0 (null allowed when `nullable`).
+  std::optional<double> number_at(const json& v, const std::string& where, bool nullable) const {
+    if (nullable && v.is_null()) return std::nullopt;
+    if (!v.is_number()) throw bad(where + (nullable ? " is not a number or null" : " is not a number"));
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x < 0) throw bad(where + " is negative or not finite");
+    return x;
+  }
+  double number(const json& o, const char* key, const std::string& where) const {
+    return *number_at(field(o, key, where), where + "." + key, false);
+  }
+  std::optional<double> maybe(const json& o, const char* key, const std::string& where) const {
+    return number_at(field(o, key, where), where + "." + key, true);
+  }
+  std::int64_t count(const json& o, const char* key, const std::string& where) const {
+    const json& v = field(o, key, where);
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+      throw bad(fmt::format("{}.{} is not a whole number >= 0", where, key));
+    return v.get<std::int64_t>();
+  }
+  const json& list(const json& o, const char* key, const std::string& where) const {
+    const json& v = field(o, key, where);
+    if (!v.is_array()) throw bad(fmt::format("{}.{} is not a list", where, key));
+    if (v.size() > kMaxSearchTrials)
+      throw bad(fmt::format("{}.{} has more than {} entries", where, key, kMaxSearchTrials));
+    return v;
+  }
+
+ private:
+  std::string file_;
+};
+
+}  // namespace
+
+const SearchCandidate* TuneSearch::find_candidate(const std::string& name) const {
+  for (const auto& c : candidates)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+TuneSearch parse_tune_search(std::string_view text, const std::string& file) {
+  const Reader r(file);
+  const json j = parse_json_strict(text, file, "keep the tune.json openrecipes tune wrote");
+  if (!j.is_object()) throw r.bad("not a JSON object");
+  if (r.text(j, "format", "the record") != "openrecipes-tune") throw r.bad("format is not openrecipes-tune");
+  if (r.count(j, "format_version", "the record") != 1) throw r.bad("format_version is not 1");
+  TuneSearch s;
+  s.file = file;
+  s.recipe = r.text(j, "recipe", "the record");
+  s.gpus = r.count(j, "gpus", "the record");
+  s.nodes = r.count(j, "nodes", "the record");
+  s.launcher = r.text(j, "launcher", "the record");
+  s.budget_minutes = r.number(j, "budget_minutes", "the record");
+  s.warmup_steps = r.count(j, "warmup_steps", "the record");
+  s.trial_steps = r.count(j, "trial_steps", "the record");
+  s.interval_method = r.text(j, "interval_method", "the record");
+  s.stopped = r.text(j, "stopped", "the record");
+  s.elapsed_s = r.number(j, "elapsed_s", "the record");
+  if (s.gpus < 1 || s.nodes < 1) throw r.bad("gpus and nodes must be at least 1");
+
+  std::set<std::string> names;
+  for (const auto& c : r.list(j, "candidates", "the record")) {
+    const std::string where = fmt::format("candidates[{}]", s.candidates.size());
+    SearchCandidate x{r.text(c, "name", where), r.text(c, "knobs", where), r.flag(c, "start", where),
+                      r.text(c, "command", where)};
+    if (!names.insert(x.name).second) throw r.bad("the candidate " + x.name + " appears twice");
+    s.candidates.push_back(std::move(x));
+  }
+  static const std::set<std::string, std::less<>> outcomes = {"measured", "cut: slower", "cut: budget", "oom",
+                                                              "crashed",  "refused",     "interrupted"};
+  for (const auto& t : r.list(j, "trials", "the record")) {
+    const std::string where = fmt::format("trials[{}]", s.trials.size());
+    SearchTrial x;
+    x.trial = r.count(t, "trial", where);
+    if (x.trial != static_cast<std::int64_t>(s.trials.size()) + 1)
+      throw r.bad(fmt::format("{} is numbered {}, not {}", where, x.trial, s.trials.size() + 1));
+    x.candidate = r.text(t, "candidate", where);
+    if (!names.count(x.candidate)) throw r.bad(where + " names a candidate the record does not list");
+    x.knobs = r.text(t, "knobs", where);
+    x.outcome = r.text(t, "outcome", where);
+    if (!outcomes.count(x.outcome))
+      throw r.bad(fmt::format("{}.outcome '{}' is not one tune writes", where, x.outcome));
+    x.reason = r.text(t, "reason", where);
+    x.planner = r.text(t, "planner", where);
+    x.predicted_peak_mib = r.number(t, "predicted_peak_mib", where);
+    x.planner_fits = r.flag(t, "planner_fits", where);
+    x.measured_peak_mib = r.maybe(t, "measured_peak_mib", where);
+    x.steps_measured = r.count(t, "steps_measured", where);
+    x.tokens_per_s_per_gpu = r.maybe(t, "tokens_per_s_per_gpu", where);
+    const json& in = r.field(t, "tokens_per_s_per_gpu_interval", where);
+    if (!in.is_null()) {
+      if (!in.is_array() || in.size() != 2) throw r.bad(where + ".tokens_per_s_per_gpu_interval is not [low, high]");
+      x.score_low = r.number_at(in[0], where + ".tokens_per_s_per_gpu_interval[0]", false);
+      x.score_high = r.number_at(in[1], where + ".tokens_per_s_per_gpu_interval[1]", true);
+    }
+    if (x.tokens_per_s_per_gpu.has_value() != x.score_low.has_value())
+      throw r.bad(where + " has a score without its interval, or an interval without a score");
+    x.wall_s = r.number(t, "wall_s", where);
+    x.best = r.flag(t, "best", where);
+    x.within_noise_of_best = r.flag(t, "within_noise_of_best", where);
+    s.trials.push_back(std::move(x));
+  }
+  const json& w = r.field(j, "winner", "the record");
+  if (!w.is_null()) {
+    TuneSearch::Winner x;
+    x.trial = r.count(w, "trial", "winner");
+    x.candidate = r.text(w, "candidate", "winner");
+    x.start = r.flag(w, "start", "winner");
+    x.tokens_per_s_per_gpu = r.maybe(w, "tokens_per_s_per_gpu", "winner");
+    if (const json& d = r.field(w, "run_dir", "winner"); d.is_string())
+      x.run_dir = r.text(w, "run_dir", "winner");
+    else if (!d.is_null())
+      throw r.bad("winner.run_dir is not a string or null");
+    if (x.trial < 1 || x.trial > static_cast<std::int64_t>(s.trials.size()) ||
+        s.trials[static_cast<std::size_t>(x.trial - 1)].candidate != x.candidate)
+      throw r.bad("the winner is not one of the record's trials");
+    s.winner = std::move(x);
+  }
+  for (const auto& t : s.trials)
+    if (t.best != (s.winner && s.winner->trial == t.trial))
+      throw r.bad(fmt::format("trial {}'s best mark disagrees with the winner (trial {})", t.trial,
+                              s.winner ? std::to_string(s.winner->trial) : std::string("none")));
+  return s;
+}
+
+}  // namespace openrecipes::evidence

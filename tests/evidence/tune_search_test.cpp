@@ -1,0 +1,149 @@
+// Tests for src/evidence/tune_search: tune.json read back as a recipe's search record (issue 29).
+#include "evidence/tune_search.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace openrecipes::evidence {
+namespace {
+
+using json = nlohmann::json;
+
+// A two-candidate search as tune writes it: the start measured, the variant measured and best, the winner's run.
+json record() {
+  auto trial = [](int n, const char* name, double score, double low, bool best) {
+    return json{{"trial", n},
+                {"candidate", name},
+                {"knobs", n == 1 ? "the start" : "micro-batch 4 -> 8"},
+                {"outcome", "measured"},
+                {"reason", ""},
+                {"predicted_peak_mib", 1000.0 * n},
+                {"planner_fits", true},
+                {"measured_peak_mib", 990.5 * n},
+                {"planner", "right: fits"},
+                {"steps_measured", 10},
+                {"tokens_per_s_per_gpu", score},
+                {"tokens_per_s_per_gpu_interval", {low, nullptr}},
+                {"mean_step_time_s", 0.5},
+                {"wall_s", 40.0},
+                {"startup_s", 30.0},
+                {"best", best},
+                {"within_noise_of_best", false},
+                {"run_dir", "trials/x"}};
+  };
+  return json{{"format", "openrecipes-tune"},
+              {"format_version", 1},
+              {"recipe", "m/H200/ref"},
+              {"gpus", 1},
+              {"nodes", 1},
+              {"launcher", "local"},
+              {"budget_minutes", 8},
+              {"warmup_steps", 3},
+              {"trial_steps", 10},
+              {"memory_mib", 143771},
+              {"usable_memory_mib", 136000},
+              {"interval_method", "t"},
+              {"candidates",
+               {{{"name", "ref-start"}, {"start", true}, {"knobs", "the start"}, {"command", "torchrun a"}},
+                {{"name", "ref-mbs8"}, {"start", false}, {"knobs", "micro-batch 4 -> 8"}, {"command", "torchrun b"}}}},
+              {"trials", {trial(1, "ref-start", 100.0, 95.0, false), trial(2, "ref-mbs8", 200.0, 190.0, true)}},
+              {"stopped", "every candidate tried"},
+              {"elapsed_s", 123.5},
+              {"winner",
+               {{"trial", 2},
+                {"candidate", "ref-mbs8"},
+                {"start", false},
+                {"knobs", "micro-batch 4 -> 8"},
+                {"run_dir", "winner"},
+                {"status", "completed"},
+                {"tokens_per_s_per_gpu", 210.25}}}};
+}
+
+std::string error_of(const json& j) {
+  try {
+    parse_tune_search(j.dump(), "evidence/search.json");
+    return "parsed";
+  } catch (const InputError& e) {
+    return e.what();
+  }
+}
+
+TEST(TuneSearch, a_record_as_tune_writes_it_reads) {
+  const auto s = parse_tune_search(record().dump(2), "f");
+  EXPECT_EQ(s.file, "f");
+  EXPECT_EQ(s.recipe, "m/H200/ref");
+  EXPECT_EQ(s.gpus, 1);
+  EXPECT_EQ(s.budget_minutes, 8);
+  EXPECT_EQ(s.trial_steps, 10);
+  EXPECT_EQ(s.stopped, "every candidate tried");
+  EXPECT_EQ(s.elapsed_s, 123.5);
+  ASSERT_EQ(s.candidates.size(), 2u);
+  EXPECT_TRUE(s.candidates[0].start);
+  EXPECT_EQ(s.find_candidate("ref-mbs8")->command, "torchrun b");
+  EXPECT_EQ(s.find_candidate("nope"), nullptr);
+  ASSERT_EQ(s.trials.size(), 2u);
+  EXPECT_EQ(s.trials[1].tokens_per_s_per_gpu, 200.0);
+  EXPECT_EQ(s.trials[1].score_low, 190.0);
+  EXPECT_FALSE(s.trials[1].score_high);  // null: unbounded
+  EXPECT_EQ(s.trials[1].measured_peak_mib, 1981.0);
+  EXPECT_TRUE(s.trials[1].best);
+  ASSERT_TRUE(s.winner);
+  EXPECT_EQ(s.winner->trial, 2);
+  EXPECT_EQ(s.winner->run_dir, "winner");
+  EXPECT_EQ(s.winner->tokens_per_s_per_gpu, 210.25);
+}
+
+TEST(TuneSearch, a_search_without_a_winner_reads) {
+  auto j = record();
+  j["winner"] = nullptr;
+  j["trials"][1]["best"] = false;
+  EXPECT_FALSE(parse_tune_search(j.dump(), "f").winner);
+}
+
+TEST(TuneSearch, anything_else_is_refused_naming_the_file_and_the_field) {
+  auto expect = [](const json& j, const std::string& needle) {
+    const std::string e = error_of(j);
+    EXPECT_NE(e.find("evidence/search.json: "), std::string::npos) << e;
+    EXPECT_NE(e.find(needle), std::string::npos) << e << "\nwanted: " << needle;
+  };
+  json j = record();
+  j["format"] = "other";
+  expect(j, "format is not openrecipes-tune");
+  j = record(), j["format_version"] = 2;
+  expect(j, "format_version is not 1");
+  j = record(), j.erase("stopped");
+  expect(j, "the record has no field 'stopped'");
+  j = record(), j["trials"][0]["wall_s"] = -1;
+  expect(j, "trials[0].wall_s is negative or not finite");
+  j = record(), j["trials"][0]["outcome"] = "fast";
+  expect(j, "trials[0].outcome 'fast' is not one tune writes");
+  j = record(), j["trials"][1]["trial"] = 3;
+  expect(j, "trials[1] is numbered 3, not 2");
+  j = record(), j["trials"][1]["candidate"] = "ghost";
+  expect(j, "trials[1] names a candidate the record does not list");
+  j = record(), j["trials"][0]["tokens_per_s_per_gpu_interval"] = nullptr;
+  expect(j, "trials[0] has a score without its interval");
+  j = record(), j["trials"][0]["knobs"] = std::string(70000, 'x');
+  expect(j, "trials[0].knobs is longer than 64 KiB");
+  j = record(), j["winner"]["trial"] = 1;
+  expect(j, "the winner is not one of the record's trials");
+  j = record(), j["trials"][0]["best"] = true;
+  expect(j, "trial 1's best mark disagrees with the winner (trial 2)");
+  j = record(), j["candidates"][1]["name"] = "ref-start";
+  expect(j, "the candidate ref-start appears twice");
+  j = record(), j["gpus"] = 1.5;
+  expect(j, "gpus is not a whole number >= 0");
+  EXPECT_NE(error_of(json::array()).find("not a JSON object"), std::string::npos);
+  try {
+    parse_tune_search(R"({"format": "openrecipes-tune", "format": "openrecipes-tune"})", "f");
+    ADD_FAILURE() << "a duplicate key parsed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("twice"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace openrecipes::evidence
