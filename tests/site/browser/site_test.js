@@ -238,6 +238,19 @@ async function mainSite(browser, work) {
       const want = fs.readFileSync(path.join(source, 'registry/recipes', id, f.file));
       assert.ok(Buffer.compare(await res.body(), want) === 0, `${id}: evidence ${f.file} is not the registry's file`);
     }
+    // A tuned recipe's search: one row per trial in the board's order, the winner's row marked, the file linked.
+    const search = await page.$$eval('section#search table.search tbody tr', (trs) => trs.map((tr) => ({ cells: [...tr.cells].map((c) => c.textContent), best: tr.classList.contains('best') })));
+    if (entry.search) {
+      assert.deepStrictEqual(search.map((r) => r.cells[0]), entry.search.trials.map((t) => String(t.trial)), `${id}: the search's trials`);
+      assert.deepStrictEqual(search.map((r) => r.cells[1]), entry.search.trials.map((t) => t.knobs), `${id}: each trial's change`);
+      assert.deepStrictEqual(search.map((r) => r.best), entry.search.trials.map((t) => t.best), `${id}: the winner's row`);
+      assert.ok(search.every((r, i) => r.cells[6].startsWith(entry.search.trials[i].outcome)), `${id}: outcomes`);
+      const link = await page.$eval('section#search p a', (a) => a.getAttribute('href'));
+      assert.ok(link.endsWith(`recipes/${id}/${entry.search.file}`), `${id}: the search's link ${link}`);
+      await shoot(await page.$('section#search'), 'search.png', {});
+    } else {
+      assert.strictEqual(search.length, 0, `${id}: no search section without a search`);
+    }
     if (id === 'qwen3-0.6b/H200/mbs2') await shoot(page, 'recipe.png', { fullPage: true });
     if (id === 'qwen3-0.6b/H200/tulu3-ref') await shoot(await page.$('section#reproduce'), 'reproduce.png', {});
     await page.close();
