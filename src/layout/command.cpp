@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "core/error.h"
 #include "core/utf8.h"
@@ -439,10 +440,15 @@ void CommandEditor::set(const std::vector<std::string>& spellings, const std::st
 }
 
 // The span of word `i` with the blanks before it (a removed word leaves no double blank behind).
-static std::size_t span_start(const std::string& text, std::size_t begin) {
+// The text a removed span [begin, end) takes with it: the blanks before it, or, when those are a line's indentation,
+// the blanks after it (so the next word keeps the line's indentation).
+static std::pair<std::size_t, std::size_t> removal_span(const std::string& text, std::size_t begin, std::size_t end) {
+  auto blank = [&](std::size_t i) { return text[i] == ' ' || text[i] == '\t'; };
   std::size_t at = begin;
-  while (at > 0 && (text[at - 1] == ' ' || text[at - 1] == '\t')) --at;
-  return at;
+  while (at > 0 && blank(at - 1)) --at;
+  if (at > 0 && text[at - 1] != '\n') return {at, end};
+  while (end < text.size() && blank(end)) ++end;
+  return {begin, end};
 }
 
 void CommandEditor::set_switch(const std::vector<std::string>& spellings, bool on,
@@ -453,7 +459,7 @@ void CommandEditor::set_switch(const std::vector<std::string>& spellings, bool o
     if (!lit || std::find(spellings.begin(), spellings.end(), *lit) == spellings.end()) continue;
     present = true;
     if (!on) {
-      edits_.push_back({span_start(text_, w.begin), w.end, ""});
+      edits_.push_back({w.begin, w.end, ""});
       if (changes_) changes_->push_back({*lit, "on", "off"});
     }
   }
@@ -474,13 +480,13 @@ void CommandEditor::remove(const std::vector<std::string>& spellings) {
     for (const auto& flag : spellings) {
       if (*lit == flag && i + 1 < words_.size()) {
         const CommandWord& v = words_[i + 1];
-        edits_.push_back({span_start(text_, words_[i].begin), v.end, ""});
+        edits_.push_back({words_[i].begin, v.end, ""});
         if (changes_) changes_->push_back({flag, text_.substr(v.begin, v.end - v.begin), "(removed)"});
         ++i;
         break;
       }
       if (lit->starts_with(flag + "=")) {
-        edits_.push_back({span_start(text_, words_[i].begin), words_[i].end, ""});
+        edits_.push_back({words_[i].begin, words_[i].end, ""});
         if (changes_) changes_->push_back({flag, lit->substr(flag.size() + 1), "(removed)"});
         break;
       }
@@ -515,8 +521,24 @@ bool CommandEditor::has(const std::vector<std::string>& spellings) const {
 }
 
 std::string CommandEditor::result() const {
+  // Removals (words dropped: an empty text over a span) separated by blanks alone become one, which then takes its
+  // blanks with it (removal_span).
+  auto removal = [](const Edit& x) { return x.text.empty() && x.begin < x.end; };
+  std::vector<Edit> sorted = edits_;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
+  std::vector<Edit> merged;
+  for (const auto& x : sorted) {
+    if (!merged.empty() && removal(merged.back()) && removal(x) && x.begin >= merged.back().end &&
+        text_.find_first_not_of(" \t", merged.back().end) >= x.begin) {
+      merged.back().end = std::max(merged.back().end, x.end);
+      continue;
+    }
+    merged.push_back(x);
+  }
+  for (auto& x : merged)
+    if (removal(x)) std::tie(x.begin, x.end) = removal_span(text_, x.begin, x.end);
   // From the back, so earlier spans stay valid; insertions at one place applied last-first keep their order.
-  std::vector<Edit> e(edits_.rbegin(), edits_.rend());
+  std::vector<Edit> e(merged.rbegin(), merged.rend());
   std::stable_sort(e.begin(), e.end(), [](const Edit& a, const Edit& b) { return a.begin > b.begin; });
   std::string out = text_;
   for (const auto& x : e) out.replace(x.begin, x.end - x.begin, x.text);

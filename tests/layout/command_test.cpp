@@ -161,3 +161,67 @@ TEST(CommandRefusals, oversized_commands_are_refused) {
 
 }  // namespace
 }  // namespace openrecipes::layout
+
+namespace openrecipes::layout {
+namespace {
+
+// CommandEditor's switches and removals (tune's rewrite of recompute, the distributed optimizer and its overlap flags):
+// the rest of the command stays byte for byte, and each change is recorded.
+TEST(CommandEditor, a_switch_is_appended_or_put_after_its_anchor_and_turned_off_everywhere) {
+  const std::string cmd =
+      "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py \\\n  --bf16 --seq-length 512 \\\n"
+      "  --use-distributed-optimizer --lr 1e-5 --use-distributed-optimizer\n";
+  std::vector<FlagChange> changes;
+  CommandEditor on(cmd, "cmd", &changes);
+  on.set_switch({"--overlap-grad-reduce"}, true);
+  on.set_switch({"--sequence-parallel"}, true, {"--seq-length"});
+  on.set_switch({"--bf16"}, true);  // already on: nothing
+  EXPECT_EQ(on.result(),
+            "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py \\\n  --bf16 --seq-length 512 "
+            "--sequence-parallel \\\n  --use-distributed-optimizer --lr 1e-5 --use-distributed-optimizer "
+            "--overlap-grad-reduce\n");
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_EQ(changes[0].flag, "--overlap-grad-reduce");
+  EXPECT_EQ(changes[0].from, "off");
+  EXPECT_EQ(changes[0].to, "on");
+  changes.clear();
+  CommandEditor off(cmd, "cmd", &changes);
+  off.set_switch({"--use-distributed-optimizer"}, false);
+  off.set_switch({"--overlap-param-gather"}, false);  // absent: nothing
+  EXPECT_EQ(off.result(),
+            "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py \\\n  --bf16 --seq-length 512 \\\n"
+            "  --lr 1e-5\n");
+  EXPECT_EQ(changes.size(), 2u);  // both occurrences
+  EXPECT_EQ(changes[0].to, "off");
+  EXPECT_EQ(literals(off.result()), (std::vector<std::string>{"torchrun", "--nproc-per-node", "1", "<var>", "--bf16",
+                                                              "--seq-length", "512", "--lr", "1e-5"}));
+}
+
+TEST(CommandEditor, remove_drops_a_flag_with_its_value_in_either_spelling_and_a_variable_value_too) {
+  const std::string cmd =
+      "torchrun x.py --recompute-granularity selective --lr 1e-5 --recompute-method=uniform "
+      "--data-path $SFT_DATA --bf16\n";
+  std::vector<FlagChange> changes;
+  CommandEditor e(cmd, "cmd", &changes);
+  e.remove({"--recompute-granularity"});
+  e.remove({"--recompute-method"});
+  e.remove({"--data-path"});
+  e.remove({"--recompute-num-layers"});  // absent: nothing
+  EXPECT_EQ(e.result(), "torchrun x.py --lr 1e-5 --bf16\n");
+  ASSERT_EQ(changes.size(), 3u);
+  EXPECT_EQ(changes[0].flag, "--recompute-granularity");
+  EXPECT_EQ(changes[0].from, "selective");
+  EXPECT_EQ(changes[1].flag, "--recompute-method");
+  EXPECT_EQ(changes[1].from, "uniform");
+  EXPECT_EQ(changes[2].from, "$SFT_DATA");
+  EXPECT_EQ(changes[2].to, "(removed)");
+  // Flags side by side at a line's start: the line keeps its indentation, and the next line is untouched.
+  CommandEditor lines(
+      "torchrun x.py \\\n  --recompute-granularity full --recompute-method uniform --bf16 \\\n  --lr 1\n", "cmd");
+  lines.remove({"--recompute-granularity"});
+  lines.remove({"--recompute-method"});
+  EXPECT_EQ(lines.result(), "torchrun x.py \\\n  --bf16 \\\n  --lr 1\n");
+}
+
+}  // namespace
+}  // namespace openrecipes::layout
