@@ -45,6 +45,13 @@ int tune(TuneOptions& o) {
                                c.fits ? "" : " (does not fit)", terminal_safe(c.knobs, false));
       for (const auto& ch : c.changes) std::cout << "         " << terminal_safe(ch, false) << "\n";
     }
+    const auto swaps = run::tune_swaps(recipe);
+    if (swaps.empty())
+      std::cout
+          << "  same-math swaps: none (no passed component test at the model's shape in the registry allows one)\n";
+    for (const auto& s : swaps)
+      std::cout << fmt::format("  same-math swap {} (its component test passed in {}): tried on each new best\n",
+                               terminal_safe(s.test, false), terminal_safe(s.tested_in, false));
     return 0;
   }
   if (q.launcher.empty())

@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "checks/framework_options.h"
 #include "core/atomic_output.h"
 #include "core/error.h"
 #include "core/files.h"
@@ -24,7 +25,9 @@
 #include "layout/command.h"
 #include "layout/relayout.h"
 #include "measure/window.h"
+#include "registry/evaluate.h"
 #include "registry/recipe_memory.h"
+#include "registry/registry.h"
 #include "run/node.h"
 
 namespace openrecipes::run {
@@ -133,6 +136,48 @@ std::string candidate_command(const registry::Recipe& recipe, const layout::Trai
   return ed.result();
 }
 
+// The option of `table` that sets `dest` (the first listed), or nullptr.
+const checks::OptionSpec* option_of(const checks::OptionTable& table, const std::string& dest) {
+  for (const auto& o : table.options())
+    if (o.dest == dest && !o.flags.empty()) return &o;
+  return nullptr;
+}
+
+// `command` with `swap`'s arguments set to their recipe values (each written as its flag: a switch on or off, or a
+// flag and its value), the changes appended to `changes`; nullopt when an argument cannot be written so.
+std::optional<std::string> swap_command(const std::string& command, const TuneSwap& swap, const std::string& framework,
+                                        const std::string& where, std::vector<std::string>& changes) {
+  const auto* table = checks::OptionTable::bundled_or_megatron(framework);
+  if (!table) return std::nullopt;
+  std::vector<layout::FlagChange> edits;
+  layout::CommandEditor ed(command, where, &edits);
+  using Action = checks::OptionSpec::Action;
+  for (const auto& a : swap.arguments) {
+    const auto* o = option_of(*table, a.argument);
+    if (!o) return std::nullopt;
+    const bool boolean = a.recipe == "True" || a.recipe == "False";
+    if (o->action == Action::store_true && boolean) {
+      ed.set_switch(o->flags, a.recipe == "True");
+    } else if (o->action == Action::store_false && boolean) {
+      ed.set_switch(o->flags, a.recipe == "False");
+    } else if (o->action == Action::store && o->nargs.empty()) {
+      std::string word = a.recipe;
+      if (o->type == "enum") {  // the dump prints the enum's member: the command gives the word that maps to it
+        const auto it = std::find_if(o->enum_values.begin(), o->enum_values.end(),
+                                     [&](const auto& kv) { return kv.second == a.recipe; });
+        if (it == o->enum_values.end()) return std::nullopt;
+        word = it->first;
+      }
+      ed.set(o->flags, word, true);
+    } else {
+      return std::nullopt;
+    }
+  }
+  for (const auto& c : edits)
+    changes.push_back(fmt::format("{} {} -> {}", c.flag, c.from.empty() ? "(absent)" : c.from, c.to));
+  return ed.result();
+}
+
 // The step records a trial's log text holds so far (its text up to the last full line); none while it does not parse.
 std::vector<StepRecord> records_in(std::string_view text, const fs::path& log) {
   const auto end = text.rfind('\n');
@@ -211,6 +256,42 @@ bool within_noise_of_best(const TuneResult& r, std::size_t i) {
 }
 
 }  // namespace
+
+std::vector<TuneSwap> tune_swaps(const registry::Recipe& start) {
+  std::vector<TuneSwap> out;
+  const auto root = registry::registry_root(start.dir);
+  if (!root || !start.arguments) return out;
+  std::optional<evidence::ArgumentDump> dump;
+  try {
+    dump = evidence::find_megatron_args(read_file(start.arguments->path), start.arguments->relative);
+  } catch (const InputError&) {
+    return out;
+  }
+  if (!dump) return out;
+  const auto reg = registry::load_registry(*root);
+  const auto model = reg.models.find(start.model);
+  if (model == reg.models.end()) return out;
+  std::set<std::string> seen;
+  for (const auto& r : registry::evaluate_registry(reg)) {
+    if (!r.entry || !r.entry->recipe || r.entry->recipe->model != start.model) continue;
+    for (const auto& t : r.component_tests) {
+      if (!t.raw || t.raw->swap.empty() || seen.count(t.swap) ||
+          !checks::component_test_problem(t, model->second.layer_shape).empty())
+        continue;
+      TuneSwap swap{t.swap, t.raw->swap, r.id};
+      bool from_start = true;
+      for (const auto& a : swap.arguments) {
+        const auto it = dump->values.find(a.argument);
+        from_start = from_start && it != dump->values.end() && it->second == a.reference;
+      }
+      std::vector<std::string> ignored;
+      if (!from_start || !swap_command(start.command, swap, start.stack.framework, "tune", ignored)) continue;
+      seen.insert(t.swap);
+      out.push_back(std::move(swap));
+    }
+  }
+  return out;
+}
 
 std::vector<TuneCandidate> tune_candidates(const registry::Recipe& recipe, const TuneRequest& q) {
   const auto rm = registry::recipe_memory(recipe);
@@ -382,9 +463,10 @@ TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
 
   TuneResult r;
   r.candidates = tune_candidates(recipe, q);
+  r.swaps = tune_swaps(recipe);
   // Each candidate as a draft recipe: what run plans and submit derives the command from.
   const fs::path drafts = q.tune_dir / "recipes" / recipe.model / recipe.gpu;
-  for (const auto& c : r.candidates) {
+  auto write_draft = [&](const TuneCandidate& c) {
     registry::Recipe d = recipe;
     d.name = c.name;
     d.command = c.command;
@@ -404,7 +486,37 @@ TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
                           d, fmt::format("A candidate of openrecipes tune from {} on {} GPU(s): {}.\nIts trial is in "
                                          "trials/; see tune.json.",
                                          recipe.id, q.gpus, c.knobs)));
+  };
+  std::set<std::string> commands;
+  for (const auto& c : r.candidates) {
+    write_draft(c);
+    commands.insert(c.command);
   }
+  // A same-math swap tried on a new best: its command plus the swap, tried next (docs/tune.md "Same-math swaps").
+  auto swap_candidates = [&](std::size_t base_index) {
+    std::vector<TuneCandidate> made;
+    const TuneCandidate base = r.candidates[base_index];
+    for (const auto& s : r.swaps) {
+      TuneCandidate c = base;
+      const auto cmd =
+          swap_command(base.command, s, recipe.stack.framework, recipe.file.string() + ": command", c.changes);
+      if (!cmd || !commands.insert(*cmd).second) continue;
+      c.command = *cmd;
+      c.swap = s.test;
+      std::string words;
+      for (const auto& a : s.arguments)
+        words += fmt::format("{}{} {} -> {}", words.empty() ? "" : ", ", a.argument, a.reference, a.recipe);
+      c.knobs = fmt::format("{}, same-math swap {} (component test passed in {})", base.knobs, words, s.tested_in);
+      std::string tag = s.test;
+      std::replace(tag.begin(), tag.end(), '_', '-');
+      c.name = base.name + "-" + tag;
+      if (c.name.size() > 80)
+        c.name = fmt::format("{}-c{}", recipe.name.substr(0, 60), r.candidates.size() + made.size());
+      write_draft(c);
+      made.push_back(std::move(c));
+    }
+    return made;
+  };
   // The start is planned first: what run would refuse for it (variables, the checkout) stops the search at once.
   RunRequest probe;
   probe.recipe = drafts / r.candidates.front().name;
@@ -512,14 +624,22 @@ TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
     trial_estimate_s = std::max(trial_estimate_s.value_or(0), t.wall_s);
     r.trials.push_back(t);
     const std::size_t k = r.trials.size() - 1;
+    bool new_best = false;
     if (t.outcome == "measured" && t.interval &&
-        (!r.best || (t.interval->score_low > r.trials[*r.best].interval->score_high)))
+        (!r.best || (t.interval->score_low > r.trials[*r.best].interval->score_high))) {
       r.best = k;
+      new_best = true;
+    }
     std::cout << fmt::format(
         "  {}{}{}\n", t.outcome,
         t.tokens_per_s_per_gpu ? ", " + score_text(*t.interval, *t.tokens_per_s_per_gpu) + " tokens/s/GPU" : "",
         t.reason.empty() ? "" : " (" + t.reason + ")");
     std::cout.flush();
+    if (new_best && !r.candidates[i].start && r.candidates[i].swap.empty()) {
+      auto made = swap_candidates(i);
+      r.candidates.insert(r.candidates.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                          std::make_move_iterator(made.begin()), std::make_move_iterator(made.end()));
+    }
     write_outputs(recipe, q, r);
     if (t.outcome == "interrupted") {
       r.stopped = "interrupted";
@@ -594,9 +714,18 @@ std::string tune_json(const registry::Recipe& start, const TuneRequest& q, const
                      {"planner_fits", c.fits},
                      {"relative_time", c.relative_time},
                      {"changes", c.changes},
+                     {"swap", c.swap},
                      {"command", c.command}});
   }
   j["candidates"] = std::move(cands);
+  auto swaps = J::array();
+  for (const auto& sw : r.swaps) {
+    auto args = J::array();
+    for (const auto& a : sw.arguments)
+      args.push_back({{"argument", a.argument}, {"reference", a.reference}, {"recipe", a.recipe}});
+    swaps.push_back({{"test", sw.test}, {"arguments", args}, {"tested_in", sw.tested_in}});
+  }
+  j["swaps"] = std::move(swaps);
   auto trials = J::array();
   for (std::size_t i = 0; i < r.trials.size(); ++i) {
     const auto& t = r.trials[i];
@@ -684,9 +813,22 @@ std::string tune_table(const registry::Recipe& start, const TuneRequest& q, cons
                         score_text(r.winner_score->interval, r.winner_score->tokens_per_s_per_gpu), r.winner_run_dir);
       else if (!r.winner_run_dir.empty())
         out += fmt::format("  its {}-step run {}: {}\n", start.steps_per_run, r.winner_status, r.winner_run_dir);
-      if (r.winner_status == "completed")
+      if (r.winner_status == "completed" && c.swap.empty()) {
         out += fmt::format("  next: openrecipes submit {} --reference {} --search {} --author <handle>\n",
                            r.winner_run_dir, start.dir.string(), q.tune_dir.string());
+      } else if (r.winner_status == "completed") {
+        // SPEC §4.2: the swap needs a passed component test at the recipe's own shape, which the one that allowed the
+        // trial (another recipe's micro-batch and row length) is not.
+        std::string vars;
+        for (const auto& v : q.vars) vars += " --var " + terminal_safe(v, false);
+        const fs::path ct = q.tune_dir / "component-tests";
+        out += fmt::format(
+            "  its same-math swap ({}) needs a component test at its own shape before it can be verified:\n"
+            "  next: openrecipes component-test {} --reference {}{} -o {}\n"
+            "  then: openrecipes submit {} --reference {} --search {} --component-tests {} --author <handle>\n",
+            c.swap, (q.tune_dir / "recipes" / start.model / start.gpu / c.name).string(), start.dir.string(), vars,
+            ct.string(), r.winner_run_dir, start.dir.string(), q.tune_dir.string(), ct.string());
+      }
     }
   }
   return out;

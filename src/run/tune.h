@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "checks/component_test.h"
 #include "layout/memory.h"
 #include "layout/plan.h"
 #include "measure/throughput.h"
@@ -37,6 +38,20 @@ struct TuneRequest {
   ExecuteOptions execute;          ///< the launcher's options (echo is off for trials)
 };
 
+/// A same-math swap tune may try (SPEC §4.2): one whose component test passed, at the model's layer shape, in a
+/// recipe of the start's registry, and which the start does not make yet.
+struct TuneSwap {
+  std::string test;                                ///< the component test's id ("cross_entropy_loss_fusion")
+  std::vector<checks::SwappedArgument> arguments;  ///< each argument with its two values, as the dump prints them
+  std::string tested_in;                           ///< the recipe whose passed test allows it
+};
+
+/// The swaps tune may try from `start`: every same-math swap whose component test counts (its raw output backs it,
+/// it passed, at the model's layer shape: registry::evaluate_registry's judgement) in a recipe of the same model in
+/// the start's registry, whose every argument the start's argument dump sets to the test's reference value and the
+/// Megatron-LM argument table can write as a flag. Empty when the start is in no registry or has no argument dump.
+std::vector<TuneSwap> tune_swaps(const registry::Recipe& start);
+
 /// One configuration to try: a layout the planner says fits, as a draft recipe's command.
 struct TuneCandidate {
   std::string name;   ///< the draft's folder name, "<start>-<changed knobs>" ("tulu3-ref-mbs16")
@@ -48,6 +63,7 @@ struct TuneCandidate {
   bool start = false;                ///< the starting recipe's own configuration
   std::string command;               ///< the draft recipe's command (the recipe's own length)
   std::vector<std::string> changes;  ///< the command's flag changes, "--micro-batch-size 4 -> 16"
+  std::string swap;                  ///< the same-math swap it adds to the candidate it was made from ("" : none)
 };
 
 /// The candidates for `recipe` on G GPUs, in the order they are tried: the start first (the baseline every
@@ -77,6 +93,7 @@ struct TuneTrial {
 /// The search: every candidate, every trial in order, the best, why it stopped, the winner's run.
 struct TuneResult {
   std::vector<TuneCandidate> candidates;
+  std::vector<TuneSwap> swaps;  ///< the same-math swaps it could try (tune_swaps)
   std::vector<TuneTrial> trials;
   std::optional<std::size_t> best;  ///< index into trials
   std::string stopped;              ///< "every candidate tried", "budget", "--max-trials", "interrupted"
@@ -92,7 +109,10 @@ struct TuneResult {
 /// own length), tune.json and tune.txt (rewritten after every trial). A trial is cut short when, after at least 3
 /// measured steps, its score's interval lies wholly below the best's by more than 5%; the best changes only to a trial
 /// whose interval lies wholly above it (a trial within noise of the best does not replace it). No trial starts that
-/// would end past the budget, keeping time for the winner's run. Throws InputError (nothing run) for a TUNE_DIR that
+/// would end past the budget, keeping time for the winner's run. Each same-math swap of tune_swaps is tried on every
+/// configuration that becomes the best (the start aside), right after it: a candidate of that command plus the swap,
+/// never itself the base of another. A winner with a swap needs its own component test at its shape before submit
+/// (tune_table says how). Throws InputError (nothing run) for a TUNE_DIR that
 /// exists and is not empty, sizes below 1, and whatever tune_candidates or run's planning refuse for the start.
 TuneResult tune(const registry::Recipe& start, const TuneRequest& request);
 

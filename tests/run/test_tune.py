@@ -16,10 +16,13 @@ PEAK = {1: 20000, 2: 25000, 4: 35000, 8: 55000, 16: 95000, 32: 175000}
 LIMIT = 143771
 
 
-def model_env(s):
+def model_env(s, swap_scale=1.3):
     s.env["OPENRECIPES_STANDIN_STEP_MS"] = ",".join(f"{k}:{v}" for k, v in STEP_MS.items())
     s.env["OPENRECIPES_STANDIN_PEAK_MIB"] = ",".join(f"{k}:{v}" for k, v in PEAK.items())
     s.env["OPENRECIPES_STANDIN_MEMORY_MIB"] = str(LIMIT)
+    # The fused cross-entropy, the one same-math swap the bundled registry has a passed component test of
+    # (tulu3-cefusion): slower by default, as on the H200 at L 512 (tulu3-cefusion against tulu3-ref).
+    s.env["OPENRECIPES_STANDIN_SWAP_SCALE"] = f"cross_entropy_loss_fusion:{swap_scale}"
 
 
 class Tune(unittest.TestCase):
@@ -40,6 +43,10 @@ class Tune(unittest.TestCase):
 
     def mbs(self, trial):
         return self.cands[trial["candidate"]]["micro_batch"]
+
+    def step_ms(self, trial):
+        """The stand-in's step time for the trial's candidate: by micro-batch, 1.3x with the fused cross-entropy."""
+        return STEP_MS[self.mbs(trial)] * (1.3 if self.cands[trial["candidate"]]["swap"] else 1)
 
     def test_finds_the_known_best(self):
         self.assertEqual(self.rc, 0, self.err)
@@ -82,8 +89,35 @@ class Tune(unittest.TestCase):
         self.assertTrue(cut)
         for t in cut:
             best = [b for b in self.j["trials"] if b["best"]][0]
-            self.assertGreater(STEP_MS[self.mbs(t)], STEP_MS[self.mbs(best)])
+            self.assertGreater(self.step_ms(t), self.step_ms(best))
             self.assertLess(t["steps_measured"], self.j["trial_steps"])
+
+    def test_a_swap_with_a_passed_component_test_is_tried_on_each_new_best(self):
+        # The registry's one passed component test at Qwen3-0.6B's shape (tulu3-cefusion's) allows the fused
+        # cross-entropy; mbs2 does not make it.
+        self.assertEqual([(s["test"], s["tested_in"]) for s in self.j["swaps"]],
+                         [("cross_entropy_loss_fusion", "qwen3-0.6b/H200/tulu3-cefusion")])
+        trials = self.j["trials"]
+        swapped = [i for i, t in enumerate(trials) if self.cands[t["candidate"]]["swap"]]
+        self.assertTrue(swapped)
+        # Each swap trial comes right after the trial that became the best (never the start), on its command.
+        bests, best = set(), None
+        for i, t in enumerate(trials):
+            if t["outcome"] == "measured" and (best is None or t["tokens_per_s_per_gpu_interval"][0] >
+                                                (best["tokens_per_s_per_gpu_interval"][1] or float("inf"))):
+                best = t
+                bests.add(i)
+        for i in swapped:
+            base = self.cands[trials[i - 1]["candidate"]]
+            swap = self.cands[trials[i]["candidate"]]
+            self.assertIn(i - 1, bests)
+            self.assertFalse(base["start"])
+            self.assertEqual(swap["command"].replace(" --cross-entropy-loss-fusion", ""), base["command"])
+            self.assertIn("--cross-entropy-loss-fusion off -> on", swap["changes"])
+            self.assertIn("same-math swap cross_entropy_loss_fusion False -> True (component test passed in "
+                          "qwen3-0.6b/H200/tulu3-cefusion)", swap["knobs"])
+            self.assertFalse(trials[i]["best"])  # 1.3x slower in the stand-in
+        self.assertEqual(self.cands[self.j["winner"]["candidate"]]["swap"], "")
 
     def test_measured_peak_is_read_from_the_log(self):
         for t in self.j["trials"]:
@@ -136,6 +170,37 @@ class Tune(unittest.TestCase):
         self.assertEqual(search["winner"]["candidate"], w["candidate"])
         self.assertAlmostEqual(w["tokens_per_s_per_gpu"], rec[0]["tokens_per_s_per_gpu"],
                                delta=rec[0]["tokens_per_s_per_gpu"] * 1e-9)
+
+
+class SwapWins(unittest.TestCase):
+    def test_a_winner_with_a_swap_is_sent_to_its_own_component_test(self):
+        s = runkit.Scratch(scale="0.3")
+        try:
+            model_env(s, swap_scale=0.6)
+            d = os.path.join(s.root, "tune")
+            rc, out, err = s.run("tune", s.recipe("mbs2"), "--gpus", "1", "--launcher", "local", "--max-trials", "3",
+                                 "--var", "MEGATRON_LM=" + s.megatron, "-o", d)
+            self.assertEqual(rc, 0, out + err)
+            with open(os.path.join(d, "tune.json"), encoding="utf-8") as f:
+                j = json.load(f)
+            cands = {c["name"]: c for c in j["candidates"]}
+            # The start, micro-batch 8 (the new best), then micro-batch 8 with the fused cross-entropy, 0.6x its time.
+            self.assertEqual([cands[t["candidate"]]["micro_batch"] for t in j["trials"]], [2, 8, 8])
+            winner = cands[j["winner"]["candidate"]]
+            self.assertEqual(winner["swap"], "cross_entropy_loss_fusion")
+            draft = os.path.join(d, "recipes", "qwen3-0.6b", "H200", winner["name"])
+            ct = os.path.join(d, "component-tests")
+            self.assertIn(f"next: openrecipes component-test {draft} --reference {s.recipe('mbs2')} --var "
+                          f"MEGATRON_LM={s.megatron} -o {ct}", out)
+            self.assertIn(f"--search {d} --component-tests {ct} --author <handle>", out)
+            # Without its own component test the swap does not make it eligible: submit writes it, not verified.
+            rc, out, err = s.run("submit", os.path.join(d, "winner"), "--reference", s.recipe("mbs2"), "--search", d,
+                                 "--author", "tuner", "--registry", s.registry, "--name", "mbs2-swap")
+            self.assertEqual(rc, 1, out + err)
+            self.assertIn("cross_entropy_loss_fusion changed from False to True", out)
+            self.assertIn("not verified", out)
+        finally:
+            s.cleanup()
 
 
 class Budget(unittest.TestCase):

@@ -17,7 +17,9 @@ evidence/train.log):
   ("MBS:MS,..." by --micro-batch-size, e.g. "2:400,4:250,8:180") replaces the replayed step time with that one (before
   the time scale); OPENRECIPES_STANDIN_PEAK_MIB ("MBS:MIB,...") prints Megatron's memory line with that max allocated
   after iteration 1; OPENRECIPES_STANDIN_MEMORY_MIB is the GPU's memory: a micro-batch whose peak is above it dies at
-  iteration 1 with PyTorch's out-of-memory error, as a real run does.
+  iteration 1 with PyTorch's out-of-memory error, as a real run does. OPENRECIPES_STANDIN_SWAP_SCALE
+  ("ARG:FACTOR,...") scales the step time by FACTOR when the run sets argument ARG to True (a same-math swap that is
+  faster or slower).
 
 So the log it prints is a real run's losses at real, measured (scaled-down) step times, in Megatron's line format.
 """
@@ -89,12 +91,17 @@ def main():
 
     model_ms, peak = by_mbs("OPENRECIPES_STANDIN_STEP_MS"), by_mbs("OPENRECIPES_STANDIN_PEAK_MIB")
     limit = float(os.environ.get("OPENRECIPES_STANDIN_MEMORY_MIB", "0"))
+    swap_scale = 1.0
+    for kv in os.environ.get("OPENRECIPES_STANDIN_SWAP_SCALE", "").split(","):
+        if kv and dump.get(kv.split(":")[0]) == "True":
+            swap_scale *= float(kv.split(":")[1])
     for it in range(1, train_iters + 1):
         if it not in records:
             sys.exit(f"stand-in: the replayed log has no iteration {it}")
         replayed_ms = float(re.search(r"elapsed time per iteration \(ms\): ([0-9.]+)", records[it]).group(1))
         if model_ms is not None:
             replayed_ms = model_ms
+        replayed_ms *= swap_scale
         if it == 1 and peak is not None and limit and peak > limit:
             print("Traceback (most recent call last):\n  File \"pretrain_gpt.py\", line 1, in <module>\n"
                   "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (stand-in: peak %.0f MiB "
