@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -32,11 +34,15 @@ class Reader {
     if (it == o.end()) throw bad(fmt::format("{} has no field '{}'", where, key));
     return *it;
   }
-  std::string text(const json& o, const char* key, const std::string& where) const {
+  // A string field; control characters refused (`lines`: but newlines and tabs, as a command holds).
+  std::string text(const json& o, const char* key, const std::string& where, bool lines = false) const {
     const json& v = field(o, key, where);
     if (!v.is_string()) throw bad(fmt::format("{}.{} is not a string", where, key));
     auto s = v.get<std::string>();
     if (s.size() > kMaxSearchString) throw bad(fmt::format("{}.{} is longer than 64 KiB", where, key));
+    for (unsigned char c : s)
+      if ((c < 0x20 && !(lines && (c == '\n' || c == '\t'))) || c == 0x7f)
+        throw bad(fmt::format("{}.{} holds a control character", where, key));
     return s;
   }
   bool flag(const json& o, const char* key, const std::string& where) const {
@@ -50,6 +56,7 @@ class Reader {
     if (!v.is_number()) throw bad(where + (nullable ? " is not a number or null" : " is not a number"));
     const double x = v.get<double>();
     if (!std::isfinite(x) || x < 0) throw bad(where + " is negative or not finite");
+    if (x > 1e9) throw bad(where + " is over 10^9");
     return x;
   }
   double number(const json& o, const char* key, const std::string& where) const {
@@ -60,8 +67,8 @@ class Reader {
   }
   std::int64_t count(const json& o, const char* key, const std::string& where) const {
     const json& v = field(o, key, where);
-    if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
-      throw bad(fmt::format("{}.{} is not a whole number >= 0", where, key));
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 1000000)
+      throw bad(fmt::format("{}.{} is not a whole number from 0 to 10^6", where, key));
     return v.get<std::int64_t>();
   }
   const json& list(const json& o, const char* key, const std::string& where) const {
@@ -77,6 +84,11 @@ class Reader {
 };
 
 }  // namespace
+
+std::string trial_log_path(const std::string& search_relative, std::int64_t trial) {
+  const auto parent = std::filesystem::path(search_relative).parent_path();
+  return (parent / "search-trials" / fmt::format("{:02}.log", trial)).string();
+}
 
 const SearchCandidate* TuneSearch::find_candidate(const std::string& name) const {
   for (const auto& c : candidates)
@@ -108,10 +120,13 @@ TuneSearch parse_tune_search(std::string_view text, const std::string& file) {
   for (const auto& c : r.list(j, "candidates", "the record")) {
     const std::string where = fmt::format("candidates[{}]", s.candidates.size());
     SearchCandidate x{r.text(c, "name", where), r.text(c, "knobs", where), r.flag(c, "start", where),
-                      r.text(c, "command", where)};
+                      r.text(c, "command", where, true)};
     if (!names.insert(x.name).second) throw r.bad("the candidate " + x.name + " appears twice");
     s.candidates.push_back(std::move(x));
   }
+  const auto starts = std::count_if(s.candidates.begin(), s.candidates.end(), [](const auto& c) { return c.start; });
+  if (starts != 1) throw r.bad(fmt::format("{} candidates are the start, not one", starts));
+  std::set<std::string> tried;
   static const std::set<std::string, std::less<>> outcomes = {"measured", "cut: slower", "cut: budget", "oom",
                                                               "crashed",  "refused",     "interrupted"};
   for (const auto& t : r.list(j, "trials", "the record")) {
@@ -121,8 +136,16 @@ TuneSearch parse_tune_search(std::string_view text, const std::string& file) {
     if (x.trial != static_cast<std::int64_t>(s.trials.size()) + 1)
       throw r.bad(fmt::format("{} is numbered {}, not {}", where, x.trial, s.trials.size() + 1));
     x.candidate = r.text(t, "candidate", where);
-    if (!names.count(x.candidate)) throw r.bad(where + " names a candidate the record does not list");
+    const SearchCandidate* c = s.find_candidate(x.candidate);
+    if (!c) throw r.bad(where + " names a candidate the record does not list");
+    if (!tried.insert(x.candidate).second) throw r.bad(where + " tries a candidate a trial before it tried");
+    if (s.trials.empty() && !c->start) throw r.bad("the first trial is not the start");
     x.knobs = r.text(t, "knobs", where);
+    if (x.knobs != c->knobs) throw r.bad(where + ".knobs are not its candidate's");
+    if (const json& d = r.field(t, "run_dir", where); d.is_string())
+      x.run_dir = r.text(t, "run_dir", where);
+    else if (!d.is_null())
+      throw r.bad(where + ".run_dir is not a string or null");
     x.outcome = r.text(t, "outcome", where);
     if (!outcomes.count(x.outcome))
       throw r.bad(fmt::format("{}.outcome '{}' is not one tune writes", where, x.outcome));
@@ -141,6 +164,10 @@ TuneSearch parse_tune_search(std::string_view text, const std::string& file) {
     }
     if (x.tokens_per_s_per_gpu.has_value() != x.score_low.has_value())
       throw r.bad(where + " has a score without its interval, or an interval without a score");
+    // (a zero-width interval, equal step times, holds its score to the last bits of the division)
+    if (x.tokens_per_s_per_gpu && (*x.score_low > *x.tokens_per_s_per_gpu * (1 + 1e-9) ||
+                                   (x.score_high && *x.score_high < *x.tokens_per_s_per_gpu * (1 - 1e-9))))
+      throw r.bad(where + "'s score lies outside its own interval");
     x.wall_s = r.number(t, "wall_s", where);
     x.best = r.flag(t, "best", where);
     x.within_noise_of_best = r.flag(t, "within_noise_of_best", where);
@@ -160,6 +187,10 @@ TuneSearch parse_tune_search(std::string_view text, const std::string& file) {
     if (x.trial < 1 || x.trial > static_cast<std::int64_t>(s.trials.size()) ||
         s.trials[static_cast<std::size_t>(x.trial - 1)].candidate != x.candidate)
       throw r.bad("the winner is not one of the record's trials");
+    const auto& wt = s.trials[static_cast<std::size_t>(x.trial - 1)];
+    if (wt.outcome != "measured" || !wt.tokens_per_s_per_gpu)
+      throw r.bad("the winner's trial was not measured (" + wt.outcome + ")");
+    if (x.start != s.find_candidate(x.candidate)->start) throw r.bad("the winner's start mark is not its candidate's");
     s.winner = std::move(x);
   }
   for (const auto& t : s.trials)

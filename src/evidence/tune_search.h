@@ -11,8 +11,14 @@
 
 namespace openrecipes::evidence {
 
-/// At most this many candidates and trials in a search record.
+/// At most this many candidates and trials in a search record, and this many bytes in the file (submit and build).
 inline constexpr std::size_t kMaxSearchTrials = 10000;
+inline constexpr std::size_t kMaxSearchBytes = std::size_t{16} << 20;
+
+/// Where a recipe keeps trial `trial`'s step log beside its search record `search_relative` (recipe.yaml's
+/// evidence.search path): "<its folder>/search-trials/<NN>.log" (NN the trial number, two digits at least).
+/// `submit --search` copies each trial's log there; build recomputes the trial's numbers from it.
+std::string trial_log_path(const std::string& search_relative, std::int64_t trial);
 
 /// One candidate configuration of the search: the draft recipe tune wrote for it.
 struct SearchCandidate {
@@ -26,6 +32,7 @@ struct SearchCandidate {
 struct SearchTrial {
   std::int64_t trial = 0;  ///< 1-based, in the order run
   std::string candidate;   ///< a SearchCandidate's name
+  std::string run_dir;     ///< its run directory, relative to the tune folder ("" when it never started)
   std::string knobs;
   std::string outcome;  ///< measured, cut: slower, cut: budget, oom, crashed, refused, interrupted
   std::string reason;   ///< why it was cut or failed ("" when measured)
@@ -71,9 +78,12 @@ struct TuneSearch {
 
 /// Parses tune.json's text. Throws InputError naming `file` (and the fix: keep the tune.json openrecipes tune wrote)
 /// for malformed JSON, duplicate keys, another format or format_version, a missing field or one of the wrong type,
-/// a negative or non-finite number, an unknown outcome, a string over 64 KiB, more than kMaxSearchTrials candidates
-/// or trials, trials not numbered 1, 2, ... or naming a candidate the record lacks, a winner that is not one of its
-/// trials, and a best trial other than the winner's.
+/// a negative, non-finite or implausibly large number (a count over 10^6, a size over 10^9 MiB, a time over 10^9 s),
+/// an unknown outcome, a string over 64 KiB or holding a control character (a command may hold newlines and tabs),
+/// more than kMaxSearchTrials candidates or trials, not exactly one start candidate, trials not numbered 1, 2, ..., a
+/// first trial other than the start, a trial naming a candidate the record lacks or one tried before, or whose knobs
+/// are not its candidate's, a score outside its own interval, a winner that is not one of its measured trials, and a
+/// best trial other than the winner's.
 TuneSearch parse_tune_search(std::string_view text, const std::string& file);
 
 }  // namespace openrecipes::evidence

@@ -30,6 +30,7 @@
 #include "core/text.h"
 #include "evidence/launch.h"
 #include "evidence/megatron_args.h"
+#include "evidence/megatron_memory.h"
 #include "evidence/scheduler_times.h"
 #include "evidence/step_log.h"
 #include "evidence/tune_search.h"
@@ -460,13 +461,57 @@ void check_evidence_consistency(const Recipe& r, const Loaded& ev, RecipeResult&
 // A recipe's search (evidence.search: the tune.json of the `openrecipes tune` that found it) must be the search that
 // found this recipe: started from its reference, won by a candidate with its command, whose winning run scored what
 // this build measures for it. Kept in `out.search` for the page when it holds.
-void check_search(const Recipe& r, RecipeResult& out) {
+// Trial `t`'s numbers recomputed from its step log (kept beside the record by submit --search): its score and interval
+// over its measured steps, and Megatron's max allocated. Each sentence says what disagrees; empty when all agree.
+std::vector<std::string> trial_problems(const Recipe& r, const evidence::TuneSearch& s,
+                                        const evidence::SearchTrial& t) {
+  if (!t.tokens_per_s_per_gpu && !t.measured_peak_mib) return {};
+  const std::string relative = evidence::trial_log_path(r.search->relative, t.trial);
+  std::string text;
+  std::string file;
+  try {
+    const auto path = resolve_inside(r.dir, relative, r.file.string() + ": evidence.search");
+    file = path.string();
+    text = read_file(path);
+  } catch (const InputError& e) {
+    return {fmt::format("trial {}'s log {} does not read ({}): its numbers cannot be recomputed", t.trial, relative,
+                        e.problem())};
+  }
+  std::vector<std::string> out;
+  if (t.tokens_per_s_per_gpu) try {
+      const auto log = evidence::parse_step_log(text, "megatron", std::nullopt, file);
+      const measure::Window window{s.warmup_steps, s.warmup_steps + t.steps_measured - 1};
+      const auto m = measure::measure_throughput(log, window, {s.gpus, r.workload.row_length, r.workload.global_batch});
+      auto off = [](double a, double b) { return std::abs(a - b) > 1e-6 * std::max(std::abs(a), std::abs(b)); };
+      if (off(m.tokens_per_s_per_gpu, *t.tokens_per_s_per_gpu) || off(m.interval.score_low, *t.score_low) ||
+          (m.interval.bounded() != t.score_high.has_value()) ||
+          (t.score_high && off(m.interval.score_high, *t.score_high)))
+        out.push_back(fmt::format("trial {} records {:.1f} tokens/s/GPU, and its log {} gives {:.1f} over steps {}",
+                                  t.trial, *t.tokens_per_s_per_gpu, relative, m.tokens_per_s_per_gpu, window.str()));
+    } catch (const InputError& e) {
+      out.push_back(fmt::format("trial {}'s log {} does not measure: {}", t.trial, relative, e.problem()));
+    }
+  if (t.measured_peak_mib) {
+    std::optional<double> peak;  // Megatron's max allocated, as the log prints it
+    try {
+      if (auto mem = evidence::parse_megatron_memory(text, file)) peak = mem->max_allocated_mib;
+    } catch (const InputError&) {
+    }
+    if (!peak || std::abs(*peak - *t.measured_peak_mib) > 0.01)
+      out.push_back(fmt::format("trial {} records a measured peak of {:.0f} MiB, and its log {} shows {}", t.trial,
+                                *t.measured_peak_mib, relative,
+                                peak ? fmt::format("{:.0f} MiB", *peak) : std::string("none")));
+  }
+  return out;
+}
+
+void check_search(const Context& c, const Recipe& r, RecipeResult& out) {
   if (!r.search) return;
   const std::string where = r.search->path.string();
   const char* fix = "keep the tune.json of the search that found this run (openrecipes submit --search TUNE_DIR)";
   evidence::TuneSearch s;
   try {
-    s = evidence::parse_tune_search(read_file(r.search->path), where);
+    s = evidence::parse_tune_search(read_file(r.search->path, evidence::kMaxSearchBytes), where);
   } catch (const InputError& e) {
     add(out, "search", "search.unreadable", e.where() + ": " + e.problem(), e.fix());
     return;
@@ -494,6 +539,18 @@ void check_search(const Recipe& r, RecipeResult& out) {
                                                    : std::string("nothing"),
                     out.throughput->tokens_per_s_per_gpu),
         "submit the winner's own run with its search");
+  if (s.gpus != r.gpus)
+    add(out, "search", "search.gpus",
+        fmt::format("{} is a search on {} GPU(s), and the recipe ran on {}", where, s.gpus, r.gpus), fix);
+  // The start is the reference's own configuration: on the reference's GPU count, its very command.
+  if (r.reference)
+    if (auto ref = c.by_id.find(*r.reference);
+        ref != c.by_id.end() && ref->second->recipe && ref->second->recipe->gpus == s.gpus)
+      for (const auto& cand : s.candidates)
+        if (cand.start && trim(cand.command) != trim(ref->second->recipe->command))
+          add(out, "search", "search.start-command",
+              fmt::format("the start of {} is not the command of the reference {}", where, *r.reference), fix);
+  for (const auto& t : s.trials) add_all(out, "search", "search.trial", trial_problems(r, s, t), fix);
   if (out.reasons.size() == before) out.search = std::move(s);
 }
 
@@ -676,7 +733,7 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
     out.rows_status = rows.status;  // SPEC §1, §5
     if (rows.problem) add(out, "rows", "rows.reference-build", *rows.problem, rows.fix.value_or(""));
     run_checks(c, r, ev, out);  // SPEC §4
-    check_search(r, out);       // issue 29
+    check_search(c, r, out);    // issue 29
     add_all(out, "claims", "claims.checks",
             checks::check_claim_problems({r.claims.configuration, r.claims.convergence, r.claims.correlation,
                                           r.claims.final_loss_rel_diff, r.claims.pointwise_failures},

@@ -250,15 +250,21 @@ std::map<std::string, std::pair<fs::path, checks::ComponentOutput>> component_ou
 
 // The search whose winner the run is (`submit --search TUNE_DIR`): its tune.json, read as build reads it, must have
 // started from the reference and won with the run's own recipe (the candidate's draft in TUNE_DIR) in this run.
-std::string search_record(const fs::path& tune_dir, const fs::path& run_dir, const RunPlan& p,
-                          const std::string& reference) {
+struct SearchEvidence {
+  std::string text;                                          ///< tune.json
+  std::vector<std::pair<fs::path, std::string>> trial_logs;  ///< each trial's log -> evidence path
+};
+
+SearchEvidence search_record(const fs::path& tune_dir, const fs::path& run_dir, const RunPlan& p,
+                             const std::string& reference) {
   const fs::path file = tune_dir / "tune.json";
   const std::string where = "--search " + tune_dir.string();
   std::error_code ec;
   if (!fs::is_regular_file(file, ec))
     throw InputError(where, "no tune.json in the folder", "give the TUNE_DIR openrecipes tune wrote (-o TUNE_DIR)");
-  std::string text = read_file(file, std::size_t{16} << 20);
-  const auto s = evidence::parse_tune_search(text, file.string());
+  SearchEvidence out;
+  out.text = read_file(file, evidence::kMaxSearchBytes);
+  const auto s = evidence::parse_tune_search(out.text, file.string());
   if (s.recipe != reference)
     throw InputError(
         file.string(),
@@ -277,7 +283,22 @@ std::string search_record(const fs::path& tune_dir, const fs::path& run_dir, con
                      fmt::format("the run is not the search's winner ({}, a run of {})",
                                  (tune_dir / s.winner->run_dir).string(), s.winner->candidate),
                      "submit the winner's run the search left (TUNE_DIR/" + s.winner->run_dir + ")");
-  return text;
+  // Each trial's step log (its last node's, where Megatron prints the steps): build recomputes its numbers from it.
+  for (const auto& t : s.trials) {
+    if (t.run_dir.empty()) continue;
+    const fs::path log = tune_dir / t.run_dir / "nodes" / std::to_string(s.nodes - 1) / "train.log";
+    if (!fs::is_regular_file(log, ec)) {
+      if (t.tokens_per_s_per_gpu || t.measured_peak_mib)
+        throw InputError(log.string(),
+                         fmt::format("trial {}'s log is missing, and the search records its numbers", t.trial),
+                         "submit the TUNE_DIR as tune left it");
+      continue;
+    }
+    if (fs::file_size(log, ec) > kMaxTextFileBytes)
+      throw InputError(log.string(), "over the registry's limit for one evidence file", "keep trials short");
+    out.trial_logs.emplace_back(log, evidence::trial_log_path("evidence/search.json", t.trial));
+  }
+  return out;
 }
 
 }  // namespace
@@ -348,7 +369,8 @@ SubmitResult submit_run(const SubmitRequest& req) {
   if (!req.search.empty() && is_root)
     throw InputError("--search " + req.search.string(), "a search's winner is tuned from the search's start",
                      "give --reference the recipe the search started from");
-  const std::string search = req.search.empty() ? "" : search_record(req.search, run_dir, p, reference.id);
+  const SearchEvidence search =
+      req.search.empty() ? SearchEvidence{} : search_record(req.search, run_dir, p, reference.id);
   const auto versions = evidence::parse_versions(read_file(run_dir / rec.versions.path), rec.versions.path);
   require_pinned_commit(source, versions, rec.versions.path);
   const auto args = evidence::find_megatron_args(read_file(run_dir / rec.arguments.path), rec.arguments.path);
@@ -373,7 +395,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
   out.convergence_arm.reset();
   out.launch = registry::EvidenceFile{{}, "evidence/launch.json", "launch", ""};
   out.search.reset();
-  if (!search.empty()) out.search = registry::EvidenceFile{{}, "evidence/search.json", "openrecipes-tune", ""};
+  if (!search.text.empty()) out.search = registry::EvidenceFile{{}, "evidence/search.json", "openrecipes-tune", ""};
   out.command = planned.command;
   out.layout = planned.layout;
   out.stack = probed_stack(source, p, rec, versions, args);
@@ -388,7 +410,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
       "computed from evidence/ by the build's own evaluation.{}",
       source.id, p.launcher == "slurm" ? "slurm" : "local",
       rec.times.format == "launcher" ? "" : ", Slurm job " + rec.times.key,
-      search.empty() ? "" : "\nFound by openrecipes tune from " + reference.id + " (evidence/search.json).");
+      search.text.empty() ? "" : "\nFound by openrecipes tune from " + reference.id + " (evidence/search.json).");
 
   // Written into a temp folder beside the target, then renamed: the registry never holds half a recipe.
   const fs::path parent = target.parent_path();
@@ -407,7 +429,13 @@ SubmitResult submit_run(const SubmitRequest& req) {
   fs::create_directories(temp / "evidence");
   for (const auto& [from, to] : copies) fs::copy_file(run_dir / from, temp / to);
   write_file_atomic(temp / "evidence/launch.json", evidence::launch_json(p.env, p.argv));
-  if (!search.empty()) write_file_atomic(temp / "evidence/search.json", search);
+  if (!search.text.empty()) {
+    write_file_atomic(temp / "evidence/search.json", search.text);
+    for (const auto& [from, to] : search.trial_logs) {
+      fs::create_directories((temp / to).parent_path());
+      fs::copy_file(from, temp / to);
+    }
+  }
   if (!component.empty()) fs::create_directories(temp / "evidence/component-tests");
   for (const auto& [test, file_raw] : component)
     fs::copy_file(file_raw.first, temp / "evidence/component-tests" / (test + ".json"));

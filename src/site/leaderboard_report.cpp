@@ -1,6 +1,8 @@
 // Leaderboard as text and JSON (SPEC §5).
 #include "site/leaderboard_report.h"
 
+#include "evidence/tune_search.h"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -176,7 +178,11 @@ nlohmann::json search_json(const registry::RecipeResult& r) {
           t.score_low ? nlohmann::json::array({*t.score_low, opt(t.score_high)}) : nlohmann::json(nullptr)},
          {"wall_s", t.wall_s},
          {"best", t.best},
-         {"within_noise_of_best", t.within_noise_of_best}});
+         {"within_noise_of_best", t.within_noise_of_best},
+         // The step log the build recomputed its numbers from (evidence/search-trials/NN.log).
+         {"log", t.tokens_per_s_per_gpu || t.measured_peak_mib
+                     ? nlohmann::json(evidence::trial_log_path(r.entry->recipe->search->relative, t.trial))
+                     : nlohmann::json(nullptr)}});
   return {{"file", r.entry->recipe->search->relative},
           {"started_from", s.recipe},
           {"gpus", s.gpus},

@@ -713,12 +713,16 @@ json recipe_view(const json& pair, const json& e) {
            {"wall_s", fmt::format("{:.0f}", t["wall_s"].get<double>())},
            {"outcome", outcome},
            {"best", t["best"]},
+           {"log_href", t["log"].is_string() && !evidence_site_path(id, t["log"].get<std::string>()).empty()
+                            ? json(root + url_path(evidence_site_path(id, t["log"].get<std::string>())))
+                            : json(false)},
            {"reason", t["reason"].get<std::string>().empty() ? json(false) : t["reason"]}});
     }
     const std::string file = s["file"].get<std::string>();
     const std::string at = evidence_site_path(id, file);
+    const auto gpus = s["gpus"].get<std::int64_t>();
     v["search"] = {{"started_from", s["started_from"]},
-                   {"gpus", std::to_string(s["gpus"].get<std::int64_t>())},
+                   {"gpus", gpus == 1 ? std::string("1 GPU") : std::to_string(gpus) + " GPUs"},
                    {"launcher", s["launcher"]},
                    {"candidates", std::to_string(s["candidates"].get<std::size_t>())},
                    {"trial_count", std::to_string(s["trials"].size())},

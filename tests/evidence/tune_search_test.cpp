@@ -135,7 +135,27 @@ TEST(TuneSearch, anything_else_is_refused_naming_the_file_and_the_field) {
   j = record(), j["candidates"][1]["name"] = "ref-start";
   expect(j, "the candidate ref-start appears twice");
   j = record(), j["gpus"] = 1.5;
-  expect(j, "gpus is not a whole number >= 0");
+  expect(j, "gpus is not a whole number from 0 to 10^6");
+  j = record(), j["gpus"] = 4000000;
+  expect(j, "gpus is not a whole number from 0 to 10^6");
+  j = record(), j["trials"][0]["predicted_peak_mib"] = 1e308;
+  expect(j, "trials[0].predicted_peak_mib is over 10^9");
+  j = record(), j["trials"][0]["reason"] = "a\x1b[31mred";
+  expect(j, "trials[0].reason holds a control character");
+  j = record(), j["candidates"][1]["command"] = "torchrun \\\n  --bf16\t--x 1";  // a command keeps its lines
+  EXPECT_EQ(error_of(j), "parsed");
+  j = record(), j["trials"][1]["knobs"] = "FP8 and custom kernels";
+  expect(j, "trials[1].knobs are not its candidate's");
+  j = record(), j["trials"][1]["candidate"] = "ref-start";
+  expect(j, "trials[1] tries a candidate a trial before it tried");
+  j = record(), j["candidates"][1]["start"] = true;
+  expect(j, "2 candidates are the start, not one");
+  j = record(), std::swap(j["candidates"][0]["start"], j["candidates"][1]["start"]);
+  expect(j, "the first trial is not the start");
+  j = record(), j["trials"][1]["tokens_per_s_per_gpu_interval"] = {250.0, 300.0};
+  expect(j, "trials[1]'s score lies outside its own interval");
+  j = record(), j["trials"][1]["outcome"] = "oom";
+  expect(j, "the winner's trial was not measured (oom)");
   EXPECT_NE(error_of(json::array()).find("not a JSON object"), std::string::npos);
   try {
     parse_tune_search(R"({"format": "openrecipes-tune", "format": "openrecipes-tune"})", "f");
@@ -143,6 +163,18 @@ TEST(TuneSearch, anything_else_is_refused_naming_the_file_and_the_field) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("twice"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace openrecipes::evidence
+
+namespace openrecipes::evidence {
+namespace {
+
+TEST(TuneSearch, a_trials_log_sits_beside_the_record) {
+  EXPECT_EQ(trial_log_path("evidence/search.json", 3), "evidence/search-trials/03.log");
+  EXPECT_EQ(trial_log_path("evidence/search.json", 123), "evidence/search-trials/123.log");
+  EXPECT_EQ(trial_log_path("search.json", 1), "search-trials/01.log");
 }
 
 }  // namespace

@@ -54,6 +54,62 @@ TEST(BundledSearch, the_tuned_recipe_verifies_with_its_search) {
   EXPECT_EQ(r.entry->recipe->layout.micro_batch, 32);
 }
 
+TEST(BundledSearch, every_trials_numbers_are_recomputed_from_its_own_log) {
+  TunedScratch s;
+  // The start's trial forged slower (a bigger speed-up on the page): its log says otherwise.
+  auto j = s.search_json();
+  j["trials"][0]["tokens_per_s_per_gpu"] = 1000.0;
+  j["trials"][0]["tokens_per_s_per_gpu_interval"] = {900.0, 1100.0};
+  s.write_search(j);
+  auto b = build(s.root);
+  EXPECT_FALSE(b.get("tulu3-tuned").verified);
+  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"),
+                         "trial 1 records 1000.0 tokens/s/GPU, and its log "
+                         "evidence/search-trials/01.log gives 10725.7 over steps 3–12"))
+      << reasons_of(b.get("tulu3-tuned"));
+
+  // A measured peak other than the log's max allocated.
+  TunedScratch p;
+  j = p.search_json();
+  j["trials"][1]["measured_peak_mib"] = 40000.0;
+  p.write_search(j);
+  b = build(p.root);
+  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"),
+                         "trial 2 records a measured peak of 40000 MiB, and its log "
+                         "evidence/search-trials/02.log shows 56289 MiB"))
+      << reasons_of(b.get("tulu3-tuned"));
+
+  // A trial's log removed: its numbers cannot be recomputed.
+  TunedScratch m;
+  fs::remove(m.recipe("tulu3-tuned") / "evidence/search-trials/05.log");
+  b = build(m.root);
+  EXPECT_FALSE(b.get("tulu3-tuned").verified);
+  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"), "trial 5's log evidence/search-trials/05.log does not read"))
+      << reasons_of(b.get("tulu3-tuned"));
+}
+
+TEST(BundledSearch, a_search_on_another_gpu_count_or_from_another_command_is_caught) {
+  TunedScratch s;
+  auto j = s.search_json();
+  j["gpus"] = 8;
+  for (auto& c : j["candidates"])
+    if (c["start"] == true) c["command"] = "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py --bf16";
+  s.write_search(j);
+  auto b = build(s.root);
+  const auto& r = b.get("tulu3-tuned");
+  EXPECT_FALSE(r.verified);
+  EXPECT_TRUE(has_reason(r, "is a search on 8 GPU(s), and the recipe ran on 1")) << reasons_of(r);
+
+  TunedScratch c;
+  j = c.search_json();
+  for (auto& x : j["candidates"])
+    if (x["start"] == true) x["command"] = "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py --bf16";
+  c.write_search(j);
+  b = build(c.root);
+  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"), "is not the command of the reference qwen3-0.6b/H200/tulu3-ref"))
+      << reasons_of(b.get("tulu3-tuned"));
+}
+
 TEST(BundledSearch, a_search_from_another_start_is_caught) {
   TunedScratch s;
   auto j = s.search_json();

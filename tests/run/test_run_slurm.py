@@ -106,22 +106,26 @@ class SlurmRun(unittest.TestCase):
         self.assertIn(f"gpu_hours: {span / 3600:.6g}\n", recipe)
 
     def test_tune_runs_its_trials_as_jobs_and_its_winner_submits_with_its_search(self):
-        # The stand-in models step time (ms) and peak (MiB) by micro-batch; tune tries the start (2) and the planner's
-        # next two (8, then 4): micro-batch 4 is the fastest of them.
+        # The stand-in models step time (ms) and peak (MiB) by micro-batch, and the fused cross-entropy 1.5x slower;
+        # tune tries the start (2), the planner's next (8, the new best), 8 with the swap (the registry's passed
+        # component test allows it), then 4: micro-batch 4 is the fastest of them.
         step_ms = {2: 2800, 4: 1500, 8: 1900, 16: 1900, 32: 1900}
         env = self.env_for(self.one, OPENRECIPES_STANDIN_STEP_MS=",".join(f"{k}:{v}" for k, v in step_ms.items()),
                            OPENRECIPES_STANDIN_PEAK_MIB="2:25000,4:35000,8:55000,16:95000,32:100000",
-                           OPENRECIPES_STANDIN_MEMORY_MIB="143771")
+                           OPENRECIPES_STANDIN_MEMORY_MIB="143771",
+                           OPENRECIPES_STANDIN_SWAP_SCALE="cross_entropy_loss_fusion:1.5")
         tune_dir = os.path.join(self.s.root, "tune")
         rc, out, err = self.s.run("tune", self.s.recipe("mbs2"), "--gpus", "1", "--launcher", "slurm", "--no-gres",
-                                  "--max-trials", "3", "--var", "MEGATRON_LM=" + self.s.megatron, "-o", tune_dir,
+                                  "--max-trials", "4", "--var", "MEGATRON_LM=" + self.s.megatron, "-o", tune_dir,
                                   env=env)
         self.assertEqual(rc, 0, out + err)
         import json
         with open(os.path.join(tune_dir, "tune.json"), encoding="utf-8") as f:
             j = json.load(f)
         mbs = {c["name"]: c["micro_batch"] for c in j["candidates"]}
-        self.assertEqual([mbs[t["candidate"]] for t in j["trials"]], [2, 8, 4])
+        swap = {c["name"]: c["swap"] for c in j["candidates"]}
+        self.assertEqual([mbs[t["candidate"]] for t in j["trials"]], [2, 8, 8, 4])
+        self.assertEqual([swap[t["candidate"]] for t in j["trials"]], ["", "", "cross_entropy_loss_fusion", ""])
         self.assertEqual(j["stopped"], "--max-trials")
         best = [t for t in j["trials"] if t["best"]]
         self.assertEqual([mbs[t["candidate"]] for t in best], [4])

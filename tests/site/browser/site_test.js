@@ -247,6 +247,15 @@ async function mainSite(browser, work) {
       assert.ok(search.every((r, i) => r.cells[6].startsWith(entry.search.trials[i].outcome)), `${id}: outcomes`);
       const link = await page.$eval('section#search p a', (a) => a.getAttribute('href'));
       assert.ok(link.endsWith(`recipes/${id}/${entry.search.file}`), `${id}: the search's link ${link}`);
+      // Each trial's log link serves the registry's file, the one the build recomputed the row from.
+      const logs = await page.$$eval('section#search table.search tbody tr', (trs) => trs.map((tr) => { const a = tr.querySelector('td:last-child a'); return a ? a.getAttribute('href') : null; }));
+      for (const [i, t] of entry.search.trials.entries()) {
+        assert.strictEqual(logs[i] !== null, t.log !== null, `${id}: trial ${t.trial}'s log link`);
+        if (!t.log) continue;
+        const res = await page.request.get(new URL(logs[i], base + `recipes/${id}.html`).href);
+        assert.strictEqual(res.status(), 200, `${id}: trial log ${t.log}`);
+        assert.ok(Buffer.compare(await res.body(), fs.readFileSync(path.join(source, 'registry/recipes', id, t.log))) === 0, `${id}: trial log ${t.log} is the registry's`);
+      }
       await shoot(await page.$('section#search'), 'search.png', {});
     } else {
       assert.strictEqual(search.length, 0, `${id}: no search section without a search`);
