@@ -2,8 +2,8 @@
 # On the device machine (H200s; torch, torchrun, pybind11, g++; no network): `openrecipes tune` of the bundled
 # tulu3-ref (real Megatron-LM d98e8a64, --transformer-impl local, the fixture rows at L = 512, 32 rows a step) on GPUS
 # GPUs (default 1) within BUDGET minutes (default 8: one device command runs at most 10), then `openrecipes submit`
-# of its winner against tulu3-ref into a copy of the bundled registry, as NAME (default tulu3-tuned). Needs build/device-megatron from tests/run/device/prepare.sh
-# (carry it).
+# of its winner against tulu3-ref into a copy of the bundled registry, as NAME (default tulu3-tuned). Needs
+# build/device-megatron from tests/run/device/prepare.sh (carry it).
 #
 # The work runs from /work/main (the checkout is copied there when it is elsewhere), so the paths the trials record
 # are the CPU machine's own: the tune folder that comes back (build/device-tune, unpacked in place) can be submitted
