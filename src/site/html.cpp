@@ -16,6 +16,27 @@ namespace mustache = kainjow::mustache;
 
 namespace {
 
+// What a page shows of a string: inert_text (bidi controls visible), and every C0 control but the line break and the
+// tab, DEL and every C1 control written visibly ("\u001B"): a stranger's field carries no terminal escape sequence or
+// stray control into the page.
+std::string page_text(std::string_view text) {
+  const std::string in = inert_text(text);
+  std::string out;
+  out.reserve(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const auto c = static_cast<unsigned char>(in[i]);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      out += fmt::format("\\u{:04X}", static_cast<unsigned>(c));
+    } else if (c == 0xc2 && i + 1 < in.size() && static_cast<unsigned char>(in[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(in[i + 1]) <= 0x9f) {
+      out += fmt::format("\\u{:04X}", static_cast<unsigned>(static_cast<unsigned char>(in[++i])));
+    } else {
+      out += in[i];
+    }
+  }
+  return out;
+}
+
 mustache::data to_data(const nlohmann::json& j) {
   switch (j.type()) {
     case nlohmann::json::value_t::object: {
@@ -29,7 +50,7 @@ mustache::data to_data(const nlohmann::json& j) {
       return d;
     }
     case nlohmann::json::value_t::string:
-      return mustache::data{inert_text(j.get_ref<const std::string&>())};
+      return mustache::data{page_text(j.get_ref<const std::string&>())};
     case nlohmann::json::value_t::boolean:
       return mustache::data{j.get<bool>()};
     case nlohmann::json::value_t::number_integer:
@@ -59,7 +80,7 @@ mustache::mustache& parsed(std::string_view name) {
 
 }  // namespace
 
-std::string html_text(std::string_view text) { return mustache::html_escape<std::string>(inert_text(text)); }
+std::string html_text(std::string_view text) { return mustache::html_escape<std::string>(page_text(text)); }
 
 std::string render_template(std::string_view name, const nlohmann::json& view) {
   mustache::mustache& t = parsed(name);

@@ -16,6 +16,10 @@ TEST(Html, inert_text_writes_bidi_controls_visibly_and_keeps_other_text) {
   EXPECT_EQ(inert_text("Qwen3 · 0.6B — ok “quotes” \u2065"),
             "Qwen3 · 0.6B — ok “quotes” \u2065");  // U+2065 is no control
   EXPECT_EQ(inert_text("\xE2\x80"), "\xE2\x80");   // a truncated sequence at the end is left as it is
+  // On a page a terminal's escape sequence, a bell, NUL, backspace, CR, DEL and a C1 control are written visibly;
+  // line breaks and tabs (a command's lines) are kept.
+  EXPECT_EQ(html_text(std::string("a\x1b[31mb\a\0c\bd\re\x7f f\xC2\x9bg\n\th", 23)),
+            "a\\u001B[31mb\\u0007\\u0000c\\u0008d\\u000De\\u007F f\\u009Bg\n\th");
   EXPECT_EQ(html_text("<a href='x'>&\"\u202E"), "&lt;a href=&apos;x&apos;&gt;&amp;&quot;\\u202E");
 }
 
