@@ -37,7 +37,12 @@ EvidenceFile evidence_file(const YamlField& f, const fs::path& dir, const std::v
   EvidenceFile e;
   e.relative = f.require("path").as_string(400);
   e.path = resolve_inside(dir, e.relative, f["path"].where());
-  if (!fs::is_regular_file(e.path))
+  std::error_code ec;
+  if (fs::exists(e.path, ec) && !fs::is_regular_file(e.path, ec))
+    throw InputError(f["path"].where(),
+                     "evidence file '" + e.relative + "' is not a regular file (a folder, a device or a pipe)",
+                     "give the path of the file itself");
+  if (!fs::is_regular_file(e.path, ec))
     throw InputError(f["path"].where(), "evidence file '" + e.relative + "' does not exist",
                      "add the file to the recipe's evidence/ folder or fix the path");
   e.format = f.require("format").as_string(40);

@@ -106,3 +106,21 @@ TEST(RecipeFile, recipe_yaml_linked_inside_its_folder_is_read) {
 
 }  // namespace
 }  // namespace openrecipes::registry
+
+namespace openrecipes::registry {
+namespace {
+
+TEST(RecipeFile, an_evidence_path_that_is_a_folder_says_so_and_a_missing_one_says_that) {
+  Scratch s;
+  fs::rename(s.recipe("mbs2") / "evidence/times.txt", s.recipe("mbs2") / "evidence/times.bak");
+  EXPECT_NE(load_error(s.recipe("mbs2")).find("evidence file 'evidence/times.txt' does not exist"), std::string::npos)
+      << load_error(s.recipe("mbs2"));
+  fs::create_directory(s.recipe("mbs2") / "evidence/times.txt");
+  const auto err = load_error(s.recipe("mbs2"));
+  EXPECT_NE(err.find("evidence file 'evidence/times.txt' is not a regular file (a folder, a device or a pipe)"),
+            std::string::npos)
+      << err;
+}
+
+}  // namespace
+}  // namespace openrecipes::registry
