@@ -168,8 +168,7 @@ int run(const RelayoutOptions& o) {
   }
   std::cout << fmt::format("  to      {}   ({} node{} x {} GPUs)\n", sizes(r.layout), r.nodes, r.nodes == 1 ? "" : "s",
                            r.gpus <= r.gpus_per_node ? r.gpus : r.gpus_per_node);
-  for (const auto& x : r.changes)
-    std::cout << fmt::format("  changed {} {} -> {}\n", x.flag, x.from.empty() ? "(absent)" : x.from, x.to);
+  for (const auto& x : r.changes) std::cout << "  changed " << x.str() << "\n";
   if (r.memory)
     std::cout << fmt::format("  memory  predicted peak {:.0f} MiB a GPU of {:.0f} (stage {}, at the {})\n",
                              r.memory->peak_mib, q.memory_mib, r.memory->stage, r.memory->moment);

@@ -133,6 +133,11 @@ void append_utf8(std::string& out, char32_t c) {
   }
 }
 
+bool c1_control_at(std::string_view s, std::size_t i) {
+  return i + 1 < s.size() && static_cast<unsigned char>(s[i]) == 0xc2 && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+         static_cast<unsigned char>(s[i + 1]) <= 0x9f;
+}
+
 std::string inert_text(std::string_view s) {
   std::string out;
   out.reserve(s.size());
@@ -153,9 +158,7 @@ std::string display_word(const std::string& w) {
   bool control = inert_text(w) != w;
   for (std::size_t i = 0; i < w.size() && !control; ++i) {
     const auto c = static_cast<unsigned char>(w[i]);
-    control = c < 0x20 || c == 0x7f ||
-              (c == 0xc2 && i + 1 < w.size() && static_cast<unsigned char>(w[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(w[i + 1]) <= 0x9f);
+    control = c < 0x20 || c == 0x7f || c1_control_at(w, i);
   }
   if (control) return "$" + quote_for_message(w, 4096);
   const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](char c) {

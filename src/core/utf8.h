@@ -56,9 +56,12 @@ inline char32_t decode_utf8(const char* p, std::size_t& len) {
 /// Appends the UTF-8 encoding (1..4 bytes) of `c`, a Unicode scalar value, to `out`.
 void append_utf8(std::string& out, char32_t c);
 
+/// True when `s` holds a C1 control (U+0080..U+009F, the two bytes 0xC2 0x80..0x9F in UTF-8) at byte `i`.
+bool c1_control_at(std::string_view s, std::size_t i);
+
 /// `text` with every Unicode bidirectional control (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069)
 /// written as visible text ("\u202E"), so a stranger's field cannot reorder what a page shows around it. Other
-/// bytes are kept (the JSON they come from is already valid UTF-8 without C0/C1 controls).
+/// bytes are kept (the site writes controls visibly too: site/html.h).
 std::string inert_text(std::string_view text);
 
 /// A word as a POSIX shell would need it quoted, for display only (run --dry-run, the site's Reproduce box, messages):

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "core/text.h"
+#include "core/utf8.h"
 
 namespace openrecipes {
 
@@ -253,8 +254,7 @@ std::string yaml_scalar(const std::string& s) {
       out += static_cast<char>(c);
     } else if (c < 0x20 || c == 0x7f) {
       out += fmt::format("\\x{:02x}", c);
-    } else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
+    } else if (c1_control_at(s, i)) {
       out += fmt::format("\\u{:04x}", static_cast<unsigned char>(s[++i]));
     } else {
       out += static_cast<char>(c);

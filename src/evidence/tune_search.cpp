@@ -45,6 +45,13 @@ class Reader {
         throw bad(fmt::format("{}.{} holds a control character", where, key));
     return s;
   }
+  // A string field that may be null ("").
+  std::string maybe_text(const json& o, const char* key, const std::string& where) const {
+    const json& v = field(o, key, where);
+    if (v.is_null()) return {};
+    if (!v.is_string()) throw bad(fmt::format("{}.{} is not a string or null", where, key));
+    return text(o, key, where);
+  }
   bool flag(const json& o, const char* key, const std::string& where) const {
     const json& v = field(o, key, where);
     if (!v.is_boolean()) throw bad(fmt::format("{}.{} is not true or false", where, key));
@@ -142,10 +149,7 @@ TuneSearch parse_tune_search(std::string_view text, const std::string& file) {
     if (s.trials.empty() && !c->start) throw r.bad("the first trial is not the start");
     x.knobs = r.text(t, "knobs", where);
     if (x.knobs != c->knobs) throw r.bad(where + ".knobs are not its candidate's");
-    if (const json& d = r.field(t, "run_dir", where); d.is_string())
-      x.run_dir = r.text(t, "run_dir", where);
-    else if (!d.is_null())
-      throw r.bad(where + ".run_dir is not a string or null");
+    x.run_dir = r.maybe_text(t, "run_dir", where);
     x.outcome = r.text(t, "outcome", where);
     if (!outcomes.count(x.outcome))
       throw r.bad(fmt::format("{}.outcome '{}' is not one tune writes", where, x.outcome));
@@ -180,10 +184,7 @@ TuneSearch parse_tune_search(std::string_view text, const std::string& file) {
     x.candidate = r.text(w, "candidate", "winner");
     x.start = r.flag(w, "start", "winner");
     x.tokens_per_s_per_gpu = r.maybe(w, "tokens_per_s_per_gpu", "winner");
-    if (const json& d = r.field(w, "run_dir", "winner"); d.is_string())
-      x.run_dir = r.text(w, "run_dir", "winner");
-    else if (!d.is_null())
-      throw r.bad("winner.run_dir is not a string or null");
+    x.run_dir = r.maybe_text(w, "run_dir", "winner");
     if (x.trial < 1 || x.trial > static_cast<std::int64_t>(s.trials.size()) ||
         s.trials[static_cast<std::size_t>(x.trial - 1)].candidate != x.candidate)
       throw r.bad("the winner is not one of the record's trials");

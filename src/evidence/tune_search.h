@@ -46,6 +46,9 @@ struct SearchTrial {
   double wall_s = 0;                            ///< launch to exit, seconds
   bool best = false;
   bool within_noise_of_best = false;
+  /// It records numbers a build recomputes from its step log (a score or a measured peak): submit --search copies
+  /// that log, build reads it, the page links it.
+  bool recomputed() const { return tokens_per_s_per_gpu || measured_peak_mib; }
 };
 
 /// The search as tune.json records it.

@@ -439,7 +439,8 @@ void CommandEditor::set(const std::vector<std::string>& spellings, const std::st
   changed(spellings.front(), "");
 }
 
-// The span of word `i` with the blanks before it (a removed word leaves no double blank behind).
+std::string FlagChange::str() const { return fmt::format("{} {} -> {}", flag, from.empty() ? "(absent)" : from, to); }
+
 // The text a removed span [begin, end) takes with it: the blanks before it, or, when those are a line's indentation,
 // the blanks after it (so the next word keeps the line's indentation).
 static std::pair<std::size_t, std::size_t> removal_span(const std::string& text, std::size_t begin, std::size_t end) {

@@ -95,6 +95,8 @@ std::vector<std::string> command_variable_names(const std::vector<CommandWord>& 
 struct FlagChange {
   std::string flag;      ///< e.g. "--nproc-per-node", or "AUTOTUNE_SEQ_LEN" for the environment
   std::string from, to;  ///< "" for "absent" / "removed"
+  /// "--micro-batch-size 4 -> 16"; "--recompute-granularity (absent) -> selective".
+  std::string str() const;
 };
 
 /// Rewrites flags of a command in place: the rest of its text stays byte for byte (relayout, `run --profile`).

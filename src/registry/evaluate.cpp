@@ -458,14 +458,11 @@ void check_evidence_consistency(const Recipe& r, const Loaded& ev, RecipeResult&
                             : ev.args_fix);
 }
 
-// A recipe's search (evidence.search: the tune.json of the `openrecipes tune` that found it) must be the search that
-// found this recipe: started from its reference, won by a candidate with its command, whose winning run scored what
-// this build measures for it. Kept in `out.search` for the page when it holds.
 // Trial `t`'s numbers recomputed from its step log (kept beside the record by submit --search): its score and interval
 // over its measured steps, and Megatron's max allocated. Each sentence says what disagrees; empty when all agree.
 std::vector<std::string> trial_problems(const Recipe& r, const evidence::TuneSearch& s,
                                         const evidence::SearchTrial& t) {
-  if (!t.tokens_per_s_per_gpu && !t.measured_peak_mib) return {};
+  if (!t.recomputed()) return {};
   const std::string relative = evidence::trial_log_path(r.search->relative, t.trial);
   std::string text;
   std::string file;
@@ -505,6 +502,10 @@ std::vector<std::string> trial_problems(const Recipe& r, const evidence::TuneSea
   return out;
 }
 
+// A recipe's search (evidence.search: the tune.json of the `openrecipes tune` that found it) must be the search that
+// found this recipe: on its GPU count, started from its reference (the reference's command on its GPU count), won by
+// a candidate with its command, whose winning run scored what this build measures for it, every trial's numbers
+// recomputed from its log. Kept in `out.search` for the page when it holds.
 void check_search(const Context& c, const Recipe& r, RecipeResult& out) {
   if (!r.search) return;
   const std::string where = r.search->path.string();

@@ -60,9 +60,8 @@ std::string launcher_times_line(int exit_code, double start_s, double end_s) {
 
 void write_run_record(const RunPlan& p, RunRecord& r) {
   const fs::path dir = p.run_dir;
-  const std::string last = "nodes/" + std::to_string(p.nodes - 1) + "/train.log";
   const std::string log_format = p.framework == "megatron-lm" ? "megatron" : p.framework;
-  r.log = {p.mode == LaunchMode::megatron ? last : "nodes/0/train.log", log_format, ""};
+  r.log = {step_log_file(p.mode, p.nodes), log_format, ""};
   r.arguments = {"nodes/0/train.log", "megatron-args", ""};
   r.versions = {"nodes/0/versions.txt", "versions", ""};
   r.convergence_arm = !p.profile && p.trial_iters == 0;

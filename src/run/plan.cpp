@@ -25,6 +25,10 @@
 #include "run/preflight.h"
 
 namespace openrecipes::run {
+
+std::string step_log_file(LaunchMode mode, std::int64_t nodes) {
+  return "nodes/" + std::to_string(mode == LaunchMode::megatron ? nodes - 1 : 0) + "/train.log";
+}
 namespace {
 namespace fs = std::filesystem;
 
@@ -142,8 +146,7 @@ PlannedCommand plan_command(const registry::Recipe& recipe, std::int64_t gpus, s
   }
   out.layout = r.layout;
   out.command = r.command;
-  for (const auto& c : r.changes)
-    out.edits.push_back(fmt::format("relayout: {} {} -> {}", c.flag, c.from.empty() ? "(absent)" : c.from, c.to));
+  for (const auto& c : r.changes) out.edits.push_back("relayout: " + c.str());
   for (const auto& n : r.notes) out.edits.push_back("relayout: " + n);
 
   // --profile: to step 24 (SPEC §2: a profiler run of 21..25 steps is measured over steps 5-19).

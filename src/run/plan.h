@@ -24,6 +24,10 @@ namespace openrecipes::run {
 /// `ray start --head` on the first node, `ray start --address` on the others, one `ray job submit` from the head).
 enum class LaunchMode : unsigned char { megatron, ray };
 
+/// The run directory's log that carries the step lines, relative to it: "nodes/<N-1>/train.log" for a torchrun launch
+/// (Megatron-LM prints its steps on the last rank), "nodes/0/train.log" for Ray (the head's driver prints them).
+std::string step_log_file(LaunchMode mode, std::int64_t nodes);
+
 /// What the user asked `run` for.
 struct RunRequest {
   std::filesystem::path recipe;      ///< the recipe's folder or its recipe.yaml

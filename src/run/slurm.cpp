@@ -123,8 +123,8 @@ void run_slurm(const RunPlan& p, const SlurmOptions& o, RunRecord& r,
   std::cout << fmt::format("submitted Slurm job {} ({} node(s)); following it (Ctrl-C cancels it)\n", job, p.nodes);
   std::cout.flush();
 
-  // The node whose log carries the step lines: Megatron-LM prints them on the last rank, Ray on the head.
-  const fs::path followed = node_dir(p, p.mode == LaunchMode::megatron ? p.nodes - 1 : 0) / "train.log";
+  // The node whose log carries the step lines.
+  const fs::path followed = fs::path(p.run_dir) / step_log_file(p.mode, p.nodes);
   std::uintmax_t offset = 0;
   std::string state, line;
   bool cancelled = false;

@@ -27,12 +27,15 @@
 #include "run/capture.h"
 #include "run/component_test.h"
 #include "run/model_args.h"
+#include "run/tune.h"
 
 namespace openrecipes::run {
 namespace {
 namespace fs = std::filesystem;
 
 const char* const kAsLeft = "submit the run directory as openrecipes run left it";
+// Where a tuned recipe keeps its search (submit --search), and so its trials' logs (evidence::trial_log_path).
+const char* const kSearchFile = "evidence/search.json";
 
 // The versions the probe saw for `name` (any spelling), preferring a build-tagged one (torch's own "2.11.0+cu130"
 // over pip's "2.11.0"); "unknown" when it saw none.
@@ -277,7 +280,7 @@ SearchEvidence search_record(const fs::path& tune_dir, const fs::path& run_dir, 
     std::error_code e1, e2;
     return fs::equivalent(a, b, e1) && !e1 && !e2;
   };
-  const fs::path draft = tune_dir / "recipes" / p.model / p.gpu / s.winner->candidate;
+  const fs::path draft = tune_draft_dir(tune_dir, p.model, p.gpu, s.winner->candidate);
   if (!same(tune_dir / s.winner->run_dir, run_dir) || !same(p.recipe_dir, draft))
     throw InputError(where,
                      fmt::format("the run is not the search's winner ({}, a run of {})",
@@ -286,9 +289,9 @@ SearchEvidence search_record(const fs::path& tune_dir, const fs::path& run_dir, 
   // Each trial's step log (its last node's, where Megatron prints the steps): build recomputes its numbers from it.
   for (const auto& t : s.trials) {
     if (t.run_dir.empty()) continue;
-    const fs::path log = tune_dir / t.run_dir / "nodes" / std::to_string(s.nodes - 1) / "train.log";
+    const fs::path log = tune_dir / t.run_dir / step_log_file(LaunchMode::megatron, s.nodes);  // tune: Megatron-LM
     if (!fs::is_regular_file(log, ec)) {
-      if (t.tokens_per_s_per_gpu || t.measured_peak_mib)
+      if (t.recomputed())
         throw InputError(log.string(),
                          fmt::format("trial {}'s log is missing, and the search records its numbers", t.trial),
                          "submit the TUNE_DIR as tune left it");
@@ -296,7 +299,7 @@ SearchEvidence search_record(const fs::path& tune_dir, const fs::path& run_dir, 
     }
     if (fs::file_size(log, ec) > kMaxTextFileBytes)
       throw InputError(log.string(), "over the registry's limit for one evidence file", "keep trials short");
-    out.trial_logs.emplace_back(log, evidence::trial_log_path("evidence/search.json", t.trial));
+    out.trial_logs.emplace_back(log, evidence::trial_log_path(kSearchFile, t.trial));
   }
   return out;
 }
@@ -395,7 +398,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
   out.convergence_arm.reset();
   out.launch = registry::EvidenceFile{{}, "evidence/launch.json", "launch", ""};
   out.search.reset();
-  if (!search.text.empty()) out.search = registry::EvidenceFile{{}, "evidence/search.json", "openrecipes-tune", ""};
+  if (!search.text.empty()) out.search = registry::EvidenceFile{{}, kSearchFile, "openrecipes-tune", ""};
   out.command = planned.command;
   out.layout = planned.layout;
   out.stack = probed_stack(source, p, rec, versions, args);
@@ -410,7 +413,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
       "computed from evidence/ by the build's own evaluation.{}",
       source.id, p.launcher == "slurm" ? "slurm" : "local",
       rec.times.format == "launcher" ? "" : ", Slurm job " + rec.times.key,
-      search.text.empty() ? "" : "\nFound by openrecipes tune from " + reference.id + " (evidence/search.json).");
+      search.text.empty() ? "" : fmt::format("\nFound by openrecipes tune from {} ({}).", reference.id, kSearchFile));
 
   // Written into a temp folder beside the target, then renamed: the registry never holds half a recipe.
   const fs::path parent = target.parent_path();
@@ -430,7 +433,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
   for (const auto& [from, to] : copies) fs::copy_file(run_dir / from, temp / to);
   write_file_atomic(temp / "evidence/launch.json", evidence::launch_json(p.env, p.argv));
   if (!search.text.empty()) {
-    write_file_atomic(temp / "evidence/search.json", search.text);
+    write_file_atomic(temp / kSearchFile, search.text);
     for (const auto& [from, to] : search.trial_logs) {
       fs::create_directories((temp / to).parent_path());
       fs::copy_file(from, temp / to);

@@ -131,8 +131,7 @@ std::string candidate_command(const registry::Recipe& recipe, const layout::Trai
     ed.set_switch(kDistOpt, t.distributed_optimizer);
     for (const auto& f : kOverlap) ed.set_switch({f}, t.distributed_optimizer && t.layout.dp > 1);
   }
-  for (const auto& c : edits)
-    changes.push_back(fmt::format("{} {} -> {}", c.flag, c.from.empty() ? "(absent)" : c.from, c.to));
+  for (const auto& c : edits) changes.push_back(c.str());
   return ed.result();
 }
 
@@ -173,8 +172,7 @@ std::optional<std::string> swap_command(const std::string& command, const TuneSw
       return std::nullopt;
     }
   }
-  for (const auto& c : edits)
-    changes.push_back(fmt::format("{} {} -> {}", c.flag, c.from.empty() ? "(absent)" : c.from, c.to));
+  for (const auto& c : edits) changes.push_back(c.str());
   return ed.result();
 }
 
@@ -256,6 +254,11 @@ bool within_noise_of_best(const TuneResult& r, std::size_t i) {
 }
 
 }  // namespace
+
+fs::path tune_draft_dir(const fs::path& tune_dir, const std::string& model, const std::string& gpu,
+                        const std::string& name) {
+  return tune_dir / "recipes" / model / gpu / name;
+}
 
 std::vector<TuneSwap> tune_swaps(const registry::Recipe& start) {
   std::vector<TuneSwap> out;
@@ -465,7 +468,7 @@ TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
   r.candidates = tune_candidates(recipe, q);
   r.swaps = tune_swaps(recipe);
   // Each candidate as a draft recipe: what run plans and submit derives the command from.
-  const fs::path drafts = q.tune_dir / "recipes" / recipe.model / recipe.gpu;
+  auto draft_dir = [&](const std::string& name) { return tune_draft_dir(q.tune_dir, recipe.model, recipe.gpu, name); };
   auto write_draft = [&](const TuneCandidate& c) {
     registry::Recipe d = recipe;
     d.name = c.name;
@@ -474,7 +477,7 @@ TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
     d.layout.max_tokens_per_gpu = recipe.layout.max_tokens_per_gpu;
     d.gpus = q.gpus;
     d.reference = recipe.id;
-    const fs::path dir = drafts / c.name;
+    const fs::path dir = draft_dir(c.name);
     fs::create_directories(dir);
     for (const auto& p : recipe.patches) {
       const fs::path dest = resolve_inside(dir, p.relative, "patches");
@@ -519,7 +522,7 @@ TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
   };
   // The start is planned first: what run would refuse for it (variables, the checkout) stops the search at once.
   RunRequest probe;
-  probe.recipe = drafts / r.candidates.front().name;
+  probe.recipe = draft_dir(r.candidates.front().name);
   probe.gpus = q.gpus, probe.nodes = q.nodes, probe.launcher = q.launcher, probe.vars = q.vars;
   probe.data_dir = q.data_dir;
   probe.trial_iters = trial_iters;
@@ -558,12 +561,12 @@ TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
                              r.candidates.size(), c.name, c.knobs, fmt_mib(c.memory.peak_mib));
     std::cout.flush();
     RunRequest rq = probe;
-    rq.recipe = drafts / c.name;
+    rq.recipe = draft_dir(c.name);
     rq.run_dir = t.run_dir;
     const auto trial_start = Clock::now();
     try {
       const RunPlan plan = make_plan(rq);
-      const fs::path log = fs::path(plan.run_dir) / "nodes" / std::to_string(plan.nodes - 1) / "train.log";
+      const fs::path log = fs::path(plan.run_dir) / step_log_file(plan.mode, plan.nodes);
       const auto deadline = started + std::chrono::duration_cast<Clock::duration>(
                                           std::chrono::duration<double>(budget_s - final_estimate_s()));
       std::optional<measure::ScoreInterval> best;
@@ -653,7 +656,7 @@ TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
                              recipe.steps_per_run);
     std::cout.flush();
     RunRequest rq = probe;
-    rq.recipe = drafts / c.name;
+    rq.recipe = draft_dir(c.name);
     rq.trial_iters = 0;
     rq.run_dir = q.tune_dir / "winner";
     const RunPlan plan = make_plan(rq);
@@ -826,7 +829,7 @@ std::string tune_table(const registry::Recipe& start, const TuneRequest& q, cons
             "  its same-math swap ({}) needs a component test at its own shape before it can be verified:\n"
             "  next: openrecipes component-test {} --reference {}{} -o {}\n"
             "  then: openrecipes submit {} --reference {} --search {} --component-tests {} --author <handle>\n",
-            c.swap, (q.tune_dir / "recipes" / start.model / start.gpu / c.name).string(), start.dir.string(), vars,
+            c.swap, tune_draft_dir(q.tune_dir, start.model, start.gpu, c.name).string(), start.dir.string(), vars,
             ct.string(), r.winner_run_dir, start.dir.string(), q.tune_dir.string(), ct.string());
       }
     }

@@ -52,6 +52,11 @@ struct TuneSwap {
 /// Megatron-LM argument table can write as a flag. Empty when the start is in no registry or has no argument dump.
 std::vector<TuneSwap> tune_swaps(const registry::Recipe& start);
 
+/// TUNE_DIR/recipes/<model>/<gpu>/<name>: where tune writes candidate `name`'s draft recipe (the recipe its trials and
+/// the winner's run ran, which submit checks the run against).
+std::filesystem::path tune_draft_dir(const std::filesystem::path& tune_dir, const std::string& model,
+                                     const std::string& gpu, const std::string& name);
+
 /// One configuration to try: a layout the planner says fits, as a draft recipe's command.
 struct TuneCandidate {
   std::string name;   ///< the draft's folder name, "<start>-<changed knobs>" ("tulu3-ref-mbs16")
@@ -112,8 +117,8 @@ struct TuneResult {
 /// would end past the budget, keeping time for the winner's run. Each same-math swap of tune_swaps is tried on every
 /// configuration that becomes the best (the start aside), right after it: a candidate of that command plus the swap,
 /// never itself the base of another. A winner with a swap needs its own component test at its shape before submit
-/// (tune_table says how). Throws InputError (nothing run) for a TUNE_DIR that
-/// exists and is not empty, sizes below 1, and whatever tune_candidates or run's planning refuse for the start.
+/// (tune_table says how). Throws InputError (nothing run) for a TUNE_DIR that exists and is not empty, sizes below 1,
+/// and whatever tune_candidates or run's planning refuse for the start.
 TuneResult tune(const registry::Recipe& start, const TuneRequest& request);
 
 /// tune.json's text (format openrecipes-tune, format_version 1; docs/tune.md).

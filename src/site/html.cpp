@@ -27,8 +27,7 @@ std::string page_text(std::string_view text) {
     const auto c = static_cast<unsigned char>(in[i]);
     if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
       out += fmt::format("\\u{:04X}", static_cast<unsigned>(c));
-    } else if (c == 0xc2 && i + 1 < in.size() && static_cast<unsigned char>(in[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(in[i + 1]) <= 0x9f) {
+    } else if (c1_control_at(in, i)) {
       out += fmt::format("\\u{:04X}", static_cast<unsigned>(static_cast<unsigned char>(in[++i])));
     } else {
       out += in[i];

@@ -1,8 +1,6 @@
 // Leaderboard as text and JSON (SPEC §5).
 #include "site/leaderboard_report.h"
 
-#include "evidence/tune_search.h"
-
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -13,6 +11,7 @@
 #include "core/error.h"
 #include "core/text.h"
 #include "evidence/step_log.h"
+#include "evidence/tune_search.h"
 #include "measure/throughput.h"
 #include "registry/reproduce.h"
 #include "site/format.h"
@@ -180,9 +179,8 @@ nlohmann::json search_json(const registry::RecipeResult& r) {
          {"best", t.best},
          {"within_noise_of_best", t.within_noise_of_best},
          // The step log the build recomputed its numbers from (evidence/search-trials/NN.log).
-         {"log", t.tokens_per_s_per_gpu || t.measured_peak_mib
-                     ? nlohmann::json(evidence::trial_log_path(r.entry->recipe->search->relative, t.trial))
-                     : nlohmann::json(nullptr)}});
+         {"log", t.recomputed() ? nlohmann::json(evidence::trial_log_path(r.entry->recipe->search->relative, t.trial))
+                                : nlohmann::json(nullptr)}});
   return {{"file", r.entry->recipe->search->relative},
           {"started_from", s.recipe},
           {"gpus", s.gpus},

@@ -686,6 +686,11 @@ json recipe_view(const json& pair, const json& e) {
     }
     v["memory"] = mv;
   }
+  // A link only where the site holds a copy (evidence_site_path), percent-encoded.
+  auto href = [&](const json& file) {
+    std::string at = evidence_site_path(id, file.get<std::string>());
+    return at.empty() ? json(nullptr) : json(root + url_path(at));
+  };
   // How it was found: the search `openrecipes tune` ran (evidence/search.json), every trial in the order run.
   v["search"] = false;
   if (e.contains("search") && e["search"].is_object()) {
@@ -704,7 +709,6 @@ json recipe_view(const json& pair, const json& e) {
       trials.push_back(
           {{"trial", std::to_string(t["trial"].get<std::int64_t>())},
            {"knobs", t["knobs"]},
-           {"candidate", t["candidate"]},
            {"predicted",
             integer(t["predicted_peak_mib"].get<double>()) + (t["planner_fits"].get<bool>() ? "" : " (no fit)")},
            {"measured",
@@ -713,13 +717,9 @@ json recipe_view(const json& pair, const json& e) {
            {"wall_s", fmt::format("{:.0f}", t["wall_s"].get<double>())},
            {"outcome", outcome},
            {"best", t["best"]},
-           {"log_href", t["log"].is_string() && !evidence_site_path(id, t["log"].get<std::string>()).empty()
-                            ? json(root + url_path(evidence_site_path(id, t["log"].get<std::string>())))
-                            : json(false)},
+           {"log_href", t["log"].is_string() ? href(t["log"]) : json(nullptr)},
            {"reason", t["reason"].get<std::string>().empty() ? json(false) : t["reason"]}});
     }
-    const std::string file = s["file"].get<std::string>();
-    const std::string at = evidence_site_path(id, file);
     const auto gpus = s["gpus"].get<std::int64_t>();
     v["search"] = {{"started_from", s["started_from"]},
                    {"gpus", gpus == 1 ? std::string("1 GPU") : std::to_string(gpus) + " GPUs"},
@@ -732,8 +732,8 @@ json recipe_view(const json& pair, const json& e) {
                    {"elapsed", fmt::format("{:.1f}", s["elapsed_s"].get<double>() / 60)},
                    {"stopped", s["stopped"]},
                    {"interval_method", s["interval_method"]},
-                   {"file", file},
-                   {"href", at.empty() ? json(nullptr) : json(root + url_path(at))},
+                   {"file", s["file"]},
+                   {"href", href(s["file"])},
                    {"trials", trials}};
   }
   json stack = json::array();
@@ -882,11 +882,6 @@ json recipe_view(const json& pair, const json& e) {
           {"seed", std::to_string(r["seed"].get<std::int64_t>())}};
   }
   v["rows_status"] = checks["rows"];
-  // A link only where the site holds a copy (evidence_site_path), percent-encoded.
-  auto href = [&](const json& file) {
-    std::string at = evidence_site_path(id, file.get<std::string>());
-    return at.empty() ? json(nullptr) : json(root + url_path(at));
-  };
   json evidence = json::array();
   for (const auto& f : e["evidence"])
     evidence.push_back({{"role", f["role"]}, {"file", f["file"]}, {"format", f["format"]}, {"href", href(f["file"])}});

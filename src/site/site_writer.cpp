@@ -1,8 +1,6 @@
 // The site as files, staged and swapped in (site/site_writer.h).
 #include "site/site_writer.h"
 
-#include "evidence/tune_search.h"
-
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -215,15 +213,14 @@ std::map<std::string, fs::path> evidence_copies(const json& board, const registr
       for (const auto& patch : r.patches) add(r.id, patch.relative, patch.path);
       for (const auto& t : r.component_tests)
         if (!t.output.empty()) add(r.id, t.output, r.dir / t.output);
-      // A search's trial logs (evidence/search-trials/NN.log beside the record): plain files only, never a link.
-      if (r.search) {
-        const fs::path trials = fs::path(evidence::trial_log_path(r.search->relative, 1)).parent_path();
-        std::error_code ec;
-        if (fs::is_directory(fs::symlink_status(r.dir / trials, ec)))
-          for (const auto& f : fs::directory_iterator(r.dir / trials, ec))
-            if (fs::is_regular_file(f.symlink_status(ec)) && f.path().extension() == ".log")
-              add(r.id, (trials / f.path().filename()).string(), f.path());
-      }
+      // The search's trial logs the board links (each one the build recomputed a trial from, inside the folder).
+      if (e->contains("search") && (*e)["search"].is_object())
+        for (const auto& t : (*e)["search"]["trials"])
+          if (t["log"].is_string()) try {
+              const std::string log = t["log"].get<std::string>();
+              add(r.id, log, resolve_inside(r.dir, log, r.file.string() + ": evidence.search"));
+            } catch (const InputError&) {
+            }
     }
   return out;
 }

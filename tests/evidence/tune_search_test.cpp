@@ -134,6 +134,10 @@ TEST(TuneSearch, anything_else_is_refused_naming_the_file_and_the_field) {
   expect(j, "trial 1's best mark disagrees with the winner (trial 2)");
   j = record(), j["candidates"][1]["name"] = "ref-start";
   expect(j, "the candidate ref-start appears twice");
+  j = record(), j["trials"][0]["run_dir"] = 3;
+  expect(j, "trials[0].run_dir is not a string or null");
+  j = record(), j["trials"][0]["run_dir"] = nullptr;  // a trial that never started
+  EXPECT_EQ(error_of(j), "parsed");
   j = record(), j["gpus"] = 1.5;
   expect(j, "gpus is not a whole number from 0 to 10^6");
   j = record(), j["gpus"] = 4000000;
