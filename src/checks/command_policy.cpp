@@ -40,12 +40,75 @@ std::string flag_name(const std::string& word) {
 
 std::string shown(const CommandWord& w) { return quote_for_message(w.shown(), 60); }
 
+// A finite decimal: digits with at most one point and at least one digit ("0.3", "1", ".5"); never inf, nan, 1e5 or a
+// sign, which Python's float() would also take.
+bool is_finite_decimal(const std::string& s) {
+  if (s.empty() || s.size() > 32 || std::count(s.begin(), s.end(), '.') > 1) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return c == '.' || (c >= '0' && c <= '9'); }) && s != ".";
+}
+
+// One value of a path argument: a variable, then a plain path inside it. `write`: the variable is RUN_DIR.
+struct PathValue {
+  std::string variable, suffix, problem;
+};
+PathValue path_value(const CommandWord& v, bool write) {
+  PathValue out;
+  if (v.parts.empty() || v.parts.front().kind != WordPart::Kind::variable) {
+    out.problem = write ? "a file the run writes, named outside the run folder"
+                        : "a file the run reads, named by the recipe rather than through a variable";
+    return out;
+  }
+  out.variable = v.parts.front().text;
+  for (std::size_t k = 1; k < v.parts.size(); ++k) {
+    if (v.parts[k].kind != WordPart::Kind::literal) {
+      out.problem = "a path holds one variable, at its start";
+      return out;
+    }
+    out.suffix += v.parts[k].text;
+  }
+  if (write && out.variable != kRunDirVariable) {
+    out.problem = "a file the run writes, named through $" + out.variable + " rather than inside the run folder";
+    return out;
+  }
+  if (!out.suffix.empty() && out.suffix.front() != '/') {
+    out.problem = "the text after $" + out.variable + " names a path beside it, not inside it";
+    return out;
+  }
+  for (std::size_t b = 0; b < out.suffix.size();) {
+    const std::size_t e = std::min(out.suffix.find('/', b), out.suffix.size());
+    if (out.suffix.compare(b, e - b, "..") == 0) {
+      out.problem = "'..' climbs out of $" + out.variable;
+      return out;
+    }
+    b = e + 1;
+  }
+  return out;
+}
+
+// The word of an external parser's argument name (--sglang-model-path: "path") that says it names a file, if any.
+std::optional<std::string> external_file_word(const std::string& flag, const std::vector<std::string>& prefixes,
+                                              const std::vector<std::string>& refused) {
+  for (const auto& p : prefixes) {
+    if (!flag.starts_with(p)) continue;
+    std::string rest = flag.substr(p.size());
+    std::replace(rest.begin(), rest.end(), '_', '-');
+    for (std::size_t b = 0; b <= rest.size();) {
+      const std::size_t e = std::min(rest.find('-', b), rest.size());
+      const std::string word = rest.substr(b, e - b);
+      if (std::find(refused.begin(), refused.end(), word) != refused.end()) return word;
+      b = e + 1;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 CommandPolicy CommandPolicy::parse(std::string_view text, const std::string& file) {
   CommandPolicy out;
   auto root = parse_yaml(std::string(text), file);
-  root.reject_unknown_keys({"version", "programs", "entry_scripts", "script_arguments", "environment"});
+  root.reject_unknown_keys(
+      {"version", "programs", "entry_scripts", "script_arguments", "external_arguments", "environment"});
   root.require("version").as_int(1, 1);
   for (const auto& p : root.require("programs").items()) {
     p.reject_unknown_keys({"name", "why", "spellings", "flags", "switches"});
@@ -70,19 +133,29 @@ CommandPolicy CommandPolicy::parse(std::string_view text, const std::string& fil
   }
   if (root["script_arguments"].defined())
     for (const auto& r : root["script_arguments"].items()) {
-      r.reject_unknown_keys({"rule", "why", "names", "packages"});
+      r.reject_unknown_keys({"rule", "why", "names", "packages", "form"});
       ScriptArgument a;
       const std::string rule = r.require("rule").as_string(20);
       if (rule == "refused")
         a.rule = ScriptArgument::Rule::refused;
-      else if (rule == "variable")
-        a.rule = ScriptArgument::Rule::variable;
+      else if (rule == "read")
+        a.rule = ScriptArgument::Rule::read;
+      else if (rule == "write")
+        a.rule = ScriptArgument::Rule::write;
       else if (rule == "module")
         a.rule = ScriptArgument::Rule::module;
+      else if (rule == "value")
+        a.rule = ScriptArgument::Rule::value;
       else
-        throw InputError(r["rule"].where(), "unknown rule '" + rule + "'", "use refused, variable or module");
+        throw InputError(r["rule"].where(), "unknown rule '" + rule + "'", "use refused, read, write, module or value");
       a.why = r.require("why").as_string(600);
+      if (a.why.empty()) throw InputError(r["why"].where(), "every rule needs a reason");
       if (a.rule == ScriptArgument::Rule::module) a.packages = strings(r.require("packages"));
+      if (r["form"].defined()) {
+        if (a.rule != ScriptArgument::Rule::read || r["form"].as_string(20) != "datasets")
+          throw InputError(r["form"].where(), "the only form is datasets, of a read rule");
+        a.datasets = true;
+      }
       for (const auto& n : r.require("names").items()) {
         const std::string name = n.as_string(100);
         if (!name.starts_with("--")) throw InputError(n.where(), "'" + name + "' is not a flag");
@@ -90,6 +163,15 @@ CommandPolicy CommandPolicy::parse(std::string_view text, const std::string& fil
           throw InputError(n.where(), "'" + name + "' is listed twice", "keep each flag in one rule");
       }
     }
+  if (root["external_arguments"].defined()) {
+    auto x = root["external_arguments"];
+    x.reject_unknown_keys({"why", "prefixes", "refused_words"});
+    out.external_why_ = x.require("why").as_string(600);
+    out.external_prefixes_ = strings(x.require("prefixes"));
+    out.external_refused_words_ = strings(x.require("refused_words"));
+    for (const auto& p : out.external_prefixes_)
+      if (!p.starts_with("--") || !p.ends_with("-")) throw InputError(x["prefixes"].where(), "a prefix is --name-");
+  }
   for (const auto& r : root.require("environment").items()) {
     r.reject_unknown_keys({"class", "why", "names"});
     Classification c;
@@ -116,6 +198,24 @@ std::optional<Classification> CommandPolicy::environment_class(std::string_view 
   auto it = env_.find(name);
   if (it == env_.end()) return std::nullopt;
   return it->second;
+}
+
+std::string CommandPolicy::argument_rule(std::string_view flag) const {
+  auto it = script_args_.find(flag);
+  if (it == script_args_.end()) return "";
+  switch (it->second.rule) {
+    case ScriptArgument::Rule::refused:
+      return "refused";
+    case ScriptArgument::Rule::read:
+      return "read";
+    case ScriptArgument::Rule::write:
+      return "write";
+    case ScriptArgument::Rule::module:
+      return "module";
+    case ScriptArgument::Rule::value:
+      return "value";
+  }
+  return "";
 }
 
 std::string CommandPolicy::framework_variable(const std::string& framework) const {
@@ -264,14 +364,15 @@ PolicyCheck CommandPolicy::check(const std::vector<CommandWord>& words, const st
     }
     shape.script_name = rel;
   }
-  check_script_arguments(words, shape.script + 1, patch_modules, problem);
+  shape.paths = check_script_arguments(words, shape.script + 1, patch_modules, problem);
   if (out.problems.empty()) out.shape = shape;
   return out;
 }
 
-void CommandPolicy::check_script_arguments(
+std::vector<PathArgument> CommandPolicy::check_script_arguments(
     const std::vector<CommandWord>& words, std::size_t first, const std::vector<std::string>& patch_modules,
     const std::function<void(const CommandWord*, const char*, const std::string&, const std::string&)>& problem) const {
+  std::vector<PathArgument> paths;
   for (std::size_t i = first; i < words.size(); ++i) {
     const CommandWord& w = words[i];
     if (!is_option_word(w)) continue;
@@ -284,30 +385,61 @@ void CommandPolicy::check_script_arguments(
       continue;
     }
     auto rule = script_args_.find(flag);
-    if (rule == script_args_.end()) continue;
+    if (rule == script_args_.end()) {
+      if (auto word = external_file_word(flag, external_prefixes_, external_refused_words_))
+        problem(&w, "command.argument",
+                fmt::format("{} is refused: its name says it names a file ('{}'), and {}", flag, *word, external_why_),
+                "remove it: an SFT recipe runs no SGLang engine (slime's --debug-train-only)");
+      continue;
+    }
     const ScriptArgument& a = rule->second;
     if (a.rule == ScriptArgument::Rule::refused) {
       problem(&w, "command.argument", fmt::format("{} is refused: it {}", flag, a.why),
-              "remove it: a recipe runs no code but the framework's, its pinned patches and data/'s plugin");
+              "remove it: a recipe runs no code but the framework's, its pinned patches and data/'s plugin, and sets "
+              "no environment variable but at the command's start");
       continue;
     }
+    if (a.rule == ScriptArgument::Rule::value) continue;
     // Its values: the text after '=', or the words that follow up to the next flag.
-    std::vector<CommandWord> values;
+    std::vector<std::pair<CommandWord, std::size_t>> values;
     if (eq != std::string::npos) {
-      values.push_back(w.after(eq + 1));
+      values.emplace_back(w.after(eq + 1), i);
     } else {
-      for (std::size_t k = i + 1; k < words.size() && !is_option_word(words[k]); ++k) values.push_back(words[k]);
+      for (std::size_t k = i + 1; k < words.size() && !is_option_word(words[k]); ++k) values.emplace_back(words[k], k);
     }
-    for (const auto& v : values) {
-      const auto lit = v.literal();
-      if (a.rule == ScriptArgument::Rule::variable) {
-        const bool by_variable = !v.parts.empty() && v.parts.front().kind == WordPart::Kind::variable;
-        if (!by_variable && !(lit && parse_double(*lit)))
-          problem(&words[i], "command.argument",
-                  fmt::format("{} {}: a file the run reads named by the recipe; it {}", flag, shown(v), a.why),
-                  "give the path through a variable the user sets ($TORCH_DIST, $HF_CKPT, $SFT_DATA, ...)");
-        continue;
+    if (a.rule == ScriptArgument::Rule::read || a.rule == ScriptArgument::Rule::write) {
+      const bool write = a.rule == ScriptArgument::Rule::write;
+      // Megatron-LM reads a blend as weight-prefix pairs only when the count is even and every other word is a
+      // number (megatron/core/datasets/utils.py get_blend_from_list); otherwise every word is a prefix.
+      bool weighted = a.datasets && values.size() % 2 == 0 && !values.empty();
+      for (std::size_t k = 0; weighted && k < values.size(); k += 2) weighted = values[k].first.literal().has_value();
+      for (std::size_t k = 0; k < values.size(); ++k) {
+        const auto& [v, index] = values[k];
+        if (weighted && k % 2 == 0) {
+          if (!is_finite_decimal(*v.literal()))
+            problem(
+                &words[index], "command.argument",
+                fmt::format("{} {}: a dataset's weight is a finite decimal number (digits, one point)", flag, shown(v)),
+                "write the weight as 0.3 or 1, and each dataset prefix through a variable after its weight");
+          continue;
+        }
+        auto path = path_value(v, write);
+        if (!path.problem.empty()) {
+          problem(&words[index], "command.argument",
+                  fmt::format("{} {}: {}; it {}", flag, shown(v), path.problem, a.why),
+                  write ? "write it inside the run folder: $RUN_DIR or $RUN_DIR/<path> (run sets RUN_DIR to the "
+                          "folder it creates)"
+                        : "give the path through a variable the user sets ($TORCH_DIST, $HF_CKPT, $SFT_DATA, ...), "
+                          "alone or followed by /<path> without '..'");
+          continue;
+        }
+        paths.push_back({flag, write ? PathArgument::Access::write : PathArgument::Access::read, a.datasets,
+                         path.variable, path.suffix, index});
       }
+      continue;
+    }
+    for (const auto& [v, index] : values) {
+      const auto lit = v.literal();
       const std::string top = lit ? lit->substr(0, lit->find('.')) : "";
       const bool allowed = lit && !top.empty() &&
                            (std::find(a.packages.begin(), a.packages.end(), top) != a.packages.end() ||
@@ -316,12 +448,13 @@ void CommandPolicy::check_script_arguments(
         std::string list;
         for (const auto& p : a.packages) list += (list.empty() ? "" : ", ") + p;
         for (const auto& p : patch_modules) list += (list.empty() ? "" : ", ") + p;
-        problem(&words[i], "command.argument",
+        problem(&words[index], "command.argument",
                 fmt::format("{} {} is not an import path in {}: {} is {}", flag, shown(v), list, flag, a.why),
                 "name a function of data/'s plugin, of the framework, or of a module among the recipe's patches");
       }
     }
   }
+  return paths;
 }
 
 }  // namespace openrecipes::checks

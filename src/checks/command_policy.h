@@ -17,6 +17,22 @@
 
 namespace openrecipes::checks {
 
+/// A file or folder the trainer reads or writes, as one value of a path argument names it (SPEC §6 "Files the trainer
+/// touches"): `$<variable><suffix>`, the suffix empty or "/a/b" without a ".." component.
+struct PathArgument {
+  enum class Access : unsigned char { read, write };
+  std::string flag;  ///< the argument as the command spells it: "--load"
+  Access access = Access::read;
+  bool dataset = false;  ///< a Megatron-LM dataset prefix: the run reads <path>.bin and <path>.idx
+  std::string variable;  ///< the variable the path starts with: "TORCH_DIST"; RUN_DIR for every write
+  std::string suffix;    ///< what follows it: "" or "/iter_0000010"
+  std::size_t word = 0;  ///< the index of the value's word in split_command's words (a --flag=value word: the flag's)
+};
+
+/// The variable every write argument starts with: `run` sets it to the run folder it creates (RUN_DIR), and no recipe
+/// or user gives it.
+inline constexpr const char* kRunDirVariable = "RUN_DIR";
+
 /// Where the parts of a command that keeps the policy are, as indices into split_command's words.
 struct CommandShape {
   std::size_t env_end = 0;   ///< words [0, env_end) are the NAME=value environment assignments
@@ -27,6 +43,8 @@ struct CommandShape {
   /// slime and miles: the program is the Ray driver, and the trainers are the actor's GPUs the script's arguments
   /// give (--actor-num-nodes x --actor-num-gpus-per-node), not the processes the program starts.
   bool ray_driver = false;
+  /// Every value of the script's path arguments (read and write), in the command's order.
+  std::vector<PathArgument> paths;
 };
 
 /// The policy's verdict on one command: its shape when it keeps the policy, and every way it breaks it.
@@ -49,6 +67,11 @@ class CommandPolicy {
   /// recipe may not set it.
   std::optional<Classification> environment_class(std::string_view name) const;
 
+  /// The rule the policy gives the script argument spelled `flag` ("--load"): "refused", "read", "write", "module" or
+  /// "value" (text that names no file), or "" when the policy names no rule for it. The names test holds every
+  /// text-valued option of the frameworks' own parsers to having one.
+  std::string argument_rule(std::string_view flag) const;
+
   /// The checkout variable of `framework` (MEGATRON_LM, SLIME, MILES), or "" for a framework the policy lacks.
   std::string framework_variable(const std::string& framework) const;
 
@@ -58,10 +81,13 @@ class CommandPolicy {
   /// are the policy's, spelled in full ('_' or '-'), each once, each with a literal whole number; the script is one of
   /// the framework's entry scripts, as $<CHECKOUT>/<script> or, for slime and miles, <slime entry module>; among the
   /// script's arguments (read as argparse reads them: the text a word starts with, quotes removed), none the policy
-  /// refuses, no flag whose name holds a variable, every value of a `variable` argument a variable-led word or a
-  /// number, every value of a `module` argument an import path in one of the policy's packages or `patch_modules`
-  /// (the top-level modules of the recipe's pinned patches). Each message starts with `where` and the word's line and
-  /// column ("recipe.yaml: command, line 1, column 1: ..."; `where` may be ""). Never throws.
+  /// refuses, no flag whose name holds a variable, every value of a `read` argument `$NAME` or `$NAME/<path>` with no
+  /// ".." in the path (a `datasets` argument: those, or pairs of a weight, a finite decimal, and such a path), every
+  /// value of a `write` argument `$RUN_DIR` or `$RUN_DIR/<path>` likewise, every value of a `module` argument an import
+  /// path in one of the policy's packages or `patch_modules` (the top-level modules of the recipe's pinned patches),
+  /// and no argument of an external parser (slime's --sglang-*, --router-*) whose name says it names a file. Each
+  /// message starts with `where` and the word's line and column ("recipe.yaml: command, line 1, column 1: ..."; `where`
+  /// may be ""). The shape lists every path the arguments name. Never throws.
   PolicyCheck check(const std::vector<layout::CommandWord>& words, const std::string& framework,
                     const std::string& where, const std::vector<std::string>& patch_modules = {}) const;
 
@@ -75,18 +101,23 @@ class CommandPolicy {
     std::vector<std::string> scripts;
   };
   struct ScriptArgument {
-    enum class Rule : unsigned char { refused, variable, module } rule;
+    enum class Rule : unsigned char { refused, read, write, module, value } rule;
     std::string why;
     std::vector<std::string> packages;  ///< module: the import paths' allowed top-level packages
+    bool datasets = false;              ///< read: Megatron-LM's dataset prefixes, each may follow its weight
   };
-  void check_script_arguments(const std::vector<layout::CommandWord>& words, std::size_t first,
-                              const std::vector<std::string>& patch_modules,
-                              const std::function<void(const layout::CommandWord*, const char*, const std::string&,
-                                                       const std::string&)>& problem) const;
+  std::vector<PathArgument> check_script_arguments(
+      const std::vector<layout::CommandWord>& words, std::size_t first, const std::vector<std::string>& patch_modules,
+      const std::function<void(const layout::CommandWord*, const char*, const std::string&, const std::string&)>&
+          problem) const;
   std::vector<Program> programs_;
   std::map<std::string, Entry> entries_;                    // framework -> its checkout variable and entry scripts
   std::map<std::string, Classification, std::less<>> env_;  // variable -> class
   std::map<std::string, ScriptArgument, std::less<>> script_args_;  // flag -> its rule
+  // Arguments of parsers whose tables are not compiled in (slime's SGLang and router options): refused when a word of
+  // the name (split at '-') is one of refused_words_.
+  std::vector<std::string> external_prefixes_, external_refused_words_;
+  std::string external_why_;
 };
 
 }  // namespace openrecipes::checks

@@ -1,6 +1,8 @@
 // recipe.yaml loader and validator (docs/recipe-format.md).
 #include "registry/recipe.h"
 
+#include <algorithm>
+#include <cctype>
 #include <regex>
 #include <set>
 
@@ -348,6 +350,27 @@ std::optional<std::string> patch_problem(const Patch& patch) {
   }
 }
 
+std::optional<std::string> patch_import_name(const std::string& entry, bool is_directory) {
+  std::string name = entry;
+  if (!is_directory) {
+    // A file is a module when its name ends in a suffix the interpreter imports: source, bytecode, an extension
+    // module (name.so, name.cpython-311-x86_64-linux-gnu.so, name.abi3.so); the module's name is what comes before the
+    // first dot.
+    static constexpr const char* kSuffixes[] = {".py", ".pyc", ".pyo", ".pyw", ".pyd", ".so"};
+    if (std::none_of(std::begin(kSuffixes), std::end(kSuffixes), [&](const char* s) { return entry.ends_with(s); }))
+      return std::nullopt;
+    name = entry.substr(0, entry.find('.'));
+  }
+  // Only an identifier can be imported by an import statement, and only an identifier names a distribution's module
+  // (a folder without __init__.py is importable too: a namespace package).
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) ||
+      !std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || static_cast<unsigned char>(c) >= 0x80;
+      }))
+    return std::nullopt;
+  return name;
+}
+
 std::vector<std::string> patch_folder_problems(const Recipe& recipe) {
   std::vector<std::string> out;
   const fs::path patches = recipe.dir / "patches";
@@ -358,11 +381,14 @@ std::vector<std::string> patch_folder_problems(const Recipe& recipe) {
   for (auto it = fs::recursive_directory_iterator(patches, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
     const std::string rel = it->path().lexically_relative(recipe.dir).string();
-    const std::string stem = it->path().stem().string();
-    if (stem == "sitecustomize" || stem == "usercustomize")
-      out.push_back(rel +
-                    " in patches/ is a module Python imports by itself at start-up, so it would run without the "
-                    "command naming it: a recipe's patches are imported only by name");
+    const bool top = it.depth() == 0;
+    const auto name = top ? patch_import_name(it->path().filename().string(), it->is_directory(ec)) : std::nullopt;
+    if (name && !name->starts_with(kPatchModulePrefix))
+      out.push_back(fmt::format(
+          "{} in patches/ is importable as '{}', a name Python, the launcher, the framework or a library could import "
+          "by itself (patches/ goes on PYTHONPATH, ahead of them): name a recipe's own module or package {}<name>, "
+          "which only the command's import-path arguments reach",
+          rel, *name, kPatchModulePrefix));
     else if (it->is_symlink(ec))
       out.push_back(rel + " in patches/ is a symbolic link; keep the patch files themselves in patches/");
     else if (!it->is_directory(ec) && !listed.count(fs::weakly_canonical(it->path(), ec)))

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checks/component_test.h"
@@ -104,10 +105,23 @@ struct Recipe {
 /// submit (refused).
 std::optional<std::string> patch_problem(const Patch& patch);
 
-/// patches/ goes on the trainer's PYTHONPATH, so every file in it must be one of the recipe's pinned patches: the
-/// sentence for each symbolic link in it, each file it holds that the recipe does not list, and each module Python
-/// imports by itself at start-up (sitecustomize, usercustomize: they would run without the command naming them).
-/// Empty when the recipe has no patches/ folder.
+/// The prefix of every name under which Python can import something of a recipe's patches/ (SPEC §6 "Patches";
+/// docs/untrusted-input.md): no interpreter, launcher, framework or library imports an `openrecipes_` module by itself,
+/// so only the command's own import-path arguments reach one.
+inline constexpr std::string_view kPatchModulePrefix = "openrecipes_";
+
+/// The name under which Python imports an entry at the top of a folder on its path: a folder's name (a package, or a
+/// namespace package without __init__.py), or a file's name before its first dot when the file ends in an import
+/// suffix (.py, .pyc, .pyo, .pyw, .pyd, .so: extension modules such as m.cpython-311-x86_64-linux-gnu.so); nullopt for
+/// a file no import reads (a .patch) and for a name that is no identifier (an import statement cannot name it).
+std::optional<std::string> patch_import_name(const std::string& entry, bool is_directory);
+
+/// patches/ goes on the trainer's PYTHONPATH, ahead of the interpreter's and the framework's own modules, so every
+/// file in it must be one of the recipe's pinned patches and nothing in it may be importable under a name anything
+/// but the command imports: the sentence for each symbolic link in it, each file it holds that the recipe does not
+/// list, and each top-level entry importable under a name without kPatchModulePrefix (patch_import_name: encodings/,
+/// torch.py, sitecustomize.py, apex/ would each run without the command naming them). Empty when the recipe has no
+/// patches/ folder.
 std::vector<std::string> patch_folder_problems(const Recipe& recipe);
 
 /// The top-level Python modules the recipe's patches provide (patches/ goes on PYTHONPATH): "plugin" for

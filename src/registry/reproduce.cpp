@@ -68,6 +68,9 @@ CommandVariable describe(const Recipe& r, const ModelInfo* model, const std::str
   } else if (name == "<slime entry module>") {
     v.points_at = "filled by run: the training entry point of the framework checkout";
     v.needs_value = false;
+  } else if (name == checks::kRunDirVariable) {
+    v.points_at = "filled by run: the run folder it creates (-o RUN_DIR); every file the run writes lies inside it";
+    v.needs_value = false;
   } else if (name == "PYTHON") {
     v.points_at = "the interpreter of the version probe (default python3)";
     v.needs_value = false;

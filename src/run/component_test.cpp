@@ -95,6 +95,7 @@ ComponentPlan plan_component_tests(const ComponentTestRequest& q) {
   rq.vars = q.vars;
   rq.run_dir = plan.out_dir;
   rq.data_dir = plan.out_dir;
+  rq.check_reads = false;  // the runner builds one layer: it reads no data and loads no checkpoint
   const RunPlan mine = make_plan(rq);
   RunRequest rr = rq;
   rr.recipe = reference.dir;

@@ -99,11 +99,14 @@ class LogFile {
   std::FILE* f_;
 };
 
+// Every child runs in the node's folder (the log's), so what the trainer writes to a relative path of its own (such as
+// Megatron's snapshot.pickle) stays inside the run folder (SPEC §6 "Files the trainer touches").
 int stream_to(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
               const fs::path& log, bool echo, const volatile std::sig_atomic_t* stop) {
   LogFile out(log);
   StreamOptions o;
   o.env = env;
+  o.cwd = fs::absolute(log).parent_path().string();
   o.stop = stop;
   o.on_output = [&](std::string_view s) {
     out.write(s);

@@ -111,6 +111,60 @@ layout::Layout layout_from_json(const nlohmann::json& j) {
 
 }  // namespace
 
+namespace {
+
+// RUN_DIR, absolute: a new or empty folder with a plain name.
+std::string checked_run_dir(const fs::path& run_dir) {
+  const std::string dir = fs::absolute(run_dir).lexically_normal().string();
+  if (!is_valid_utf8(dir) ||
+      std::any_of(dir.begin(), dir.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+    throw InputError("-o " + quote_for_message(dir),
+                     "the run directory's name holds a control character or is not UTF-8", "give a plain folder name");
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
+    throw InputError(dir, "the run directory exists and is not empty", "give a new folder with -o RUN_DIR");
+  return dir;
+}
+
+// The pre-flight of what the trainer reads (SPEC §6): every file or folder a read argument names exists, and a
+// Megatron-LM dataset prefix has its .bin and .idx, before anything launches (Megatron-LM would start from random
+// weights on a --load that is not there, and fail minutes later on a missing dataset).
+void check_read_paths(const std::vector<checks::PathArgument>& paths, const std::map<std::string, std::string>& vars,
+                      const std::string& where) {
+  for (const auto& a : paths) {
+    if (a.access != checks::PathArgument::Access::read) continue;
+    auto it = vars.find(a.variable);
+    if (it == vars.end()) continue;  // named with the other missing variables
+    const fs::path path = it->second + a.suffix;
+    const std::string what =
+        fmt::format("{} ${}{} is {}", a.flag, a.variable, a.suffix, quote_for_message(path.string()));
+    std::error_code ec;
+    if (a.dataset) {
+      if (fs::is_regular_file(path.string() + ".bin", ec) && fs::is_regular_file(path.string() + ".idx", ec)) continue;
+      if (path.extension() == ".parquet" && fs::is_regular_file(path, ec))
+        throw InputError(where,
+                         what +
+                             ", a rows.parquet, where Megatron-LM reads a dataset PREFIX (PREFIX.bin and "
+                             "PREFIX.idx)",
+                         fmt::format("export it: openrecipes rows export {} --format megatron -o PREFIX, then --var "
+                                     "{}=PREFIX",
+                                     path.string(), a.variable));
+      throw InputError(where,
+                       what + fmt::format(": {}.bin and {}.idx are not both there", path.filename().string(),
+                                          path.filename().string()),
+                       fmt::format("give the PREFIX of a Megatron-LM dataset (openrecipes rows export ... -o PREFIX) "
+                                   "as --var {}=PREFIX",
+                                   a.variable));
+    }
+    if (!fs::exists(path, ec))
+      throw InputError(where, what + ", which does not exist",
+                       fmt::format("give the {} the recipe reads there: --var {}=PATH (docs/running.md)",
+                                   a.flag == "--load" ? "checkpoint" : "file or folder", a.variable));
+  }
+}
+
+}  // namespace
+
 bool is_launcher_variable(const std::string& name) {
   static const std::set<std::string> launcher = {"MEGATRON_LM", "SLIME", "MILES", "PYTHON"};
   return launcher.count(name) > 0;
@@ -206,8 +260,14 @@ RunPlan make_plan(const RunRequest& q) {
   const auto words = layout::split_command(p.command, where);
   const checks::CommandShape shape = policy_shape(words, recipe, where);
 
-  // Variables: every one the command uses needs a value; a given one the command does not use is a typo.
-  const auto given = parse_vars(q.vars);
+  // Variables: every one the command uses needs a value; a given one the command does not use is a typo. RUN_DIR is
+  // the run folder's, set here: every file the run writes lies inside it.
+  p.run_dir = checked_run_dir(q.run_dir);
+  auto given = parse_vars(q.vars);
+  if (given.count(checks::kRunDirVariable))
+    throw InputError(std::string("--var ") + checks::kRunDirVariable,
+                     "run sets $RUN_DIR itself, to the run folder it creates (-o RUN_DIR)",
+                     "leave it out; give the run folder with -o");
   const auto used = layout::command_variable_names(words);
   for (const auto& [name, value] : given)
     if (!is_launcher_variable(name) && std::find(used.begin(), used.end(), name) == used.end()) {
@@ -222,14 +282,23 @@ RunPlan make_plan(const RunRequest& q) {
   // Every variable the command uses needs a value: all that lack one are named at once.
   std::vector<std::string> missing;
   for (const auto& name : used)
-    if (name != "MODEL_ARGS" && name != "<slime entry module>" && !given.count(name)) missing.push_back(name);
+    if (name != "MODEL_ARGS" && name != "<slime entry module>" && name != checks::kRunDirVariable && !given.count(name))
+      missing.push_back(name);
   if (!missing.empty()) {
     std::string names, fix;
     for (const auto& m : missing) names += (names.empty() ? "$" : ", $") + m, fix += " --var " + m + "=VALUE";
     throw InputError(where, fmt::format("{} {} no value", names, missing.size() == 1 ? "has" : "have"),
                      "give " + std::string(missing.size() == 1 ? "it" : "them") + ":" + fix);
   }
+  // Paths are made absolute here, so plan.json holds what every node reads from any folder (a Slurm node starts in
+  // another one, and the trainer runs in its node's folder).
   const std::string fw_var = checks::CommandPolicy::bundled().framework_variable(p.framework);
+  for (auto& [name, value] : given)
+    if (name == fw_var || name == "MEGATRON_LM" ||
+        std::any_of(shape.paths.begin(), shape.paths.end(), [&](const auto& x) { return x.variable == name; }))
+      value = fs::absolute(value).lexically_normal().string();
+  given[checks::kRunDirVariable] = p.run_dir;
+  if (q.check_reads) check_read_paths(shape.paths, given, where);
   if (auto it = given.find(fw_var); it != given.end()) p.framework_dir = fs::absolute(it->second).lexically_normal();
   if (auto it = given.find("MEGATRON_LM"); it != given.end())
     p.megatron_dir = fs::absolute(it->second).lexically_normal();
@@ -264,7 +333,9 @@ RunPlan make_plan(const RunRequest& q) {
     }
   }
   for (const auto& [name, value] : given)
-    if (name != "PYTHON") p.variables[name] = value;
+    if (name != "PYTHON" &&
+        (name != checks::kRunDirVariable || std::find(used.begin(), used.end(), name) != used.end()))
+      p.variables[name] = value;
   const auto rendered = layout::render_command(words, vars, where);
   p.env = rendered.env;
   p.argv = rendered.argv;
@@ -291,16 +362,6 @@ RunPlan make_plan(const RunRequest& q) {
   }
   if (p.mode == LaunchMode::ray && !p.megatron_dir.empty()) p.pythonpath.push_back(p.megatron_dir);
 
-  p.run_dir = fs::absolute(q.run_dir).lexically_normal().string();
-  if (!is_valid_utf8(p.run_dir) ||
-      std::any_of(p.run_dir.begin(), p.run_dir.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
-    throw InputError("-o " + quote_for_message(p.run_dir),
-                     "the run directory's name holds a control character or is "
-                     "not UTF-8",
-                     "give a plain folder name");
-  std::error_code ec;
-  if (fs::exists(p.run_dir, ec) && !(fs::is_directory(p.run_dir, ec) && fs::is_empty(p.run_dir, ec)))
-    throw InputError(p.run_dir, "the run directory exists and is not empty", "give a new folder with -o RUN_DIR");
   std::mt19937 rng(std::random_device{}());
   p.master_port = random_port(rng);
   p.ray_port = random_port(rng);

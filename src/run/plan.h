@@ -39,6 +39,9 @@ struct RunRequest {
   std::int64_t trial_iters = 0;      ///< a tuning trial (`openrecipes tune`): cut to this many steps (0: not a trial)
   std::filesystem::path run_dir;     ///< RUN_DIR
   std::filesystem::path data_dir;    ///< the checkout's data/ (put on PYTHONPATH)
+  /// The pre-flight of what the trainer reads (every read argument's file there, a dataset prefix's .bin and .idx):
+  /// off only for a plan that renders the command without running it (component-test's).
+  bool check_reads = true;
 };
 
 /// A patch of the recipe, checked against its sha256 before it is applied.

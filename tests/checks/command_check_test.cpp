@@ -75,8 +75,8 @@ TEST(CommandCheck, flags_the_run_did_not_set_and_arguments_argparse_refuses_are_
               ::testing::ElementsAre("--train-iters: --train-iters expects one argument (in the published command)"));
   // A data path given as a variable matches whatever path the run had.
   EXPECT_THAT(differences(base + "--data-path $SFT_DATA --split 100,0,0", dump("tulu3-ref")), ::testing::IsEmpty());
-  EXPECT_THAT(differences(base + "--data-path ${SFT_DATA}_other", dump("tulu3-ref")),
-              ::testing::ElementsAre(::testing::StartsWith("the published command gives --data-path $SFT_DATA_other, "
+  EXPECT_THAT(differences(base + "--data-path $SFT_DATA/other", dump("tulu3-ref")),
+              ::testing::ElementsAre(::testing::StartsWith("the published command gives --data-path $SFT_DATA/other, "
                                                            "but the argument dump has data_path = ")));
 }
 

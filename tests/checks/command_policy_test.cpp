@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "checks/embedded_rules.h"
+#include "checks/framework_options.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "testing/support.h"
@@ -134,13 +135,120 @@ TEST(CommandPolicy, script_arguments_that_run_code_or_read_a_file_the_recipe_nam
   EXPECT_NE(first_problem(base + "\\--trust-remote-code").find("--trust-remote-code is refused"), std::string::npos);
   // Files the run reads (and may unpickle) come through the user's variables, never as a path the recipe names.
   EXPECT_NE(first_problem(base + "--load registry/recipes/x/evidence")
-                .find("--load 'registry/recipes/x/evidence': a file the run reads named by the recipe"),
+                .find("--load 'registry/recipes/x/evidence': a file the run reads, named by the recipe"),
             std::string::npos);
   EXPECT_NE(first_problem(base + "--load=/tmp/ckpt").find("--load '/tmp/ckpt': a file the run reads"),
             std::string::npos);
-  EXPECT_TRUE(check(base + "--load $TORCH_DIST --data-path 0.7 $SFT_DATA 0.3 ${SFT_DATA}_b --save=$OUT").shape);
+  EXPECT_TRUE(check(base + "--load $TORCH_DIST --data-path 0.7 $SFT_DATA 0.3 $SFT_DATA/b --save=$RUN_DIR").shape);
   // A variable glued to a flag's name: which flag argparse sees depends on it.
   EXPECT_NE(first_problem(base + "--lr$X 1e-5").find("'--lr$X': a variable inside a flag's name"), std::string::npos);
+}
+
+// SPEC §6 "Files the trainer touches", from the hostile review of issue 39: each input that got through.
+TEST(CommandPolicy, every_file_the_trainer_writes_is_inside_the_run_folder) {
+  const std::string base = "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py ";
+  for (const char* args :
+       {"--record-memory-history --memory-snapshot-path /home/user/.bashrc", "--save /srv/shared --save-interval 1",
+        "--tensorboard-dir /tmp/tb", "--wandb-save-dir ../wandb", "--logits-save-dir $HOME/x",
+        "--flight-recorder-dump-path $TORCH_DIST/dump", "--save $RUN_DIR/../../elsewhere", "--save $RUN_DIR-old",
+        "--save=$RUN_DIR/a/../../b", "--data-cache-path .cache"}) {
+    const std::string p = first_problem(base + args);
+    EXPECT_TRUE(p.find("writes") != std::string::npos || p.find("climbs out") != std::string::npos ||
+                p.find("beside it") != std::string::npos)
+        << args << ": " << p;
+  }
+  EXPECT_EQ(first_problem(base + "--memory-snapshot-path /home/user/.bashrc"),
+            "cmd, line 1, column 81: --memory-snapshot-path '/home/user/.bashrc': a file the run writes, named outside "
+            "the run folder; it names a file or folder the run writes (checkpoints, logs, traces, snapshots, caches, "
+            "dumps): it stays inside the run folder");
+  auto c = check(base + "--save $RUN_DIR/checkpoints --save-interval 10 --tensorboard-dir=$RUN_DIR");
+  ASSERT_TRUE(c.shape) << c.problems.front().message;
+  ASSERT_EQ(c.shape->paths.size(), 2u);
+  EXPECT_EQ(c.shape->paths[0].flag, "--save");
+  EXPECT_EQ(c.shape->paths[0].access, PathArgument::Access::write);
+  EXPECT_EQ(c.shape->paths[0].variable, "RUN_DIR");
+  EXPECT_EQ(c.shape->paths[0].suffix, "/checkpoints");
+  EXPECT_EQ(c.shape->paths[1].flag, "--tensorboard-dir");
+  EXPECT_EQ(c.shape->paths[1].suffix, "");
+}
+
+TEST(CommandPolicy, every_file_the_trainer_reads_comes_through_a_variable_and_stays_inside_it) {
+  const std::string base = "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py ";
+  EXPECT_NE(first_problem(base + "--load $TORCH_DIST/../../../etc").find("'..' climbs out of $TORCH_DIST"),
+            std::string::npos);
+  EXPECT_NE(first_problem(base + "--load ${TORCH_DIST}_other").find("names a path beside it, not inside it"),
+            std::string::npos);
+  EXPECT_NE(first_problem(base + "--load $TORCH_DIST/$X").find("one variable, at its start"), std::string::npos);
+  for (const char* args :
+       {"--logits-load-dir /data/x", "--bert-load ckpt", "--ict-load ckpt", "--nccl-communicator-config-path nccl.yaml",
+        "--load inf", "--load nan", "--load 1e5", "--load 3"})
+    EXPECT_NE(first_problem(base + args).find("a file the run reads, named by the recipe"), std::string::npos) << args;
+  auto c = check(base + "--load $TORCH_DIST/iter_0000010 --tokenizer-model \"$HF_CKPT\"");
+  ASSERT_TRUE(c.shape) << c.problems.front().message;
+  ASSERT_EQ(c.shape->paths.size(), 2u);
+  EXPECT_EQ(c.shape->paths[0].access, PathArgument::Access::read);
+  EXPECT_EQ(c.shape->paths[0].variable, "TORCH_DIST");
+  EXPECT_EQ(c.shape->paths[0].suffix, "/iter_0000010");
+  EXPECT_FALSE(c.shape->paths[0].dataset);
+}
+
+TEST(CommandPolicy, a_dataset_blend_is_prefixes_or_pairs_of_a_finite_decimal_weight_and_a_prefix) {
+  const std::string base = "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py --data-path ";
+  auto c = check(base + "0.7 $SFT_DATA 0.3 $SFT_DATA/b");
+  ASSERT_TRUE(c.shape) << c.problems.front().message;
+  ASSERT_EQ(c.shape->paths.size(), 2u);
+  EXPECT_TRUE(c.shape->paths[0].dataset);
+  EXPECT_EQ(c.shape->paths[1].suffix, "/b");
+  EXPECT_TRUE(check(base + "$SFT_DATA $SFT_DATA/b $SFT_DATA/c").shape);
+  EXPECT_TRUE(check(base + "1 $SFT_DATA").shape);
+  // Megatron-LM reads a weight only at an even place of an even count where every even place is a number.
+  EXPECT_NE(first_problem(base + "inf $SFT_DATA").find("'inf': a dataset's weight is a finite decimal number"),
+            std::string::npos);
+  EXPECT_NE(first_problem(base + "1e5 $SFT_DATA").find("'1e5': a dataset's weight is a finite decimal"),
+            std::string::npos);
+  EXPECT_NE(first_problem(base + "$SFT_DATA 0.5").find("'0.5': a file the run reads, named by the recipe"),
+            std::string::npos);
+  EXPECT_NE(first_problem(base + "0.5 $SFT_DATA 0.5").find("'0.5': a file the run reads"), std::string::npos);
+}
+
+TEST(CommandPolicy, slimes_environment_for_its_actors_and_sglangs_file_arguments_are_refused) {
+  const std::string base = "python3 <slime entry module> ";
+  auto problem = [&](const std::string& args) {
+    auto c = CommandPolicy::bundled().check(layout::split_command(base + args, "t"), "slime", "cmd");
+    return c.problems.empty() ? std::string() : c.problems.front().message;
+  };
+  EXPECT_NE(problem("--train-env-vars '{\"LD_PRELOAD\": \"/tmp/x.so\"}'").find("--train-env-vars is refused"),
+            std::string::npos);
+  EXPECT_NE(problem("--sglang-model-path /tmp/x").find("its name says it names a file ('model')"), std::string::npos);
+  EXPECT_NE(problem("--router-log-dir=/tmp").find("('log')"), std::string::npos);
+  EXPECT_EQ(problem("--sglang-mem-fraction-static 0.7 --sglang-router-ip 10.0.0.1"), "");
+}
+
+// The names test of SPEC §6: every text-valued argument of each framework's own parser is classed read, write,
+// module, refused or value, so a new path argument of a pinned framework cannot pass unclassed.
+TEST(CommandPolicy, every_text_argument_of_each_frameworks_own_parser_is_classed) {
+  const auto& policy = CommandPolicy::bundled();
+  std::size_t classed = 0;
+  for (const char* framework : {"megatron-lm", "slime", "miles"}) {
+    const OptionTable* table = OptionTable::bundled(framework);
+    ASSERT_NE(table, nullptr) << framework;
+    for (const auto& o : table->options()) {
+      const bool text = o.type == "str" || o.type == "None" || o.type == "other:loads";
+      if (o.nargs == "0" || !text || !o.choices.empty()) continue;
+      const std::string rule = policy.argument_rule(o.flags.front());
+      EXPECT_NE(rule, "") << framework << ": " << o.flags.front() << " takes text and is not classed in "
+                          << "registry/rules/command.yaml (read, write, module, refused or value)";
+      for (const auto& f : o.flags) EXPECT_EQ(policy.argument_rule(f), rule) << f;
+      ++classed;
+    }
+  }
+  EXPECT_GT(classed, 250u);
+  // The paths the issue names, each in its class.
+  for (const char* f : {"--memory-snapshot-path", "--save", "--tensorboard-dir", "--wandb-save-dir",
+                        "--logits-save-dir", "--flight-recorder-dump-path"})
+    EXPECT_EQ(policy.argument_rule(f), "write") << f;
+  for (const char* f : {"--logits-load-dir", "--bert-load", "--ict-load", "--nccl-communicator-config-path", "--load"})
+    EXPECT_EQ(policy.argument_rule(f), "read") << f;
 }
 
 TEST(CommandPolicy, import_paths_name_only_the_plugin_the_framework_or_the_recipes_patches) {
@@ -190,12 +298,12 @@ TEST(CommandPolicy, the_compiled_in_rules_are_the_checkouts_files_byte_for_byte)
   // One home: what the binary applies is registry/rules/ as committed.
   const auto rules = testing::source_dir() / "registry/rules";
   EXPECT_EQ(rules_file("command.yaml"), read_file(rules / "command.yaml"));
-  for (const char* table : {"options/megatron-lm.json", "options/miles.json", "options/slime.json"})
+  for (const char* table : {"options/megatron-lm.json", "options/miles.json", "options/slime.json", "workload.yaml"})
     EXPECT_EQ(rules_file(table), read_file(rules / table)) << table;
   std::vector<std::string> paths;
   for (const auto& f : rules_files()) paths.emplace_back(f.path);
   EXPECT_EQ(paths, (std::vector<std::string>{"command.yaml", "options/megatron-lm.json", "options/miles.json",
-                                             "options/slime.json"}));
+                                             "options/slime.json", "workload.yaml"}));
 }
 
 }  // namespace

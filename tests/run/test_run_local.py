@@ -359,13 +359,13 @@ class ProgramPolicy(unittest.TestCase):
 
     def test_every_file_in_patches_is_pinned(self):
         os.makedirs(self.s.recipe(MBS2, "patches"))
-        with open(self.s.recipe(MBS2, "patches", "evil.py"), "w") as f:
+        with open(self.s.recipe(MBS2, "patches", "openrecipes_evil.py"), "w") as f:
             f.write("import os\n")
         rc, out, err = self.dry()
         self.assertEqual(rc, 2)
-        self.assertIn("patches/evil.py is in patches/ (which goes on PYTHONPATH) but not among the recipe's "
-                      "patches", err)
-        os.remove(self.s.recipe(MBS2, "patches", "evil.py"))
+        self.assertIn("patches/openrecipes_evil.py is in patches/ (which goes on PYTHONPATH) but not among the "
+                      "recipe's patches", err)
+        os.remove(self.s.recipe(MBS2, "patches", "openrecipes_evil.py"))
         # A module Python imports by itself at start-up never runs, even pinned (found by the review of issue 24).
         with open(self.s.recipe(MBS2, "patches", "sitecustomize.py"), "w") as f:
             f.write("import os\n")
@@ -375,17 +375,123 @@ class ProgramPolicy(unittest.TestCase):
                     runkit.sha256_file(self.s.recipe(MBS2, "patches", "sitecustomize.py")) + "}]\n")
         rc, out, err = self.dry()
         self.assertEqual(rc, 2)
-        self.assertIn("patches/sitecustomize.py in patches/ is a module Python imports by itself at start-up", err)
+        self.assertIn("patches/sitecustomize.py in patches/ is importable as 'sitecustomize', a name Python, the "
+                      "launcher, the framework or a library could import by itself", err)
         with open(self.s.recipe(MBS2, "recipe.yaml"), "w") as f:
             f.write(text)
         # A link to a listed patch is refused too (it would be importable under another name).
         os.remove(self.s.recipe(MBS2, "patches", "sitecustomize.py"))
         with open(self.s.recipe(MBS2, "patches", "fix.patch"), "w") as f:
             f.write("--- a/x\n+++ b/x\n")
-        os.symlink("fix.patch", self.s.recipe(MBS2, "patches", "plugin.py"))
+        os.symlink("fix.patch", self.s.recipe(MBS2, "patches", "openrecipes_plugin.py"))
         rc, out, err = self.dry()
         self.assertEqual(rc, 2)
-        self.assertIn("patches/plugin.py in patches/ is a symbolic link", err)
+        self.assertIn("patches/openrecipes_plugin.py in patches/ is a symbolic link", err)
+
+    def pin_patch(self, rel, text="import os\n"):
+        """Writes patches/<rel> into mbs2's folder and lists it with its sha256 in recipe.yaml."""
+        path = self.s.recipe(MBS2, "patches", rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        with open(self.s.recipe(MBS2, "recipe.yaml"), "a") as f:
+            f.write(f"patches: [{{path: patches/{rel}, sha256: {runkit.sha256_file(path)}}}]\n")
+
+    def test_a_patch_importable_under_a_name_anything_imports_by_itself_is_refused(self):
+        """Issue 39: patches/encodings/__init__.py, pinned, ran at the interpreter's start-up (patches/ is on
+        PYTHONPATH, ahead of the standard library). Whatever the name (the standard library's, the framework's, a
+        dependency's, a namespace folder, an extension module), only names with the recipe's own prefix are
+        importable from patches/, and the run is refused before anything starts."""
+        marker = os.path.join(self.s.root, "pwned")
+        original = runkit.read(self.s.recipe(MBS2, "recipe.yaml"))
+        for rel, name in [("encodings/__init__.py", "encodings"), ("torch.py", "torch"), ("megatron/core.py", "megatron"),
+                          ("apex/optimizers.py", "apex"), ("json.cpython-311-x86_64-linux-gnu.so", "json"),
+                          ("site.pyc", "site"), ("__init__.py", "__init__")]:
+            with self.subTest(rel=rel):
+                with open(self.s.recipe(MBS2, "recipe.yaml"), "w") as f:
+                    f.write(original)
+                shutil.rmtree(self.s.recipe(MBS2, "patches"), ignore_errors=True)
+                self.pin_patch(rel, f"open({marker!r}, 'w').write('ran')\n")
+                run_dir = os.path.join(self.s.root, "run")
+                rc, out, err = self.s.run("run", self.s.recipe(MBS2), "--launcher", "local", "--var",
+                                          "MEGATRON_LM=" + self.s.megatron, "-o", run_dir)
+                self.assertEqual(rc, 2, out + err)
+                self.assertIn(f"is importable as '{name}', a name Python, the launcher, the framework or a library "
+                              "could import by itself", err)
+                self.assertFalse(os.path.exists(run_dir))
+                self.assertFalse(os.path.exists(marker))
+        # The recipe's own prefix is fine, and so is a diff (no import reads it).
+        with open(self.s.recipe(MBS2, "recipe.yaml"), "w") as f:
+            f.write(original)
+        shutil.rmtree(self.s.recipe(MBS2, "patches"))
+        self.pin_patch("openrecipes_loss/__init__.py")
+        rc, out, err = self.dry()
+        self.assertEqual(rc, 0, err)
+
+    def test_files_the_trainer_writes_stay_inside_the_run_folder(self):
+        """Issue 39: --save, --memory-snapshot-path and the like wrote wherever the recipe said. A write names
+        $RUN_DIR, which run sets to the folder it creates; the trainer runs in its node's folder."""
+        base = "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py --train-iters 20 --mock-data "
+        write_recipe_command(self.s, base + "--record-memory-history --memory-snapshot-path " +
+                             os.path.join(self.s.root, "pwned"))
+        rc, out, err = self.dry()
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("--memory-snapshot-path '" + os.path.join(self.s.root, "pwned") +
+                      "': a file the run writes, named outside the run folder", err)
+        self.assertIn("fix: write it inside the run folder: $RUN_DIR or $RUN_DIR/<path>", err)
+        write_recipe_command(self.s, base + "--save $RUN_DIR/checkpoints --save-interval 10")
+        run_dir = os.path.join(self.s.root, "run")
+        rc, out, err = self.s.run("run", self.s.recipe(MBS2), "--launcher", "local", "--var",
+                                  "MEGATRON_LM=" + self.s.megatron, "-o", "run",
+                                  env=dict(self.s.env, OPENRECIPES_STANDIN_TIME_SCALE="0.01"))
+        self.assertEqual(rc, 0, err)
+        with open(os.path.join(run_dir, "plan.json")) as f:
+            plan = json.load(f)
+        self.assertIn(os.path.join(run_dir, "checkpoints"), plan["argv"])
+        self.assertEqual(plan["variables"]["RUN_DIR"], run_dir)
+        # The stand-in trainer records the folder it ran in.
+        self.assertIn("stand-in cwd: " + os.path.join(run_dir, "nodes", "0"),
+                      runkit.read(os.path.join(run_dir, "nodes", "0", "train.log")))
+        rc, out, err = self.dry_with("--var", "RUN_DIR=/tmp")
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("run sets $RUN_DIR itself", err)
+
+    def dry_with(self, *more):
+        return self.s.run("run", self.s.recipe(MBS2), "--launcher", "local", "--dry-run", "--var",
+                          "MEGATRON_LM=" + self.s.megatron, *more)
+
+    def test_the_data_the_command_reads_is_checked_before_anything_runs(self):
+        """Issue 39: a missing $SFT_DATA prefix, or a rows.parquet where Megatron-LM needs the PREFIX of .bin/.idx,
+        was launched; a relative path stayed relative to the submitting folder on Slurm."""
+        write_recipe_command(self.s, "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py --train-iters 20 "
+                                     "--data-path $SFT_DATA --split 100,0,0")
+        rc, out, err = self.dry_with("--var", "SFT_DATA=rows/megatron")
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("--data-path $SFT_DATA is '" + os.path.join(self.s.root, "rows", "megatron") +
+                      "': megatron.bin and megatron.idx are not both there", err)
+        os.makedirs(os.path.join(self.s.root, "rows"))
+        with open(os.path.join(self.s.root, "rows", "rows.parquet"), "wb") as f:
+            f.write(b"PAR1")
+        rc, out, err = self.dry_with("--var", "SFT_DATA=rows/rows.parquet")
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("a rows.parquet, where Megatron-LM reads a dataset PREFIX (PREFIX.bin and PREFIX.idx)", err)
+        self.assertIn("fix: export it: openrecipes rows export " + os.path.join(self.s.root, "rows", "rows.parquet") +
+                      " --format megatron -o PREFIX", err)
+        for ext in (".bin", ".idx"):
+            with open(os.path.join(self.s.root, "rows", "megatron" + ext), "wb") as f:
+                f.write(b"x")
+        rc, out, err = self.s.run("run", self.s.recipe(MBS2), "--launcher", "slurm", "--dry-run", "--var",
+                                  "MEGATRON_LM=" + os.path.relpath(self.s.megatron, self.s.root), "--var",
+                                  "SFT_DATA=rows/megatron", "-o", "r1")
+        self.assertEqual(rc, 0, out + err)
+        self.assertIn("--data-path " + os.path.join(self.s.root, "rows", "megatron") + " ", out)
+        self.assertIn(os.path.join(self.s.megatron, "pretrain_gpt.py"), out)
+        # A checkpoint the command loads must be there too (Megatron-LM would start from random weights).
+        write_recipe_command(self.s, "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py --train-iters 20 "
+                                     "--mock-data --load $TORCH_DIST")
+        rc, out, err = self.dry_with("--var", "TORCH_DIST=ckpt")
+        self.assertEqual(rc, 2, out + err)
+        self.assertIn("--load $TORCH_DIST is '" + os.path.join(self.s.root, "ckpt") + "', which does not exist", err)
 
 
 class FailedRun(unittest.TestCase):
@@ -478,13 +584,15 @@ class BadInput(unittest.TestCase):
         rc, out, err = self.dry("--var", "TORCH_DIST=")
         self.assertEqual(rc, 2)
         self.assertIn("--var 'TORCH_DIST=': $TORCH_DIST has no value", err)
-        rc, out, err = self.dry("--var", "TORCH_DIST=/ckpt", "--var", "HF_CKPT=/hf")
+        ckpt = os.path.join(self.s.root, "ckpt")
+        os.makedirs(ckpt)  # the checkpoint a read argument names must be there (run's pre-flight)
+        rc, out, err = self.dry("--var", "TORCH_DIST=" + ckpt, "--var", "HF_CKPT=/hf")
         self.assertEqual(rc, 2)
         self.assertIn("unknown variable: the command of qwen3-0.6b/H200/mbs2 does not use $HF_CKPT", err)
         self.assertIn("the command uses $MEGATRON_LM, $TORCH_DIST", err)
-        rc, out, err = self.dry("--var", "TORCH_DIST=/ckpt")
+        rc, out, err = self.dry("--var", "TORCH_DIST=" + ckpt)
         self.assertEqual(rc, 0, err)
-        self.assertIn("--load /ckpt", out)
+        self.assertIn("--load " + ckpt, out)
 
     def test_every_missing_variable_is_named_at_once(self):
         write_recipe_command(self.s, "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py --load $TORCH_DIST "

@@ -43,13 +43,17 @@ class RayLaunch(unittest.TestCase):
     def setUp(self):
         self.s = runkit.Scratch()
         self.recipe, self.slime = slime_recipe(self.s)
+        # The rows the command reads must be there (run's pre-flight); the stand-in never opens them.
+        self.rows = os.path.join(self.s.root, "rows.parquet")
+        with open(self.rows, "wb") as f:
+            f.write(b"PAR1")
 
     def tearDown(self):
         self.s.cleanup()
 
     def args(self, run_dir, *more):
         return ("run", self.recipe, "--var", "SLIME=" + self.slime, "--var", "MEGATRON_LM=" + self.s.megatron,
-                "--var", "SFT_DATA=/data/rows.parquet", "-o", run_dir, *more)
+                "--var", "SFT_DATA=" + self.rows, "-o", run_dir, *more)
 
     def check_driver_log(self, log, nodes):
         text = runkit.read(log)

@@ -10,6 +10,7 @@ evidence/train.log):
   sleeping the replayed step time x OPENRECIPES_STANDIN_TIME_SCALE (default 0.1), with the timestamp and
   `elapsed time per iteration (ms)` replaced by the time it actually took, on the last node only (Megatron prints
   its step lines on the last rank);
+- its working folder, first ("stand-in cwd: <folder>"), which `run` sets to the node's folder;
 - OPENRECIPES_STANDIN_DIE_AT=k makes it crash after iteration k (a stack trace and exit status 1), as a run that dies
   mid-way.
 
@@ -46,6 +47,7 @@ def same_value(printed, given):
 
 
 def main():
+    print("stand-in cwd: " + os.getcwd(), flush=True)  # the folder run starts the trainer in (its node's)
     replay = open(os.environ["OPENRECIPES_STANDIN_REPLAY"], encoding="utf-8").read().splitlines()
     scale = float(os.environ.get("OPENRECIPES_STANDIN_TIME_SCALE", "0.1"))
     die_at = int(os.environ.get("OPENRECIPES_STANDIN_DIE_AT", "0"))
