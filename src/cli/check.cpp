@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "checks/check_claims.h"
 #include "checks/check_json.h"
 #include "checks/config_check.h"
 #include "checks/convergence.h"
@@ -20,6 +21,7 @@
 #include "core/text.h"
 #include "evidence/megatron_args.h"
 #include "evidence/step_log.h"
+#include "measure/claims.h"
 #include "registry/evaluate.h"
 #include "registry/model.h"
 #include "registry/registry.h"
@@ -124,6 +126,34 @@ std::string claims_block(const registry::Recipe& recipe) {
   return yaml.substr(at + 1, end == std::string::npos ? std::string::npos : end - at);
 }
 
+// Each of `claimed` the evidence contradicts (the build's own claim checks: measure/claims.h, checks/check_claims.h,
+// one sentence each with both values), and each the build could not recompute (its evidence gives no number to hold it
+// to). Empty when every claim was recomputed and agrees.
+std::vector<std::string> claims_differences(const registry::Claims& claimed, const registry::RecipeResult& r) {
+  std::vector<std::string> out;
+  if (r.throughput) {
+    for (auto& s : measure::throughput_claim_problems(claimed.tokens_per_s_per_gpu, claimed.cv, *r.throughput))
+      out.push_back(std::move(s));
+  } else {
+    out.push_back("tokens_per_s_per_gpu and cv: not recomputed (the run does not measure: see the problems above)");
+  }
+  if (r.gpu_hours) {
+    if (auto s = measure::gpu_hours_claim_problem(claimed.gpu_hours, *r.gpu_hours)) out.push_back(*s);
+  } else {
+    out.push_back("gpu_hours: not recomputed (no scheduler times to compute it from)");
+  }
+  for (auto& s : checks::check_claim_problems({claimed.configuration, claimed.convergence, claimed.correlation,
+                                               claimed.final_loss_rel_diff, claimed.pointwise_failures},
+                                              r.configuration ? &*r.configuration : nullptr,
+                                              r.convergence ? &*r.convergence : nullptr, r.is_reference))
+    out.push_back(std::move(s));
+  if (!r.is_reference && !r.configuration)
+    out.push_back("configuration: not recomputed (the configuration check did not run: see the problems above)");
+  if (!r.is_reference && !r.convergence)
+    out.push_back("convergence: not recomputed (the convergence check did not run: see the problems above)");
+  return out;
+}
+
 int run_recipe(const CheckOptions& o) {
   const fs::path dir = registry::recipe_folder(o.recipe);
   std::error_code ec;
@@ -172,11 +202,21 @@ int run_recipe(const CheckOptions& o) {
   if (r.entry && r.entry->recipe) {
     registry::Recipe computed = *r.entry->recipe;
     computed.claims = registry::computed_claims(r);
-    // Its claims hold when the build finds no disagreement with them (each within its rounding).
-    const bool hold = has_claims && std::none_of(r.reasons.begin(), r.reasons.end(), about_claims);
-    std::cout << (hold ? "its claims agree with its evidence; the block submit would write:\n"
-                       : "the claims block its evidence supports (paste it into recipe.yaml in place of its own):\n")
-              << terminal_safe(claims_block(computed), false);
+    // Its claims hold only when every one was recomputed and each agrees (within the build's tolerances).
+    const auto differ = claims_differences(r.entry->recipe->claims, r);
+    if (has_claims && differ.empty()) {
+      std::cout << "its claims agree with its evidence; the block submit would write:\n";
+    } else {
+      if (has_claims) {
+        std::cout << "its claims do not agree with its evidence:\n";
+        for (const auto& d : differ) {
+          const auto lines = wrap_words(terminal_safe(d, true), 114);
+          for (std::size_t i = 0; i < lines.size(); ++i) std::cout << (i ? "      " : "  - ") << lines[i] << "\n";
+        }
+      }
+      std::cout << "the claims block its evidence supports (paste it into recipe.yaml in place of its own):\n";
+    }
+    std::cout << terminal_safe(claims_block(computed), false);
   }
   return verified ? 0 : static_cast<int>(ExitCode::check_failed);
 }

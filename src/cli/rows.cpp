@@ -23,6 +23,7 @@
 #include "core/yaml.h"
 #include "registry/recipe.h"
 #include "registry/reference_rows.h"
+#include "registry/rows_register.h"
 #include "rows/output/megatron_export.h"
 #include "rows/output/rows_hash.h"
 #include "rows/output/rows_verify.h"
@@ -45,6 +46,7 @@ struct RowsOptions {
   // register
   std::string manifest, registry, id, model;
   std::vector<std::string> prefixes;
+  bool replace = false;
 };
 
 constexpr std::uint64_t kMaxThreads = 1024;
@@ -205,137 +207,25 @@ int run_verify(const RowsOptions& o) {
   return v.match ? 0 : 1;
 }
 
-// registry/models/<model>.yaml's text with its top-level `rows_build:` set to `id`: a one-line `rows_build: <scalar>`
-// replaced, or the key added at the end (in the file's own line ending). Refused unless the result parses to the same
-// model with rows_build = id: a key written another way (over two lines, quoted, with a space before the colon) is
-// left for the maintainer to set.
-std::string with_rows_build(const std::string& yaml, const std::string& id, const std::string& file) {
-  const std::string eol = yaml.find("\r\n") != std::string::npos ? "\r\n" : "\n";
-  std::string out;
-  bool done = false;
-  for (std::size_t at = 0; at < yaml.size();) {
-    auto nl = yaml.find('\n', at);
-    const std::string line = yaml.substr(at, nl == std::string::npos ? std::string::npos : nl - at + 1);
-    if (!done && line.rfind("rows_build:", 0) == 0) {
-      out += "rows_build: " + id + eol;
-      done = true;
-    } else {
-      out += line;
-    }
-    if (nl == std::string::npos) break;
-    at = nl + 1;
-  }
-  if (!done) {
-    if (!out.empty() && out.back() != '\n') out += eol;
-    out += "# The reference rows build this model's standard-workload recipes must have trained on (registry/rows/)." +
-           eol + "rows_build: " + id + eol;
-  }
-  auto before = parse_yaml(yaml, file).to_json(), after = parse_yaml(out, file).to_json();
-  before["rows_build"] = id;
-  if (before != after)
-    throw InputError(file + ": rows_build",
-                     "cannot set it by editing the line (it is written over several lines, "
-                     "or twice)",
-                     "set rows_build: " + id + " in the model file by hand");
-  return out;
-}
-
 int run_register(const RowsOptions& o, bool id_given) {
-  const fs::path manifest_path(o.manifest);
-  const auto manifest = rows::read_manifest(manifest_path);
-  const fs::path rows_path = rows::rows_path_for_manifest(manifest_path);
-  if (!fs::exists(rows_path))
-    throw InputError(rows_path.string(), "the rows file of this manifest is not there",
-                     "register a manifest beside the rows.parquet it describes, so the rows can be checked");
+  registry::RowsRegistration q;
+  q.manifest = o.manifest;
+  if (id_given) q.id = o.id;
+  q.model = o.model;
+  q.replace = o.replace;
+  for (const auto& p : o.prefixes)
+    q.prefixes.push_back(parse_count("--prefix", p, 1, UINT64_MAX, "give a row count, e.g. --prefix 2560"));
+  q.threads = parse_threads(o.threads);
   const fs::path root(o.registry.empty() ? bundled_path("registry") : o.registry);
-  auto models = registry::load_models(root / "models");
-  const registry::ModelInfo* model = nullptr;
-  if (!o.model.empty()) {
-    auto it = models.find(o.model);
-    if (it == models.end())
-      throw InputError("--model", fmt::format("{} has no model '{}'", (root / "models").string(), o.model),
-                       "give a model id of registry/models/<id>.yaml");
-    model = &it->second;
-  }
-  if (id_given && !registry::is_registry_name(o.id))
-    throw InputError("--id", quote_for_message(o.id) + " is not a rows build id", "give [a-z0-9][a-z0-9._-]{0,79}");
-  const std::string id = id_given ? o.id : registry::default_reference_rows_id(manifest);
-  const fs::path dir = root / "rows" / id;
-  // The digests of the shorter runs' rows: the protocol's run lengths below the build's count, any --prefix, and
-  // those an earlier registration of the same build recorded.
-  std::vector<std::uint64_t> counts;
-  for (auto c : registry::protocol_row_counts())
-    if (c < manifest.rows_written) counts.push_back(c);
-  for (const auto& p : o.prefixes) {
-    const auto c = parse_count("--prefix", p, 1, UINT64_MAX, "give a row count, e.g. --prefix 2560");
-    if (c >= manifest.rows_written)
-      throw InputError("--prefix", fmt::format("{} rows is not fewer than the build's {}", c, manifest.rows_written),
-                       "the whole build's digest is its rows_sha256; give a smaller count");
-    counts.push_back(c);
-  }
-  const bool already = fs::exists(dir / "rows.yaml");
-  std::optional<registry::ReferenceRows> existing;
-  if (already) {
-    existing = registry::load_reference_rows(dir);
-    if (!(existing->manifest == manifest))
-      throw InputError(dir.string(), "a different rows build is registered under this id",
-                       "give the new build an id of its own with --id");
-    for (const auto& p : existing->prefixes) counts.push_back(p.count);
-  }
-  std::sort(counts.begin(), counts.end());
-  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
-  // One read of the rows file: every row (the manifest must describe it) and the prefixes' digests.
-  const auto digest =
-      rows::hash_rows_file(rows_path, std::nullopt, manifest.row_length, parse_threads(o.threads), counts);
-  if (digest.rows != manifest.rows_written || digest.sha256 != manifest.rows_sha256)
-    throw InputError(
-        manifest_path.string(),
-        fmt::format("the manifest records {} rows with rows_sha256 {}, but {} holds {} rows hashing to {}",
-                    manifest.rows_written, manifest.rows_sha256, rows_path.string(), digest.rows, digest.sha256),
-        "build the rows again (openrecipes rows build) and register the new manifest");
-  std::vector<registry::RowsPrefix> prefixes;
-  for (std::size_t k = 0; k < counts.size(); ++k) prefixes.push_back({counts[k], digest.prefix_sha256[k]});
-  const bool changed = !existing || existing->prefixes != prefixes;
-  const std::string yaml = registry::reference_rows_yaml(
-      id, manifest, prefixes,
-      fmt::format("A reference rows build, registered by openrecipes rows register from {} after hashing its {} rows\n"
-                  "again ({}); {} is the build's own manifest.",
-                  manifest_path.filename().string(), manifest.rows_written, rows_path.filename().string(),
-                  registry::kReferenceManifestName));
-  // The model file's new text, worked out before anything is written.
-  std::string model_text;
-  if (model) model_text = with_rows_build(read_file(model->file), id, model->file);
-  if (changed) {
-    // Both files go to a hidden folder beside the builds (the loader passes over it), then the folder is renamed:
-    // a failure leaves no half build behind.
-    fs::create_directories(root / "rows");
-    const fs::path tmp = root / "rows" / ("." + id + ".tmp");
-    fs::remove_all(tmp);
-    try {
-      fs::create_directories(tmp);
-      write_file_atomic(tmp / registry::kReferenceManifestName, rows::manifest_to_json(manifest));
-      write_file_atomic(tmp / "rows.yaml", yaml);
-      registry::load_reference_rows_files(tmp, id);  // what was written reads back
-      if (already) fs::remove_all(dir);
-      fs::rename(tmp, dir);
-    } catch (...) {
-      std::error_code ec;
-      fs::remove_all(tmp, ec);
-      throw;
-    }
-  }
-  std::cout << fmt::format("{} rows build {}: {} rows of {} tokens, rows_sha256 {}\n  {}\n",
-                           !changed  ? "already registered:"
-                           : already ? "registered again (prefixes added):"
-                                     : "registered",
-                           id, manifest.rows_written, manifest.row_length, manifest.rows_sha256,
-                           (dir / "rows.yaml").string());
-  if (model) {
-    write_file_atomic(model->file, model_text);
-    std::cout << fmt::format("  {}: rows_build: {}\n", model->file, id);
-  } else {
-    std::cout << fmt::format("name it in registry/models/<model>.yaml as rows_build: {} (or give --model)\n", id);
-  }
+  const auto r = registry::register_rows_build(root, q);
+  std::cout << fmt::format("{} rows build {}: {} rows of {} tokens, rows_sha256 {}\n  {}\n", r.status, r.id,
+                           r.manifest.rows_written, r.manifest.row_length, r.manifest.rows_sha256,
+                           r.rows_yaml.string());
+  if (!r.model_file.empty())
+    std::cout << fmt::format("  {}: rows_build: {}{}\n", r.model_file.string(), r.id,
+                             r.replaced ? fmt::format(" (replaced '{}')", *r.replaced) : std::string());
+  else
+    std::cout << fmt::format("name it in registry/models/<model>.yaml as rows_build: {} (or give --model)\n", r.id);
   return 0;
 }
 
@@ -384,6 +274,7 @@ const bool registered_rows = register_command(
        reg->add_option("--registry", o->registry, "Registry folder (default: the bundled registry)");
        reg->add_option("--id", o->id, "The build's id (default: <dataset>-l<L>-seed<seed>-r<rows>-tok<sha8>)");
        reg->add_option("--model", o->model, "Name it as this model's rows_build (registry/models/<model>.yaml)");
+       reg->add_flag("--replace", o->replace, "With --model: replace the rows build the model already names");
        reg->add_option("--prefix", o->prefixes,
                        "Also record the digest of the first R rows (default: the protocol's run lengths x 128)");
        reg->add_option("--threads", o->threads, "Reader threads");

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "core/text.h"
 #include "params/count.h"
@@ -182,6 +184,31 @@ ModelShape shape_from_arguments(const std::map<std::string, std::string>& args, 
       where);  // total_params must not overflow either
   s.norm_params = 2 * h * s.layers + h;
   return s;
+}
+
+std::vector<std::string> shape_differences(const ModelShape& model, const ModelShape& run,
+                                           std::int64_t vocab_multiple) {
+  std::vector<std::string> out;
+  auto differ = [&](const char* what, std::int64_t m, std::int64_t r) {
+    if (m != r) out.push_back(fmt::format("{}: the model has {}, the run {}", what, m, r));
+  };
+  differ("layers (num_layers)", model.layers, run.layers);
+  differ("hidden size (hidden_size)", model.hidden, run.hidden);
+  differ("attention heads (num_attention_heads)", model.heads, run.heads);
+  differ("query groups (num_query_groups)", model.query_groups, run.query_groups);
+  differ("channels per head (kv_channels, or MLA's qk dims)", model.head_dim, run.head_dim);
+  if (model.dense_layers() > 0) differ("dense FFN width (ffn_hidden_size)", model.ffn_hidden, run.ffn_hidden);
+  differ("routed experts (num_experts)", model.experts, run.experts);
+  if (model.experts > 0) {
+    differ("experts per token (moe_router_topk)", model.top_k, run.top_k);
+    differ("expert FFN width (moe_ffn_hidden_size)", model.expert_ffn_hidden, run.expert_ffn_hidden);
+  }
+  const std::int64_t k = std::max<std::int64_t>(vocab_multiple, 1);
+  auto pad = [k](std::int64_t v) { return (v + k - 1) / k * k; };
+  if (pad(model.vocab) != pad(run.vocab))
+    out.push_back(fmt::format("vocabulary (padded to a multiple of {}): the model has {} ({}), the run {}", k,
+                              pad(model.vocab), model.vocab, pad(run.vocab)));
+  return out;
 }
 
 }  // namespace openrecipes::layout

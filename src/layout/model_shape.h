@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace openrecipes::layout {
 
@@ -46,5 +47,13 @@ ModelShape shape_from_config(const nlohmann::json& config, const std::string& so
 /// Parameter totals as Megatron's own theoretical_memory_usage.py counts them. Throws InputError naming `where` and
 /// the argument when one it needs is missing or not a positive whole number.
 ModelShape shape_from_arguments(const std::map<std::string, std::string>& args, const std::string& where);
+
+/// Where a run's shape (shape_from_arguments of its argument dump) is not its model's (shape_from_config of the model
+/// file's config.json), one sentence per field, naming both values: the layer count, hidden size, attention heads,
+/// query groups, channels per head, the dense FFN width (when the model has dense layers), the routed experts, their
+/// top-k and FFN width, and the vocabulary, both padded to `vocab_multiple` (Megatron-LM pads to
+/// make_vocab_size_divisible_by × TP: a run that trained another vocabulary pads to another size). Empty when they
+/// agree (SPEC §3: N and MFU are the model's only when the run trained the model).
+std::vector<std::string> shape_differences(const ModelShape& model, const ModelShape& run, std::int64_t vocab_multiple);
 
 }  // namespace openrecipes::layout

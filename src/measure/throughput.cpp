@@ -47,6 +47,10 @@ bool intervals_overlap(const ScoreInterval& a, const ScoreInterval& b) {
   return a.score_low <= b.score_high && b.score_low <= a.score_high;
 }
 
+bool interval_clears(const ScoreInterval& challenger, const ScoreInterval& best) {
+  return challenger.score_low > best.score_high;
+}
+
 Throughput measure_throughput(const StepLog& log, const Window& window, const StepShape& shape) {
   if (shape.gpus < 1 || shape.row_length < 1 || shape.global_batch < 1)
     throw InputError(log.file, "GPU count, row length and global batch must be positive");

@@ -49,6 +49,10 @@ ScoreInterval score_interval(const std::vector<double>& step_times_s, double tok
 /// (touching counts; an unbounded interval reaches every higher score).
 bool intervals_overlap(const ScoreInterval& a, const ScoreInterval& b);
 
+/// tune's rule for a new best (docs/tune.md "Best"): `challenger`'s interval lies wholly above `best`'s, its low above
+/// the best's high (never when the best's is unbounded above). The build replays a search's trials with it.
+bool interval_clears(const ScoreInterval& challenger, const ScoreInterval& best);
+
 /// What the window gives: tokens/s/GPU = ΣT_i / (n_GPU × Σt_i) summed before dividing, and the coefficient of
 /// variation of t_i (population standard deviation / mean). `step_times_s` holds t_i for every step of W in
 /// order (a logging interval of k steps contributes its average k times, so its spread understates the steps' own).

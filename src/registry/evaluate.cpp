@@ -40,8 +40,10 @@
 #include "measure/claims.h"
 #include "measure/cost.h"
 #include "params/mfu.h"
+#include "registry/evidence_origin.h"
 #include "registry/model_params.h"
 #include "registry/references.h"
+#include "registry/search_rules.h"
 
 namespace openrecipes::registry {
 
@@ -65,6 +67,7 @@ struct Loaded {
   std::string args_problem, args_fix;  ///< args_error in parts: "where: problem" and the fix ("" for none)
   std::optional<StepLog> log;
   std::string log_error;
+  std::string log_sha256;                         ///< sha256 of the step log's bytes (empty when it could not be read)
   std::optional<evidence::VersionDump> versions;  ///< the versions dump merged with the log's framework banners
   std::string versions_error;
   std::optional<evidence::Launch> launch;
@@ -171,6 +174,11 @@ Loaded load_evidence(const Recipe& r) {
     } catch (const InputError&) {
       // a damaged memory line only leaves the measured peak off the page; the step log's checks report the file
     }
+  try {
+    out.log_sha256 = sha256_hex(texts.read(r.log.path));
+  } catch (const InputError&) {
+    // reported with the step log below
+  }
   try {
     evidence::require_step_log_format(r.log.format, r.log.relative);  // before reading, as read_step_log does
     out.log = evidence::parse_step_log(texts.read(r.log.path), r.log.format, interval, r.log.relative);
@@ -413,6 +421,47 @@ void check_layout_stack_device(const Context& c, const Recipe& r, const Loaded& 
                                       ev.args ? &ev.args->values : nullptr));
 }
 
+// SPEC §3, §5: the run trained the model its recipe names (N and MFU are that model's): the model file's shape (its
+// config.json, else its layer shape) against the argument dump's.
+void check_model_shape(const Context& c, const Recipe& r, const Loaded& ev, RecipeResult& out) {
+  const auto model = c.reg.models.find(r.model);
+  if (model == c.reg.models.end() || !ev.args) return;  // each is a reason of its own
+  const auto& args = ev.args->values;
+  const std::string fix =
+      "give the run's own, whole argument dump, filed under the model it trained (its N and MFU "
+      "are that model's)";
+  std::vector<std::string> differences;
+  try {
+    const layout::ModelShape run = layout::shape_from_arguments(args, "the argument dump");
+    if (!model->second.config.empty()) {
+      const auto number = [&](const char* name, std::int64_t fallback) {
+        auto it = args.find(name);
+        return it == args.end() ? fallback : parse_int(it->second).value_or(fallback);
+      };
+      const std::int64_t multiple = number("make_vocab_size_divisible_by", 128) *
+                                    std::max<std::int64_t>(number("tensor_model_parallel_size", 1), 1);
+      differences = layout::shape_differences(
+          layout::shape_from_config(model->second.config, model->second.file + ": config"), run, multiple);
+    } else {
+      for (const auto& [name, value] : model->second.layer_shape) {
+        auto it = args.find(name);
+        const auto got = it == args.end() ? std::nullopt : parse_int(it->second);
+        if (got != value)
+          differences.push_back(
+              fmt::format("{}: the model has {}, the run {}", name, value, it == args.end() ? "none" : it->second));
+      }
+    }
+  } catch (const InputError& e) {
+    add(out, "model", "model.shape", "the argument dump does not show the model's shape: " + e.problem(), fix);
+    return;
+  }
+  if (!differences.empty())
+    add(out, "model", "model.shape",
+        fmt::format("the run did not train {} ({}): {}", model->second.name, model->second.file,
+                    fmt::join(differences, "; ")),
+        fix);
+}
+
 // SPEC §5, §6: the command keeps the program policy, and is the command the run started (its launch, and every
 // argument it sets against the argument dump).
 void check_command(const Context& c, const Recipe& r, const Loaded& ev, RecipeResult& out) {
@@ -552,6 +601,11 @@ void check_search(const Context& c, const Recipe& r, RecipeResult& out) {
           add(out, "search", "search.start-command",
               fmt::format("the start of {} is not the command of the reference {}", where, *r.reference), fix);
   for (const auto& t : s.trials) add_all(out, "search", "search.trial", trial_problems(r, s, t), fix);
+  // Its winner by tune's own rule, and every prediction recomputed from the start's dump and each candidate's command.
+  if (r.reference)
+    if (auto ref = c.by_id.find(*r.reference); ref != c.by_id.end() && ref->second->recipe)
+      if (const auto& rev = c.loaded.at(ref->second->id); rev.args)
+        add_all(out, "search", "search.rules", search_rule_problems(s, *ref->second->recipe, *rev.args), fix);
   if (out.reasons.size() == before) out.search = std::move(s);
 }
 
@@ -631,6 +685,15 @@ void run_checks(const Context& c, const Recipe& r, const Loaded& ev, RecipeResul
         ref.workload.global_batch != r.workload.global_batch ||
         (r.workload.standard && ref.workload.rows_sha256 != r.workload.rows_sha256))
       add(out, "reference", "reference.workload", "'" + ref.id + "' ran on another workload or other rows");
+    // Rows both recipes record are the same rows (SPEC §4.3: the arms ran on the same rows), whatever the workload.
+    else if (!r.workload.rows_sha256.empty() && !ref.workload.rows_sha256.empty() &&
+             (r.workload.rows_sha256 != ref.workload.rows_sha256 || r.workload.rows_count != ref.workload.rows_count))
+      add(out, "reference", "reference.rows",
+          fmt::format("workload.rows is {{count: {}, sha256: {}}}, and its reference '{}' records {{count: {}, sha256: "
+                      "{}}}: the two arms did not run on the same rows",
+                      r.workload.rows_count, r.workload.rows_sha256, ref.id, ref.workload.rows_count,
+                      ref.workload.rows_sha256),
+          "record the rows the run read (openrecipes rows verify), the same as its reference's");
     if (!ev.args || !rev.args) {
       add(out, "configuration check", "configuration.cannot-run",
           "cannot run: " + (ev.args ? "the reference: " + rev.args_error : ev.args_error));
@@ -705,6 +768,18 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
                     [&](std::size_t i) { *to_load[i].second = load_evidence(*to_load[i].first); });
   const auto pair_reference = choose_pair_references(reg, by_id);
   const Context c{reg, by_id, loaded, counts, pair_reference};
+  // One run published twice (SPEC §5): byte-identical step logs under two recipes; git, when the registry is in one,
+  // tells which was committed first.
+  std::map<std::string, std::vector<std::pair<std::string, std::filesystem::path>>> by_log;
+  for (const auto& e : reg.recipes)
+    if (e.recipe && !loaded.at(e.id).log_sha256.empty())
+      by_log[loaded.at(e.id).log_sha256].emplace_back(e.id, e.recipe->log.path);
+  std::erase_if(by_log, [](const auto& g) { return g.second.size() < 2; });
+  const auto duplicates =
+      by_log.empty()
+          ? std::map<std::string, std::string>()
+          : duplicate_evidence_reasons(
+                by_log, is_git_registry(reg.root) ? std::optional<std::filesystem::path>(reg.root) : std::nullopt);
 
   std::vector<RecipeResult> results(reg.recipes.size());
   tbb::parallel_for(std::size_t{0}, reg.recipes.size(), [&](std::size_t i) {
@@ -727,10 +802,15 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
     check_scheduler_times(r, ev, out);             // SPEC §2 "GPU-hours"
     check_arm_is_the_measured_run(c, r, ev, out);  // SPEC §4.3
     check_layout_stack_device(c, r, ev, out);      // SPEC §5, §6
+    check_model_shape(c, r, ev, out);              // SPEC §3, §5
     check_command(c, r, ev, out);                  // SPEC §5, §6
     check_evidence_consistency(r, ev, out);
+    if (auto d = duplicates.find(e.id); d != duplicates.end())
+      add(out, "evidence", "evidence.duplicate", d->second,
+          "submit the evidence of the recipe's own run: one run is one recipe");
     const auto model = reg.models.find(r.model);
-    const auto rows = check_rows(r, model == reg.models.end() ? nullptr : &model->second, reg.reference_rows);
+    const auto rows =
+        check_rows(r, model == reg.models.end() ? nullptr : &model->second, reg.reference_rows, reg.protocol);
     out.rows_status = rows.status;  // SPEC §1, §5
     if (rows.problem) add(out, "rows", "rows.reference-build", *rows.problem, rows.fix.value_or(""));
     run_checks(c, r, ev, out);  // SPEC §4

@@ -48,9 +48,18 @@ std::vector<Pair> build_pairs(const Registry& reg, const std::vector<RecipeResul
       double sa = a->throughput->tokens_per_s_per_gpu, sb = b->throughput->tokens_per_s_per_gpu;
       return sa != sb ? sa > sb : a->id < b->id;
     });
-    for (std::size_t i = 0; i < p.ranked.size(); ++i)
-      p.within_noise_of_above.push_back(i > 0 && measure::intervals_overlap(p.ranked[i]->throughput->interval,
-                                                                            p.ranked[i - 1]->throughput->interval));
+    // Ranks are the verified recipes' (SPEC §5): a preview's unverified entry takes no rank and moves none, and a
+    // verified recipe is within noise of the verified one ranked directly above it.
+    const RecipeResult* above = nullptr;
+    for (const auto* r : p.ranked) {
+      if (!r->verified) {
+        p.within_noise_of_above.push_back(false);
+        continue;
+      }
+      p.within_noise_of_above.push_back(
+          above && measure::intervals_overlap(r->throughput->interval, above->throughput->interval));
+      above = r;
+    }
     out.push_back(std::move(p));
   }
   if (!unreadable.unranked.empty()) out.push_back(std::move(unreadable));

@@ -13,8 +13,9 @@ struct Pair {
   std::string model, model_name, gpu, workload_key, workload_description;
   bool standard_workload = false;
   std::vector<const RecipeResult*> ranked;  ///< verified (or, with include_unverified, all measured), best first
-  /// One per `ranked` entry: its score interval overlaps that of the entry ranked directly above it
-  /// (measure::intervals_overlap), so the two are within noise of each other; false for rank 1.
+  /// One per `ranked` entry: its score interval overlaps that of the verified entry ranked directly above it
+  /// (measure::intervals_overlap), so the two are within noise of each other; false for rank 1 and for an
+  /// unverified entry of a preview (it has no rank).
   std::vector<bool> within_noise_of_above;
   std::vector<const RecipeResult*> unranked;  ///< not verified, by id
   bool unreadable = false;                    ///< not a pair: the recipes that could not be read (all in `unranked`)

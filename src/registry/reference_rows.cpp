@@ -6,10 +6,12 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/files.h"
+#include "core/json_limits.h"
 #include "core/protocol.h"
 #include "core/sha256.h"
 #include "core/yaml.h"
@@ -104,8 +106,9 @@ ReferenceRows load_reference_rows_files(const fs::path& dir, const std::string& 
     throw InputError(evidence.string(), "is a symbolic link", "keep the manifest itself in the build's folder");
   const auto from_manifest = rows::read_manifest(evidence);
   if (!(from_manifest == out.manifest)) {
-    const auto a = nlohmann::json::parse(rows::manifest_to_json(out.manifest));
-    const auto b = nlohmann::json::parse(rows::manifest_to_json(from_manifest));
+    // Both are the manifest writer's own text (rows::manifest_to_json), read back to compare field by field.
+    const auto a = parse_json_strict(rows::manifest_to_json(out.manifest), file, "");
+    const auto b = parse_json_strict(rows::manifest_to_json(from_manifest), evidence.string(), "");
     for (const auto& key : kManifestKeys)
       if (a.at(key) != b.at(key))
         throw InputError(file + ": " + key,
@@ -195,11 +198,20 @@ std::string default_reference_rows_id(const rows::RowsManifest& m) {
   return id;
 }
 
-RowsCheck check_rows(const Recipe& r, const ModelInfo* model, const std::map<std::string, ReferenceRows>& builds) {
+RowsCheck check_rows(const Recipe& r, const ModelInfo* model, const std::map<std::string, ReferenceRows>& builds,
+                     const ProtocolWorkload& protocol) {
   if (!r.workload.standard) return {"not applicable (non-standard workload)", std::nullopt, std::nullopt};
   auto not_verified = [](const std::string& why, const std::string& fix) {
     return RowsCheck{"not verified: " + why, why, fix};
   };
+  // The standard workload is the protocol's shape of step: rows of L tokens, B of them a step (PROTOCOL.md).
+  if (r.workload.row_length != protocol.row_length || r.workload.global_batch != protocol.global_batch)
+    return not_verified(
+        fmt::format("a standard recipe trains on rows of {} tokens, {} a step; this one records row_length {} and "
+                    "global_batch {}",
+                    protocol.row_length, protocol.global_batch, r.workload.row_length, r.workload.global_batch),
+        "declare the workload non-standard (kind: non-standard, with a key and a description of its own), or run the "
+        "protocol's rows and batch");
   const std::string register_fix =
       "build the standard rows for the model's tokenizer (openrecipes rows build, docs/rows-format.md \"Reference "
       "rows builds\"), then record them with openrecipes rows register <rows.manifest.json> --model " +
@@ -214,6 +226,13 @@ RowsCheck check_rows(const Recipe& r, const ModelInfo* model, const std::map<std
         fmt::format("{} names rows build '{}', which registry/rows/ does not hold", model->file, *model->rows_build),
         register_fix);
   const auto& b = it->second.manifest;
+  // The build itself must be the protocol's workload: its dataset, revision, row length and source files.
+  if (auto problems = protocol_build_problems(b, protocol); !problems.empty())
+    return not_verified(
+        fmt::format("rows build '{}' is not the protocol's workload: {}", it->first, fmt::join(problems, "; ")),
+        "register a build of the protocol's dataset files at its revision (registry/rules/"
+        "workload.yaml), L " +
+            std::to_string(protocol.row_length));
   std::vector<std::string> differ;
   auto compare = [&](const char* what, const std::string& recipe, const std::string& build) {
     if (recipe != build) differ.push_back(fmt::format("{} {} (the build's: {})", what, recipe, build));

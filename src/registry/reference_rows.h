@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "registry/model.h"
+#include "registry/protocol_workload.h"
 #include "registry/recipe.h"
 #include "rows/output/manifest.h"
 
@@ -84,6 +85,9 @@ struct RowsCheck {
 /// reads step i's rows [i·B, (i+1)·B)), the count is steps_per_run x global_batch; a model that names none gives "not
 /// verified" with the fix naming `openrecipes rows register`. A non-standard workload's rows are not applicable (it
 /// ranks in its own pair). `builds` is the registry's.
-RowsCheck check_rows(const Recipe& recipe, const ModelInfo* model, const std::map<std::string, ReferenceRows>& builds);
+/// Before that: a standard recipe records row_length L and global_batch B (core/protocol.h), and the build it names is
+/// the protocol's workload (protocol_build_problems: dataset, revision, L and source files of `protocol`).
+RowsCheck check_rows(const Recipe& recipe, const ModelInfo* model, const std::map<std::string, ReferenceRows>& builds,
+                     const ProtocolWorkload& protocol = protocol_workload());
 
 }  // namespace openrecipes::registry

@@ -35,7 +35,10 @@ struct Registry {
   /// rules/component_tests.yaml: how each same-math swap is tested and its bound (absent: no swap can be verified)
   std::optional<checks::ComponentRules> component_rules;
   std::map<std::string, ReferenceRows> reference_rows;  ///< registry/rows/<id>: the standard rows builds
-  std::vector<RecipeEntry> recipes;                     ///< sorted by id
+  /// The protocol's workload the standard recipes' rows builds are held to: the compiled-in one (never the registry
+  /// folder's own; a test may set another).
+  ProtocolWorkload protocol = protocol_workload();
+  std::vector<RecipeEntry> recipes;  ///< sorted by id
 };
 
 /// Loads the registry at `root`. Throws InputError for a missing or malformed gpus.yaml, models/ or

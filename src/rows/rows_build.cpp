@@ -29,21 +29,6 @@ namespace openrecipes::rows {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-fs::path manifest_path_for(const fs::path& rows_parquet) {
-  fs::path p = rows_parquet;
-  std::string stem = p.extension() == ".parquet" ? p.stem().string() : p.filename().string();
-  return p.parent_path() / (stem + ".manifest.json");
-}
-
-fs::path rows_path_for_manifest(const fs::path& manifest) {
-  const std::string name = manifest.filename().string();
-  const std::string suffix = ".manifest.json";
-  if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-    throw InputError(manifest.string(), "not a rows build's manifest (its name ends in .manifest.json)",
-                     "give the <rows>.manifest.json that openrecipes rows build wrote beside <rows>.parquet");
-  return manifest.parent_path() / (name.substr(0, name.size() - suffix.size()) + ".parquet");
-}
-
 namespace {
 
 // Where conversation `index` comes from, for messages.

@@ -58,12 +58,6 @@ struct RowsBuildResult {
   std::string chat_template_origin;    ///< the file (and field) the chat template came from (TokenizerBundle)
 };
 
-/// The manifest path for a rows file: "x.parquet" -> "x.manifest.json".
-std::filesystem::path manifest_path_for(const std::filesystem::path& rows_parquet);
-/// Its inverse, the rows file a manifest describes: "x.manifest.json" -> "x.parquet". Throws InputError (naming the
-/// path and the fix) for a name that does not end in ".manifest.json".
-std::filesystem::path rows_path_for_manifest(const std::filesystem::path& manifest);
-
 /// Builds the rows. Throws InputError for bad input: what SourceSet, TokenizerBundle and the writer refuse; a
 /// template that raises or hits a sandbox limit (naming the conversation's index, shard and row); a token stream
 /// too short for R rows (naming both counts) or for even one row; a row length outside 1..kMaxRowLength; an output

@@ -28,6 +28,7 @@
 #include "registry/evaluate.h"
 #include "registry/recipe_memory.h"
 #include "registry/registry.h"
+#include "registry/search_rules.h"
 #include "run/node.h"
 
 namespace openrecipes::run {
@@ -445,11 +446,27 @@ void write_outputs(const registry::Recipe& start, const TuneRequest& q, const Tu
 
 }  // namespace
 
+void check_tune_request(const TuneRequest& q) {
+  if (!std::isfinite(q.budget_minutes) || q.budget_minutes <= 0 || q.budget_minutes > kMaxBudgetMinutes)
+    throw InputError(fmt::format("--budget {}", format_double(q.budget_minutes)),
+                     fmt::format("the budget is wall-clock minutes, above 0 and at most {} (a week)",
+                                 format_double(kMaxBudgetMinutes)),
+                     "give the minutes the whole search may take, e.g. --budget 60");
+  auto at_least = [](const char* option, std::int64_t value, std::int64_t min) {
+    if (value < min)
+      throw InputError(fmt::format("{} {}", option, value), fmt::format("{} is at least {}", option, min),
+                       fmt::format("give {} {} or more", option, min));
+  };
+  at_least("--gpus", q.gpus, 1);
+  at_least("--nodes", q.nodes, 1);
+  at_least("--trial-steps", q.trial_steps, 2);
+  at_least("--warmup-steps", q.warmup_steps, 0);
+  at_least("--max-trials", q.max_trials, 0);
+}
+
 TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
   const auto started = Clock::now();
-  if (q.gpus < 1 || q.nodes < 1 || q.trial_steps < 2 || q.warmup_steps < 0 || q.budget_minutes <= 0 || q.max_trials < 0)
-    throw InputError("tune", "GPUs and nodes are at least 1, --trial-steps at least 2, the budget above 0",
-                     "give positive sizes");
+  check_tune_request(q);
   if (recipe.stack.framework != "megatron-lm")
     throw InputError(recipe.file.string(), "tune runs Megatron-LM recipes (its trials cut --train-iters)",
                      "tune the recipe's Megatron-LM form");
@@ -467,6 +484,11 @@ TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
   TuneResult r;
   r.candidates = tune_candidates(recipe, q);
   r.swaps = tune_swaps(recipe);
+  std::optional<evidence::ArgumentDump> start_dump;  // the start's run: what each swap's prediction starts from
+  if (recipe.arguments) try {
+      start_dump = evidence::parse_megatron_args(read_file(recipe.arguments->path), recipe.arguments->relative);
+    } catch (const InputError&) {
+    }
   // Each candidate as a draft recipe: what run plans and submit derives the command from.
   auto draft_dir = [&](const std::string& name) { return tune_draft_dir(q.tune_dir, recipe.model, recipe.gpu, name); };
   auto write_draft = [&](const TuneCandidate& c) {
@@ -506,6 +528,13 @@ TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
       if (!cmd || !commands.insert(*cmd).second) continue;
       c.command = *cmd;
       c.swap = s.test;
+      // The planner's prediction for the swap's own command (the swap may change the memory: the fused
+      // cross-entropy does), as the build recomputes it (registry/search_rules.h).
+      if (start_dump)
+        if (auto m = registry::predicted_memory(recipe, *start_dump, c.command, q.gpus)) {
+          c.memory = *m;
+          c.fits = q.memory_mib <= 0 || m->peak_mib <= layout::usable_memory_mib(q.memory_mib);
+        }
       std::string words;
       for (const auto& a : s.arguments)
         words += fmt::format("{}{} {} -> {}", words.empty() ? "" : ", ", a.argument, a.reference, a.recipe);
@@ -629,7 +658,7 @@ TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
     const std::size_t k = r.trials.size() - 1;
     bool new_best = false;
     if (t.outcome == "measured" && t.interval &&
-        (!r.best || (t.interval->score_low > r.trials[*r.best].interval->score_high))) {
+        (!r.best || measure::interval_clears(*t.interval, *r.trials[*r.best].interval))) {
       r.best = k;
       new_best = true;
     }

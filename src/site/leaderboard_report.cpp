@@ -348,10 +348,12 @@ std::string leaderboard_text(const registry::Registry& reg, const std::vector<re
       out += fmt::format("  {:>4}  {:<{}} {:>13} {:>6} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<8} {:<10} {}\n", "rank",
                          "recipe", w, "tokens/s/GPU", "±95%", "CV", "GPUs", "MFU", "$/1M tokens", "GPU-h/run",
                          "evidence", "date", "framework");
+      int verified_rank = 0;
       for (std::size_t i = 0; i < p.ranked.size(); ++i) {
         const auto* r = p.ranked[i];
         const auto& rec = *r->entry->recipe;
-        const std::string rank = (p.within_noise_of_above[i] ? "≈" : "") + std::to_string(i + 1);
+        const std::string rank =
+            r->verified ? (p.within_noise_of_above[i] ? "≈" : "") + std::to_string(++verified_rank) : std::string("-");
         out += fmt::format("  {:>4}  {:<{}} {:>13} {:>6} {:>6} {:>5} {:>6} {:>12} {:>10}  {:<8} {:<10} {}\n", rank,
                            visible(rec.name), w, format_tokens_per_s(r->throughput->tokens_per_s_per_gpu),
                            format_plus_minus(r->throughput->interval.relative_half_width()),
@@ -449,9 +451,10 @@ nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector
         {"key", p.workload_key}, {"description", p.workload_description}, {"standard", p.standard_workload}};
     pj["non_standard_workload"] = !p.standard_workload;
     nlohmann::json ranked = nlohmann::json::array();
+    int rank = 0;  // the verified recipes' ranks: a preview's unverified entry has none
     for (std::size_t i = 0; i < p.ranked.size(); ++i) {
       auto e = result_json(*p.ranked[i], reg.models);
-      e["rank"] = i + 1;
+      if (p.ranked[i]->verified) e["rank"] = ++rank;
       e["within_noise_of_above"] = static_cast<bool>(p.within_noise_of_above[i]);
       ranked.push_back(e);
     }

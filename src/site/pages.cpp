@@ -500,16 +500,20 @@ json model_view(const json& board, const std::string& model) {
     pj["has_unranked"] = !unranked.empty();
     // Recipes of the pair that are not verified: listed below the table when the site shows them
     // (--include-unverified), else counted and named (published_board keeps their ids).
-    std::int64_t unverified = 0;
+    // Each unverified recipe once: a preview lists it among the ranked (by its score) and among the unranked (with
+    // its reasons).
+    std::set<std::string> unverified_ids;
     json unverified_names = json::array();
-    for (const auto& e : p["ranked"]) unverified += !is_verified_entry(e);
-    unverified += static_cast<std::int64_t>(unranked.size());
+    for (const auto& e : p["ranked"])
+      if (!is_verified_entry(e)) unverified_ids.insert(e["id"].get<std::string>());
+    for (const auto& e : p["unranked"]) unverified_ids.insert(e["id"].get<std::string>());
     if (p.contains("unverified_ids"))
       for (const auto& id : p["unverified_ids"]) {
-        ++unverified;
+        unverified_ids.insert(id.get<std::string>());
         const std::string s_id = id.get<std::string>();
         unverified_names.push_back({{"name", s_id.substr(s_id.rfind('/') + 1)}, {"first", unverified_names.empty()}});
       }
+    const auto unverified = static_cast<std::int64_t>(unverified_ids.size());
     pj["unverified_count"] = unverified;
     pj["has_unverified"] = unverified > 0;
     pj["unverified_plural"] = unverified != 1;
@@ -634,11 +638,11 @@ json recipe_view(const json& pair, const json& e) {
   v["ranked"] = e.contains("rank");
   v["has_reasons"] = !e["reasons"].empty();
   v["noise_above"] = false;
-  if (v["within_noise"].get<bool>()) {
-    const json& above = pair["ranked"][static_cast<std::size_t>(e["rank"].get<int>() - 2)];
-    v["noise_above"] = {{"name", above.contains("name") ? above["name"] : above["id"]},
-                        {"href", root + recipe_page_path(above["id"].get<std::string>())}};
-  }
+  if (v["within_noise"].get<bool>())
+    for (const auto& above : pair["ranked"])  // the verified recipe ranked directly above (a preview lists others)
+      if (above.contains("rank") && above["rank"].get<int>() == e["rank"].get<int>() - 1)
+        v["noise_above"] = {{"name", above.contains("name") ? above["name"] : above["id"]},
+                            {"href", root + recipe_page_path(above["id"].get<std::string>())}};
   v["evidence_items"] = evidence_items(e);
   v["notes"] = e.contains("notes") ? e["notes"] : json::array();
   v["has_notes"] = e.contains("notes") && !e["notes"].empty();

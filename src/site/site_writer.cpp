@@ -23,6 +23,7 @@
 
 #include "core/error.h"
 #include "core/files.h"
+#include "core/json_limits.h"
 #include "core/sha256.h"
 #include "core/text.h"
 #include "site/board_entries.h"
@@ -250,7 +251,7 @@ json previous_state(const fs::path& target) {
   std::error_code ec;
   if (!fs::exists(target / kSiteMarker, ec)) return nullptr;
   try {
-    json j = json::parse(read_file(target / "data" / "build.json", 16u << 20));
+    json j = parse_json_strict(read_file(target / "data" / "build.json", 16u << 20), "data/build.json", "");
     // Every field the next build reads, of its type: a state edited by hand or damaged is ignored whole.
     auto strings = [](const json& a) {
       return a.is_array() && std::all_of(a.begin(), a.end(), [](const json& x) { return x.is_string(); });

@@ -63,6 +63,31 @@ TEST(CheckRecipeCli, every_problem_is_listed_at_once_with_the_computed_claims) {
   EXPECT_NE(r.out.find("  configuration: eligible\n"), std::string::npos) << r.out;
 }
 
+// Issue 39: check recipe printed "its claims agree with its evidence" above a block that contradicts the recipe's
+// claims (a run that does not measure gives no number to hold a claim to, and no claim reason either).
+TEST(CheckRecipeCli, claims_agree_only_when_every_one_was_recomputed_and_each_that_differs_is_named) {
+  ScratchRegistry s;
+  const fs::path log = s.recipe("mbs2") / "evidence/train.log";
+  std::string text = read_file(log);
+  const auto at = text.find(" iteration       11/");  // step 10, inside the window, removed: the run does not measure
+  ASSERT_NE(at, std::string::npos);
+  const auto line = text.rfind('\n', at) + 1;
+  text.erase(line, text.find('\n', at) + 1 - line);
+  write_file_atomic(log, text);
+  auto r = testing::run_cli({"check", "recipe", s.recipe("mbs2").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out.find("its claims agree with its evidence"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("its claims do not agree with its evidence:\n  - tokens_per_s_per_gpu and cv: not recomputed "
+                       "(the run does not measure: see the problems above)\n"),
+            std::string::npos)
+      << r.out;
+  // A recipe whose claims hold says so.
+  auto ok = testing::run_cli({"check", "recipe", s.recipe("ref").string()});
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_NE(ok.out.find("its claims agree with its evidence; the block submit would write:\n"), std::string::npos)
+      << ok.out;
+}
+
 TEST(CheckRecipeCli, a_mistyped_field_names_the_nearest_one_and_a_folder_outside_a_registry_says_where_recipes_live) {
   ScratchRegistry s;
   const fs::path file = s.recipe("ref") / "recipe.yaml";

@@ -99,10 +99,10 @@ TEST(RowsCli, verify_against_a_recipe_and_bad_inputs) {
   EXPECT_EQ(run_cli({"rows", "verify", out}).exit_code, 2);  // nothing to verify against
 }
 
-// A TEST registry in which the fixture's 100 conversations stand for the Tulu 3 mixture (test only: a rows build of
-// ../shared/fixtures/tulu3 labelled allenai/tulu-3-sft-mixture at the pinned revision, so that a standard recipe can be
-// built end to end on 2 cores). It holds the bundled tulu3-ref run (a real H200 run that trained on exactly these 81
-// rows) recorded as a standard-workload recipe.
+// A registry in which the fixture's 100 conversations are passed off as the Tulu 3 mixture: a rows build of
+// ../shared/fixtures/tulu3 labelled allenai/tulu-3-sft-mixture at the pinned revision, and the bundled tulu3-ref run
+// (a real H200 run that trained on exactly these 81 rows, at L 512 and 32 rows a step) recorded as a standard-workload
+// recipe. What a forger would submit: the tests hold that it never verifies.
 struct FixtureMixtureRegistry {
   TempDir d;
   fs::path root = d / "registry";
@@ -144,133 +144,36 @@ struct FixtureMixtureRegistry {
   }
 };
 
-TEST(RowsCli, a_standard_recipe_verifies_once_its_rows_build_is_registered_and_a_wrong_sha_names_both_values) {
+// Issue 39: a rows build of the 100-conversation fixture at L 512, registered with `rows register` claiming the
+// mixture's dataset id and revision, made a recipe of 32 rows a step rank as the protocol's standard workload. The
+// build is refused (nothing written), and the recipe stays unverified whatever the registry holds.
+TEST(RowsCli, a_fixture_build_labelled_as_the_mixture_is_refused_and_its_recipe_stays_unverified) {
   OPENRECIPES_REQUIRE_FIXTURES();
   FixtureMixtureRegistry reg;
   auto before = reg.result();
   EXPECT_FALSE(before["verified"].get<bool>());
   EXPECT_EQ(before["checks"]["rows"],
-            "not verified: the registry records no rows build for qwen3-0.6b to check rows_sha256 against");
-  ASSERT_EQ(before["reasons"].size(), 1u) << before["reasons"].dump(1);  // the rows are all it lacks
-  EXPECT_NE(before["reasons"][0]["fix"].get<std::string>().find(
-                "openrecipes rows register <rows.manifest.json> --model qwen3-0.6b"),
-            std::string::npos)
-      << before["reasons"].dump(1);
-
-  // The maintainer's steps: build the rows, register the manifest as the model's rows build.
-  const auto rows = reg.build_mixture_rows();
+            "not verified: a standard recipe trains on rows of 8192 tokens, 128 a step; this one records row_length "
+            "512 and global_batch 32");
+  reg.build_mixture_rows();
+  const auto models_before = read_file(reg.root / "models/qwen3-0.6b.yaml");
   auto r = run_cli({"rows", "register", (reg.d / "rows.manifest.json").string(), "--registry", reg.root.string(),
                     "--model", "qwen3-0.6b"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string id = "tulu-3-sft-mixture-l512-seed0-r81-tokaeb13307";
-  EXPECT_NE(r.out.find("registered rows build " + id + ": 81 rows of 512 tokens, rows_sha256 " + kQwen3Sha),
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.err.find("the build is not the protocol's workload: its rows are 512 tokens long, the protocol's 8192; "
+                       "it did not read the protocol's train-00000-of-00006.parquet, train-00001-of-00006.parquet, "
+                       "train-00002-of-00006.parquet, train-00003-of-00006.parquet, train-00004-of-00006.parquet, "
+                       "train-00005-of-00006.parquet; it read sft_sample.jsonl, which is not among the protocol's "
+                       "files"),
             std::string::npos)
-      << r.out;
-  EXPECT_TRUE(fs::exists(reg.root / "rows" / id / "rows.manifest.json"));
-  EXPECT_NE(read_file(reg.root / "models/qwen3-0.6b.yaml").find("\nrows_build: " + id + "\n"), std::string::npos);
-  auto after = reg.result();
-  EXPECT_TRUE(after["verified"].get<bool>()) << after["reasons"].dump(1);
-  EXPECT_EQ(after["checks"]["rows"], "verified: the 81 rows of rows build '" + id + "' (registry/rows/" + id + ")");
-  // The registered build reads back: a rows file checks against it.
-  auto v = run_cli({"rows", "verify", rows, "--build", (reg.root / "rows" / id).string()});
-  EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
-
-  // A recipe that records other rows is refused, naming both values.
-  const std::string other(64, 'b');
-  std::string y = read_file(reg.recipe);
-  y.replace(y.find(kQwen3Sha), 64, other);
-  write_file_atomic(reg.recipe, y);
-  auto wrong = reg.result();
-  EXPECT_FALSE(wrong["verified"].get<bool>());
-  EXPECT_EQ(wrong["checks"]["rows"], "not verified: the recipe's rows are not rows build '" + id +
-                                         "' of qwen3-0.6b: rows_sha256 " + other + " (the build's: " + kQwen3Sha + ")");
-}
-
-TEST(RowsCli, register_checks_the_manifest_against_its_rows_and_refuses_a_different_build_under_the_same_id) {
-  OPENRECIPES_REQUIRE_FIXTURES();
-  FixtureMixtureRegistry reg;
-  auto rows = (reg.d / "rows.parquet").string();
-  ASSERT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "--rows", "16",
-                     "-o", rows, "--quiet"})
-                .exit_code,
-            0);
-  const auto manifest = reg.d / "rows.manifest.json";
-  // Rows that are not the manifest's: the 16 rows rebuilt with another seed under the same manifest.
-  const auto other = (reg.d / "other.parquet").string();
-  ASSERT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "--rows", "16",
-                     "--seed", "1", "-o", other, "--quiet"})
-                .exit_code,
-            0);
-  fs::copy_file(other, rows, fs::copy_options::overwrite_existing);
-  auto bad = run_cli({"rows", "register", manifest.string(), "--registry", reg.root.string()});
-  EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.err.find("the manifest records 16 rows with rows_sha256"), std::string::npos) << bad.err;
+      << r.err;
+  EXPECT_NE(r.err.find("fix: a reference rows build is the protocol's dataset files at its revision "
+                       "(registry/rules/workload.yaml)"),
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(reg.root / "rows"));
-  // A manifest without its rows file.
-  fs::remove(rows);
-  auto missing = run_cli({"rows", "register", manifest.string(), "--registry", reg.root.string()});
-  EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.err.find("the rows file of this manifest is not there"), std::string::npos) << missing.err;
-  // The same id for another build.
-  fs::copy_file(other, rows);
-  auto other_manifest = reg.d / "other.manifest.json";
-  ASSERT_EQ(
-      run_cli({"rows", "register", other_manifest.string(), "--registry", reg.root.string(), "--id", "x"}).exit_code,
-      0);
-  fs::copy_file(other, rows, fs::copy_options::overwrite_existing);
-  ASSERT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "--rows", "16",
-                     "-o", rows, "--quiet"})
-                .exit_code,
-            0);
-  auto clash = run_cli({"rows", "register", manifest.string(), "--registry", reg.root.string(), "--id", "x"});
-  EXPECT_EQ(clash.exit_code, 2);
-  EXPECT_NE(clash.err.find("a different rows build is registered under this id"), std::string::npos) << clash.err;
-}
-
-TEST(RowsCli, register_refuses_bad_ids_and_model_files_it_cannot_edit_leaving_nothing_behind) {
-  OPENRECIPES_REQUIRE_FIXTURES();
-  FixtureMixtureRegistry reg;
-  const auto rows = reg.build_mixture_rows();
-  const auto manifest = (reg.d / "rows.manifest.json").string();
-  const auto models_before = read_file(reg.root / "models/qwen3-0.6b.yaml");
-  for (const char* id : {"../x", "/tmp/abs", "a/b", "UPPER", "-x", ".hidden", "", "a b"}) {
-    auto r = run_cli({"rows", "register", manifest, "--registry", reg.root.string(), "--id", id});
-    EXPECT_EQ(r.exit_code, 2) << id << r.err;
-    EXPECT_NE(r.err.find("is not a rows build id"), std::string::npos) << id << r.err;
-  }
-  EXPECT_FALSE(fs::exists(reg.root / "rows"));
-  EXPECT_FALSE(fs::exists(reg.root / "x"));
-  EXPECT_FALSE(fs::exists("/tmp/abs"));
-  // A prefix as long as the build is its rows_sha256, not a prefix.
-  auto whole = run_cli({"rows", "register", manifest, "--registry", reg.root.string(), "--prefix", "81"});
-  EXPECT_EQ(whole.exit_code, 2);
-  EXPECT_NE(whole.err.find("81 rows is not fewer than the build's 81"), std::string::npos) << whole.err;
-  // A model file whose rows_build is written over two lines is left for the maintainer: nothing is written.
-  write_file_atomic(reg.root / "models/qwen3-0.6b.yaml", models_before + "rows_build:\n  old\n");
-  auto two_lines = run_cli({"rows", "register", manifest, "--registry", reg.root.string(), "--model", "qwen3-0.6b"});
-  EXPECT_EQ(two_lines.exit_code, 2);
-  EXPECT_NE(two_lines.err.find("qwen3-0.6b.yaml: rows_build: cannot set it by editing the line"), std::string::npos)
-      << two_lines.err;
-  EXPECT_FALSE(fs::exists(reg.root / "rows"));
-  // CRLF line endings stay CRLF; a README beside the builds is not a build.
-  std::string crlf;
-  for (char c : models_before) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
-  write_file_atomic(reg.root / "models/qwen3-0.6b.yaml", crlf);
-  auto crlf_run = run_cli({"rows", "register", manifest, "--registry", reg.root.string(), "--model", "qwen3-0.6b"});
-  ASSERT_EQ(crlf_run.exit_code, 0) << crlf_run.err;
-  const auto edited = read_file(reg.root / "models/qwen3-0.6b.yaml");
-  EXPECT_NE(edited.find("\r\nrows_build: tulu-3-sft-mixture-l512-seed0-r81-tokaeb13307\r\n"), std::string::npos);
-  EXPECT_EQ(edited.find("\n\n"), std::string::npos);
-  write_file_atomic(reg.root / "rows/README.md", "builds registered with openrecipes rows register\n");
-  EXPECT_TRUE(reg.result()["verified"].get<bool>());
-  // Registering again with a new prefix adds it; the same again changes nothing.
-  auto more = run_cli({"rows", "register", manifest, "--registry", reg.root.string(), "--prefix", "10"});
-  EXPECT_EQ(more.exit_code, 0) << more.err;
-  EXPECT_NE(more.out.find("registered again (prefixes added)"), std::string::npos) << more.out;
-  EXPECT_NE(read_file(reg.root / "rows/tulu-3-sft-mixture-l512-seed0-r81-tokaeb13307/rows.yaml").find("count: 10,"),
-            std::string::npos);
-  auto same = run_cli({"rows", "register", manifest, "--registry", reg.root.string(), "--prefix", "10"});
-  EXPECT_NE(same.out.find("already registered:"), std::string::npos) << same.out;
+  EXPECT_EQ(read_file(reg.root / "models/qwen3-0.6b.yaml"), models_before);
+  EXPECT_FALSE(reg.result()["verified"].get<bool>());
 }
 
 TEST(RowsCli, verify_reads_the_rows_the_bundled_tulu3_recipes_record) {

@@ -210,5 +210,67 @@ TEST(ConvergenceArm, separate_arm_differing_only_in_run_length_is_accepted) {
   EXPECT_TRUE(b.get("mbs2").verified) << reasons_of(b.get("mbs2"));
 }
 
+// Issue 39: a Qwen3-0.6B run filed under a Llama-3.1-8B model file verified as that model's reference, MFU 56.4%.
+TEST(ModelShape, a_run_filed_under_another_models_file_is_not_verified_and_names_each_difference) {
+  Scratch s;
+  // Llama 3.1 8B (../shared/fixtures/configs/Llama-3.1-8B/config.json), N counted by hand: 32 layers x (attention
+  // 2 x 4096^2 + 2 x 4096 x 1024 = 41,943,040; MLP 3 x 4096 x 14336 = 176,160,768) + the untied output projection
+  // 128256 x 4096 = 525,336,576: N = 7,504,658,432.
+  s.write(s.root / "models/llama-3.1-8b.yaml",
+          "name: Llama-3.1-8B\nfamily: llama3\ncheckpoint: {id: meta-llama/Llama-3.1-8B, revision: null}\n"
+          "active_params:\n  n: 7504658432\n  counted_from: config\n  counting: by hand\n  breakdown:\n"
+          "    attention: 1342177280\n    dense_mlp: 5637144576\n    output_projection: 525336576\n"
+          "config:\n  model_type: llama\n  architectures: [LlamaForCausalLM]\n  hidden_size: 4096\n"
+          "  intermediate_size: 14336\n  num_hidden_layers: 32\n  num_attention_heads: 32\n"
+          "  num_key_value_heads: 8\n  vocab_size: 128256\n  tie_word_embeddings: false\n"
+          "  attention_bias: false\n  mlp_bias: false\n"
+          "layer_shape: {hidden_size: 4096, ffn_hidden_size: 14336, num_attention_heads: 32, num_query_groups: 8, "
+          "kv_channels: 128}\nnotes: test\n");
+  const auto to = s.root / "recipes/llama-3.1-8b/H200/ref";
+  fs::create_directories(to.parent_path());
+  fs::copy(s.recipe("ref"), to, fs::copy_options::recursive);
+  fs::remove_all(s.recipe("ref"));  // the same run, moved: one copy of its evidence
+  fs::remove_all(s.recipe("mbs2"));
+  fs::remove_all(s.recipe("lr10"));
+  s.replace(to / "recipe.yaml", "model: qwen3-0.6b", "model: llama-3.1-8b");
+  auto b = build(s.root);
+  const RecipeResult* r = nullptr;
+  for (const auto& x : b.results)
+    if (x.id == "llama-3.1-8b/H200/ref") r = &x;
+  ASSERT_NE(r, nullptr);
+  EXPECT_FALSE(r->verified);
+  EXPECT_TRUE(has_reason(*r, "the run did not train Llama-3.1-8B (")) << reasons_of(*r);
+  for (const char* d : {"layers (num_layers): the model has 32, the run 28",
+                        "hidden size (hidden_size): the model "
+                        "has 4096, the run 1024",
+                        "attention heads (num_attention_heads): the model has 32, the run 16",
+                        "dense FFN width (ffn_hidden_size): the model has 14336, the run 3072",
+                        "vocabulary (padded to a multiple of 128): the model has 128256 (128256), the run 151936"})
+    EXPECT_TRUE(has_reason(*r, d)) << d << "\n" << reasons_of(*r);
+}
+
+TEST(ModelShape, the_bundled_runs_are_the_shape_of_their_model) {
+  Scratch s({"ref", "mbs2", "lr10", "tulu3-ref", "tulu3-mbs16", "tulu3-tuned", "tulu3-cefusion"});
+  auto b = build(s.root);
+  for (const auto& r : b.results) EXPECT_FALSE(has_reason(r, "the run did not train")) << r.id;
+}
+
+// Issue 39: a non-standard recipe's workload.rows forged to {count 1000000, sha256 000...bad} while its reference
+// records {81, 30eb2706...} verified, ranked first, and its Reproduce box told users to verify against the forged sha.
+TEST(ReferenceRows, a_recipe_whose_rows_are_not_its_references_is_not_verified_and_names_both) {
+  Scratch s({"tulu3-ref", "tulu3-mbs16"});
+  s.replace(s.recipe("tulu3-mbs16") / "recipe.yaml",
+            "rows: {count: 81, sha256: 30eb27066ab49cc9eeef9edb3862a39c6d98649683cbfc9cfe28e19dbef4aca8}",
+            "rows: {count: 1000000, sha256: " + std::string(61, '0') + "bad}");
+  auto b = build(s.root);
+  const auto& r = b.get("tulu3-mbs16");
+  EXPECT_FALSE(r.verified);
+  EXPECT_TRUE(has_reason(r, "workload.rows is {count: 1000000, sha256: " + std::string(61, '0') +
+                                "bad}, and its reference 'qwen3-0.6b/H200/tulu3-ref' records {count: 81, sha256: "
+                                "30eb27066ab49cc9eeef9edb3862a39c6d98649683cbfc9cfe28e19dbef4aca8}"))
+      << reasons_of(r);
+  EXPECT_TRUE(b.get("tulu3-ref").verified);
+}
+
 }  // namespace
 }  // namespace openrecipes::registry

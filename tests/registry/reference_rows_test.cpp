@@ -2,6 +2,8 @@
 // its manifest evidence is named with both values, and the registry refuses a model naming a build it lacks.
 #include "registry/reference_rows.h"
 
+#include "registry/protocol_workload.h"
+
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -37,6 +39,19 @@ rows::RowsManifest manifest() {
   m.tokens_dropped = 17;
   m.tool_version = "openrecipes 0.1.0";
   return m;
+}
+
+// The protocol's workload as a registry with every sha256 recorded would hold it: the manifest()'s two files (the
+// bundled registry/rules/workload.yaml lists six, with no sha256 recorded yet).
+ProtocolWorkload recorded_protocol(std::size_t files = 2) {
+  ProtocolWorkload p;
+  p.dataset = "allenai/tulu-3-sft-mixture";
+  p.revision = "b14afda60f1bbebe55d5d2fa1e4df5042f97f8be";
+  p.file = "workload.yaml";
+  const auto m = manifest();
+  for (std::size_t k = 0; k < files && k < m.sources.size(); ++k)
+    p.sources.push_back({m.sources[k].name, m.sources[k].sha256});
+  return p;
 }
 
 fs::path write_build(const fs::path& rows_dir, const std::string& id, const rows::RowsManifest& yaml_side,
@@ -136,8 +151,13 @@ TEST(ReferenceRows, a_standard_recipe_verifies_on_the_whole_build_or_a_recorded_
   r.workload.dataset = "allenai/tulu-3-sft-mixture";
   r.workload.revision = "b14afda60f1bbebe55d5d2fa1e4df5042f97f8be";
   r.workload.row_length = 8192;
+  r.workload.global_batch = 128;
   r.workload.rows_count = 2560;
   r.workload.rows_sha256 = std::string(64, 'f');
+  const ProtocolWorkload protocol = recorded_protocol();
+  auto check_rows = [&](const Recipe& x, const ModelInfo* m, const auto& b) {
+    return registry::check_rows(x, m, b, protocol);
+  };
   // No rows build named: not verified, the fix names rows register.
   auto none = check_rows(r, &model, builds);
   EXPECT_EQ(none.status,
@@ -174,6 +194,88 @@ TEST(ReferenceRows, a_standard_recipe_verifies_on_the_whole_build_or_a_recorded_
   EXPECT_EQ(check_rows(r, &model, builds).status.rfind("verified: ", 0), 0u);
   r.workload.standard = false;
   EXPECT_EQ(check_rows(r, &model, builds).status, "not applicable (non-standard workload)");
+}
+
+// Issue 39: a rows build of the 100-conversation fixture at L 512, registered claiming the mixture's dataset id and
+// revision, made a recipe of 32 rows a step rank as the protocol's standard workload.
+TEST(ReferenceRows, a_standard_recipe_is_l_8192_and_128_rows_a_step_on_a_build_of_the_protocols_files) {
+  TempDir d;
+  auto fixture = manifest();  // what `rows build` of ../shared/fixtures/tulu3 at L 512 records, claiming the mixture
+  fixture.sources = {
+      {"sft_sample.jsonl", "1250eb7cf35a8c6f28c94a80697d887d3f7647420ee5019e2dad5c08bd769862", 222762, 100}};
+  fixture.row_length = 512;
+  auto builds = load_reference_rows_folder(write_build(d.path(), "fixture", fixture, fixture).parent_path());
+  ModelInfo model;
+  model.id = "qwen3-0.6b";
+  model.file = "registry/models/qwen3-0.6b.yaml";
+  model.rows_build = "fixture";
+  Recipe r;
+  r.model = "qwen3-0.6b";
+  r.stack.framework = "megatron-lm";
+  r.workload.standard = true;
+  r.workload.dataset = fixture.dataset_id;
+  r.workload.revision = fixture.dataset_revision;
+  r.workload.row_length = 512;
+  r.workload.global_batch = 32;
+  r.workload.rows_count = 2560;
+  r.workload.rows_sha256 = fixture.rows_sha256;
+  const auto protocol = recorded_protocol();
+  EXPECT_EQ(check_rows(r, &model, builds, protocol).status,
+            "not verified: a standard recipe trains on rows of 8192 tokens, 128 a step; this one records row_length "
+            "512 and global_batch 32");
+  r.workload.row_length = 8192;
+  r.workload.global_batch = 128;
+  EXPECT_EQ(check_rows(r, &model, builds, protocol).status,
+            "not verified: rows build 'fixture' is not the protocol's workload: its rows are 512 tokens long, the "
+            "protocol's 8192; it did not read the protocol's train-00000-of-00006.parquet, "
+            "train-00001-of-00006.parquet; it read sft_sample.jsonl, which is not among the protocol's files");
+}
+
+TEST(ReferenceRows, a_build_is_the_protocols_only_with_every_file_and_its_recorded_sha256) {
+  const auto m = manifest();
+  EXPECT_TRUE(protocol_build_problems(m, recorded_protocol()).empty());
+  auto other = m;
+  other.sources[1].sha256 = std::string(64, '9');
+  EXPECT_EQ(protocol_build_problems(other, recorded_protocol()),
+            (std::vector<std::string>{"its source train-00001-of-00006.parquet has sha256 " + std::string(64, '9') +
+                                      ", the protocol's file " + std::string(63, '0') + "1"}));
+  other = m;
+  other.dataset_revision = std::string(40, '0');
+  other.dataset_id = "someone/mixture";
+  EXPECT_EQ(protocol_build_problems(other, recorded_protocol()).size(), 2u);
+  // A file of the protocol whose sha256 is not recorded: no build can be checked against it.
+  auto unrecorded = recorded_protocol();
+  unrecorded.sources[0].sha256 = std::nullopt;
+  EXPECT_EQ(protocol_build_problems(m, unrecorded),
+            (std::vector<std::string>{"workload.yaml records no sha256 of train-00000-of-00006.parquet yet, so the "
+                                      "build's sources cannot be checked (a maintainer records them from the Hub: see "
+                                      "that file)"}));
+  // The bundled one: the mixture's six files at b14afda, their sha256 not recorded yet (no machine reaches the Hub).
+  const auto& bundled = protocol_workload();
+  EXPECT_EQ(bundled.dataset, "allenai/tulu-3-sft-mixture");
+  EXPECT_EQ(bundled.revision, "b14afda60f1bbebe55d5d2fa1e4df5042f97f8be");
+  ASSERT_EQ(bundled.sources.size(), 6u);
+  EXPECT_EQ(bundled.sources[5].name, "train-00005-of-00006.parquet");
+  EXPECT_FALSE(protocol_build_problems(m).empty());
+}
+
+TEST(ReferenceRows, a_protocol_workload_file_is_validated) {
+  auto bad = [](const std::string& text) {
+    try {
+      parse_protocol_workload(text, "w.yaml");
+      return std::string("parsed");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+  };
+  const std::string head = "version: 1\ndataset: d\nrevision: " + std::string(40, 'a') + "\n";
+  EXPECT_EQ(bad(head + "sources: [{name: a.parquet, sha256: null}]\n"), "parsed");
+  EXPECT_NE(bad(head + "sources: [{name: ../a, sha256: null}]\n").find("not a plain file name"), std::string::npos);
+  EXPECT_NE(bad(head + "sources: [{name: a, sha256: null}, {name: a, sha256: null}]\n").find("listed twice"),
+            std::string::npos);
+  EXPECT_NE(bad(head + "sources: [{name: a, sha256: XYZ}]\n").find("64 lower-case hex"), std::string::npos);
+  EXPECT_NE(bad("version: 1\ndataset: d\nrevision: main\nsources: [{name: a}]\n").find("40-hex-digit"),
+            std::string::npos);
 }
 
 TEST(ReferenceRows, the_protocols_run_lengths_read_14_and_20_to_25_steps_of_128_rows) {

@@ -5,10 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <regex>
+
+#include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
 
+#include "evidence/step_log.h"
+#include "measure/throughput.h"
 #include "registry/scratch_registry.h"
+#include "registry/search_rules.h"
 
 namespace openrecipes::registry {
 namespace {
@@ -86,6 +92,78 @@ TEST(BundledSearch, every_trials_numbers_are_recomputed_from_its_own_log) {
   EXPECT_FALSE(b.get("tulu3-tuned").verified);
   EXPECT_TRUE(has_reason(b.get("tulu3-tuned"), "trial 5's log evidence/search-trials/05.log does not read"))
       << reasons_of(b.get("tulu3-tuned"));
+}
+
+// Issue 39: a search whose winner is not its best measured trial verified (a trial's log made 2x faster within the
+// timestamp slack, its numbers recomputed to match), and a trial's predicted peak edited to 99,999 MiB was published
+// as "no fit" (the planner is deterministic: the build now recomputes each prediction).
+TEST(BundledSearch, the_winner_is_the_best_trial_by_tunes_rule_and_each_prediction_is_the_planners) {
+  TunedScratch s;
+  // Trial 4 (micro-batch 32 + selective recompute, measured within noise of the winner) made 1.6x as fast, within
+  // the slack the timestamps allow.
+  const auto log = s.recipe("tulu3-tuned") / "evidence/search-trials/04.log";
+  std::string text = s.read(log);
+  std::string faster;
+  const std::regex elapsed("elapsed time per iteration \\(ms\\): ([0-9.]+)");
+  auto it = std::sregex_iterator(text.begin(), text.end(), elapsed);
+  std::size_t at = 0;
+  for (; it != std::sregex_iterator(); ++it) {
+    faster += text.substr(at, static_cast<std::size_t>(it->position(1)) - at);
+    faster += fmt::format("{:.1f}", std::stod((*it)[1]) * 0.62);
+    at = static_cast<std::size_t>(it->position(1) + it->length(1));
+  }
+  faster += text.substr(at);
+  s.write(log, faster);
+  auto j = s.search_json();
+  const auto steps = j["trials"][3]["steps_measured"].get<std::int64_t>();
+  const auto warmup = j["warmup_steps"].get<std::int64_t>();
+  const auto m = measure::measure_throughput(evidence::parse_step_log(faster, "megatron", std::nullopt, log.string()),
+                                             {warmup, warmup + steps - 1}, {1, 512, 32});
+  j["trials"][3]["tokens_per_s_per_gpu"] = m.tokens_per_s_per_gpu;
+  j["trials"][3]["tokens_per_s_per_gpu_interval"] = {m.interval.score_low, m.interval.score_high};
+  j["trials"][3]["mean_step_time_s"] = m.mean_step_time_s;
+  j["trials"][3]["within_noise_of_best"] = false;
+  s.write_search(j);
+  auto b = build(s.root);
+  EXPECT_FALSE(b.get("tulu3-tuned").verified);
+  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"),
+                         "its winner is trial 2, and by tune's rule (a trial replaces the best only when its whole 95% "
+                         "interval lies above the best's) the best of its measured trials is trial 4"))
+      << reasons_of(b.get("tulu3-tuned"));
+
+  // A prediction edited: the planner gives the same number for the same command every time.
+  TunedScratch p;
+  j = p.search_json();
+  j["trials"][2]["predicted_peak_mib"] = 99999.0;
+  j["trials"][2]["planner_fits"] = false;
+  p.write_search(j);
+  b = build(p.root);
+  EXPECT_FALSE(b.get("tulu3-tuned").verified);
+  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"),
+                         "trial 3 records a predicted peak of 99999 MiB, and the planner predicts 33712 MiB for its "
+                         "candidate's command"))
+      << reasons_of(b.get("tulu3-tuned"));
+}
+
+TEST(SearchRules, the_best_trial_replays_tunes_rule_over_the_trials_in_order) {
+  evidence::TuneSearch s;
+  auto trial = [](std::int64_t n, const char* outcome, double low, std::optional<double> high) {
+    evidence::SearchTrial t;
+    t.trial = n;
+    t.outcome = outcome;
+    if (std::string(outcome) == "measured") t.score_low = low, t.score_high = high;
+    return t;
+  };
+  s.trials = {trial(1, "measured", 100, 110), trial(2, "measured", 105, 120), trial(3, "cut: slower", 0, 0),
+              trial(4, "measured", 111, 130)};
+  EXPECT_EQ(best_trial(s), 4);  // 2 overlaps 1 (no change); 4 lies above 1: [111, 130] > 110
+  s.trials[3].score_low = 110;  // touching is overlapping: no change
+  EXPECT_EQ(best_trial(s), 1);
+  s.trials[0].score_high = std::nullopt;  // an unbounded best is never cleared
+  s.trials[3].score_low = 1e9;
+  EXPECT_EQ(best_trial(s), 1);
+  s.trials = {trial(1, "oom", 0, 0)};
+  EXPECT_EQ(best_trial(s), std::nullopt);
 }
 
 TEST(BundledSearch, a_search_on_another_gpu_count_or_from_another_command_is_caught) {

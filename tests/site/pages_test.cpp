@@ -64,6 +64,9 @@ TEST(Pages, two_gpu_types_on_one_workload_are_compared_in_two_charts_and_a_table
     // ... as runs on H100s: their evidence names the device (SPEC §5: the GPU type is checked against it).
     s.replace(s.root / "recipes/qwen3-0.6b/H100" / name / "evidence/env.txt", "NVIDIA H200          ",
               "NVIDIA H100 80GB HBM3");
+    // ... each its own run: a step log byte-identical to another recipe's is one run published twice (not ranked).
+    const auto log = s.root / "recipes/qwen3-0.6b/H100" / name / "evidence/train.log";
+    s.write(log, s.read(log) + "(the same run, filed under H100 by this test)\n");
   }
   const auto board = board_of(s.root);
   const auto v = model_view(board, "qwen3-0.6b");
@@ -206,6 +209,28 @@ TEST(Pages, evidence_is_kept_under_an_inert_name_and_linked_percent_encoded) {
   EXPECT_EQ(url_path("a\xff"
                      "b"),
             "a%FFb");
+}
+
+// Issue 39: the preview site counted an unverified recipe twice (it is listed among the ranked, by its score, and
+// among the unranked, with its reasons), and its page said "ranked 3".
+TEST(Pages, a_preview_counts_each_unverified_recipe_once_and_its_page_claims_no_rank) {
+  Scratch s;
+  const auto board = board_of(s.root, true);
+  const auto v = model_view(board, "qwen3-0.6b");
+  EXPECT_EQ(v["pairs"][0]["unverified_count"], 1);  // lr10, once
+  EXPECT_EQ(v["pairs"][0]["unverified_plural"], false);
+  const auto& pair = board["pairs"][0];
+  const auto& lr10 = pair["ranked"][2];
+  ASSERT_EQ(lr10["id"], "qwen3-0.6b/H200/lr10");
+  const auto page = recipe_view(pair, lr10);
+  EXPECT_EQ(page["ranked"], false);
+  for (const auto& p : site_pages(board))
+    if (p.path == "recipes/qwen3-0.6b/H200/lr10.html") {
+      EXPECT_EQ(p.bytes.find("ranked 3"), std::string::npos);
+      EXPECT_NE(p.bytes.find("<span class=\"tag unverified\">not ranked</span>"), std::string::npos);
+    }
+  // Published (no preview): the same count, from the ids kept for it.
+  EXPECT_EQ(model_view(board_of(s.root), "qwen3-0.6b")["pairs"][0]["unverified_count"], 1);
 }
 
 TEST(Pages, every_page_of_the_board_is_written_and_sorted_by_path) {

@@ -63,4 +63,10 @@ void write_manifest(const std::filesystem::path& path, const RowsManifest& manif
 /// Reads and checks `path` (at most 16 MiB). Throws InputError.
 RowsManifest read_manifest(const std::filesystem::path& path);
 
+/// The manifest path for a rows file: "x.parquet" -> "x.manifest.json".
+std::filesystem::path manifest_path_for(const std::filesystem::path& rows_parquet);
+/// Its inverse, the rows file a manifest describes: "x.manifest.json" -> "x.parquet". Throws InputError (naming the
+/// path and the fix) for a name that does not end in ".manifest.json".
+std::filesystem::path rows_path_for_manifest(const std::filesystem::path& manifest);
+
 }  // namespace openrecipes::rows

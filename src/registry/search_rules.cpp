@@ -1,0 +1,136 @@
+// A search's winner and predictions, recomputed (registry/search_rules.h).
+#include "registry/search_rules.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include "checks/command_policy.h"
+#include "checks/framework_options.h"
+#include "core/error.h"
+#include "core/text.h"
+#include "layout/command.h"
+#include "layout/memory.h"
+#include "measure/throughput.h"
+#include "registry/recipe_memory.h"
+
+namespace openrecipes::registry {
+namespace {
+
+measure::ScoreInterval interval_of(const evidence::SearchTrial& t) {
+  measure::ScoreInterval i;
+  i.score_low = t.score_low.value_or(0);
+  i.score_high = t.score_high.value_or(std::numeric_limits<double>::infinity());
+  return i;
+}
+
+// What a command's script arguments set, by destination, as the dump would print it ("True"/"False" for switches,
+// the value words joined by spaces); an argument whose value holds a variable is left out.
+std::map<std::string, std::string> command_values(const std::string& command, const std::string& framework,
+                                                  const checks::OptionTable* table) {
+  const auto words = layout::split_command(command, "a candidate's command");
+  const auto policy = checks::CommandPolicy::bundled().check(words, framework, "");
+  if (!policy.shape) throw InputError("a candidate's command", "it does not keep the program policy");
+  const std::vector<layout::CommandWord> args(words.begin() + static_cast<std::ptrdiff_t>(policy.shape->script) + 1,
+                                              words.end());
+  std::map<std::string, std::string> out;
+  for (const auto& [dest, a] : checks::parse_arguments(args, table, {}).by_dest) {
+    if (a.constant) {
+      out[dest] = *a.constant;
+      continue;
+    }
+    if (a.occurrences.empty()) continue;
+    std::string value;
+    bool plain = true;
+    for (const auto& w : a.occurrences.back()) {
+      const auto lit = w.literal();
+      if (!lit) plain = false;
+      value += (value.empty() ? "" : " ") + lit.value_or("");
+    }
+    if (plain) out[dest] = value;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> best_trial(const evidence::TuneSearch& s) {
+  const evidence::SearchTrial* best = nullptr;
+  for (const auto& t : s.trials) {
+    if (t.outcome != "measured" || !t.score_low) continue;
+    if (!best || measure::interval_clears(interval_of(t), interval_of(*best))) best = &t;
+  }
+  return best ? std::optional<std::int64_t>(best->trial) : std::nullopt;
+}
+
+std::optional<double> predicted_peak_mib(const Recipe& start, const evidence::ArgumentDump& start_dump,
+                                         const std::string& candidate_command, std::int64_t gpus) {
+  const auto m = predicted_memory(start, start_dump, candidate_command, gpus);
+  return m ? std::optional<double>(std::round(m->peak_mib)) : std::nullopt;
+}
+
+std::optional<layout::MemoryEstimate> predicted_memory(const Recipe& start, const evidence::ArgumentDump& start_dump,
+                                                       const std::string& candidate_command, std::int64_t gpus) {
+  try {
+    const auto* table = checks::OptionTable::bundled_or_megatron(start.stack.framework);
+    const auto from = command_values(start.command, start.stack.framework, table);
+    const auto to = command_values(candidate_command, start.stack.framework, table);
+    evidence::ArgumentDump dump = start_dump;
+    auto& v = dump.values;
+    for (const auto& [dest, value] : from)
+      if (!to.count(dest) && table)
+        for (const auto& o : table->options())
+          if (o.dest == dest) {
+            // The table keeps repr(); the dump prints str(): 'selective' is printed selective.
+            const std::string& d = o.default_value;
+            v[dest] = d.size() >= 2 && d.front() == '\'' && d.back() == '\'' ? d.substr(1, d.size() - 2) : d;
+            break;
+          }
+    for (const auto& [dest, value] : to) v[dest] = value;
+    // What validate_args derives from them: the world, DP, and VPP from either of its flags.
+    v["world_size"] = std::to_string(gpus);
+    const auto vpp = v.find("num_virtual_stages_per_pipeline_rank");
+    const auto vpp_layers = v.find("num_layers_per_virtual_pipeline_stage");
+    v["virtual_pipeline_model_parallel_size"] = "None";
+    if (vpp != v.end() && vpp->second != "None") {
+      v["virtual_pipeline_model_parallel_size"] = vpp->second;
+    } else if (vpp_layers != v.end() && vpp_layers->second != "None") {
+      const auto layers = parse_int(v["num_layers"]), pp = parse_int(v["pipeline_model_parallel_size"]),
+                 per = parse_int(vpp_layers->second);
+      if (layers && pp && per && *pp > 0 && *per > 0)
+        v["virtual_pipeline_model_parallel_size"] = std::to_string(*layers / *pp / *per);
+    }
+    const auto rm = recipe_memory(start, dump, std::nullopt);
+    return layout::estimate_memory(rm.shape, rm.setup);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
+
+std::vector<std::string> search_rule_problems(const evidence::TuneSearch& s, const Recipe& start,
+                                              const evidence::ArgumentDump& start_dump) {
+  std::vector<std::string> out;
+  const auto best = best_trial(s);
+  if (s.winner && best != s.winner->trial)
+    out.push_back(fmt::format(
+        "its winner is trial {}, and by tune's rule (a trial replaces the best only when its whole 95% interval lies "
+        "above the best's) the best of its measured trials is {}",
+        s.winner->trial, best ? "trial " + std::to_string(*best) : std::string("none")));
+  for (const auto& t : s.trials) {
+    const auto* c = s.find_candidate(t.candidate);
+    if (!c) continue;
+    const auto predicted = predicted_peak_mib(start, start_dump, c->command, s.gpus);
+    if (!predicted)
+      out.push_back(fmt::format("trial {}'s candidate command gives the planner no shape and setup", t.trial));
+    else if (std::abs(*predicted - t.predicted_peak_mib) > 0.5)
+      out.push_back(
+          fmt::format("trial {} records a predicted peak of {:.0f} MiB, and the planner predicts {:.0f} MiB "
+                      "for its candidate's command",
+                      t.trial, t.predicted_peak_mib, *predicted));
+  }
+  return out;
+}
+
+}  // namespace openrecipes::registry
