@@ -99,11 +99,38 @@ const bool registered_measure = register_command(
          if (gpus > kGpus.max)
            throw InputError(o->log, fmt::format("the argument dump gives {} GPUs, beyond {}", gpus, kGpus.max),
                             "give the run's own unedited log, or pass --gpus N");
+         // A flag that contradicts what the run recorded is refused, naming both values: the score would be of
+         // another run than the log's.
+         auto contradicts = [&](const char* option, std::optional<std::int64_t> flag,
+                                std::optional<std::int64_t> recorded, const char* what) {
+           if (flag && recorded && *flag != *recorded)
+             throw InputError(
+                 option,
+                 fmt::format("{} {}, but the log's argument dump records {} {}", option, *flag, what, *recorded),
+                 fmt::format("leave {} out (the run's own {} is used), or measure the log of the run "
+                             "you mean",
+                             option, what));
+         };
+         contradicts("--gpus", gpus_given, dump ? evidence::gpu_count_of(*dump) : std::nullopt, "world_size");
          // slime and miles print a placeholder seq_length (4096 when unset, notes/slime.md §4.2): the rows their
-         // plugin feeds are the protocol's unless --row-length says otherwise.
+         // plugin feeds are the protocol's unless --row-length says otherwise, and measure says it assumed so.
          const bool dump_has_row_length = o->format == "megatron" || o->format == "megatron-bridge";
-         std::int64_t row = row_given.value_or(
-             (dump_has_row_length ? dump_int(dump, "seq_length") : std::nullopt).value_or(protocol::kRowLength));
+         const auto dump_row = dump_has_row_length ? dump_int(dump, "seq_length") : std::nullopt;
+         contradicts("--row-length", row_given, dump_row, "seq_length");
+         contradicts("--global-batch", gbs_given, dump_int(dump, "global_batch_size"), "global_batch_size");
+         std::string row_source = row_given ? "--row-length" : "the argument dump's seq_length";
+         if (!row_given && !dump_row) {
+           if (dump_has_row_length)
+             throw InputError(o->log,
+                              "the log does not say how long its rows are (no seq_length in an argument dump), and "
+                              "a score is only as right as the row length",
+                              "pass --row-length L (the tokens in each row the run trained on)");
+           row_source = fmt::format(
+               "assumed: the protocol's L ({} prints no row length of its own); pass "
+               "--row-length for another",
+               o->format);
+         }
+         std::int64_t row = row_given.value_or(dump_row.value_or(protocol::kRowLength));
          std::int64_t gbs = gbs_given.value_or(dump_int(dump, "global_batch_size").value_or(0));
          if (!gbs)
            for (const auto& r : log.records)
@@ -156,6 +183,7 @@ const bool registered_measure = register_command(
                             {"window", {window.first, window.last}},
                             {"gpus", gpus},
                             {"row_length", row},
+                            {"row_length_source", row_source},
                             {"global_batch", gbs},
                             {"tokens_per_s_per_gpu", m.tokens_per_s_per_gpu},
                             {"tokens_per_s_per_gpu_interval",
@@ -177,6 +205,8 @@ const bool registered_measure = register_command(
            std::cout << fmt::format("{}: {}-step run, window {} ({} steps), {} GPU(s), {} rows x {} tokens per step\n",
                                     o->log, steps, window.str(), window.size(), gpus, with_thousands(gbs),
                                     with_thousands(row));
+           if (row_source.starts_with("assumed"))
+             std::cout << fmt::format("  row length    {} {}\n", with_thousands(row), row_source);
            std::cout << fmt::format(
                "  tokens/s/GPU  {}, 95% interval {}\n  step time     mean {:.4f} s ± {:.4f} s, CV {}\n",
                site::format_tokens_per_s(m.tokens_per_s_per_gpu),

@@ -12,6 +12,7 @@
 #include "cli/command.h"
 #include "core/error.h"
 #include "core/files.h"
+#include "core/json_limits.h"
 #include "core/text.h"
 #include "core/utf8.h"
 #include "evidence/megatron_args.h"
@@ -165,12 +166,7 @@ int run(const PlanOptions& o) {
     const bool folder = fs::is_directory(o.model);
     if (folder || (o.model.size() > 5 && o.model.substr(o.model.size() - 5) == ".json")) {
       const std::string file = folder ? (fs::path(o.model) / "config.json").string() : o.model;
-      nlohmann::json config;
-      try {
-        config = nlohmann::json::parse(read_file(file));
-      } catch (const nlohmann::json::parse_error& e) {
-        throw InputError(file, std::string("not JSON: ") + e.what(), "give the model's own config.json");
-      }
+      const nlohmann::json config = parse_json_strict(read_file(file), file, "give the model's own config.json");
       shape = layout::shape_from_config(config, file);
       model_name = o.model;
     } else {

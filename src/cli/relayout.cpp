@@ -93,7 +93,9 @@ int run(const RelayoutOptions& o) {
     layout::RelayoutRequest s = q;
     const auto& t = r.suggestions.front().setup;
     s.tp = t.layout.tp, s.pp = t.layout.pp, s.cp = t.layout.cp, s.ep = t.layout.ep;
-    if (t.layout.micro_batch != r.layout.micro_batch) s.micro_batch = t.layout.micro_batch;
+    // slime and miles set the micro-batch themselves (their suggestions keep it); recompute is Megatron-LM's flags.
+    if (q.launch == layout::Launch::megatron && t.layout.micro_batch != r.layout.micro_batch)
+      s.micro_batch = t.layout.micro_batch;
     if (t.recompute != q.setup.recompute) s.recompute = t.recompute;
     auto again = layout::relayout(s, recipe.command, recipe.file.string() + ": command");
     if (again.violations.empty()) suggested = std::move(again);
@@ -193,7 +195,8 @@ const bool registered_relayout = register_command(
        app.add_option("--ep", o->ep, "a new expert-parallel size");
        app.add_option("--etp", o->etp, "a new expert-tensor-parallel size");
        app.add_option("--micro-batch", o->micro_batch, "a new micro-batch (rows; Megatron-LM recipes)");
-       app.add_option("--recompute", o->recompute, "new recompute: selective, full, full:N or block:N (Megatron-LM)");
+       app.add_option("--recompute", o->recompute,
+                      "new recompute: selective, full, full:N or block:N (Megatron-LM's flags)");
        app.add_flag("--json", o->json, "JSON output");
        app.footer(
            "Exit codes: 0 the layout fits (the command is printed); 1 it does not (each broken rule and the "

@@ -28,6 +28,7 @@ struct TuneOptions {
 
 int tune(TuneOptions& o) {
   auto& q = o.request;
+  run::check_tune_request(q);  // the dry run takes what the real one takes
   const auto recipe = registry::load_recipe(registry::recipe_folder(o.recipe));
   q.memory_mib = gpu_memory_mib(recipe.dir, recipe.gpu);
   if (o.dry_run) {

@@ -125,6 +125,18 @@ const NonfiniteWord kNonfiniteWords[] = {
 
 }  // namespace
 
+nlohmann::json parse_json_bounded(std::string_view text, const std::string& where, const std::string& fix,
+                                  std::size_t max_depth) {
+  check_json_depth(text, max_depth, where, fix);
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(where, fmt::format("not valid JSON at byte {}: {}", e.byte, e.what()), fix);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(where, std::string("not valid JSON: ") + e.what(), fix);
+  }
+}
+
 nlohmann::json parse_json_strict(std::string_view text, const std::string& where, const std::string& fix,
                                  std::size_t max_depth) {
   return parse_strict(text, where, fix, max_depth, nullptr);

@@ -19,6 +19,15 @@ inline constexpr std::size_t kMaxJsonConfigDepth = 64;
 /// JSON otherwise passes through for the parser to report. Depth 1 is the top-level value.
 void check_json_depth(std::string_view text, std::size_t max_depth, const std::string& where, const std::string& fix);
 
+/// Every JSON the project reads goes through one of the three parsers below (tests/core/json_limits_test.cpp holds
+/// src/ to it): each bounds the nesting before a tree is built and throws InputError, never nlohmann's exceptions.
+
+/// Parses `text` as JSON after check_json_depth, keeping nlohmann's own reading otherwise (a duplicate key: the last
+/// wins): for formats whose reference reader does the same (a JSONL source row, tokenizer.json). Throws InputError
+/// naming `where`: invalid JSON (with the byte offset) or nesting over `max_depth`.
+nlohmann::json parse_json_bounded(std::string_view text, const std::string& where, const std::string& fix,
+                                  std::size_t max_depth);
+
 /// Parses `text` as JSON after check_json_depth, refusing duplicate keys within one object. Throws InputError
 /// naming `where`: invalid JSON (with the byte offset), nesting over `max_depth`, or "the key K appears twice"
 /// (with the object's path, e.g. text_config.hidden_size). Never throws nlohmann exceptions.

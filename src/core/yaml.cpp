@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 
 #include "core/error.h"
 #include "core/files.h"
@@ -183,6 +184,9 @@ void check_tag(const YAML::Node& n, const std::string& name, const std::string& 
                    "!!seq are accepted");
 }
 
+// Levels of nesting a file may have: far more than any registry file needs (a recipe has about five).
+constexpr int kMaxYamlDepth = 256;
+
 // Nodes check_tree visits at most: far more than any registry file holds (a recipe has a few hundred). Anchors and
 // aliases reuse a node, so nested aliases (a "billion laughs" file) would make the walk exponential without a cap.
 constexpr std::size_t kMaxYamlNodes = std::size_t{1} << 20;
@@ -190,8 +194,9 @@ constexpr std::size_t kMaxYamlNodes = std::size_t{1} << 20;
 // Walks the tree once after loading: duplicate keys in a map (yaml-cpp keeps the first one silently) and tags.
 void check_tree(const YAML::Node& n, const std::string& name, const std::string& path, int depth,
                 std::size_t& visited) {
-  if (depth > 256)
-    throw InputError(fmt::format("{}:{}", name, line_of(n)), "YAML nested deeper than 256 levels", "flatten the file");
+  if (depth > kMaxYamlDepth)
+    throw InputError(fmt::format("{}:{}", name, line_of(n)),
+                     fmt::format("YAML nested deeper than {} levels", kMaxYamlDepth), "flatten the file");
   if (++visited > kMaxYamlNodes)
     throw InputError(name, fmt::format("the YAML expands to over {} nodes (aliases of aliases?)", kMaxYamlNodes),
                      "write the values out instead of nesting aliases");
@@ -225,6 +230,10 @@ YamlField parse_yaml(const std::string& text, const std::string& name) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own guard, which fires before check_tree's on a deeper file: the same message either way.
+    throw InputError(e.mark.line >= 0 ? fmt::format("{}:{}", name, e.mark.line + 1) : name,
+                     fmt::format("YAML nested deeper than {} levels", kMaxYamlDepth), "flatten the file");
   } catch (const YAML::Exception& e) {
     std::string where = name;
     if (e.mark.line >= 0) where += fmt::format(":{}:{}", e.mark.line + 1, e.mark.column + 1);

@@ -83,10 +83,9 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
       r.layout.*field = *v;
     }
   if (q.new_row_length) require_size(*q.new_row_length, "--row-length");
-  if ((q.micro_batch || q.recompute) && q.launch == Launch::slime)
-    throw InputError(q.micro_batch ? "--micro-batch" : "--recompute",
-                     "slime and miles set these themselves (rows are packed by --max-tokens-per-gpu)",
-                     "relayout a slime recipe with --gpus, --tp, --pp, --cp, --ep, --etp or --row-length");
+  if (q.micro_batch && q.launch == Launch::slime)
+    throw InputError("--micro-batch", "slime and miles set it themselves (rows are packed by --max-tokens-per-gpu)",
+                     "relayout a slime recipe with --gpus, --tp, --pp, --cp, --ep, --etp, --recompute or --row-length");
   if (q.recompute && q.recompute->kind == Recompute::none && q.setup.recompute.kind != Recompute::none)
     throw InputError("--recompute", "none: relayout rewrites flags but does not remove them",
                      "remove the command's --recompute-* flags in a copy of the recipe, then relayout that");
@@ -121,7 +120,9 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
       setup.row_length = r.row_length;
     else if (r.layout.max_tokens_per_gpu)
       setup.row_length = *r.layout.max_tokens_per_gpu * r.layout.cp;
-    if (setup.layout.tp == 1) setup.sequence_parallel = false;
+    // Megatron-LM records sequence parallelism off at TP 1 whatever the command says (validate_args turns it off):
+    // at a new TP the command's own --sequence-parallel decides.
+    setup.sequence_parallel = setup.layout.tp > 1 && (q.setup.sequence_parallel || cmd.has({"--sequence-parallel"}));
     setup.global_batch = q.global_batch;
     const bool batch_rule = std::any_of(r.violations.begin(), r.violations.end(), [](const Violation& v) {
       return v.what.find("global batch") != std::string::npos;
@@ -167,6 +168,8 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
     p.impl = q.setup.impl;
     p.fused_cross_entropy = q.setup.fused_cross_entropy;
     p.sequence_parallel = std::nullopt;
+    // slime and miles pack rows themselves: a suggestion keeps the recipe's micro-batch (recompute is Megatron-LM's
+    // flags in their command too, which relayout rewrites).
     if (q.launch == Launch::slime) p.micro_batch = r.layout.micro_batch;
     auto rank = [](Recompute k) { return k == Recompute::none ? 0 : k == Recompute::selective ? 1 : 2; };
     const Layout& from = r.layout;  // changes to the layout asked for

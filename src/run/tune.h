@@ -38,6 +38,15 @@ struct TuneRequest {
   ExecuteOptions execute;          ///< the launcher's options (echo is off for trials)
 };
 
+/// The longest search tune runs: a week (10,080 minutes). A longer budget is a typo, and the deadline stays far inside
+/// the clock's range.
+inline constexpr double kMaxBudgetMinutes = 7 * 24 * 60;
+
+/// Checks `q`'s sizes before anything else (the dry run and the real one alike): GPUs and nodes at least 1, the
+/// budget a finite number of minutes in (0, kMaxBudgetMinutes], trial steps at least 2, warm-up steps and max trials
+/// not negative. Throws InputError naming the option, its value and the range.
+void check_tune_request(const TuneRequest& q);
+
 /// A same-math swap tune may try (SPEC §4.2): one whose component test passed, at the model's layer shape, in a
 /// recipe of the start's registry, and which the start does not make yet.
 struct TuneSwap {

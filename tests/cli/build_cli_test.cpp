@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/atomic_output.h"
 #include "core/files.h"
 #include "testing/support.h"
 
@@ -146,13 +147,76 @@ TEST(MeasureCli, measures_a_megatron_log_with_its_own_argument_dump) {
 TEST(MeasureCli, window_that_cuts_a_logging_interval_exits_2_naming_it) {
   OPENRECIPES_REQUIRE_FIXTURES();
   // The fp16 7B log (a 500,000-iteration run) has log interval 10: the window 5-19 cuts the interval of steps 0-9.
+  // The log prints no argument dump, so it does not say its row length: measure needs one given (any length: the
+  // window's error comes first).
   auto r = run_cli({"measure", (testing::fixtures_dir() / "logs/mdk-gpt3-7b-fp16-1node.log").string(), "--gpus", "8",
-                    "--window", "5-19"});
+                    "--row-length", "2048", "--window", "5-19"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("averages steps 0–9 (a logging interval of 10), which the measured window 5–19 cuts"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("--log-interval 1"), std::string::npos);
+}
+
+// Issue 39: measure assumed L 8,192 for a log without seq_length (a seq-2048 log scored 4x too high), and took --gpus
+// and --row-length that contradict the argument dump without a word.
+TEST(MeasureCli, it_refuses_to_guess_the_row_length_and_flags_that_contradict_the_dump) {
+  OPENRECIPES_REQUIRE_FIXTURES();
+  const auto log = (testing::fixtures_dir() / "logs/mdk-gpt3-7b-fp16-1node.log").string();
+  auto guess = run_cli({"measure", log, "--gpus", "8", "--window", "10-99"});
+  EXPECT_EQ(guess.exit_code, 2);
+  EXPECT_NE(guess.err.find("the log does not say how long its rows are (no seq_length in an argument dump)"),
+            std::string::npos)
+      << guess.err;
+  EXPECT_NE(guess.err.find("fix: pass --row-length L"), std::string::npos);
+  const auto ref = (testing::fixtures_dir() / "runs/megatron-h200/ref.log").string();  // seq_length 2048, 1 GPU
+  auto gpus = run_cli({"measure", ref, "--gpus", "8"});
+  EXPECT_EQ(gpus.exit_code, 2);
+  EXPECT_NE(gpus.err.find("--gpus 8, but the log's argument dump records world_size 1"), std::string::npos) << gpus.err;
+  auto row = run_cli({"measure", ref, "--row-length", "8192"});
+  EXPECT_EQ(row.exit_code, 2);
+  EXPECT_NE(row.err.find("--row-length 8192, but the log's argument dump records seq_length 2048"), std::string::npos)
+      << row.err;
+  auto gbs = run_cli({"measure", ref, "--global-batch", "128"});
+  EXPECT_EQ(gbs.exit_code, 2);
+  EXPECT_NE(gbs.err.find("--global-batch 128, but the log's argument dump records global_batch_size 32"),
+            std::string::npos)
+      << gbs.err;
+  // The same values as the dump's are no contradiction.
+  EXPECT_EQ(run_cli({"measure", ref, "--gpus", "1", "--row-length", "2048", "--global-batch", "32"}).exit_code, 0);
+}
+
+// Issue 39: `plan --model config.json` nested 100,000 levels deep crashed the process.
+TEST(PlanCli, a_config_json_nested_100000_deep_is_refused_with_exit_2) {
+  testing::TempDir d;
+  const auto file = d / "config.json";
+  write_file_atomic(file, std::string(100000, '[') + std::string(100000, ']'));
+  auto r = run_cli({"plan", "--model", file.string(), "--gpu", "H200", "--gpus", "8"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(file.string() + ": JSON nested deeper than 64 levels (at byte 64)"), std::string::npos) << r.err;
+  write_file_atomic(file, "{\"hidden_size\": 1, \"hidden_size\": 2}");
+  r = run_cli({"plan", "--model", file.string(), "--gpu", "H200", "--gpus", "8"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("the key \"hidden_size\" appears twice"), std::string::npos) << r.err;
+}
+
+// Issue 39: `tune --budget nan` was accepted and cut every trial, --budget 99999999999 overflowed the deadline, and
+// --dry-run accepted 0, -5, nan and inf that the real run refused.
+TEST(TuneCli, the_budget_is_a_finite_number_of_minutes_up_to_a_week_in_the_dry_run_too) {
+  const auto recipe = (testing::source_dir() / "registry/recipes/qwen3-0.6b/H200/tulu3-ref").string();
+  for (const char* budget : {"nan", "inf", "-inf", "0", "-5", "99999999999", "10081"})
+    for (bool dry : {true, false}) {
+      std::vector<std::string> args{"tune", recipe, "--gpus", "1", "--budget", budget};
+      if (dry)
+        args.push_back("--dry-run");
+      else
+        args.insert(args.end(), {"--launcher", "local", "-o", "/nonexistent/tune"});
+      auto r = run_cli(args);
+      EXPECT_EQ(r.exit_code, 2) << budget << (dry ? " dry: " : ": ") << r.out << r.err;
+      EXPECT_NE(r.err.find("the budget is wall-clock minutes, above 0 and at most 10080 (a week)"), std::string::npos)
+          << budget << ": " << r.err;
+    }
+  EXPECT_EQ(run_cli({"tune", recipe, "--gpus", "1", "--budget", "10080", "--dry-run"}).exit_code, 0);
 }
 
 TEST(CheckCli, config_exits_1_when_ineligible_and_0_when_eligible) {

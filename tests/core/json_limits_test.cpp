@@ -1,9 +1,13 @@
 // Depth bound and duplicate-key refusal for untrusted JSON (core/json_limits.h).
 #include "core/json_limits.h"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "core/files.h"
+#include "testing/support.h"
 
 namespace openrecipes {
 namespace {
@@ -15,6 +19,29 @@ std::string message_of(const std::function<void()>& f) {
     return e.what();
   }
   return "(no error)";
+}
+
+// Issue 39: `plan --model config.json` nested 100,000 levels deep crashed (its reader had no depth limit). Every JSON
+// the project reads goes through core/json_limits: no other file of src/ calls nlohmann's parser.
+TEST(JsonLimits, every_json_reader_of_src_goes_through_these_parsers) {
+  std::vector<std::string> direct;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(testing::source_dir() / "src")) {
+    if (!e.is_regular_file() || (e.path().extension() != ".cpp" && e.path().extension() != ".h")) continue;
+    if (e.path().filename() == "json_limits.cpp") continue;
+    const std::string text = read_file(e.path());
+    for (const char* call : {"json::parse(", "json::accept("})
+      if (text.find(call) != std::string::npos) direct.push_back(e.path().string() + ": " + call);
+  }
+  EXPECT_TRUE(direct.empty()) << ::testing::PrintToString(direct);
+}
+
+TEST(JsonLimits, the_bounded_parse_bounds_depth_and_words_errors_as_input_errors) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  auto m = message_of([&] { parse_json_bounded(deep, "line 3", "fix it", 16); });
+  EXPECT_NE(m.find("line 3: JSON nested deeper than 16 levels (at byte 16)"), std::string::npos) << m;
+  m = message_of([&] { parse_json_bounded("{\"a\": ", "x.json", "fix it", 16); });
+  EXPECT_NE(m.find("x.json: not valid JSON at byte"), std::string::npos) << m;
+  EXPECT_EQ(parse_json_bounded("{\"a\": 1, \"a\": 2}", "x", "", 4)["a"], 2);  // nlohmann's reading: the last wins
 }
 
 TEST(JsonLimits, a_200k_deep_document_is_refused_without_a_crash) {

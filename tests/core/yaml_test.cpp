@@ -87,6 +87,31 @@ TEST(Yaml, core_schema_tags_are_accepted_and_str_stays_text) {
   EXPECT_TRUE(y["c"].as_bool());
 }
 
+// Issue 39: a recipe.yaml nested 10,000 deep got "malformed YAML: bad file" (yaml-cpp's own guard fired first).
+TEST(Yaml, nesting_past_256_levels_gets_one_message_whichever_guard_fires_first) {
+  auto message = [](const std::string& text) {
+    try {
+      parse_yaml(text, "recipe.yaml");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(parsed)");
+  };
+  const std::string flow = "a: " + std::string(10000, '[') + std::string(10000, ']') + "\n";
+  std::string maps = "a: ";
+  for (int i = 0; i < 10000; ++i) maps += "{b: ";
+  maps += "1" + std::string(10000, '}') + "\n";
+  std::string shallow = "a: ";  // past this file's 256, inside yaml-cpp's own limit: check_tree's guard
+  for (int i = 0; i < 300; ++i) shallow += "{b: ";
+  shallow += "1" + std::string(300, '}') + "\n";
+  for (const auto& text : {flow, maps, shallow}) {
+    const auto m = message(text);
+    EXPECT_NE(m.find("recipe.yaml:1: YAML nested deeper than 256 levels (fix: flatten the file)"), std::string::npos)
+        << m.substr(0, 300);
+  }
+  EXPECT_EQ(message("a: " + std::string(200, '[') + std::string(200, ']') + "\n"), "(parsed)");
+}
+
 TEST(Yaml, top_level_must_be_a_map) { EXPECT_THROW(parse_yaml("- 1\n- 2\n", "r.yaml"), InputError); }
 
 // Nested aliases ("billion laughs"): 30 lines that expand to 9^30 nodes are refused at the node cap, at once, instead

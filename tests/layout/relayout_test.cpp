@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "core/files.h"
+#include "core/json_limits.h"
+#include "testing/support.h"
 
 namespace openrecipes::layout {
 namespace {
@@ -188,6 +191,64 @@ TEST(Relayout, the_flag_equals_value_spelling_is_rewritten_too) {
   EXPECT_EQ(r.command,
             "python3 train.py --actor-num-nodes=2 --actor-num-gpus-per-node=8 --x 1 "
             "--tensor-model-parallel-size 2 --expert-model-parallel-size 8 --expert-tensor-parallel-size 1");
+}
+
+ModelShape qwen3_30b_a3b() {
+  const auto file = testing::fixtures_dir() / "configs/Qwen3-30B-A3B/config.json";
+  return shape_from_config(parse_json_strict(read_file(file), file.string(), ""), "Qwen3-30B-A3B");
+}
+
+// Issue 39: an MoE relayout from TP 1 to TP 2 was refused for missing sequence parallelism when the command passes
+// --sequence-parallel (Megatron-LM's dump records it off at TP 1).
+TEST(Relayout, an_moe_recipe_that_passes_sequence_parallel_keeps_it_at_a_new_tp) {
+  OPENRECIPES_REQUIRE_FIXTURE_FILE(testing::fixtures_dir() / "configs/Qwen3-30B-A3B/config.json");
+  RelayoutRequest q = dense(8);
+  q.global_batch = 128;
+  q.layout.ep = 8;
+  q.model = qwen3_30b_a3b();
+  q.setup.layout = q.layout;
+  q.setup.sequence_parallel = false;  // as the dump of a TP-1 run records it
+  q.tp = 2;
+  const std::string with_sp = kMegatron.substr(0, kMegatron.size() - 1) + " --sequence-parallel\n";
+  auto r = relayout(q, with_sp, "c");
+  EXPECT_THAT(whats(r), ::testing::Not(::testing::Contains(HasSubstr("needs sequence parallelism")))) << r.command;
+  // Without the flag the rule holds (moe_layer.py raises).
+  auto without = relayout(q, kMegatron, "c");
+  EXPECT_THAT(whats(without), ::testing::Contains(HasSubstr("MoE training with TP 2 needs sequence parallelism")));
+}
+
+// Issue 39: a slime recipe that did not fit was given a suggestion with new recompute, and relayout then refused its
+// own suggestion, blaming a --recompute nobody gave. Recompute is Megatron-LM's flags in slime's command too: relayout
+// writes them; the micro-batch (slime packs rows itself) stays the recipe's.
+TEST(Relayout, a_slime_recipes_suggestions_each_relayout_as_given) {
+  OPENRECIPES_REQUIRE_FIXTURE_FILE(testing::fixtures_dir() / "configs/Qwen3-30B-A3B/config.json");
+  RelayoutRequest q = moe(16);
+  q.model = qwen3_30b_a3b();
+  q.setup.layout = q.layout;
+  q.setup.layout.micro_batch = 1;
+  q.setup.recompute = {Recompute::none, 1};
+  q.setup.sequence_parallel = true;
+  q.setup.distributed_optimizer = true;
+  q.setup.impl = Impl::te;
+  q.memory_mib = 81559;  // an H100's: too little for the recipe's own layout on 16 GPUs
+  auto r = relayout(q, kSlime, "c");
+  ASSERT_THAT(whats(r), ElementsAre(HasSubstr("the predicted peak of")));
+  ASSERT_FALSE(r.suggestions.empty());
+  for (const auto& x : r.suggestions) {
+    EXPECT_EQ(x.setup.layout.micro_batch, r.layout.micro_batch) << x.what;
+    RelayoutRequest s = q;
+    s.tp = x.setup.layout.tp, s.pp = x.setup.layout.pp, s.cp = x.setup.layout.cp, s.ep = x.setup.layout.ep;
+    if (x.setup.recompute != q.setup.recompute) s.recompute = x.setup.recompute;
+    const auto again = relayout(s, kSlime, "c");
+    EXPECT_THAT(whats(again), IsEmpty()) << x.what;
+    if (s.recompute) {
+      EXPECT_THAT(again.command, HasSubstr("--recompute-granularity full")) << x.what;
+    }
+  }
+  // The micro-batch is still slime's own.
+  RelayoutRequest mbs = q;
+  mbs.micro_batch = 2;
+  EXPECT_THROW(relayout(mbs, kSlime, "c"), InputError);
 }
 
 TEST(Relayout, bad_sizes_and_commands_are_input_errors) {

@@ -12,6 +12,7 @@
 #include "core/calendar.h"
 #include "core/error.h"
 #include "core/files.h"
+#include "core/json_limits.h"
 #include "core/sha256.h"
 #include "core/utf8.h"
 #include "rows/output/rows_hash.h"
@@ -167,22 +168,8 @@ std::string manifest_to_json(const RowsManifest& m) {
 }
 
 RowsManifest manifest_from_json(std::string_view text, std::string_view where) {
-  json j;
-  try {
-    // Refuse duplicate keys (nlohmann would keep the last one silently) and deep nesting.
-    std::vector<std::set<std::string>> open_objects;
-    j = json::parse(text, [&](int depth, json::parse_event_t event, json& parsed) {
-      if (depth > 8) throw InputError(std::string(where), "JSON nested deeper than 8 levels", kFix);
-      if (event == json::parse_event_t::object_start) open_objects.emplace_back();
-      if (event == json::parse_event_t::object_end && !open_objects.empty()) open_objects.pop_back();
-      if (event == json::parse_event_t::key && !open_objects.empty() &&
-          !open_objects.back().insert(parsed.get<std::string>()).second)
-        throw InputError(at(where, parsed.get<std::string>()), "the key appears twice", kFix);
-      return true;
-    });
-  } catch (const json::exception& e) {
-    throw InputError(std::string(where), std::string("not valid JSON: ") + e.what(), kFix);
-  }
+  // Duplicate keys refused (nlohmann would keep the last one silently) and nesting bounded.
+  const json j = parse_json_strict(text, std::string(where), kFix, 8);
   if (!j.is_object()) throw InputError(std::string(where), "the manifest is not a JSON object", kFix);
   reject_unknown(j, kKeys, where, "");
   const std::uint64_t version = get_uint(j, "format_version", where, "format_version");
@@ -232,6 +219,21 @@ void write_manifest(const std::filesystem::path& path, const RowsManifest& manif
 
 RowsManifest read_manifest(const std::filesystem::path& path) {
   return manifest_from_json(read_file(path, kMaxManifestBytes), path.string());
+}
+
+std::filesystem::path manifest_path_for(const std::filesystem::path& rows_parquet) {
+  std::filesystem::path p = rows_parquet;
+  std::string stem = p.extension() == ".parquet" ? p.stem().string() : p.filename().string();
+  return p.parent_path() / (stem + ".manifest.json");
+}
+
+std::filesystem::path rows_path_for_manifest(const std::filesystem::path& manifest) {
+  const std::string name = manifest.filename().string();
+  const std::string suffix = ".manifest.json";
+  if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    throw InputError(manifest.string(), "not a rows build's manifest (its name ends in .manifest.json)",
+                     "give the <rows>.manifest.json that openrecipes rows build wrote beside <rows>.parquet");
+  return manifest.parent_path() / (name.substr(0, name.size() - suffix.size()) + ".parquet");
 }
 
 }  // namespace openrecipes::rows

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_limits.h"
 #include "core/utf8.h"
 
 namespace openrecipes::rows {
@@ -14,18 +15,8 @@ void parse_jsonl_line(const std::string& where, std::string_view line,
   if (auto bad = find_invalid_utf8(line); bad != std::string_view::npos)
     throw InputError(where, "not valid UTF-8 at " + describe_invalid_utf8(line, bad),
                      "re-encode the file as UTF-8 (or fix that line)");
-  nlohmann::json row;
-  try {
-    // The callback bounds nesting: a line of a million '[' would otherwise cost memory for nothing.
-    row = nlohmann::json::parse(line, [&](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-      if (depth > static_cast<int>(kMaxJsonDepth))
-        throw InputError(where, fmt::format("JSON nested deeper than {} levels", kMaxJsonDepth),
-                         "each line is {\"messages\": [{\"role\": ..., \"content\": ...}, ...], ...}");
-      return true;
-    });
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(where, std::string("not valid JSON: ") + e.what(), "each line must be one JSON object");
-  }
+  // Nesting bounded: a line of a million '[' would otherwise cost memory for nothing.
+  nlohmann::json row = parse_json_bounded(line, where, "each line must be one JSON object", kMaxJsonDepth);
   if (!row.is_object())
     throw InputError(where, std::string("the line is a JSON ") + row.type_name() + ", not an object",
                      "each line must be one JSON object with a `messages` list");

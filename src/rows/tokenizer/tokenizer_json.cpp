@@ -57,8 +57,12 @@ bool parse_fast(simdjson::dom::parser& parser, simdjson::padded_string_view text
   if (parser.parse(text).get(doc) || doc.get_object().get(top)) return false;
   // A subtree, written out by simdjson and read by nlohmann.
   auto as_json = [](simdjson::dom::element v, json& out) {
-    out = json::parse(simdjson::minify(v), nullptr, false);
-    return !out.is_discarded();
+    try {
+      out = parse_json_bounded(simdjson::minify(v), "tokenizer.json", "", 128);
+      return true;
+    } catch (const InputError&) {
+      return false;
+    }
   };
   auto read_vocab = [&](simdjson::dom::element v) {
     simdjson::dom::object o;
@@ -435,12 +439,7 @@ std::unique_ptr<Pipeline> load_pipeline(const std::filesystem::path& path, std::
   const bool fast = try_fast && parse_fast(parser, text, root, fast_tables);
   if (!fast) {
     fast_tables = BpeTables{};
-    try {
-      root = json::parse(bytes);
-    } catch (const json::parse_error& e) {
-      L.fail("", fmt::format("not valid JSON (byte {}): {}", e.byte, e.what()),
-             "re-download tokenizer.json; the file is truncated or corrupt");
-    }
+    root = parse_json_bounded(bytes, file, "re-download tokenizer.json; the file is truncated or corrupt", 128);
   }
   if (!root.is_object()) L.fail("", "expected a JSON object at the top level", "use a Hugging Face tokenizer.json");
   if (const json* v = L.optional_member(root, "version")) {

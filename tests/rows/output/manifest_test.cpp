@@ -158,7 +158,7 @@ TEST(Manifest, untrusted_manifests_are_checked_field_by_field) {
 
   std::string dup = kSampleJson;
   dup.insert(2, "\"seed\": 5,\n");
-  EXPECT_THAT(error_of(dup), HasSubstr("m.json: seed: the key appears twice"));
+  EXPECT_THAT(error_of(dup), HasSubstr("m.json: the key \"seed\" appears twice in one object"));
 }
 
 TEST(Manifest, writing_refuses_what_reading_would_refuse) {
