@@ -45,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           checks::check_command_evidence(words, *policy.shape, dump, launch ? &*launch : nullptr, table, "cmd");
       if (reasons.size() > checks::kMaxCommandDifferences + 8) fuzz::finding("unbounded differences");
       for (const auto& r : reasons)
-        if (r.stage != "command" || r.message.empty()) fuzz::finding("a reason without its stage or sentence");
+        if (r.stage != Stage::command || r.message.empty()) fuzz::finding("a reason without its stage or sentence");
     }
   }
   return 0;

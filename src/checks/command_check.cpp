@@ -195,7 +195,7 @@ void check_world_size(const std::vector<CommandWord>& words, const CommandShape&
   }
   if (procs != *world)
     out.push_back(
-        {"command", "command.world-size",
+        {Stage::command, "command.world-size",
          fmt::format("the published command starts {} trainer process(es) ({}), but the argument dump has "
                      "world_size = {}",
                      procs,
@@ -216,13 +216,13 @@ void check_array_words(const evidence::Launch& launch, const LaunchMatch& m, con
   const auto a = parse_arguments(inside, table, dump), b = parse_arguments(outside, table, dump);
   for (const auto& [dest, arg] : a.by_dest) {
     if (b.by_dest.count(dest))
-      out.push_back({"command", "command.expansion",
+      out.push_back({Stage::command, "command.expansion",
                      fmt::format("{} sets {} both in the published command's own words and in the words its "
                                  "${{MODEL_ARGS[@]}} stood for, which no reader of the command sees",
                                  launch.file, dest),
                      "set it in one place: in the command, or in the framework's model script"});
     else if (classify && classify(dest) == ArgClass::structural)
-      out.push_back({"command", "command.expansion",
+      out.push_back({Stage::command, "command.expansion",
                      fmt::format("{} sets {} (structural: the layout or packing the recipe is about) in the words its "
                                  "${{MODEL_ARGS[@]}} stood for, which no reader of the command sees",
                                  launch.file, dest),
@@ -303,7 +303,7 @@ Reasons check_command_evidence(const std::vector<CommandWord>& words, const Comm
   if (launch) {
     const LaunchMatch m = match_launch(words, shape, *launch);
     if (m.problem) {
-      out.push_back({"command", "command.launch",
+      out.push_back({Stage::command, "command.launch",
                      fmt::format("{} is not the command the run started ({}): {}", where, launch->file, *m.problem),
                      "publish the command as it ran (openrecipes submit writes it from the run's plan)"});
       return out;
@@ -318,7 +318,7 @@ Reasons check_command_evidence(const std::vector<CommandWord>& words, const Comm
   for (const auto& p : parsed.problems) {
     if (whole_array(*p.word)) {
       out.push_back(
-          {"command", "command.expansion",
+          {Stage::command, "command.expansion",
            fmt::format("{} uses {}, and the evidence has no captured launch to show its words", where, p.word->shown()),
            "submit the run with openrecipes submit, which keeps the run's argv as evidence/launch.json"});
       continue;
@@ -352,10 +352,10 @@ Reasons check_command_evidence(const std::vector<CommandWord>& words, const Comm
                                               visible(command_value), dest, visible(it->second)));
   }
   for (std::size_t k = 0; k < differences.size() && k < kMaxCommandDifferences; ++k)
-    out.push_back({"command", "command.argument-dump", differences[k],
+    out.push_back({Stage::command, "command.argument-dump", differences[k],
                    "publish the command as it ran: its arguments are the run's argument dump's"});
   if (differences.size() > kMaxCommandDifferences)
-    out.push_back({"command", "command.argument-dump",
+    out.push_back({Stage::command, "command.argument-dump",
                    fmt::format("{} more differences between {} and the argument dump",
                                differences.size() - kMaxCommandDifferences, source),
                    "publish the command as it ran"});

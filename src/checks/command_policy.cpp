@@ -229,7 +229,7 @@ PolicyCheck CommandPolicy::check(const std::vector<CommandWord>& words, const st
   auto problem = [&](const CommandWord* w, const char* rule, const std::string& what, const std::string& fix) {
     std::string at = where;
     if (w) at += fmt::format("{}line {}, column {}", at.empty() ? "" : ", ", w->line, w->column);
-    out.problems.push_back({"command", rule, at.empty() ? what : at + ": " + what, fix});
+    out.problems.push_back({Stage::command, rule, at.empty() ? what : at + ": " + what, fix});
   };
   CommandShape shape;
 
@@ -364,18 +364,25 @@ PolicyCheck CommandPolicy::check(const std::vector<CommandWord>& words, const st
     }
     shape.script_name = rel;
   }
-  shape.paths = check_script_arguments(words, shape.script + 1, patch_modules, problem);
+  shape.paths = check_script_arguments(words, shape.script + 1, OptionTable::bundled_or_megatron(framework),
+                                       patch_modules, problem);
   if (out.problems.empty()) out.shape = shape;
   return out;
 }
 
 std::vector<PathArgument> CommandPolicy::check_script_arguments(
-    const std::vector<CommandWord>& words, std::size_t first, const std::vector<std::string>& patch_modules,
+    const std::vector<CommandWord>& words, std::size_t first, const OptionTable* table,
+    const std::vector<std::string>& patch_modules,
     const std::function<void(const CommandWord*, const char*, const std::string&, const std::string&)>& problem) const {
   std::vector<PathArgument> paths;
+  // slime's and miles' SGLang parser reads the command only when training runs beside rollouts; with
+  // --debug-train-only it never parses (slime/backends/sglang_utils/arguments.py).
+  bool train_only = false;
+  for (std::size_t i = first; i < words.size(); ++i)
+    train_only = train_only || words[i].literal() == "--debug-train-only";
   for (std::size_t i = first; i < words.size(); ++i) {
     const CommandWord& w = words[i];
-    if (!is_option_word(w)) continue;
+    if (!is_option_word(w, table)) continue;
     const std::string head = w.leading_literal();
     const auto eq = head.find('=');
     const std::string flag = head.substr(0, eq);
@@ -386,10 +393,19 @@ std::vector<PathArgument> CommandPolicy::check_script_arguments(
     }
     auto rule = script_args_.find(flag);
     if (rule == script_args_.end()) {
+      const bool external = std::any_of(external_prefixes_.begin(), external_prefixes_.end(),
+                                        [&](const std::string& p) { return flag.starts_with(p); });
       if (auto word = external_file_word(flag, external_prefixes_, external_refused_words_))
         problem(&w, "command.argument",
                 fmt::format("{} is refused: its name says it names a file ('{}'), and {}", flag, *word, external_why_),
                 "remove it: an SFT recipe runs no SGLang engine (slime's --debug-train-only)");
+      else if (external && !train_only)
+        problem(&w, "command.argument",
+                fmt::format("{} is refused: without --debug-train-only slime hands it to SGLang's parser, which reads "
+                            "abbreviations of its options (--sglang-conf is --sglang-config) and whose table is not "
+                            "compiled in",
+                            flag),
+                "train only (--debug-train-only: an SFT recipe runs no SGLang engine), or remove it");
       continue;
     }
     const ScriptArgument& a = rule->second;
@@ -405,7 +421,8 @@ std::vector<PathArgument> CommandPolicy::check_script_arguments(
     if (eq != std::string::npos) {
       values.emplace_back(w.after(eq + 1), i);
     } else {
-      for (std::size_t k = i + 1; k < words.size() && !is_option_word(words[k]); ++k) values.emplace_back(words[k], k);
+      for (std::size_t k = i + 1; k < words.size() && !is_option_word(words[k], table); ++k)
+        values.emplace_back(words[k], k);
     }
     if (a.rule == ScriptArgument::Rule::read || a.rule == ScriptArgument::Rule::write) {
       const bool write = a.rule == ScriptArgument::Rule::write;

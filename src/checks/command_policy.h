@@ -17,6 +17,8 @@
 
 namespace openrecipes::checks {
 
+class OptionTable;  // checks/framework_options.h
+
 /// A file or folder the trainer reads or writes, as one value of a path argument names it (SPEC §6 "Files the trainer
 /// touches"): `$<variable><suffix>`, the suffix empty or "/a/b" without a ".." component.
 struct PathArgument {
@@ -85,7 +87,8 @@ class CommandPolicy {
   /// ".." in the path (a `datasets` argument: those, or pairs of a weight, a finite decimal, and such a path), every
   /// value of a `write` argument `$RUN_DIR` or `$RUN_DIR/<path>` likewise, every value of a `module` argument an import
   /// path in one of the policy's packages or `patch_modules` (the top-level modules of the recipe's pinned patches),
-  /// and no argument of an external parser (slime's --sglang-*, --router-*) whose name says it names a file. Each
+  /// and no argument of an external parser (slime's --sglang-*, --router-*) whose name says it names a file, nor any
+  /// when the command does not pass --debug-train-only (SGLang's parser then reads it, abbreviations included). Each
   /// message starts with `where` and the word's line and column ("recipe.yaml: command, line 1, column 1: ..."; `where`
   /// may be ""). The shape lists every path the arguments name. Never throws.
   PolicyCheck check(const std::vector<layout::CommandWord>& words, const std::string& framework,
@@ -107,7 +110,8 @@ class CommandPolicy {
     bool datasets = false;              ///< read: Megatron-LM's dataset prefixes, each may follow its weight
   };
   std::vector<PathArgument> check_script_arguments(
-      const std::vector<layout::CommandWord>& words, std::size_t first, const std::vector<std::string>& patch_modules,
+      const std::vector<layout::CommandWord>& words, std::size_t first, const OptionTable* table,
+      const std::vector<std::string>& patch_modules,
       const std::function<void(const layout::CommandWord*, const char*, const std::string&, const std::string&)>&
           problem) const;
   std::vector<Program> programs_;

@@ -17,7 +17,7 @@ Reasons check_device(const DeviceClaim& claim, const evidence::VersionDump* dump
   if (accepted.empty()) accepted = "none";
   if (!dump || dump->devices.empty()) {
     out.push_back(
-        {"device", "device.shown",
+        {Stage::device, "device.shown",
          fmt::format("the evidence names no GPU{}, so the recipe's GPU type {} cannot be checked",
                      dump ? " (" + dump->file + " lists none)" : " (the recipe has no versions dump)", claim.gpu),
          "keep the run's `nvidia-smi` (or `nvidia-smi --query-gpu=index,name --format=csv`) output in the "
@@ -29,7 +29,7 @@ Reasons check_device(const DeviceClaim& claim, const evidence::VersionDump* dump
         continue;
       if (std::find(seen.begin(), seen.end(), d.name) != seen.end()) continue;
       seen.push_back(d.name);
-      out.push_back({"device", "device.type",
+      out.push_back({Stage::device, "device.type",
                      fmt::format("the evidence shows GPU {} '{}' ({}:{}), which is not the recipe's GPU type {} "
                                  "(registry/gpus.yaml accepts {})",
                                  d.index, terminal_safe(d.name, true), d.file, d.line, claim.gpu, accepted),
@@ -38,12 +38,12 @@ Reasons check_device(const DeviceClaim& claim, const evidence::VersionDump* dump
   }
   auto it = args ? args->find("world_size") : decltype(args->end()){};
   if (!args || it == args->end()) {
-    out.push_back({"device", "device.world-size",
+    out.push_back({Stage::device, "device.world-size",
                    fmt::format("the argument dump records no world_size, so the recipe's {} GPU(s) cannot be checked",
                                claim.gpus),
                    "keep the run's whole argument dump as evidence"});
   } else if (auto n = parse_int(it->second); !n || *n != claim.gpus) {
-    out.push_back({"device", "device.world-size",
+    out.push_back({Stage::device, "device.world-size",
                    fmt::format("the recipe records gpus: {}, but its argument dump has world_size = {}", claim.gpus,
                                quote_for_message(it->second)),
                    "record the GPU count the run used"});

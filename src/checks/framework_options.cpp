@@ -49,11 +49,17 @@ std::string dest_of(std::string flag) {
 
 }  // namespace
 
-bool is_option_word(const CommandWord& w) {
+bool is_option_word(const CommandWord& w, const OptionTable* table) {
   const std::string t = w.leading_literal();
   if (t.size() < 2 || t[0] != '-') return false;
   auto lit = w.literal();
-  return !(lit && negative_number(*lit));
+  if (lit && negative_number(*lit)) return false;
+  // argparse's _parse_optional: a word that is not one of the parser's flags, exactly or before its '=', and holds a
+  // space is a value ("-a b/../x" is --save's value, not an unknown flag).
+  if (t.find(' ') == std::string::npos) return true;
+  if (!table) return false;
+  const auto eq = t.find('=');
+  return table->find(t) != nullptr || (eq != std::string::npos && table->find(t.substr(0, eq)) != nullptr);
 }
 
 OptionTable OptionTable::parse(std::string_view text, const std::string& file) {
@@ -157,7 +163,7 @@ ParsedArguments parse_arguments(const std::vector<CommandWord>& words, const Opt
       ++i;
       continue;
     }
-    if (!is_option_word(w)) {
+    if (!is_option_word(w, table)) {
       out.problems.push_back({&w, "a value where a flag is due (argparse: unrecognized arguments)"});
       ++i;
       continue;
@@ -179,7 +185,7 @@ ParsedArguments parse_arguments(const std::vector<CommandWord>& words, const Opt
     // The words that follow up to the next flag: the values argparse may give this flag.
     std::size_t run_end = i;
     // An array word ends them too: its words (flags, perhaps) are only known from the run's argv.
-    while (run_end < words.size() && !is_option_word(words[run_end]) && !is_array(words[run_end])) ++run_end;
+    while (run_end < words.size() && !is_option_word(words[run_end], table) && !is_array(words[run_end])) ++run_end;
     const std::size_t following = run_end - i;
 
     std::string dest = spec ? spec->dest : dest_of(flag);

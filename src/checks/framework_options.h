@@ -76,10 +76,12 @@ class OptionTable {
   std::map<std::string, std::size_t, std::less<>> by_dest_;
 };
 
-/// True when argparse reads `word` as an option: its rendered text starts with '-' (the word's leading literal, quotes
-/// removed: '' and \ in front change nothing), is not '-' alone and not a negative number (argparse's
-/// `^-\d+$|^-\d*\.\d+$`). A word that starts with a variable is a value.
-bool is_option_word(const layout::CommandWord& word);
+/// True when argparse reads `word` as an option (its _parse_optional): its rendered text starts with '-' (the word's
+/// leading literal, quotes removed: '' and \ in front change nothing), is not '-' alone, not a negative number
+/// (argparse's `^-\d+$|^-\d*\.\d+$`), and, when it holds a space, is one of `table`'s flags exactly or before its '='
+/// (argparse reads any other word with a space as a value: `--save "-a b/../x"` saves to "-a b/../x"; without a table
+/// such a word is a value). A word that starts with a variable is a value.
+bool is_option_word(const layout::CommandWord& word, const OptionTable* table);
 
 /// What a command's arguments set for one destination.
 struct ParsedArgument {

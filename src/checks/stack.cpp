@@ -61,7 +61,7 @@ StackCheck check_stack(const std::vector<StackEntry>& entries, const evidence::V
       if (args && it != args->end() && it->second == "local")
         st.status = "pinned";
       else
-        out.problems.push_back({"stack", "stack.transformer-engine-none",
+        out.problems.push_back({Stage::stack, "stack.transformer-engine-none",
                                 "transformer_engine is 'none' but the argument dump does not show "
                                 "--transformer-impl local",
                                 "give the Transformer Engine version the run used"});
@@ -85,14 +85,14 @@ StackCheck check_stack(const std::vector<StackEntry>& entries, const evidence::V
       std::string list;
       for (const auto& v : shown) list += (list.empty() ? "" : ", ") + v;
       out.problems.push_back(
-          {"stack", "stack.version",
+          {Stage::stack, "stack.version",
            fmt::format("the evidence shows several versions of {}: {} ({})", s.component, list, dump->file),
            "keep the evidence of one run: its files must agree on what it ran"});
       st.status = "mismatch";
     } else if (!shown.empty()) {
       std::string list;
       for (const auto& v : shown) list += (list.empty() ? "" : ", ") + v;
-      out.problems.push_back({"stack", "stack.version",
+      out.problems.push_back({Stage::stack, "stack.version",
                               fmt::format("the recipe says {} {}, but the evidence shows {} ({})", s.component,
                                           s.version, list, dump->file),
                               "record the version the run's evidence shows"});

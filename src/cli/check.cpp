@@ -151,6 +151,11 @@ std::vector<std::string> claims_differences(const registry::Claims& claimed, con
     out.push_back("configuration: not recomputed (the configuration check did not run: see the problems above)");
   if (!r.is_reference && !r.convergence)
     out.push_back("convergence: not recomputed (the convergence check did not run: see the problems above)");
+  // A number the check ran and could not give (a loss curve with no variation has no correlation).
+  if (r.convergence && claimed.correlation && !std::isfinite(r.convergence->correlation))
+    out.push_back("correlation: not recomputed (a 20-step loss curve does not vary, so the check gives none)");
+  if (r.convergence && claimed.final_loss_rel_diff && !std::isfinite(r.convergence->final_loss_rel_diff))
+    out.push_back("final_loss_rel_diff: not recomputed (the check gives none for these curves)");
   return out;
 }
 

@@ -61,10 +61,12 @@ const bool registered_measure = register_command(
            ->capture_default_str();
        auto* gpus_opt =
            app.add_option("--gpus", o->gpus, "GPU count, 1..100000 (default: the argument dump's world_size)");
-       auto* row_opt =
-           app.add_option("--row-length", o->row_length,
-                          fmt::format("Tokens per row, 1..{} (default: Megatron's seq_length from the dump, else {})",
-                                      protocol::kMaxRowLength, protocol::kRowLength));
+       auto* row_opt = app.add_option(
+           "--row-length", o->row_length,
+           fmt::format("Tokens per row, 1..{} (default: the argument dump's seq_length; slime and miles print "
+                       "none, so the protocol's {} is assumed and said; a Megatron log without a dump "
+                       "needs it)",
+                       protocol::kMaxRowLength, protocol::kRowLength));
        auto* gbs_opt =
            app.add_option("--global-batch", o->global_batch,
                           fmt::format("Rows per step (default: from the log, else {})", protocol::kGlobalBatch));

@@ -32,7 +32,8 @@ int tune(TuneOptions& o) {
   const auto recipe = registry::load_recipe(registry::recipe_folder(o.recipe));
   q.memory_mib = gpu_memory_mib(recipe.dir, recipe.gpu);
   if (o.dry_run) {
-    const auto cands = run::tune_candidates(recipe, q);
+    run::check_trial_length(recipe, q);
+    const auto cands = run::tune_candidates(recipe, q.gpus, q.nodes, q.memory_mib);
     std::cout << fmt::format(
         "tune {} on {} GPU(s): {} candidates, tried in this order (the start first, then the "
         "planner's order); each trial {} warm-up + {} measured steps, budget {} min\n",

@@ -197,11 +197,21 @@ std::vector<std::string> shape_differences(const ModelShape& model, const ModelS
   differ("attention heads (num_attention_heads)", model.heads, run.heads);
   differ("query groups (num_query_groups)", model.query_groups, run.query_groups);
   differ("channels per head (kv_channels, or MLA's qk dims)", model.head_dim, run.head_dim);
+  differ("value channels per head (v_head_dim)", model.v_head_dim, run.v_head_dim);
+  if (model.mla != run.mla)
+    out.push_back(fmt::format("multi-latent attention: the model {}, the run {}", model.mla ? "has it" : "has none",
+                              run.mla ? "has it" : "has none"));
+  if (model.gated != run.gated)
+    out.push_back(fmt::format("gated MLPs (swiglu): the model {}, the run {}", model.gated ? "gates" : "does not",
+                              run.gated ? "gates" : "does not"));
+  differ("dense layers (moe_layer_freq)", model.dense_layers(), run.dense_layers());
   if (model.dense_layers() > 0) differ("dense FFN width (ffn_hidden_size)", model.ffn_hidden, run.ffn_hidden);
   differ("routed experts (num_experts)", model.experts, run.experts);
   if (model.experts > 0) {
     differ("experts per token (moe_router_topk)", model.top_k, run.top_k);
     differ("expert FFN width (moe_ffn_hidden_size)", model.expert_ffn_hidden, run.expert_ffn_hidden);
+    differ("shared expert FFN width (moe_shared_expert_intermediate_size)", model.shared_ffn_hidden,
+           run.shared_ffn_hidden);
   }
   const std::int64_t k = std::max<std::int64_t>(vocab_multiple, 1);
   auto pad = [k](std::int64_t v) { return (v + k - 1) / k * k; };

@@ -50,8 +50,10 @@ ModelShape shape_from_arguments(const std::map<std::string, std::string>& args, 
 
 /// Where a run's shape (shape_from_arguments of its argument dump) is not its model's (shape_from_config of the model
 /// file's config.json), one sentence per field, naming both values: the layer count, hidden size, attention heads,
-/// query groups, channels per head, the dense FFN width (when the model has dense layers), the routed experts, their
-/// top-k and FFN width, and the vocabulary, both padded to `vocab_multiple` (Megatron-LM pads to
+/// query groups, channels per head (query/key and value), multi-latent attention (its low ranks are not compared: the
+/// config's count of a layer's attention holds what the dump's does not, a linear attention's or an indexer's), gated
+/// MLPs, the dense layers (moe_layer_freq) and their FFN width, the routed experts, their top-k and
+/// FFN width, the shared expert's width, and the vocabulary, both padded to `vocab_multiple` (Megatron-LM pads to
 /// make_vocab_size_divisible_by × TP: a run that trained another vocabulary pads to another size). Empty when they
 /// agree (SPEC §3: N and MFU are the model's only when the run trained the model).
 std::vector<std::string> shape_differences(const ModelShape& model, const ModelShape& run, std::int64_t vocab_multiple);

@@ -108,6 +108,7 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
 
   r.violations = relayout_violations(r.layout, q.gpus, q.gpus_per_node, q.global_batch, r.row_length, q.launch);
   TrainingSetup setup = q.setup;
+  bool add_sequence_parallel = false;
   if (q.recompute) setup.recompute = *q.recompute;
   if (q.launch == Launch::megatron)
     setup.row_length = r.row_length;
@@ -123,6 +124,9 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
     // Megatron-LM records sequence parallelism off at TP 1 whatever the command says (validate_args turns it off):
     // at a new TP the command's own --sequence-parallel decides.
     setup.sequence_parallel = setup.layout.tp > 1 && (q.setup.sequence_parallel || cmd.has({"--sequence-parallel"}));
+    // MoE training at TP > 1 needs it (Megatron-LM's moe_layer.py raises without it): relayout turns it on.
+    if (q.model->experts > 0 && setup.layout.tp > 1 && !setup.sequence_parallel)
+      setup.sequence_parallel = add_sequence_parallel = true;
     setup.global_batch = q.global_batch;
     const bool batch_rule = std::any_of(r.violations.begin(), r.violations.end(), [](const Violation& v) {
       return v.what.find("global batch") != std::string::npos;
@@ -266,6 +270,13 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
     cmd.set({"--actor-num-gpus-per-node"}, s(per_node), true);
   }
   cmd.set({"--tensor-model-parallel-size"}, s(r.layout.tp), r.layout.tp != 1);
+  if (add_sequence_parallel) {
+    cmd.set_switch({"--sequence-parallel"}, true, {"--tensor-model-parallel-size"});
+    r.notes.push_back(
+        fmt::format("--sequence-parallel added: MoE training at TP {} needs it (Megatron-LM's "
+                    "moe_layer.py refuses TP > 1 without it)",
+                    r.layout.tp));
+  }
   if (q.micro_batch) cmd.set({"--micro-batch-size"}, s(r.layout.micro_batch), true);
   if (q.recompute && q.recompute->kind != Recompute::none) {
     cmd.set({"--recompute-granularity"}, q.recompute->kind == Recompute::selective ? "selective" : "full", true);

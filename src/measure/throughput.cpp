@@ -51,6 +51,10 @@ bool interval_clears(const ScoreInterval& challenger, const ScoreInterval& best)
   return challenger.score_low > best.score_high;
 }
 
+bool interval_falls_short(const ScoreInterval& trial, const ScoreInterval& best) {
+  return trial.bounded() && trial.score_high < best.score_low * (1 - kCutMargin);
+}
+
 Throughput measure_throughput(const StepLog& log, const Window& window, const StepShape& shape) {
   if (shape.gpus < 1 || shape.row_length < 1 || shape.global_batch < 1)
     throw InputError(log.file, "GPU count, row length and global batch must be positive");

@@ -53,6 +53,16 @@ bool intervals_overlap(const ScoreInterval& a, const ScoreInterval& b);
 /// the best's high (never when the best's is unbounded above). The build replays a search's trials with it.
 bool interval_clears(const ScoreInterval& challenger, const ScoreInterval& best);
 
+/// How far below the best a trial's interval must end before tune cuts it: one window's interval does not cover drift
+/// between runs (MLPerf states run-to-run variation as roughly ±2.5-5%), so a trial as fast as the best must never be
+/// cut for a slightly slower machine moment.
+inline constexpr double kCutMargin = 0.05;
+
+/// tune's rule for cutting a trial as slower (docs/tune.md "Trials"): its interval, over the steps measured so far, is
+/// bounded and ends more than kCutMargin below the best's bottom (score_high < best.score_low × (1 − kCutMargin)).
+/// The build checks a search's cut trials with it.
+bool interval_falls_short(const ScoreInterval& trial, const ScoreInterval& best);
+
 /// What the window gives: tokens/s/GPU = ΣT_i / (n_GPU × Σt_i) summed before dividing, and the coefficient of
 /// variation of t_i (population standard deviation / mean). `step_times_s` holds t_i for every step of W in
 /// order (a logging interval of k steps contributes its average k times, so its spread understates the steps' own).

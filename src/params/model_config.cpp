@@ -127,6 +127,10 @@ void ModelConfig::check_shape() const {
   auto where = [&](const char* k) { return source_ + ": " + (nested_ ? "text_config." : "") + k; };
   for (const char* k : {"hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads"})
     if (auto n = find_int(k); n && *n == 0) throw InputError(where(k), "is 0; a model has at least one", fix);
+  // Widths: a zero head, vocabulary or FFN width is no model (a head_dim of 0 planned a model with no attention).
+  for (const char* k : {"head_dim", "vocab_size", "intermediate_size", "moe_intermediate_size", "qk_nope_head_dim",
+                        "qk_rope_head_dim", "v_head_dim"})
+    if (auto n = find_int(k); n && *n == 0) throw InputError(where(k), "is 0; a width is at least 1", fix);
   auto heads = find_int("num_attention_heads");
   auto kv = find_int("num_key_value_heads");
   if (heads && kv && *kv > *heads)

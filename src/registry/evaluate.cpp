@@ -5,6 +5,7 @@
 // stage's sentences into typed reasons.
 #include "registry/evaluate.h"
 
+#include "registry/recipe_evidence.h"
 #include "registry/recipe_memory.h"
 
 #include <tbb/parallel_for.h>
@@ -22,6 +23,7 @@
 #include "checks/framework_options.h"
 #include "checks/lr_schedule.h"
 #include "checks/run_length.h"
+#include "checks/search_check.h"
 #include "checks/stack.h"
 #include "core/error.h"
 #include "core/files.h"
@@ -40,10 +42,11 @@
 #include "measure/claims.h"
 #include "measure/cost.h"
 #include "params/mfu.h"
+#include "registry/component_tests.h"
 #include "registry/evidence_origin.h"
 #include "registry/model_params.h"
+#include "registry/predicted_memory.h"
 #include "registry/references.h"
-#include "registry/search_rules.h"
 
 namespace openrecipes::registry {
 
@@ -60,171 +63,13 @@ std::string EvidenceCoverage::code() const {
 
 namespace {
 
-/// Evidence read once per recipe (a reference's evidence is reused by every recipe that names it).
-struct Loaded {
-  std::optional<evidence::ArgumentDump> args;
-  std::string args_error;
-  std::string args_problem, args_fix;  ///< args_error in parts: "where: problem" and the fix ("" for none)
-  std::optional<StepLog> log;
-  std::string log_error;
-  std::string log_sha256;                         ///< sha256 of the step log's bytes (empty when it could not be read)
-  std::optional<evidence::VersionDump> versions;  ///< the versions dump merged with the log's framework banners
-  std::string versions_error;
-  std::optional<evidence::Launch> launch;
-  std::string launch_error;
-  std::optional<checks::LossCurve> arm;  ///< the 20-step convergence arm
-  std::string arm_error;
-  std::string arm_sha256;  ///< sha256 of the arm's file bytes (empty when it could not be read)
-  std::string arm_file;    ///< the arm's path as the recipe writes it
-  /// The argument dump of a separate arm file (evidence.convergence_arm other than the measured log).
-  std::optional<evidence::ArgumentDump> arm_args;
-  std::string arm_args_error;
-  /// Megatron's memory lines in the step log (megatron format), for the planner's predicted-against-measured peak.
-  std::optional<evidence::MemoryReport> memory;
-  /// The recipe's command as words (split once: the command check and the configuration check read it), the
-  /// environment it sets (NAME -> value as written), or why it does not split.
-  std::vector<layout::CommandWord> words;
-  std::map<std::string, std::string> env;
-  std::optional<InputError> words_error;
-};
-
-// An evidence file's text, each file read once: `read(file)` returns it (read now, or the text already held for the
-// step log, which usually holds the argument dump and is the convergence arm too). Throws InputError as read_file.
-class EvidenceTexts {
- public:
-  explicit EvidenceTexts(const Recipe& r) : log_path_(r.log.path) {
-    try {
-      log_ = read_file(r.log.path);
-    } catch (const InputError& e) {
-      log_error_ = e;
-    }
-  }
-  const std::string& read(const std::filesystem::path& path) {
-    if (path != log_path_) return other_ = read_file(path);
-    if (log_error_) throw *log_error_;
-    return log_;
-  }
-
- private:
-  std::filesystem::path log_path_;
-  std::string log_, other_;
-  std::optional<InputError> log_error_;
-};
-
-void load_arm(const Recipe& r, std::optional<std::int64_t> interval, EvidenceTexts& texts, Loaded& out) {
-  try {
-    if (r.convergence_arm) {
-      out.arm_file = r.convergence_arm->relative;
-      const std::string& text = texts.read(r.convergence_arm->path);
-      out.arm_sha256 = sha256_hex(text);
-      if (r.convergence_arm->path != r.log.path) {
-        try {
-          out.arm_args = evidence::parse_megatron_args(text, r.convergence_arm->relative);
-        } catch (const InputError& e) {
-          out.arm_args_error = e.what();
-        }
-      }
-      // A separate arm is read with its own logging interval (its own dump's, else the gaps between its lines), as
-      // `check convergence` reads it.
-      std::optional<std::int64_t> arm_interval = interval;
-      if (r.convergence_arm->path != r.log.path)
-        arm_interval = out.arm_args ? evidence::log_interval_of(*out.arm_args) : std::nullopt;
-      evidence::require_step_log_format(r.convergence_arm->format, r.convergence_arm->relative);
-      auto arm = evidence::parse_step_log(text, r.convergence_arm->format, arm_interval, r.convergence_arm->relative);
-      checks::require_arm_length(arm);
-      out.arm = checks::loss_curve_from_log(arm);
-    } else if (r.steps_per_run == protocol::kConvergenceSteps) {
-      out.arm_file = r.log.relative;
-      if (out.log) {
-        out.arm_sha256 = sha256_hex(texts.read(r.log.path));
-        out.arm = checks::loss_curve_from_log(*out.log);
-      } else {
-        out.arm_error = out.log_error;
-      }
-    } else {
-      out.arm_error = fmt::format(
-          "the measured run ran {} steps, so it is not a convergence arm (only a run of "
-          "exactly {} steps is), and the recipe gives no separate {}-step arm "
-          "(evidence.convergence_arm)",
-          r.steps_per_run, protocol::kConvergenceSteps, protocol::kConvergenceSteps);
-    }
-  } catch (const InputError& e) {
-    out.arm_error = e.what();
-  }
-}
-
-Loaded load_evidence(const Recipe& r) {
-  Loaded out;
-  EvidenceTexts texts(r);
-  if (r.arguments) {
-    try {
-      out.args = evidence::parse_megatron_args(texts.read(r.arguments->path), r.arguments->relative);
-    } catch (const InputError& e) {
-      out.args_error = e.what();
-      out.args_problem = e.where() + ": " + e.problem();
-      out.args_fix = e.fix();
-    }
-  } else {
-    out.args_error = out.args_problem = "the recipe gives no argument dump (evidence.arguments)";
-  }
-  std::optional<std::int64_t> interval;
-  if (out.args) interval = evidence::log_interval_of(*out.args);
-  if (r.log.format == "megatron") try {
-      out.memory = evidence::parse_megatron_memory(texts.read(r.log.path), r.log.relative);
-    } catch (const InputError&) {
-      // a damaged memory line only leaves the measured peak off the page; the step log's checks report the file
-    }
-  try {
-    out.log_sha256 = sha256_hex(texts.read(r.log.path));
-  } catch (const InputError&) {
-    // reported with the step log below
-  }
-  try {
-    evidence::require_step_log_format(r.log.format, r.log.relative);  // before reading, as read_step_log does
-    out.log = evidence::parse_step_log(texts.read(r.log.path), r.log.format, interval, r.log.relative);
-  } catch (const InputError& e) {
-    out.log_error = e.what();
-  }
-  try {
-    if (r.versions) out.versions = evidence::parse_versions(texts.read(r.versions->path), r.versions->relative);
-    if (out.log) {  // the framework's own banners in the log join the versions dump
-      auto banners = evidence::parse_version_banners(texts.read(r.log.path), r.log.relative);
-      if (out.versions)
-        out.versions->merge(banners);
-      else if (!banners.versions.empty())
-        out.versions = std::move(banners);
-    }
-  } catch (const InputError& e) {
-    out.versions_error = e.what();
-  }
-  if (r.launch) {
-    try {
-      out.launch = evidence::parse_launch(read_file(r.launch->path, 16u << 20), r.launch->relative);
-    } catch (const InputError& e) {
-      out.launch_error = e.what();
-    }
-  }
-  try {
-    out.words = layout::split_command(r.command, "the published command");
-    for (std::size_t i = 0; i < layout::assignment_count(out.words); ++i) {
-      const auto& w = out.words[i];
-      const std::string name = *layout::assignment_name(w);
-      out.env[name] = r.command.substr(w.begin, w.end - w.begin).substr(name.size() + 1);
-    }
-  } catch (const InputError& e) {
-    out.words_error = e;
-  }
-  load_arm(r, interval, texts, out);
-  return out;
-}
-
 // Run length in the configuration check (PROTOCOL.md "Measurement"): a profiler run (21–25 steps) or a 14-step
 // run differs from its 20-step reference in train_iters, which sets the learning-rate schedule, so by default that
 // is math. It is bookkeeping exactly when the recipe's convergence evidence is a separate 20-step arm whose
 // argument dump equals the reference's in every math argument: the arm then shows the recipe's math is the
 // reference's, and the measured run (which the arm check ties to the arm) differs only in length. A recipe whose
 // measured run is its own arm keeps the strict rule.
-checks::ConfigCheckOptions run_length_options(const Recipe& r, const Loaded& ev, const Loaded& rev,
+checks::ConfigCheckOptions run_length_options(const Recipe& r, const RecipeEvidence& ev, const RecipeEvidence& rev,
                                               const checks::ArgumentRules& rules, const checks::ModelFacts& facts) {
   checks::ConfigCheckOptions o;
   if (!r.convergence_arm || r.convergence_arm->path == r.log.path || !ev.arm || !ev.arm_args || !rev.args) return o;
@@ -245,16 +90,16 @@ checks::ConfigCheckOptions run_length_options(const Recipe& r, const Loaded& ev,
 struct Context {
   const Registry& reg;
   const RecipesById& by_id;
-  const std::map<std::string, Loaded>& loaded;
+  const std::map<std::string, RecipeEvidence>& loaded;
   const std::map<std::string, ModelCount>& counts;
   const std::map<std::string, std::string>& pair_reference;
 };
 
-void add(RecipeResult& out, const char* stage, const char* rule, std::string message, std::string fix = "") {
+void add(RecipeResult& out, Stage stage, const char* rule, std::string message, std::string fix = "") {
   out.reasons.push_back({stage, rule, std::move(message), std::move(fix)});
 }
 
-void add_all(RecipeResult& out, const char* stage, const char* rule, const std::vector<std::string>& sentences,
+void add_all(RecipeResult& out, Stage stage, const char* rule, const std::vector<std::string>& sentences,
              const std::string& fix = "") {
   for (const auto& s : sentences) add(out, stage, rule, s, fix);
 }
@@ -268,14 +113,15 @@ void check_known_names(const Registry& reg, const Recipe& r, RecipeResult& out) 
   if (!reg.gpus.count(r.gpu)) {
     std::string list;
     for (const auto& [k, v] : reg.gpus) list += (list.empty() ? "" : ", ") + k;
-    add(out, "recipe", "recipe.gpu", fmt::format("unknown GPU type '{}' (registry/gpus.yaml has {})", r.gpu, list),
+    add(out, Stage::recipe, "recipe.gpu", fmt::format("unknown GPU type '{}' (registry/gpus.yaml has {})", r.gpu, list),
         "file the recipe under a GPU type of registry/gpus.yaml");
   }
   if (!reg.models.count(r.model)) {
     std::vector<std::string> ids;
     for (const auto& [id, m] : reg.models) ids.push_back(id);
     const std::string near = nearest_name(r.model, ids);
-    add(out, "recipe", "recipe.model", fmt::format("unknown model '{}' (no registry/models/{}.yaml)", r.model, r.model),
+    add(out, Stage::recipe, "recipe.model",
+        fmt::format("unknown model '{}' (no registry/models/{}.yaml)", r.model, r.model),
         (near.empty() ? std::string() : "file the recipe under models/" + near + "/ if that is its model, or ") +
             "add registry/models/" + r.model +
             ".yaml (docs/models-format.md; openrecipes params --config config.json counts its N)");
@@ -283,9 +129,9 @@ void check_known_names(const Registry& reg, const Recipe& r, RecipeResult& out) 
 }
 
 // SPEC §2: the score and CV over the protocol's window, and the recipe's claims of them.
-void measure_run(const Recipe& r, const Loaded& ev, RecipeResult& out) {
+void measure_run(const Recipe& r, const RecipeEvidence& ev, RecipeResult& out) {
   if (!ev.log) {
-    add(out, "measurement", "measurement.log", ev.log_error);
+    add(out, Stage::measurement, "measurement.log", ev.log_error);
     return;
   }
   out.step_time_field = ev.log->time_field;
@@ -294,14 +140,14 @@ void measure_run(const Recipe& r, const Loaded& ev, RecipeResult& out) {
         {rec.first_step, rec.steps, rec.time_s,
          rec.tokens ? *rec.tokens : rec.rows.value_or(r.workload.global_batch) * r.workload.row_length, rec.loss});
   if (ev.log->train_iters && *ev.log->train_iters != r.steps_per_run)
-    add(out, "measurement", "measurement.run-length",
+    add(out, Stage::measurement, "measurement.run-length",
         fmt::format("the recipe records steps_per_run {}, but {} shows a {}-step run", r.steps_per_run, ev.log->file,
                     *ev.log->train_iters),
         "record the run's own length");
   // slime and miles logs have no 'iteration k/ N': their dump's num_rollout and batch give the run length.
   else if (const auto steps = !ev.log->train_iters && ev.args ? evidence::run_steps_of(*ev.args) : std::nullopt;
            steps && *steps != r.steps_per_run)
-    add(out, "measurement", "measurement.run-length",
+    add(out, Stage::measurement, "measurement.run-length",
         fmt::format("the recipe records steps_per_run {}, but the argument dump of {} gives a {}-step run",
                     r.steps_per_run, ev.args->file, *steps),
         "record the run's own length");
@@ -311,10 +157,10 @@ void measure_run(const Recipe& r, const Loaded& ev, RecipeResult& out) {
     out.throughput =
         measure::measure_throughput(*ev.log, window, {r.gpus, r.workload.row_length, r.workload.global_batch});
   } catch (const InputError& err) {
-    add(out, "measurement", "measurement.window", err.what());
+    add(out, Stage::measurement, "measurement.window", err.what());
   }
   if (out.throughput)
-    add_all(out, "measurement", "measurement.claim",
+    add_all(out, Stage::measurement, "measurement.claim",
             measure::throughput_claim_problems(r.claims.tokens_per_s_per_gpu, r.claims.cv, *out.throughput),
             "record the numbers the build computes (openrecipes submit writes them)");
 }
@@ -332,19 +178,20 @@ void price_run(const Context& c, const Recipe& r, RecipeResult& out) {
       try {
         out.mfu = params::mfu(static_cast<double>(n.n), score, gpu->second.dense_bf16_tflops);
       } catch (const InputError& err) {
-        add(out, "measurement", "measurement.mfu", err.what());
+        add(out, Stage::measurement, "measurement.mfu", err.what());
       }
-      add_all(out, "model", "model.active-params", n.problems, "record the N the recount gives");
+      add_all(out, Stage::model, "model.active-params", n.problems, "record the N the recount gives");
     }
   }
-  add_all(out, "measurement", "measurement.plausible",
+  add_all(out, Stage::measurement, "measurement.plausible",
           measure::implausible_numbers(score, out.dollars_per_million_tokens, out.mfu));
 }
 
 // SPEC §2 "GPU-hours": from the scheduler's admission and finish times; they must cover the logged steps.
-void check_scheduler_times(const Recipe& r, const Loaded& ev, RecipeResult& out) {
+void check_scheduler_times(const Recipe& r, const RecipeEvidence& ev, RecipeResult& out) {
   if (!r.times) {
-    add(out, "measurement", "measurement.times", "no scheduler times (evidence.times), so GPU-hours cannot be computed",
+    add(out, Stage::measurement, "measurement.times",
+        "no scheduler times (evidence.times), so GPU-hours cannot be computed",
         "keep the launcher's or Slurm's times as evidence (openrecipes run records them)");
     return;
   }
@@ -352,42 +199,42 @@ void check_scheduler_times(const Recipe& r, const Loaded& ev, RecipeResult& out)
     auto text = read_file(r.times->path);
     auto t = evidence::parse_run_times(text, r.times->relative, r.times->format, r.times->run);
     if (t.exit_code != 0)
-      add(out, "measurement", "measurement.exit",
+      add(out, Stage::measurement, "measurement.exit",
           fmt::format("the run exited with code {} ({}:{})", t.exit_code, r.times->relative, t.line));
     else if (!t.state.empty() && t.state != "COMPLETED")
-      add(out, "measurement", "measurement.exit",
+      add(out, Stage::measurement, "measurement.exit",
           fmt::format("the Slurm job ended {}, not COMPLETED ({}:{})", t.state, r.times->relative, t.line));
     out.gpu_hours = measure::gpu_hours(r.gpus, t.admitted_s, t.finished_s);
     out.coverage.times = r.times->format;
     if (ev.log)
       if (auto p = measure::scheduler_span_problem(*ev.log, t.admitted_s, t.finished_s))
-        add(out, "measurement", "measurement.times", *p);
+        add(out, Stage::measurement, "measurement.times", *p);
     if (auto p = measure::gpu_hours_claim_problem(r.claims.gpu_hours, *out.gpu_hours))
-      add(out, "measurement", "measurement.claim", *p);
+      add(out, Stage::measurement, "measurement.claim", *p);
   } catch (const InputError& err) {
-    add(out, "measurement", "measurement.times", err.what());
+    add(out, Stage::measurement, "measurement.times", err.what());
   }
 }
 
 // SPEC §4.3: a separate convergence arm must be the measured recipe's own configuration, only shorter.
-void check_arm_is_the_measured_run(const Context& c, const Recipe& r, const Loaded& ev, RecipeResult& out) {
+void check_arm_is_the_measured_run(const Context& c, const Recipe& r, const RecipeEvidence& ev, RecipeResult& out) {
   if (!r.convergence_arm || r.convergence_arm->path == r.log.path) return;
   if (!ev.arm_args) {
-    add(out, "convergence", "convergence.arm-arguments",
+    add(out, Stage::convergence, "convergence.arm-arguments",
         "the arm's arguments cannot be compared with the measured run's: " + ev.arm_args_error);
     return;
   }
   if (!ev.args) return;
   if (auto why = checks::arm_differences(ev.arm_args->values, ev.args->values, c.reg.rules); !why.empty())
-    add(out, "convergence", "convergence.arm-arguments", "the arm's arguments differ from the measured run's: " + why,
-        "give the arm of the recipe's own configuration");
+    add(out, Stage::convergence, "convergence.arm-arguments",
+        "the arm's arguments differ from the measured run's: " + why, "give the arm of the recipe's own configuration");
 }
 
 // SPEC §5, §6: the layout the argument dump shows, the stack the versions dump and the log's banners show, and the
 // device and GPU count the evidence shows.
-void check_layout_stack_device(const Context& c, const Recipe& r, const Loaded& ev, RecipeResult& out) {
+void check_layout_stack_device(const Context& c, const Recipe& r, const RecipeEvidence& ev, RecipeResult& out) {
   if (ev.args)
-    add_all(out, "layout", "layout.argument-dump",
+    add_all(out, Stage::layout, "layout.argument-dump",
             layout::argument_dump_mismatches(
                 {r.layout, r.gpus, r.workload.global_batch, r.workload.row_length, r.stack.framework == "megatron-lm"},
                 ev.args->values),
@@ -401,7 +248,8 @@ void check_layout_stack_device(const Context& c, const Recipe& r, const Loaded& 
       if (r.stack.framework != "megatron-lm")  // slime and miles pack rows: their dump's batch sizes are not Megatron's
         setup.global_batch = setup.layout.dp * setup.layout.micro_batch;
       for (const auto& v : layout::model_violations(mem.shape, setup))
-        add(out, "layout", "layout.model-rules", "the argument dump's layout breaks a rule of its model: " + v.what,
+        add(out, Stage::layout, "layout.model-rules",
+            "the argument dump's layout breaks a rule of its model: " + v.what,
             "a layout Megatron-LM refuses at start-up cannot have run; give the run's own, unedited evidence");
     }
     out.memory = MemoryPrediction{layout::estimate_memory(mem.shape, mem.setup), std::nullopt};
@@ -409,7 +257,7 @@ void check_layout_stack_device(const Context& c, const Recipe& r, const Loaded& 
   } catch (const InputError&) {
     // A minimal argument dump (docs/evidence-format.md) need not hold the model's shape: nothing to check or predict.
   }
-  if (!ev.versions_error.empty()) add(out, "stack", "stack.versions", ev.versions_error);
+  if (!ev.versions_error.empty()) add(out, Stage::stack, "stack.versions", ev.versions_error);
   const evidence::VersionDump* dump = ev.versions ? &*ev.versions : nullptr;
   auto stack = checks::check_stack(r.stack.versions, dump, ev.args ? &ev.args->values : nullptr);
   add_all(out, stack.problems);
@@ -423,7 +271,7 @@ void check_layout_stack_device(const Context& c, const Recipe& r, const Loaded& 
 
 // SPEC §3, §5: the run trained the model its recipe names (N and MFU are that model's): the model file's shape (its
 // config.json, else its layer shape) against the argument dump's.
-void check_model_shape(const Context& c, const Recipe& r, const Loaded& ev, RecipeResult& out) {
+void check_model_shape(const Context& c, const Recipe& r, const RecipeEvidence& ev, RecipeResult& out) {
   const auto model = c.reg.models.find(r.model);
   if (model == c.reg.models.end() || !ev.args) return;  // each is a reason of its own
   const auto& args = ev.args->values;
@@ -452,11 +300,11 @@ void check_model_shape(const Context& c, const Recipe& r, const Loaded& ev, Reci
       }
     }
   } catch (const InputError& e) {
-    add(out, "model", "model.shape", "the argument dump does not show the model's shape: " + e.problem(), fix);
+    add(out, Stage::model, "model.shape", "the argument dump does not show the model's shape: " + e.problem(), fix);
     return;
   }
   if (!differences.empty())
-    add(out, "model", "model.shape",
+    add(out, Stage::model, "model.shape",
         fmt::format("the run did not train {} ({}): {}", model->second.name, model->second.file,
                     fmt::join(differences, "; ")),
         fix);
@@ -464,16 +312,16 @@ void check_model_shape(const Context& c, const Recipe& r, const Loaded& ev, Reci
 
 // SPEC §5, §6: the command keeps the program policy, and is the command the run started (its launch, and every
 // argument it sets against the argument dump).
-void check_command(const Context& c, const Recipe& r, const Loaded& ev, RecipeResult& out) {
+void check_command(const Context& c, const Recipe& r, const RecipeEvidence& ev, RecipeResult& out) {
   const std::string where = "the published command";
   if (ev.words_error) {
-    add(out, "command", "command.words", ev.words_error->problem(), ev.words_error->fix());
+    add(out, Stage::command, "command.words", ev.words_error->problem(), ev.words_error->fix());
     return;
   }
   const auto& words = ev.words;
   const auto policy = checks::CommandPolicy::bundled().check(words, r.stack.framework, where, patch_modules(r));
   add_all(out, policy.problems);
-  if (r.launch && !ev.launch) add(out, "command", "command.launch", ev.launch_error);
+  if (r.launch && !ev.launch) add(out, Stage::command, "command.launch", ev.launch_error);
   if (!policy.shape || !ev.args) return;
   // slime and miles add their arguments to Megatron-LM's parser: their tables hold Megatron-LM's options too (a
   // framework without a table of its own is read with Megatron-LM's).
@@ -493,177 +341,69 @@ void check_command(const Context& c, const Recipe& r, const Loaded& ev, RecipeRe
 }
 
 // The logged learning rates must follow the run's own schedule; each patch must be the one the recipe pins.
-void check_evidence_consistency(const Recipe& r, const Loaded& ev, RecipeResult& out) {
+void check_evidence_consistency(const Recipe& r, const RecipeEvidence& ev, RecipeResult& out) {
   if (ev.args && ev.log)
-    add_all(out, "evidence", "evidence.learning-rate", checks::check_logged_learning_rates(ev.args->values, *ev.log));
+    add_all(out, Stage::evidence, "evidence.learning-rate",
+            checks::check_logged_learning_rates(ev.args->values, *ev.log));
   for (const auto& p : r.patches)
     if (auto problem = patch_problem(p))
-      add(out, "patches", "patches.sha256", *problem, "restore the patch the run applied, or record its sha256");
-  add_all(out, "patches", "patches.folder", patch_folder_problems(r));
+      add(out, Stage::patches, "patches.sha256", *problem, "restore the patch the run applied, or record its sha256");
+  add_all(out, Stage::patches, "patches.folder", patch_folder_problems(r));
   if (!ev.args)
-    add(out, "evidence", "evidence.argument-dump",
+    add(out, Stage::evidence, "evidence.argument-dump",
         ev.args_problem + "; without one a recipe can neither be checked against its reference nor serve as one",
         ev.args_fix.empty() ? "keep the run's argument dump (Megatron prints it at start-up) as evidence.arguments"
                             : ev.args_fix);
 }
 
-// Trial `t`'s numbers recomputed from its step log (kept beside the record by submit --search): its score and interval
-// over its measured steps, and Megatron's max allocated. Each sentence says what disagrees; empty when all agree.
-std::vector<std::string> trial_problems(const Recipe& r, const evidence::TuneSearch& s,
-                                        const evidence::SearchTrial& t) {
-  if (!t.recomputed()) return {};
-  const std::string relative = evidence::trial_log_path(r.search->relative, t.trial);
-  std::string text;
-  std::string file;
-  try {
-    const auto path = resolve_inside(r.dir, relative, r.file.string() + ": evidence.search");
-    file = path.string();
-    text = read_file(path);
-  } catch (const InputError& e) {
-    return {fmt::format("trial {}'s log {} does not read ({}): its numbers cannot be recomputed", t.trial, relative,
-                        e.problem())};
-  }
-  std::vector<std::string> out;
-  if (t.tokens_per_s_per_gpu) try {
-      const auto log = evidence::parse_step_log(text, "megatron", std::nullopt, file);
-      const measure::Window window{s.warmup_steps, s.warmup_steps + t.steps_measured - 1};
-      const auto m = measure::measure_throughput(log, window, {s.gpus, r.workload.row_length, r.workload.global_batch});
-      auto off = [](double a, double b) { return std::abs(a - b) > 1e-6 * std::max(std::abs(a), std::abs(b)); };
-      if (off(m.tokens_per_s_per_gpu, *t.tokens_per_s_per_gpu) || off(m.interval.score_low, *t.score_low) ||
-          (m.interval.bounded() != t.score_high.has_value()) ||
-          (t.score_high && off(m.interval.score_high, *t.score_high)))
-        out.push_back(fmt::format("trial {} records {:.1f} tokens/s/GPU, and its log {} gives {:.1f} over steps {}",
-                                  t.trial, *t.tokens_per_s_per_gpu, relative, m.tokens_per_s_per_gpu, window.str()));
-    } catch (const InputError& e) {
-      out.push_back(fmt::format("trial {}'s log {} does not measure: {}", t.trial, relative, e.problem()));
-    }
-  if (t.measured_peak_mib) {
-    std::optional<double> peak;  // Megatron's max allocated, as the log prints it
-    try {
-      if (auto mem = evidence::parse_megatron_memory(text, file)) peak = mem->max_allocated_mib;
-    } catch (const InputError&) {
-    }
-    if (!peak || std::abs(*peak - *t.measured_peak_mib) > 0.01)
-      out.push_back(fmt::format("trial {} records a measured peak of {:.0f} MiB, and its log {} shows {}", t.trial,
-                                *t.measured_peak_mib, relative,
-                                peak ? fmt::format("{:.0f} MiB", *peak) : std::string("none")));
-  }
-  return out;
-}
-
-// A recipe's search (evidence.search: the tune.json of the `openrecipes tune` that found it) must be the search that
-// found this recipe: on its GPU count, started from its reference (the reference's command on its GPU count), won by
-// a candidate with its command, whose winning run scored what this build measures for it, every trial's numbers
-// recomputed from its log. Kept in `out.search` for the page when it holds.
+// A tuned recipe's search (evidence.search: the tune.json of the `openrecipes tune` that found it) held to the
+// recipe (checks/search_check.h); kept in `out.search` for the page when it holds.
 void check_search(const Context& c, const Recipe& r, RecipeResult& out) {
   if (!r.search) return;
-  const std::string where = r.search->path.string();
-  const char* fix = "keep the tune.json of the search that found this run (openrecipes submit --search TUNE_DIR)";
+  // Messages name the record as the registry does (recipes/<id>/<relative>), wherever the registry lies.
+  const std::string where = "recipes/" + r.id + "/" + r.search->relative;
   evidence::TuneSearch s;
   try {
     s = evidence::parse_tune_search(read_file(r.search->path, evidence::kMaxSearchBytes), where);
   } catch (const InputError& e) {
-    add(out, "search", "search.unreadable", e.where() + ": " + e.problem(), e.fix());
+    add(out, Stage::search, "search.unreadable", e.where() + ": " + e.problem(), e.fix());
     return;
   }
-  const std::size_t before = out.reasons.size();
-  if (!r.reference || s.recipe != *r.reference)
-    add(out, "search", "search.start",
-        fmt::format("{} is a search from {}, and the recipe's reference is {}", where, quote_for_message(s.recipe),
-                    r.reference ? *r.reference : std::string("none")),
-        "a tuned recipe's reference is the recipe its search started from (submit --reference)");
-  const evidence::SearchCandidate* winner = s.winner ? s.find_candidate(s.winner->candidate) : nullptr;
-  if (!winner || winner->start)
-    add(out, "search", "search.winner", where + " hands back no variant of its start (no winner, or the start won)",
-        fix);
-  else if (trim(winner->command) != trim(r.command))
-    add(out, "search", "search.command",
-        fmt::format("the recipe's command is not that of the winner {} in {}", quote_for_message(winner->name), where),
-        fix);
-  else if (out.throughput &&
-           (!s.winner->tokens_per_s_per_gpu ||
-            std::abs(*s.winner->tokens_per_s_per_gpu / out.throughput->tokens_per_s_per_gpu - 1) > 1e-6))
-    add(out, "search", "search.score",
-        fmt::format("{} says its winner's run scored {}, and the recipe's evidence scores {:.1f} tokens/s/GPU", where,
-                    s.winner->tokens_per_s_per_gpu ? fmt::format("{:.1f}", *s.winner->tokens_per_s_per_gpu)
-                                                   : std::string("nothing"),
-                    out.throughput->tokens_per_s_per_gpu),
-        "submit the winner's own run with its search");
-  if (s.gpus != r.gpus)
-    add(out, "search", "search.gpus",
-        fmt::format("{} is a search on {} GPU(s), and the recipe ran on {}", where, s.gpus, r.gpus), fix);
-  // The start is the reference's own configuration: on the reference's GPU count, its very command.
+  checks::SearchSubject subject;
+  subject.where = where;
+  subject.search_relative = r.search->relative;
+  subject.command = r.command;
+  subject.gpus = r.gpus;
+  subject.row_length = r.workload.row_length;
+  subject.global_batch = r.workload.global_batch;
+  if (out.throughput) subject.tokens_per_s_per_gpu = out.throughput->tokens_per_s_per_gpu;
+  subject.reference = r.reference;
+  subject.read = [&r](const std::string& relative) {
+    return read_file(resolve_inside(r.dir, relative, r.file.string() + ": evidence.search"));
+  };
   if (r.reference)
-    if (auto ref = c.by_id.find(*r.reference);
-        ref != c.by_id.end() && ref->second->recipe && ref->second->recipe->gpus == s.gpus)
-      for (const auto& cand : s.candidates)
-        if (cand.start && trim(cand.command) != trim(ref->second->recipe->command))
-          add(out, "search", "search.start-command",
-              fmt::format("the start of {} is not the command of the reference {}", where, *r.reference), fix);
-  for (const auto& t : s.trials) add_all(out, "search", "search.trial", trial_problems(r, s, t), fix);
-  // Its winner by tune's own rule, and every prediction recomputed from the start's dump and each candidate's command.
-  if (r.reference)
-    if (auto ref = c.by_id.find(*r.reference); ref != c.by_id.end() && ref->second->recipe)
-      if (const auto& rev = c.loaded.at(ref->second->id); rev.args)
-        add_all(out, "search", "search.rules", search_rule_problems(s, *ref->second->recipe, *rev.args), fix);
-  if (out.reasons.size() == before) out.search = std::move(s);
-}
-
-// SPEC §4.2: each component-test record with its raw output read and checked against the recipe, its model, its
-// stack and the two runs' argument dumps; a record the evidence does not back carries why (evidence_problem).
-std::vector<checks::ComponentTest> judged_component_tests(const Context& c, const Recipe& r, const Loaded& ev,
-                                                          const Loaded& rev, const checks::LayerShape& model_shape) {
-  std::vector<checks::ComponentTest> out = r.component_tests;
-  if (out.empty()) return out;
-  checks::ComponentContext ctx;
-  ctx.rules = c.reg.component_rules ? &*c.reg.component_rules : nullptr;
-  ctx.model_shape = model_shape;
-  ctx.row_length = r.workload.row_length;
-  ctx.micro_batch = r.layout.micro_batch;
-  for (const auto& v : r.stack.versions) {
-    if (v.component == "pytorch") ctx.torch_version = v.version;
-    if (v.component == "transformer_engine") ctx.transformer_engine = v.version;
-    if (v.component == "megatron_lm" || (r.stack.framework == "megatron-lm" && v.component == "megatron-lm_commit"))
-      ctx.megatron_commit = v.version;
-  }
-  if (ctx.transformer_engine == "unknown") ctx.transformer_engine.clear();
-  if (ctx.megatron_commit == "unknown") ctx.megatron_commit.clear();
-  if (auto g = c.reg.gpus.find(r.gpu); g != c.reg.gpus.end()) ctx.gpu_names = g->second.device_names;
-  ctx.gpu_type = r.gpu;
-  if (ev.args) {
-    ctx.recipe_args = &ev.args->values;
-    ctx.recipe_precision = checks::training_precision(ev.args->values);
-    if (auto it = ev.args->values.find("seed"); it != ev.args->values.end()) ctx.seed = parse_int(it->second);
-  }
-  if (rev.args) ctx.reference_args = &rev.args->values;
-  if (auto m = c.reg.models.find(r.model); m != c.reg.models.end() && m->second.config.is_object() &&
-                                           m->second.config.contains("vocab_size") &&
-                                           m->second.config["vocab_size"].is_number_integer())
-    ctx.vocab_size = m->second.config["vocab_size"].get<std::int64_t>();
-  for (auto& t : out) {
-    if (!ctx.rules) {
-      t.evidence_problem = "the registry has no rules/component_tests.yaml to test it against";
-      continue;
-    }
-    if (const auto* rule = ctx.rules->find(t.swap)) t.rule_bound = rule->bound;
-    if (!t.output.empty()) {
-      try {
-        const std::filesystem::path file = resolve_inside(r.dir, t.output, r.file.string() + ": component_tests");
-        t.raw = checks::parse_component_output(read_file(file, std::size_t{16} << 20), t.output);
-      } catch (const InputError& e) {
-        t.evidence_problem = "its component test's raw output " + t.output + " does not read: " + e.problem();
-        continue;
+    if (auto ref = c.by_id.find(*r.reference); ref != c.by_id.end() && ref->second->recipe) {
+      const Recipe& start = *ref->second->recipe;
+      if (start.gpus == s.gpus) subject.reference_command = start.command;
+      if (const auto& rev = c.loaded.at(ref->second->id); rev.args) {
+        subject.predicted_peak_mib = [&start, &rev, gpus = s.gpus](const std::string& command) {
+          return predicted_peak_mib(start, *rev.args, command, gpus);
+        };
+        subject.candidate_setup = [&start, &rev, gpus = s.gpus](const std::string& command) {
+          return candidate_setup(start, *rev.args, command, gpus);
+        };
       }
-      for (const auto& s : t.raw->swap) t.covers.push_back(s.argument);
     }
-    t.evidence_problem = fmt::format("{}", fmt::join(checks::check_component_evidence(t, ctx), "; "));
-  }
-  return out;
+  if (auto gpu = c.reg.gpus.find(r.gpu); gpu != c.reg.gpus.end() && gpu->second.memory_mib > 0)
+    subject.memory_mib = gpu->second.memory_mib;
+  const auto problems = checks::check_search(s, subject);
+  add_all(out, problems);
+  if (problems.empty()) out.search = std::move(s);
 }
 
 // SPEC §4: both checks against the reference recipe; a reference recipe passes them trivially, but the objective
 // conventions still apply to it.
-void run_checks(const Context& c, const Recipe& r, const Loaded& ev, RecipeResult& out) {
+void run_checks(const Context& c, const Recipe& r, const RecipeEvidence& ev, RecipeResult& out) {
   checks::ModelFacts facts;
   if (auto model = c.reg.models.find(r.model); model != c.reg.models.end())
     facts = {model->second.family, model->second.layer_shape};
@@ -675,27 +415,31 @@ void run_checks(const Context& c, const Recipe& r, const Loaded& ev, RecipeResul
     out.reference_arm = ArmCurve{c.loaded.at(res.reference->id).arm_file, c.loaded.at(res.reference->id).arm->loss};
   if (res.reference) {
     const Recipe& ref = *res.reference;
-    const Loaded& rev = c.loaded.at(ref.id);
+    const RecipeEvidence& rev = c.loaded.at(ref.id);
     if (!ev.arm_sha256.empty() && ev.arm_sha256 == rev.arm_sha256)
-      add(out, "convergence", "convergence.same-arm",
+      add(out, Stage::convergence, "convergence.same-arm",
           fmt::format("the recipe's arm is byte-identical to the reference's arm '{}/{}'", ref.id, rev.arm_file),
           "give the recipe's own 20-step run");
-    if (ref.model != r.model) add(out, "reference", "reference.model", "'" + ref.id + "' is a recipe of another model");
+    if (ref.model != r.model)
+      add(out, Stage::reference, "reference.model", "'" + ref.id + "' is a recipe of another model");
     if (ref.workload.key != r.workload.key || ref.workload.row_length != r.workload.row_length ||
         ref.workload.global_batch != r.workload.global_batch ||
         (r.workload.standard && ref.workload.rows_sha256 != r.workload.rows_sha256))
-      add(out, "reference", "reference.workload", "'" + ref.id + "' ran on another workload or other rows");
-    // Rows both recipes record are the same rows (SPEC §4.3: the arms ran on the same rows), whatever the workload.
-    else if (!r.workload.rows_sha256.empty() && !ref.workload.rows_sha256.empty() &&
+      add(out, Stage::reference, "reference.workload", "'" + ref.id + "' ran on another workload or other rows");
+    // The rows the reference records are the recipe's too (SPEC §4.3: the arms ran on the same rows), whatever the
+    // workload: a recipe that records none, or others, did not show it ran on them.
+    else if (!ref.workload.rows_sha256.empty() &&
              (r.workload.rows_sha256 != ref.workload.rows_sha256 || r.workload.rows_count != ref.workload.rows_count))
-      add(out, "reference", "reference.rows",
-          fmt::format("workload.rows is {{count: {}, sha256: {}}}, and its reference '{}' records {{count: {}, sha256: "
-                      "{}}}: the two arms did not run on the same rows",
-                      r.workload.rows_count, r.workload.rows_sha256, ref.id, ref.workload.rows_count,
-                      ref.workload.rows_sha256),
+      add(out, Stage::reference, "reference.rows",
+          fmt::format("workload.rows is {}, and its reference '{}' records {{count: {}, sha256: {}}}: the two arms did "
+                      "not run on the same rows",
+                      r.workload.rows_sha256.empty()
+                          ? std::string("not recorded")
+                          : fmt::format("{{count: {}, sha256: {}}}", r.workload.rows_count, r.workload.rows_sha256),
+                      ref.id, ref.workload.rows_count, ref.workload.rows_sha256),
           "record the rows the run read (openrecipes rows verify), the same as its reference's");
     if (!ev.args || !rev.args) {
-      add(out, "configuration check", "configuration.cannot-run",
+      add(out, Stage::configuration, "configuration.cannot-run",
           "cannot run: " + (ev.args ? "the reference: " + rev.args_error : ev.args_error));
     } else {
       auto options = run_length_options(r, ev, rev, c.reg.rules, facts);
@@ -704,12 +448,13 @@ void run_checks(const Context& c, const Recipe& r, const Loaded& ev, RecipeResul
       options.environment = [](const std::string& name) {
         return checks::CommandPolicy::bundled().environment_class(name);
       };
-      out.component_tests = judged_component_tests(c, r, ev, rev, facts.layer_shape);
+      out.component_tests = judge_component_tests(c.reg, r, ev.args ? &*ev.args : nullptr,
+                                                  rev.args ? &*rev.args : nullptr, facts.layer_shape);
       out.configuration = checks::check_configuration(ev.args->values, rev.args->values, c.reg.rules,
                                                       out.component_tests, facts, options);
     }
     if (!ev.arm || !rev.arm)
-      add(out, "convergence check", "convergence.cannot-run",
+      add(out, Stage::convergence, "convergence.cannot-run",
           "cannot run: " + (ev.arm ? "the reference arm: " + rev.arm_error : "the recipe's arm: " + ev.arm_error));
     else
       out.convergence = checks::check_convergence(*ev.arm, *rev.arm);
@@ -727,7 +472,7 @@ void run_checks(const Context& c, const Recipe& r, const Loaded& ev, RecipeResul
         used |= ch.classification.cls == checks::ArgClass::same_math_swap &&
                 (ch.name == t.swap || std::find(t.covers.begin(), t.covers.end(), ch.name) != t.covers.end());
       if (!used)
-        add(out, "configuration check", "configuration.component-test-unused",
+        add(out, Stage::configuration, "configuration.component-test-unused",
             fmt::format("component test of {} ({}): the recipe makes no same-math swap of {} against its reference",
                         t.swap, t.where, t.swap),
             "remove the record, or test a swap the recipe makes");
@@ -735,13 +480,13 @@ void run_checks(const Context& c, const Recipe& r, const Loaded& ev, RecipeResul
   if (out.configuration && !out.configuration->eligible) {
     std::string why;
     for (const auto& p : out.configuration->problems) why += (why.empty() ? "" : "; ") + p;
-    add(out, "configuration check", "configuration.ineligible", "ineligible: " + why);
+    add(out, Stage::configuration, "configuration.ineligible", "ineligible: " + why);
   }
   if (out.convergence && !out.convergence->passed) {
     std::string why;
     for (const auto& d : checks::describe_failures(*out.convergence)) why += (why.empty() ? "" : "; ") + d;
     for (const auto& p : out.convergence->problems) why += (why.empty() ? "" : "; ") + p;
-    add(out, "convergence check", "convergence.failed", "failed: " + why);
+    add(out, Stage::convergence, "convergence.failed", "failed: " + why);
   }
 }
 
@@ -760,27 +505,33 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
   for (const auto& e : reg.recipes) by_id[e.id] = &e;
   // Evidence and results are per recipe, read-only on the shared context: both loops run on every core, each
   // writing only its own slot, so the results do not depend on the thread count.
-  std::map<std::string, Loaded> loaded;
-  std::vector<std::pair<const Recipe*, Loaded*>> to_load;
+  std::map<std::string, RecipeEvidence> loaded;
+  std::vector<std::pair<const Recipe*, RecipeEvidence*>> to_load;
   for (const auto& e : reg.recipes)
     if (e.recipe) to_load.emplace_back(&*e.recipe, &loaded[e.id]);
   tbb::parallel_for(std::size_t{0}, to_load.size(),
                     [&](std::size_t i) { *to_load[i].second = load_evidence(*to_load[i].first); });
   const auto pair_reference = choose_pair_references(reg, by_id);
   const Context c{reg, by_id, loaded, counts, pair_reference};
-  // One run published twice (SPEC §5): byte-identical step logs under two recipes; git, when the registry is in one,
-  // tells which was committed first.
-  std::map<std::string, std::vector<std::pair<std::string, std::filesystem::path>>> by_log;
-  for (const auto& e : reg.recipes)
-    if (e.recipe && !loaded.at(e.id).log_sha256.empty())
-      by_log[loaded.at(e.id).log_sha256].emplace_back(e.id, e.recipe->log.path);
-  std::erase_if(by_log, [](const auto& g) { return g.second.size() < 2; });
+  // One run published twice (SPEC §5): two recipes whose step logs or separate arms record the very same steps; git,
+  // when the registry is in one, tells which was committed first.
+  std::map<std::string, std::vector<RunHolder>> runs;
+  for (const auto& e : reg.recipes) {
+    if (!e.recipe) continue;
+    const auto& ev = loaded.at(e.id);
+    if (!ev.log_fingerprint.empty()) runs[ev.log_fingerprint].push_back({e.id, e.recipe->log.path, "step log"});
+    if (!ev.arm_fingerprint.empty())
+      runs[ev.arm_fingerprint].push_back({e.id, e.recipe->convergence_arm->path, "convergence arm"});
+  }
+  std::erase_if(runs, [](const auto& g) {
+    return std::all_of(g.second.begin(), g.second.end(),
+                       [&](const RunHolder& h) { return h.recipe == g.second[0].recipe; });
+  });
   const auto duplicates =
-      by_log.empty()
+      runs.empty()
           ? std::map<std::string, std::string>()
-          : duplicate_evidence_reasons(
-                by_log, is_git_registry(reg.root) ? std::optional<std::filesystem::path>(reg.root) : std::nullopt);
-
+          : duplicate_run_reasons(
+                runs, is_git_registry(reg.root) ? std::optional<std::filesystem::path>(reg.root) : std::nullopt);
   std::vector<RecipeResult> results(reg.recipes.size());
   tbb::parallel_for(std::size_t{0}, reg.recipes.size(), [&](std::size_t i) {
     const RecipeEntry& e = reg.recipes[i];
@@ -788,11 +539,11 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
     out.id = e.id;
     out.entry = &e;
     if (!e.recipe) {
-      add(out, "recipe", "recipe.load", e.load_error, e.load_fix);
+      add(out, Stage::recipe, "recipe.load", e.load_error, e.load_fix);
       return;
     }
     const Recipe& r = *e.recipe;
-    const Loaded& ev = loaded.at(e.id);
+    const RecipeEvidence& ev = loaded.at(e.id);
     out.coverage.log = ev.log ? r.log.format : "";
     out.coverage.arguments = ev.args.has_value();
     out.coverage.launch = ev.launch.has_value();
@@ -806,16 +557,16 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
     check_command(c, r, ev, out);                  // SPEC §5, §6
     check_evidence_consistency(r, ev, out);
     if (auto d = duplicates.find(e.id); d != duplicates.end())
-      add(out, "evidence", "evidence.duplicate", d->second,
+      add(out, Stage::evidence, "evidence.duplicate", d->second,
           "submit the evidence of the recipe's own run: one run is one recipe");
     const auto model = reg.models.find(r.model);
     const auto rows =
         check_rows(r, model == reg.models.end() ? nullptr : &model->second, reg.reference_rows, reg.protocol);
     out.rows_status = rows.status;  // SPEC §1, §5
-    if (rows.problem) add(out, "rows", "rows.reference-build", *rows.problem, rows.fix.value_or(""));
+    if (rows.problem) add(out, Stage::rows, "rows.reference-build", *rows.problem, rows.fix.value_or(""));
     run_checks(c, r, ev, out);  // SPEC §4
     check_search(c, r, out);    // issue 29
-    add_all(out, "claims", "claims.checks",
+    add_all(out, Stage::claims, "claims.checks",
             checks::check_claim_problems({r.claims.configuration, r.claims.convergence, r.claims.correlation,
                                           r.claims.final_loss_rel_diff, r.claims.pointwise_failures},
                                          out.configuration ? &*out.configuration : nullptr,

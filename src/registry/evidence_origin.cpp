@@ -1,17 +1,28 @@
-// Evidence held by two recipes, and which came first in git (registry/evidence_origin.h).
+// One run published twice, and which came first in git (registry/evidence_origin.h).
 #include "registry/evidence_origin.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdint>
+#include <set>
 
 #include "core/error.h"
+#include "core/sha256.h"
 #include "core/subprocess.h"
 #include "core/text.h"
 
 namespace openrecipes::registry {
 namespace fs = std::filesystem;
+
+std::string steps_fingerprint(const StepLog& log) {
+  if (log.records.empty()) return "";
+  auto num = [](const auto& v) { return v ? fmt::format("{}", *v) : std::string("-"); };
+  std::string text;
+  for (const auto& r : log.records)
+    text += fmt::format("{} {} {} {} {} {} {} {}\n", r.first_step, r.steps, num(r.time_s), num(r.tokens), num(r.rows),
+                        num(r.loss), num(r.learning_rate), num(r.grad_norm));
+  return sha256_hex(text);
+}
 
 bool is_git_registry(const fs::path& root) {
   try {
@@ -22,73 +33,74 @@ bool is_git_registry(const fs::path& root) {
   }
 }
 
-std::optional<FirstCommit> first_commit(const fs::path& root, const fs::path& file) {
+bool is_ancestor(const fs::path& root, const std::string& a, const std::string& b) {
+  try {
+    return run_process({"git", "-C", root.string(), "merge-base", "--is-ancestor", a, b}, {"", {}, 1 << 16})
+               .exit_code == 0;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+std::optional<std::string> first_commit(const fs::path& root, const fs::path& file) {
   std::error_code ec;
   const fs::path rel = fs::relative(file, root, ec);
   if (ec || rel.empty() || *rel.begin() == "..") return std::nullopt;
   try {
     const auto r = run_process({"git", "--literal-pathspecs", "-C", root.string(), "log", "--diff-filter=A",
-                                "--format=%h %ct", "--", rel.string()},
+                                "--format=%H", "--", rel.string()},
                                {"", {}, 1 << 20});
     if (r.exit_code != 0) return std::nullopt;
-    // Newest first: the oldest addition is the last line.
-    std::optional<FirstCommit> out;
-    std::size_t b = 0;
-    while (b < r.out.size()) {
-      const std::size_t e = std::min(r.out.find('\n', b), r.out.size());
-      const std::string line = r.out.substr(b, e - b);
-      b = e + 1;
-      const auto space = line.find(' ');
-      if (space == std::string::npos) continue;
-      if (auto t = parse_int(line.substr(space + 1))) out = FirstCommit{line.substr(0, space), *t};
-    }
-    return out;
+    std::vector<std::string> added;
+    for (auto line : lines_of(r.out))
+      if (!trim(line).empty()) added.emplace_back(trim(line));
+    for (const auto& c : added)
+      if (std::all_of(added.begin(), added.end(), [&](const std::string& o) { return is_ancestor(root, c, o); }))
+        return c;
+    return std::nullopt;
   } catch (const InputError&) {
     return std::nullopt;
   }
 }
 
-std::map<std::string, std::string> duplicate_evidence_reasons(
-    const std::map<std::string, std::vector<std::pair<std::string, fs::path>>>& groups,
-    const std::optional<fs::path>& git_root) {
+std::map<std::string, std::string> duplicate_run_reasons(const std::map<std::string, std::vector<RunHolder>>& groups,
+                                                         const std::optional<fs::path>& git_root) {
   std::map<std::string, std::string> out;
-  for (const auto& [digest, holders] : groups) {
-    if (holders.size() < 2) continue;
-    std::vector<std::optional<FirstCommit>> commits;
-    for (const auto& h : holders) commits.push_back(git_root ? first_commit(*git_root, h.second) : std::nullopt);
-    // The first: the one committed earliest, when exactly one is.
-    std::int64_t earliest = INT64_MAX;
-    for (const auto& c : commits)
-      if (c) earliest = std::min(earliest, c->time);
-    // A plain index (holders.size() for none): GCC's -Wmaybe-uninitialized misreads an optional here at -O2.
-    std::size_t first = holders.size(), at_earliest = 0;
-    for (std::size_t k = 0; k < holders.size(); ++k)
-      if (commits[k] && commits[k]->time == earliest) first = k, ++at_earliest;
-    if (at_earliest != 1) first = holders.size();
+  for (const auto& [fingerprint, holders] : groups) {
+    std::set<std::string> recipes;
+    for (const auto& h : holders) recipes.insert(h.recipe);
+    if (recipes.size() < 2) continue;
+    // Each holder's adding commit; the first: the holder whose commit every other's descends from, alone.
+    std::vector<std::optional<std::string>> commits;
+    for (const auto& h : holders) commits.push_back(git_root ? first_commit(*git_root, h.file) : std::nullopt);
+    std::optional<std::size_t> first;
+    for (std::size_t k = 0; k < holders.size() && !first; ++k) {
+      if (!commits[k]) continue;
+      bool before_all = true;
+      for (std::size_t j = 0; j < holders.size() && before_all; ++j)
+        if (holders[j].recipe != holders[k].recipe)
+          before_all = !commits[j] ||  // not committed: added after every commit
+                       (*commits[j] != *commits[k] && is_ancestor(*git_root, *commits[k], *commits[j]));
+      if (before_all) first = k;
+    }
     for (std::size_t k = 0; k < holders.size(); ++k) {
-      if (k == first) continue;
+      const auto& h = holders[k];
+      if ((first && holders[*first].recipe == h.recipe) || out.count(h.recipe)) continue;
       std::vector<std::string> others;
-      for (std::size_t j = 0; j < holders.size(); ++j)
-        if (j != k) others.push_back(fmt::format("'{}'", holders[j].first));
+      for (const auto& o : holders)
+        if (o.recipe != h.recipe) others.push_back(fmt::format("the {} of '{}'", o.what, o.recipe));
       std::string list;
       for (std::size_t j = 0; j < others.size(); ++j) list += (j ? ", " : "") + others[j];
-      std::string why;
-      if (first < holders.size())
-        why = fmt::format(
-            "its step log is byte-identical to that of '{}', whose evidence was committed first (commit "
-            "{})",
-            holders[first].first, commits[first]->commit);
+      const std::string same = fmt::format("its {} records the very steps (each step's time and loss) of ", h.what);
+      if (first)
+        out[h.recipe] = same + fmt::format(
+                                   "the {} of '{}', which was committed first (commit {}, an ancestor of this "
+                                   "recipe's)",
+                                   holders[*first].what, holders[*first].recipe, commits[*first]->substr(0, 12));
       else if (git_root)
-        why = fmt::format(
-            "its step log is byte-identical to that of {}, and the registry's git history does not show "
-            "which was committed first",
-            list);
+        out[h.recipe] = same + list + ", and the registry's git history does not show which was committed first";
       else
-        why = fmt::format(
-            "its step log is byte-identical to that of {}; outside a git registry nothing shows which "
-            "is the original, so neither ranks",
-            list);
-      out[holders[k].first] = why;
+        out[h.recipe] = same + list + "; outside a git registry nothing shows which is the original, so neither ranks";
     }
   }
   return out;

@@ -281,6 +281,10 @@ void read_patches_and_component_tests(const YamlField& y, const fs::path& dir, R
       Patch patch;
       patch.relative = p.require("path").as_string(400);
       patch.path = resolve_inside(dir, patch.relative, p["path"].where());
+      // A recipe's patches are the files of its patches/ folder (the one run puts on PYTHONPATH and applies from).
+      if (const auto rel = patch.path.lexically_relative(dir); rel.empty() || *rel.begin() != "patches")
+        throw InputError(p["path"].where(), quote_for_message(patch.relative) + " is not in the recipe's patches/",
+                         "keep every patch in patches/ and list it as patches/<file>");
       patch.sha256 = p.require("sha256").as_string(64);
       if (!is_sha256_hex(patch.sha256)) throw InputError(p["sha256"].where(), "expected 64 lowercase hex digits");
       r.patches.push_back(patch);
@@ -350,15 +354,19 @@ std::optional<std::string> patch_problem(const Patch& patch) {
   }
 }
 
+bool has_import_suffix(std::string_view file_name) {
+  // Source, bytecode, an extension module (name.so, name.cpython-311-x86_64-linux-gnu.so, name.abi3.so).
+  static constexpr std::string_view kSuffixes[] = {".py", ".pyc", ".pyo", ".pyw", ".pyd", ".so"};
+  return std::any_of(std::begin(kSuffixes), std::end(kSuffixes),
+                     [&](std::string_view s) { return file_name.ends_with(s); });
+}
+
 std::optional<std::string> patch_import_name(const std::string& entry, bool is_directory) {
   std::string name = entry;
   if (!is_directory) {
-    // A file is a module when its name ends in a suffix the interpreter imports: source, bytecode, an extension
-    // module (name.so, name.cpython-311-x86_64-linux-gnu.so, name.abi3.so); the module's name is what comes before the
-    // first dot.
-    static constexpr const char* kSuffixes[] = {".py", ".pyc", ".pyo", ".pyw", ".pyd", ".so"};
-    if (std::none_of(std::begin(kSuffixes), std::end(kSuffixes), [&](const char* s) { return entry.ends_with(s); }))
-      return std::nullopt;
+    // A file is a module when its name ends in a suffix the interpreter imports; the module's name is what comes
+    // before the first dot.
+    if (!has_import_suffix(entry)) return std::nullopt;
     name = entry.substr(0, entry.find('.'));
   }
   // Only an identifier can be imported by an import statement, and only an identifier names a distribution's module
@@ -375,6 +383,10 @@ std::vector<std::string> patch_folder_problems(const Recipe& recipe) {
   std::vector<std::string> out;
   const fs::path patches = recipe.dir / "patches";
   std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(patches, ec))) {
+    out.push_back("patches/ is a symbolic link: the folder run puts on PYTHONPATH must be the recipe's own");
+    return out;
+  }
   if (!fs::is_directory(patches, ec)) return out;
   std::set<fs::path> listed;
   for (const auto& patch : recipe.patches) listed.insert(fs::weakly_canonical(patch.path, ec));
@@ -403,17 +415,23 @@ std::vector<std::string> patch_folder_problems(const Recipe& recipe) {
 std::vector<std::string> patch_modules(const Recipe& recipe) {
   std::vector<std::string> out;
   for (const auto& p : recipe.patches) {
-    fs::path rel = fs::path(p.relative).lexically_normal();
-    if (rel.extension() != ".py") continue;
+    if (!is_patch_module(p)) continue;
+    const fs::path rel = p.path.lexically_relative(recipe.dir);  // patches/<top>[/...]
     auto it = rel.begin();
-    if (it != rel.end() && *it == "patches") ++it;
-    if (it == rel.end()) continue;
-    std::string top = it->string();
-    if (top.ends_with(".py")) top.resize(top.size() - 3);
-    if (!top.empty() && std::find(out.begin(), out.end(), top) == out.end()) out.push_back(top);
+    if (it == rel.end() || *it != "patches" || ++it == rel.end()) continue;
+    const auto name = patch_import_name(it->string(), std::next(it) != rel.end());
+    if (name && name->starts_with(kPatchModulePrefix) && std::find(out.begin(), out.end(), *name) == out.end())
+      out.push_back(*name);
   }
   return out;
 }
+
+bool is_patch_diff(const Patch& patch) {
+  const std::string name = fs::path(patch.relative).filename().string();
+  return name.ends_with(".patch") || name.ends_with(".diff");
+}
+
+bool is_patch_module(const Patch& patch) { return !is_patch_diff(patch); }
 
 bool is_registry_name(const std::string& s) { return std::regex_match(s, kName); }
 bool is_github_handle(const std::string& s) { return std::regex_match(s, kHandle); }

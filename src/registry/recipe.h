@@ -116,6 +116,10 @@ inline constexpr std::string_view kPatchModulePrefix = "openrecipes_";
 /// a file no import reads (a .patch) and for a name that is no identifier (an import statement cannot name it).
 std::optional<std::string> patch_import_name(const std::string& entry, bool is_directory);
 
+/// True for a file name Python's import system loads as a module (.py, .pyc, .pyo, .pyw, .pyd, .so): the suffixes
+/// patch_import_name reads, and what run's pre-flight refuses to find untracked in a framework checkout.
+bool has_import_suffix(std::string_view file_name);
+
 /// patches/ goes on the trainer's PYTHONPATH, ahead of the interpreter's and the framework's own modules, so every
 /// file in it must be one of the recipe's pinned patches and nothing in it may be importable under a name anything
 /// but the command imports: the sentence for each symbolic link in it, each file it holds that the recipe does not
@@ -124,9 +128,15 @@ std::optional<std::string> patch_import_name(const std::string& entry, bool is_d
 /// patches/ folder.
 std::vector<std::string> patch_folder_problems(const Recipe& recipe);
 
-/// The top-level Python modules the recipe's patches provide (patches/ goes on PYTHONPATH): "plugin" for
-/// patches/plugin.py, "pkg" for patches/pkg/mod.py; a patch that is no .py file provides none. The program policy lets
-/// a command's import-path arguments name them (checks/command_policy.h).
+/// A patch is a diff, applied to the framework checkout with `git apply` (its file name ends in .patch or .diff), or
+/// a Python module file of patches/ (anything else), which run puts on PYTHONPATH and never applies.
+bool is_patch_diff(const Patch& patch);
+bool is_patch_module(const Patch& patch);
+
+/// The top-level Python modules the recipe's module patches provide (patches/ goes on PYTHONPATH), each under its
+/// openrecipes_ name: "openrecipes_loss" for patches/openrecipes_loss.py or patches/openrecipes_loss/fn.py. The program
+/// policy lets a command's import-path arguments name them (checks/command_policy.h); nothing else in a recipe's
+/// folder can be imported.
 std::vector<std::string> patch_modules(const Recipe& recipe);
 
 /// A registry name, one rule for every folder or file a registry names by id (a recipe's folder, a model's file, a

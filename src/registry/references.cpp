@@ -67,7 +67,7 @@ ReferenceResolution resolve_reference(const Recipe& r, const RecipesById& by_id,
     if (chosen == r.id)
       out.is_reference = true;
     else
-      out.problem = Reason{"reference", "reference.second-root",
+      out.problem = Reason{Stage::reference, "reference.second-root",
                            fmt::format("the pair already has the reference recipe '{}'; a second reference would "
                                        "rank without any check",
                                        chosen),
@@ -79,13 +79,13 @@ ReferenceResolution resolve_reference(const Recipe& r, const RecipesById& by_id,
   if (cycle) {
     std::string path;
     for (const auto& c : chain) path += (path.empty() ? "" : " → ") + c;
-    out.problem = Reason{"reference", "reference.cycle", "the references form a cycle: " + path,
+    out.problem = Reason{Stage::reference, "reference.cycle", "the references form a cycle: " + path,
                          "make the chain end at the pair's reference recipe"};
   } else if (it == by_id.end()) {
-    out.problem = Reason{"reference", "reference.missing", "'" + *r.reference + "' does not exist in the registry",
+    out.problem = Reason{Stage::reference, "reference.missing", "'" + *r.reference + "' does not exist in the registry",
                          "name a recipe of the registry"};
   } else if (!it->second->recipe) {
-    out.problem = Reason{"reference", "reference.unreadable",
+    out.problem = Reason{Stage::reference, "reference.unreadable",
                          "'" + *r.reference + "' cannot be read: " + it->second->load_error, ""};
   } else {
     out.reference = &*it->second->recipe;
@@ -124,8 +124,8 @@ void require_verified_references(std::vector<RecipeResult>& results) {
         const RecipeResult& rr = results[*ref];
         const auto& [where, why] = cause[*ref];
         std::string detail = where == rr.id ? why : "it is tuned from '" + where + "', which is not verified: " + why;
-        res.reasons.push_back({"reference", "reference.verified", "'" + rr.id + "' is not verified (" + detail + ")",
-                               "fix the reference recipe first"});
+        res.reasons.push_back({Stage::reference, "reference.verified",
+                               "'" + rr.id + "' is not verified (" + detail + ")", "fix the reference recipe first"});
         if (!own) cause[*it] = cause[*ref];
       }
       state[*it] = 2;

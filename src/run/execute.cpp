@@ -32,9 +32,14 @@ RunRecord execute_run(const RunPlan& plan, const ExecuteOptions& o) {
       throw;
     }
   };
+  std::vector<std::string> applied;  // the diffs this run applied: taken back when it ends
+  std::string patches_txt;
   before_launch([&] {
     write_file_atomic(fs::path(plan.run_dir) / "plan.json", plan_json(plan));
-    if (!plan.patches.empty()) write_file_atomic(fs::path(plan.run_dir) / "patches.txt", apply_patches(plan, false));
+    if (!plan.patches.empty()) {
+      patches_txt = apply_patches(plan, false, &applied);
+      write_file_atomic(fs::path(plan.run_dir) / "patches.txt", patches_txt);
+    }
   });
   install_stop_handlers();
   const volatile std::sig_atomic_t* stop = o.stop ? o.stop : &g_stop_requested;
@@ -68,6 +73,8 @@ RunRecord execute_run(const RunPlan& plan, const ExecuteOptions& o) {
     so.stop = stop;
     run_slurm(plan, so, record, before_launch);
   }
+  if (!applied.empty())
+    write_file_atomic(fs::path(plan.run_dir) / "patches.txt", patches_txt + revert_patches(plan, applied));
   write_run_record(plan, record);
   return record;
 }

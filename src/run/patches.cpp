@@ -9,9 +9,10 @@
 
 namespace openrecipes::run {
 
-std::string apply_patches(const RunPlan& p, bool dry_run) {
+std::string apply_patches(const RunPlan& p, bool dry_run, std::vector<std::string>* applied_out) {
   std::string out, applied;
   for (const auto& patch : p.patches) {
+    if (!patch.diff()) continue;  // a module of patches/: it goes on PYTHONPATH, there is nothing to apply
     // The patch rule's one home (registry/recipe.h): checked again just before git applies it.
     if (auto problem = registry::patch_problem({patch.path, patch.path, patch.sha256}))
       throw InputError("patches", *problem,
@@ -38,7 +39,22 @@ std::string apply_patches(const RunPlan& p, bool dry_run) {
       throw InputError(patch.path, "git apply failed: " + apply.err.substr(0, 2000),
                        "check out the framework commit the recipe names");
     applied += (applied.empty() ? "" : ", ") + patch.path;
+    if (applied_out) applied_out->push_back(patch.path);
     out += fmt::format("applied {} (sha256 {})\n", patch.path, got);
+  }
+  return out;
+}
+
+std::string revert_patches(const RunPlan& p, const std::vector<std::string>& applied) {
+  std::string out;
+  for (auto it = applied.rbegin(); it != applied.rend(); ++it) {
+    try {
+      const auto r = run_process({"git", "-C", p.framework_dir, "apply", "--reverse", *it});
+      out += r.exit_code == 0 ? fmt::format("reverted {}\n", *it)
+                              : fmt::format("could not revert {}: {}\n", *it, r.err.substr(0, 2000));
+    } catch (const InputError& e) {
+      out += fmt::format("could not revert {}: {}\n", *it, e.what());
+    }
   }
   return out;
 }

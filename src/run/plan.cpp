@@ -194,7 +194,7 @@ PlannedCommand plan_command(const registry::Recipe& recipe, std::int64_t gpus, s
     for (const auto& v : r.violations) list += (list.empty() ? "" : "; ") + v.what;
     auto count = [](const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : std::string("none"); };
     throw InputError(fmt::format("{} on {} GPUs", recipe.id, gpus), "the layout does not fit: " + list,
-                     fmt::format("run on another GPU count (nearest that fit: {} below, {} above; see openrecipes "
+                     fmt::format("use another GPU count (nearest that fit: {} below, {} above; see openrecipes "
                                  "relayout)",
                                  count(r.nearest_below), count(r.nearest_above)));
   }
@@ -293,21 +293,32 @@ RunPlan make_plan(const RunRequest& q) {
   // Paths are made absolute here, so plan.json holds what every node reads from any folder (a Slurm node starts in
   // another one, and the trainer runs in its node's folder).
   const std::string fw_var = checks::CommandPolicy::bundled().framework_variable(p.framework);
-  for (auto& [name, value] : given)
+  for (auto& entry : given) {
+    const std::string& name = entry.first;
     if (name == fw_var || name == "MEGATRON_LM" ||
         std::any_of(shape.paths.begin(), shape.paths.end(), [&](const auto& x) { return x.variable == name; }))
-      value = fs::absolute(value).lexically_normal().string();
+      entry.second = fs::absolute(entry.second).lexically_normal().string();
+  }
   given[checks::kRunDirVariable] = p.run_dir;
   if (q.check_reads) check_read_paths(shape.paths, given, where);
   if (auto it = given.find(fw_var); it != given.end()) p.framework_dir = fs::absolute(it->second).lexically_normal();
   if (auto it = given.find("MEGATRON_LM"); it != given.end())
     p.megatron_dir = fs::absolute(it->second).lexically_normal();
   p.python = given.count("PYTHON") ? given.at("PYTHON") : "python3";
+  if (p.python.find('/') != std::string::npos) p.python = fs::absolute(p.python).lexically_normal().string();
 
   // Pre-flight: the checkouts exist, hold the entry script and are at the commits the recipe pins.
+  // The files the recipe's diffs touch: the only changes the framework checkout may show.
+  std::vector<std::string> patched;
+  for (const auto& patch : recipe.patches)
+    if (registry::is_patch_diff(patch)) try {
+        for (auto& path : diff_paths(read_file(patch.path))) patched.push_back(std::move(path));
+      } catch (const InputError&) {
+        // its sha256 check below names it
+      }
   if (!p.framework_dir.empty())
     for (auto& w : check_checkout(fw_var, p.framework_dir, shape.script_name,
-                                  registry::pinned_version(recipe, p.framework + "_commit")))
+                                  registry::pinned_version(recipe, p.framework + "_commit"), patched))
       p.warnings.push_back(std::move(w));
   if (p.mode == LaunchMode::ray && !p.megatron_dir.empty())
     for (auto& w : check_checkout("MEGATRON_LM", p.megatron_dir, "", registry::pinned_version(recipe, "megatron_lm")))
@@ -349,7 +360,8 @@ RunPlan make_plan(const RunRequest& q) {
                        "the patch was changed after the recipe was written: restore it, or record its new sha256");
     p.patches.push_back({fs::absolute(patch.path).lexically_normal().string(), patch.sha256});
   }
-  if (!p.patches.empty() && p.framework_dir.empty())
+  if (std::any_of(p.patches.begin(), p.patches.end(), [](const PlannedPatch& x) { return x.diff(); }) &&
+      p.framework_dir.empty())
     throw InputError(recipe.file.string() + ": patches", "the recipe's patches apply to the framework checkout",
                      fmt::format("give it: --var {}=PATH", fw_var));
 

@@ -10,11 +10,31 @@
 #include "core/error.h"
 #include "core/subprocess.h"
 #include "core/text.h"
+#include "registry/recipe.h"
 
 namespace openrecipes::run {
 
+std::vector<std::string> diff_paths(std::string_view diff) {
+  std::vector<std::string> out;
+  auto add = [&](std::string_view path) {
+    path = trim(path);
+    if (const auto tab = path.find('\t'); tab != std::string_view::npos) path = path.substr(0, tab);  // git's date
+    if (path == "/dev/null" || path.size() < 3 || path[1] != '/') return;
+    std::string p(path.substr(2));  // "a/x" or "b/x"
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(std::move(p));
+  };
+  for (auto line : lines_of(diff)) {
+    if (line.starts_with("--- ") || line.starts_with("+++ "))
+      add(line.substr(4));
+    else if (line.starts_with("rename to "))
+      out.emplace_back(trim(line.substr(10)));
+  }
+  return out;
+}
+
 std::vector<std::string> check_checkout(const std::string& variable, const std::string& dir, const std::string& script,
-                                        const std::optional<std::string>& pinned) {
+                                        const std::optional<std::string>& pinned,
+                                        const std::vector<std::string>& patched) {
   namespace fs = std::filesystem;
   const std::string where = fmt::format("--var {}={}", variable, quote_for_message(dir, 200));
   std::error_code ec;
@@ -43,14 +63,36 @@ std::vector<std::string> check_checkout(const std::string& variable, const std::
   if (!checks::commits_agree(commit, *pinned))
     throw InputError(where, fmt::format("the checkout is at {}, and the recipe pins {}", commit, *pinned),
                      fmt::format("check out the recipe's commit: git -C {} checkout {}", dir, *pinned));
-  const auto status = run_process({"git", "-C", dir, "status", "--porcelain", "--untracked-files=no"});
-  if (status.exit_code == 0 && !trim(status.out).empty()) {
-    const auto lines = split(trim(status.out), '\n');
+  // What git shows beside the pinned commit, but the recipe's own diffs (already applied, or applied by this run): a
+  // module git does not know is refused (Python imports what it finds in the checkout, so a torch.py a run once left
+  // there would run in every later run of it); a change to a tracked file, or another file git does not know (a model
+  // script of the user's own), is the user's, and said.
+  const auto status = run_process({"git", "-C", dir, "status", "--porcelain", "--untracked-files=all"});
+  std::vector<std::string> changed, untracked;
+  if (status.exit_code == 0)
+    for (auto line : lines_of(status.out)) {
+      if (line.size() < 4) continue;
+      std::string path(line.substr(3));
+      if (const auto arrow = path.find(" -> "); arrow != std::string::npos) path = path.substr(arrow + 4);
+      if (std::find(patched.begin(), patched.end(), path) != patched.end()) continue;
+      const bool module =
+          line.starts_with("??") && registry::has_import_suffix(std::filesystem::path(path).filename().string());
+      (module ? untracked : changed).push_back(std::string(line));
+    }
+  if (!untracked.empty())
+    throw InputError(where,
+                     fmt::format("the checkout holds {} module(s) git does not know ({}{}), which Python may import in "
+                                 "the run: the run would not be the commit the recipe pins",
+                                 untracked.size(), terminal_safe(trim(untracked.front()).substr(3), true),
+                                 untracked.size() > 1 ? ", ..." : ""),
+                     fmt::format("remove them (git -C {} clean -n lists them; a run's own patches are taken back when "
+                                 "it ends) or commit them",
+                                 dir));
+  if (!changed.empty())
     warnings.push_back(fmt::format(
-        "{} has uncommitted changes to {} tracked file(s) ({}{}): the run is not exactly the commit the recipe pins; "
+        "{} has uncommitted changes to {} file(s) ({}{}): the run is not exactly the commit the recipe pins; "
         "commit or stash them, or make them a patch of the recipe",
-        variable, lines.size(), terminal_safe(trim(lines.front()), true), lines.size() > 1 ? ", ..." : ""));
-  }
+        variable, changed.size(), terminal_safe(trim(changed.front()), true), changed.size() > 1 ? ", ..." : ""));
   return warnings;
 }
 

@@ -27,7 +27,7 @@
 #include "run/capture.h"
 #include "run/component_test.h"
 #include "run/model_args.h"
-#include "run/tune.h"
+#include "run/tune_candidates.h"
 
 namespace openrecipes::run {
 namespace {

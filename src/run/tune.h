@@ -1,4 +1,4 @@
-// `openrecipes tune` (issue 29): the fastest structural variant of a recipe, found by short measured trials. The
+// `openrecipes tune` (docs/tune.md): the fastest structural variant of a recipe, found by short measured trials. The
 // candidates are the planner's layouts that fit (layout/plan.h) over the structural knobs only (TP, PP, VPP, CP, EP,
 // ETP, the micro-batch, recompute, the distributed optimizer with its overlap flags), so the winner keeps the
 // recipe's math by construction; each trial is a run through the `run` machinery (run/execute.h: the same plan,
@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "checks/component_test.h"
-#include "layout/memory.h"
-#include "layout/plan.h"
+#include "evidence/tune_search.h"
 #include "measure/throughput.h"
 #include "registry/recipe.h"
 #include "run/execute.h"
+#include "run/tune_candidates.h"
+#include "run/tune_trial.h"
 
 namespace openrecipes::run {
 
@@ -42,67 +42,13 @@ struct TuneRequest {
 /// the clock's range.
 inline constexpr double kMaxBudgetMinutes = 7 * 24 * 60;
 
+/// The most steps a trial's warm-up or measurement may have: far beyond any recipe's run (which bounds them both).
+inline constexpr std::int64_t kMaxTrialSteps = 100000;
+
 /// Checks `q`'s sizes before anything else (the dry run and the real one alike): GPUs and nodes at least 1, the
-/// budget a finite number of minutes in (0, kMaxBudgetMinutes], trial steps at least 2, warm-up steps and max trials
-/// not negative. Throws InputError naming the option, its value and the range.
+/// budget a finite number of minutes in (0, kMaxBudgetMinutes], trial steps in [2, kMaxTrialSteps], warm-up steps in
+/// [0, kMaxTrialSteps], max trials not negative. Throws InputError naming the option, its value and the range.
 void check_tune_request(const TuneRequest& q);
-
-/// A same-math swap tune may try (SPEC §4.2): one whose component test passed, at the model's layer shape, in a
-/// recipe of the start's registry, and which the start does not make yet.
-struct TuneSwap {
-  std::string test;                                ///< the component test's id ("cross_entropy_loss_fusion")
-  std::vector<checks::SwappedArgument> arguments;  ///< each argument with its two values, as the dump prints them
-  std::string tested_in;                           ///< the recipe whose passed test allows it
-};
-
-/// The swaps tune may try from `start`: every same-math swap whose component test counts (its raw output backs it,
-/// it passed, at the model's layer shape: registry::evaluate_registry's judgement) in a recipe of the same model in
-/// the start's registry, whose every argument the start's argument dump sets to the test's reference value and the
-/// Megatron-LM argument table can write as a flag. Empty when the start is in no registry or has no argument dump.
-std::vector<TuneSwap> tune_swaps(const registry::Recipe& start);
-
-/// TUNE_DIR/recipes/<model>/<gpu>/<name>: where tune writes candidate `name`'s draft recipe (the recipe its trials and
-/// the winner's run ran, which submit checks the run against).
-std::filesystem::path tune_draft_dir(const std::filesystem::path& tune_dir, const std::string& model,
-                                     const std::string& gpu, const std::string& name);
-
-/// One configuration to try: a layout the planner says fits, as a draft recipe's command.
-struct TuneCandidate {
-  std::string name;   ///< the draft's folder name, "<start>-<changed knobs>" ("tulu3-ref-mbs16")
-  std::string knobs;  ///< what changed from the start, in words ("micro-batch 4 -> 16"; "the start")
-  layout::TrainingSetup setup;
-  layout::MemoryEstimate memory;     ///< the planner's peak per GPU
-  bool fits = true;                  ///< the planner's verdict against the GPU's usable memory
-  double relative_time = 1;          ///< the planner's speed heuristic (lower is faster)
-  bool start = false;                ///< the starting recipe's own configuration
-  std::string command;               ///< the draft recipe's command (the recipe's own length)
-  std::vector<std::string> changes;  ///< the command's flag changes, "--micro-batch-size 4 -> 16"
-  std::string swap;                  ///< the same-math swap it adds to the candidate it was made from ("" : none)
-};
-
-/// The candidates for `recipe` on G GPUs, in the order they are tried: the start first (the baseline every
-/// speed-up is stated against), then every layout plan_layouts finds that fits, in its order, each once (layouts
-/// whose commands come out equal are one candidate). Needs a Megatron-LM recipe whose shape and setup are known
-/// (registry/recipe_memory.h); slime and miles recipes keep their micro-batch and recompute (their commands do not set
-/// Megatron's). Throws InputError naming the recipe for a shape that cannot be read, and when no layout fits.
-std::vector<TuneCandidate> tune_candidates(const registry::Recipe& recipe, const TuneRequest& request);
-
-/// One trial's result.
-struct TuneTrial {
-  std::size_t candidate = 0;  ///< index into the candidates
-  /// "measured" (ran its steps), "cut: slower" (its interval fell below the best's), "cut: budget", "oom" (out of GPU
-  /// memory), "crashed" (another failure), "refused" (run's plan refused it), "interrupted" (a signal)
-  std::string outcome;
-  std::string reason;
-  std::string run_dir;  ///< TUNE_DIR/trials/<NN>-<name>
-  std::int64_t steps_measured = 0;
-  std::optional<measure::ScoreInterval> interval;  ///< over the measured steps (partial for a cut trial)
-  std::optional<double> tokens_per_s_per_gpu;
-  std::optional<double> measured_peak_mib;  ///< Megatron's max allocated, when the log printed it
-  double wall_s = 0;                        ///< the trial's launch to exit
-  std::optional<double> startup_s;          ///< launch to its first step line
-  std::string planner;                      ///< the planner's verdict against what happened ("right", "wrong: ...", "")
-};
 
 /// The search: every candidate, every trial in order, the best, why it stopped, the winner's run.
 struct TuneResult {
@@ -130,8 +76,13 @@ struct TuneResult {
 /// and whatever tune_candidates or run's planning refuse for the start.
 TuneResult tune(const registry::Recipe& start, const TuneRequest& request);
 
-/// tune.json's text (format openrecipes-tune, format_version 1; docs/tune.md).
-std::string tune_json(const registry::Recipe& start, const TuneRequest& request, const TuneResult& result);
+/// The search as tune.json records it (evidence/tune_search.h writes it): the request, every candidate, every trial,
+/// the winner, with paths relative to TUNE_DIR.
+evidence::TuneSearch search_record(const registry::Recipe& start, const TuneRequest& request, const TuneResult& result);
+
+/// Checks that warm-up plus trial steps fit in `start`'s run (a trial replays the recipe's data and schedule). Throws
+/// InputError naming both counts.
+void check_trial_length(const registry::Recipe& start, const TuneRequest& request);
 /// The table tune prints and writes as tune.txt.
 std::string tune_table(const registry::Recipe& start, const TuneRequest& request, const TuneResult& result);
 

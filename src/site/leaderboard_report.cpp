@@ -111,7 +111,7 @@ nlohmann::json series_json(const registry::RecipeResult& r) {
 nlohmann::json reasons_json(const Reasons& reasons) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& r : reasons)
-    out.push_back({{"stage", r.stage}, {"rule", r.rule}, {"message", r.message}, {"fix", r.fix}});
+    out.push_back({{"stage", stage_name(r.stage)}, {"rule", r.rule}, {"message", r.message}, {"fix", r.fix}});
   return out;
 }
 
@@ -165,7 +165,7 @@ nlohmann::json search_json(const registry::RecipeResult& r) {
         {{"trial", t.trial},
          {"candidate", t.candidate},
          {"knobs", t.knobs},
-         {"outcome", t.outcome},
+         {"outcome", evidence::outcome_name(t.outcome)},
          {"reason", t.reason},
          {"planner", t.planner},
          {"predicted_peak_mib", t.predicted_peak_mib},

@@ -172,6 +172,20 @@ TEST(CommandPolicy, every_file_the_trainer_writes_is_inside_the_run_folder) {
   EXPECT_EQ(c.shape->paths[1].suffix, "");
 }
 
+// Its hostile review: argparse reads a word that starts with '-' and holds a space as a value, not a flag, so
+// `--save "-a b/../x"` saves to "-a b/../x": the word is the flag's value, and checked as one.
+TEST(CommandPolicy, a_value_that_starts_with_a_dash_and_holds_a_space_is_checked_as_the_flags_value) {
+  const std::string base = "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py --mock-data ";
+  EXPECT_NE(first_problem(base + "--save \"-a b/../../../../tmp/pwn\" --save-interval 1")
+                .find("--save '-a b/../../../../tmp/pwn': a file the run writes, named outside the run folder"),
+            std::string::npos);
+  EXPECT_NE(first_problem(base + "--load '-x y'").find("--load '-x y': a file the run reads, named by the recipe"),
+            std::string::npos);
+  // A flag of the parser followed by '=' is a flag, space or not.
+  EXPECT_NE(first_problem(base + "'--save=/tmp/a b'").find("--save '/tmp/a b': a file the run writes"),
+            std::string::npos);
+}
+
 TEST(CommandPolicy, every_file_the_trainer_reads_comes_through_a_variable_and_stays_inside_it) {
   const std::string base = "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py ";
   EXPECT_NE(first_problem(base + "--load $TORCH_DIST/../../../etc").find("'..' climbs out of $TORCH_DIST"),
@@ -221,7 +235,12 @@ TEST(CommandPolicy, slimes_environment_for_its_actors_and_sglangs_file_arguments
             std::string::npos);
   EXPECT_NE(problem("--sglang-model-path /tmp/x").find("its name says it names a file ('model')"), std::string::npos);
   EXPECT_NE(problem("--router-log-dir=/tmp").find("('log')"), std::string::npos);
-  EXPECT_EQ(problem("--sglang-mem-fraction-static 0.7 --sglang-router-ip 10.0.0.1"), "");
+  EXPECT_EQ(problem("--debug-train-only --sglang-mem-fraction-static 0.7 --sglang-router-ip 10.0.0.1"), "");
+  // Its hostile review: without --debug-train-only SGLang's own parser reads them, abbreviations included
+  // (--sglang-conf is --sglang-config, a file it reads).
+  EXPECT_NE(problem("--sglang-conf /etc/x.yaml").find("--sglang-conf is refused: without --debug-train-only"),
+            std::string::npos);
+  EXPECT_NE(problem("--sglang-mem-fraction-static 0.7").find("without --debug-train-only"), std::string::npos);
 }
 
 // The names test of SPEC §6: every text-valued argument of each framework's own parser is classed read, write,

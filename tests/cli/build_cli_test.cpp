@@ -219,6 +219,21 @@ TEST(TuneCli, the_budget_is_a_finite_number_of_minutes_up_to_a_week_in_the_dry_r
   EXPECT_EQ(run_cli({"tune", recipe, "--gpus", "1", "--budget", "10080", "--dry-run"}).exit_code, 0);
 }
 
+// Issue 39 review: on 3 GPUs mbs2's own layout (micro-batch 2, 32 rows a step) gives DP 3, which does not divide 32;
+// tune said "the planner and relayout disagree" and asked for a bug report. Its start is the recipe's own layout, so
+// it says which rule breaks and the nearest counts that fit (32 / (2 x DP): DP 2 below, DP 4 above).
+TEST(TuneCli, a_gpu_count_the_recipes_own_layout_does_not_fit_names_the_rule_and_the_nearest_counts) {
+  const auto recipe = (testing::source_dir() / "registry/recipes/qwen3-0.6b/H200/mbs2").string();
+  auto r = run_cli({"tune", recipe, "--gpus", "3", "--dry-run"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("qwen3-0.6b/H200/mbs2 on 3 GPUs: the layout does not fit: the global batch of 32 rows does not "
+                       "divide by DP 3 (tune's start is the recipe's own layout on these GPUs)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("nearest that fit: 2 below, 4 above"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("disagree"), std::string::npos) << r.err;
+}
+
 TEST(CheckCli, config_exits_1_when_ineligible_and_0_when_eligible) {
   OPENRECIPES_REQUIRE_FIXTURES();
   auto runs = testing::fixtures_dir() / "runs/megatron-h200";

@@ -88,6 +88,29 @@ TEST(CheckRecipeCli, claims_agree_only_when_every_one_was_recomputed_and_each_th
       << ok.out;
 }
 
+// Issue 39 review: a loss curve that does not vary has no correlation (the check gives NaN), and a recorded
+// correlation was said to agree with it.
+TEST(CheckRecipeCli, a_correlation_the_check_cannot_give_is_named_not_recomputed) {
+  ScratchRegistry s;
+  const fs::path log = s.recipe("mbs2") / "evidence/train.log";
+  const std::string text = read_file(log);
+  std::string flat;  // every step's loss 12.0: a constant curve
+  std::size_t at = 0;
+  for (auto hit = text.find("lm loss: "); hit != std::string::npos; hit = text.find("lm loss: ", at)) {
+    flat += text.substr(at, hit - at) + "lm loss: 1.200000E+01";
+    at = text.find(' ', hit + 9);
+  }
+  flat += text.substr(at);
+  ASSERT_NE(flat, text);
+  write_file_atomic(log, flat);
+  auto r = testing::run_cli({"check", "recipe", s.recipe("mbs2").string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("  - correlation: not recomputed (a 20-step loss curve does not vary, so the check gives "
+                       "none)\n"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(CheckRecipeCli, a_mistyped_field_names_the_nearest_one_and_a_folder_outside_a_registry_says_where_recipes_live) {
   ScratchRegistry s;
   const fs::path file = s.recipe("ref") / "recipe.yaml";

@@ -6,11 +6,29 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/files.h"
+#include "testing/support.h"
 
 namespace openrecipes::evidence {
 namespace {
 
 using json = nlohmann::json;
+
+json candidate(const char* name, bool start, const char* knobs, int mbs, const char* command) {
+  return json{{"name", name},
+              {"start", start},
+              {"knobs", knobs},
+              {"layout", {{"tp", 1}, {"pp", 1}, {"vpp", nullptr}, {"cp", 1}, {"ep", 1}, {"etp", 1}, {"dp", 1}}},
+              {"micro_batch", mbs},
+              {"recompute", "none"},
+              {"distributed_optimizer", false},
+              {"sequence_parallel", false},
+              {"predicted_peak_mib", 1000.0},
+              {"planner_fits", true},
+              {"relative_time", 1.0},
+              {"changes", start ? json::array() : json::array({"--micro-batch-size 4 -> 8"})},
+              {"command", command}};
+}
 
 // A two-candidate search as tune writes it: the start measured, the variant measured and best, the winner's run.
 json record() {
@@ -47,8 +65,8 @@ json record() {
               {"usable_memory_mib", 136000},
               {"interval_method", "t"},
               {"candidates",
-               {{{"name", "ref-start"}, {"start", true}, {"knobs", "the start"}, {"command", "torchrun a"}},
-                {{"name", "ref-mbs8"}, {"start", false}, {"knobs", "micro-batch 4 -> 8"}, {"command", "torchrun b"}}}},
+               {candidate("ref-start", true, "the start", 4, "torchrun a"),
+                candidate("ref-mbs8", false, "micro-batch 4 -> 8", 8, "torchrun b")}},
               {"trials", {trial(1, "ref-start", 100.0, 95.0, false), trial(2, "ref-mbs8", 200.0, 190.0, true)}},
               {"stopped", "every candidate tried"},
               {"elapsed_s", 123.5},
@@ -57,9 +75,11 @@ json record() {
                 {"candidate", "ref-mbs8"},
                 {"start", false},
                 {"knobs", "micro-batch 4 -> 8"},
+                {"recipe", "recipes/m/H200/ref-mbs8"},
                 {"run_dir", "winner"},
                 {"status", "completed"},
-                {"tokens_per_s_per_gpu", 210.25}}}};
+                {"tokens_per_s_per_gpu", 210.25},
+                {"tokens_per_s_per_gpu_interval", {200.5, 220.0}}}}};
 }
 
 std::string error_of(const json& j) {
@@ -94,6 +114,28 @@ TEST(TuneSearch, a_record_as_tune_writes_it_reads) {
   EXPECT_EQ(s.winner->trial, 2);
   EXPECT_EQ(s.winner->run_dir, "winner");
   EXPECT_EQ(s.winner->tokens_per_s_per_gpu, 210.25);
+}
+
+// The writer beside the reader (docs/tune.md): what tune writes reads back to the same record, and a record read back
+// is written as the same bytes, the bundled tulu3-tuned's tune.json (a real search) among them.
+TEST(TuneSearch, a_record_written_and_read_back_is_the_same_and_the_same_bytes) {
+  auto s = parse_tune_search(record().dump(2), "f");
+  s.swaps = std::vector<SearchSwap>{
+      {"cross_entropy_loss_fusion", {{"cross_entropy_loss_fusion", "False", "True"}}, "m/H200/cefusion"}};
+  s.candidates[1].swap = "";
+  s.trials[0].outcome = TrialOutcome::cut_slower;
+  s.trials[0].best = false;
+  const std::string text = tune_search_json(s);
+  auto back = parse_tune_search(text, "f");
+  EXPECT_EQ(back, s);
+  EXPECT_EQ(tune_search_json(back), text);
+  const auto bundled = testing::source_dir() / "registry/recipes/qwen3-0.6b/H200/tulu3-tuned/evidence/search.json";
+  const std::string file = read_file(bundled);
+  EXPECT_EQ(tune_search_json(parse_tune_search(file, bundled.string())), file);
+  for (auto o : {TrialOutcome::measured, TrialOutcome::cut_slower, TrialOutcome::cut_budget, TrialOutcome::oom,
+                 TrialOutcome::crashed, TrialOutcome::refused, TrialOutcome::interrupted})
+    EXPECT_EQ(outcome_named(outcome_name(o)), o);
+  EXPECT_EQ(outcome_named("fast"), std::nullopt);
 }
 
 TEST(TuneSearch, a_search_without_a_winner_reads) {

@@ -212,9 +212,27 @@ TEST(Relayout, an_moe_recipe_that_passes_sequence_parallel_keeps_it_at_a_new_tp)
   const std::string with_sp = kMegatron.substr(0, kMegatron.size() - 1) + " --sequence-parallel\n";
   auto r = relayout(q, with_sp, "c");
   EXPECT_THAT(whats(r), ::testing::Not(::testing::Contains(HasSubstr("needs sequence parallelism")))) << r.command;
-  // Without the flag the rule holds (moe_layer.py raises).
+  // Without the flag (issue 39 review: relayout refused, and refused its own TP-2 suggestion the same way) it is added,
+  // after the TP it needs, and said: moe_layer.py raises at TP > 1 without it.
   auto without = relayout(q, kMegatron, "c");
-  EXPECT_THAT(whats(without), ::testing::Contains(HasSubstr("MoE training with TP 2 needs sequence parallelism")));
+  EXPECT_THAT(whats(without), IsEmpty()) << without.command;
+  EXPECT_NE(without.command.find("--tensor-model-parallel-size 2 --sequence-parallel"), std::string::npos)
+      << without.command;
+  EXPECT_THAT(without.notes,
+              ::testing::Contains(HasSubstr("--sequence-parallel added: MoE training at TP 2 needs it")));
+  ASSERT_TRUE(without.memory);
+  EXPECT_EQ(without.memory->peak_mib, r.memory->peak_mib);  // planned as the run with the flag given
+  // A dense model at TP 2 is left as the command says (sequence parallelism is its choice there).
+  RelayoutRequest d = dense(8);
+  d.global_batch = 128;
+  const auto file = testing::fixtures_dir() / "configs/Qwen3-8B/config.json";
+  d.model = shape_from_config(parse_json_strict(read_file(file), file.string(), ""), "Qwen3-8B");
+  d.setup.layout = d.layout;
+  d.tp = 2;
+  const auto dense_r = relayout(d, kMegatron, "c");
+  ASSERT_THAT(whats(dense_r), IsEmpty());
+  EXPECT_NE(dense_r.command.find("--tensor-model-parallel-size 2"), std::string::npos) << dense_r.command;
+  EXPECT_EQ(dense_r.command.find("--sequence-parallel"), std::string::npos) << dense_r.command;
 }
 
 // Issue 39: a slime recipe that did not fit was given a suggestion with new recompute, and relayout then refused its

@@ -330,5 +330,23 @@ TEST(IntervalsOverlap, touching_counts_and_an_unbounded_interval_reaches_every_h
   EXPECT_FALSE(intervals_overlap(between(50, inf), between(10, 40)));
 }
 
+// tune's two rules over intervals (docs/tune.md): a new best lies wholly above the best; a cut trial ends more than 5%
+// below the best's bottom.
+TEST(TuneRules, a_trial_clears_the_best_only_when_its_whole_interval_lies_above_it) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_TRUE(interval_clears(between(111, 130), between(100, 110)));
+  EXPECT_FALSE(interval_clears(between(110, 130), between(100, 110)));  // touching: within noise
+  EXPECT_FALSE(interval_clears(between(1e9, 2e9), between(100, inf)));  // an unbounded best is never cleared
+}
+
+TEST(TuneRules, a_trial_is_cut_only_when_its_interval_ends_more_than_5_percent_below_the_best) {
+  // The best's bottom is 1000: a trial is cut when its top is below 950.
+  EXPECT_TRUE(interval_falls_short(between(800, 949.9), between(1000, 1100)));
+  EXPECT_FALSE(interval_falls_short(between(800, 950), between(1000, 1100)));
+  EXPECT_FALSE(interval_falls_short(between(800, 999), between(1000, 1100)));  // slower, but within the margin
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(interval_falls_short(between(10, inf), between(1000, 1100)));  // unbounded: it may yet be fast
+}
+
 }  // namespace
 }  // namespace openrecipes::measure

@@ -19,7 +19,7 @@ using scratch::reasons_of;
 using scratch::Scratch;
 
 // lr10b: a copy of lr10 (lr 1e-4, rejected against ref) that names lr10 as its reference, so against lr10 alone
-// both of its checks pass. Its log gets one trailing newline so its bytes differ from lr10's.
+// both of its checks pass. Its log is made another run's (one run is one recipe).
 void add_lr10b(const Scratch& s) {
   s.copy_recipe("lr10", "lr10b");
   const auto y = s.recipe("lr10b") / "recipe.yaml";
@@ -27,8 +27,7 @@ void add_lr10b(const Scratch& s) {
   s.replace(y, "configuration: ineligible", "configuration: eligible");
   s.replace(y, "convergence: {verdict: fail, correlation: 0.9693, final_loss_rel_diff: 0.11417, pointwise_failures: 3}",
             "convergence: {verdict: pass}");
-  const auto log = s.recipe("lr10b") / "evidence/train.log";
-  s.write(log, s.read(log) + "\n");
+  s.another_run("lr10b");
 }
 
 TEST(ReferenceChain, recipe_tuned_from_an_unverified_recipe_is_not_verified_and_names_it) {
@@ -52,8 +51,7 @@ TEST(ReferenceChain, break_two_links_up_is_named_through_the_chain) {
   add_lr10b(s);
   s.copy_recipe("lr10b", "lr10c");
   s.replace(s.recipe("lr10c") / "recipe.yaml", "reference: lr10", "reference: lr10b");
-  const auto log = s.recipe("lr10c") / "evidence/train.log";
-  s.write(log, s.read(log) + "\n");
+  s.another_run("lr10c");
   auto b = build(s.root);
   const auto& c = b.get("lr10c");
   EXPECT_FALSE(c.verified);
@@ -173,14 +171,17 @@ TEST(ConvergenceArm, arm_that_is_a_byte_copy_of_the_reference_arm_is_a_reason) {
   const auto& lr10 = b.get("lr10");
   ASSERT_TRUE(lr10.convergence && lr10.convergence->passed);  // the copied curve matches, of course
   EXPECT_TRUE(has_reason(lr10,
-                         "convergence: the recipe's arm is byte-identical to the reference's arm "
+                         "convergence check: the recipe's arm is byte-identical to the reference's arm "
                          "'qwen3-0.6b/H200/ref/evidence/train.log'"))
       << reasons_of(lr10);
   EXPECT_TRUE(has_reason(lr10,
-                         "convergence: the arm's arguments differ from the measured run's: lr is 1e-05 in the "
+                         "convergence check: the arm's arguments differ from the measured run's: lr is 1e-05 in the "
                          "arm but 0.0001 in the measured run"))
       << reasons_of(lr10);
-  EXPECT_TRUE(b.get("ref").verified);  // a reference's arm is its own: no such reason
+  // A reference's arm is its own: no such reason (ref is not verified all the same: outside git, nothing tells whose
+  // run the log is that lr10 files as its arm).
+  EXPECT_FALSE(has_reason(b.get("ref"), "byte-identical to the reference's arm")) << reasons_of(b.get("ref"));
+  EXPECT_TRUE(has_reason(b.get("ref"), "its step log records the very steps")) << reasons_of(b.get("ref"));
 }
 
 TEST(ConvergenceArm, separate_arm_with_other_math_arguments_than_the_measured_run_is_a_reason) {
@@ -190,7 +191,7 @@ TEST(ConvergenceArm, separate_arm_with_other_math_arguments_than_the_measured_ru
             "  convergence_arm: {path: evidence/arm.log, format: megatron}\n  versions: {path: evidence/env.txt");
   auto b = build(s.root);
   const auto& lr10 = b.get("lr10");
-  EXPECT_TRUE(has_reason(lr10, "convergence: the arm's arguments differ from the measured run's: "));
+  EXPECT_TRUE(has_reason(lr10, "convergence check: the arm's arguments differ from the measured run's: "));
   EXPECT_TRUE(has_reason(lr10, "; lr is 1e-05 in the arm but 0.0001 in the measured run;")) << reasons_of(lr10);
   EXPECT_FALSE(has_reason(lr10, "byte-identical")) << reasons_of(lr10);
   // A structural difference is one too: the arm must be the recipe's own layout, or another run (the reference's own
@@ -270,6 +271,15 @@ TEST(ReferenceRows, a_recipe_whose_rows_are_not_its_references_is_not_verified_a
                                 "30eb27066ab49cc9eeef9edb3862a39c6d98649683cbfc9cfe28e19dbef4aca8}"))
       << reasons_of(r);
   EXPECT_TRUE(b.get("tulu3-ref").verified);
+  // Its review: leaving the rows out is no way around it.
+  Scratch t({"tulu3-ref", "tulu3-mbs16"});
+  t.replace(t.recipe("tulu3-mbs16") / "recipe.yaml",
+            "  rows: {count: 81, sha256: 30eb27066ab49cc9eeef9edb3862a39c6d98649683cbfc9cfe28e19dbef4aca8}\n", "");
+  auto c = build(t.root);
+  EXPECT_TRUE(has_reason(c.get("tulu3-mbs16"),
+                         "workload.rows is not recorded, and its reference "
+                         "'qwen3-0.6b/H200/tulu3-ref' records {count: 81, sha256: 30eb2706"))
+      << reasons_of(c.get("tulu3-mbs16"));
 }
 
 }  // namespace

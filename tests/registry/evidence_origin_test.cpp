@@ -1,5 +1,6 @@
 // Tests for src/registry/evidence_origin: one run published under two recipes (SPEC §5). Issue 39: evidence copied
-// byte for byte under another id and author ranked beside the original, unflagged.
+// byte for byte under another id and author ranked beside the original, unflagged; then (its review) a copy with a
+// line appended, and a copy committed with a back-dated commit.
 #include "registry/evidence_origin.h"
 
 #include <gtest/gtest.h>
@@ -42,7 +43,9 @@ TEST(EvidenceOrigin, outside_git_two_recipes_with_one_step_log_are_both_unranked
   for (const auto& [name, other] : {std::pair{"mbs2", "mbs2-copy"}, std::pair{"mbs2-copy", "mbs2"}}) {
     const auto& r = b.get(name);
     EXPECT_FALSE(r.verified) << name;
-    EXPECT_TRUE(has_reason(r, std::string("its step log is byte-identical to that of 'qwen3-0.6b/H200/") + other +
+    EXPECT_TRUE(has_reason(r, std::string("its step log records the very steps (each step's time and loss) of the step "
+                                          "log of 'qwen3-0.6b/H200/") +
+                                  other +
                                   "'; outside a git registry nothing shows which is the original, so neither ranks"))
         << reasons_of(r);
   }
@@ -62,8 +65,8 @@ TEST(EvidenceOrigin, in_git_the_recipe_whose_evidence_was_committed_first_keeps_
   const auto& copy = b.get("mbs2-copy");
   EXPECT_FALSE(copy.verified);
   EXPECT_TRUE(has_reason(copy,
-                         "its step log is byte-identical to that of 'qwen3-0.6b/H200/mbs2', whose evidence was "
-                         "committed first (commit "))
+                         "its step log records the very steps (each step's time and loss) of the step log of "
+                         "'qwen3-0.6b/H200/mbs2', which was committed first (commit "))
       << reasons_of(copy);
   // Committed together: git cannot tell which came first, and neither ranks.
   Scratch t;
@@ -76,23 +79,60 @@ TEST(EvidenceOrigin, in_git_the_recipe_whose_evidence_was_committed_first_keeps_
   EXPECT_TRUE(has_reason(both.get("mbs2"), "the registry's git history does not show which was committed first"));
 }
 
-TEST(EvidenceOrigin, the_first_is_the_one_git_added_earliest_and_an_uncommitted_copy_is_never_first) {
+TEST(EvidenceOrigin, a_copy_with_other_bytes_but_the_same_steps_is_the_same_run) {
+  Scratch s;
+  add_copy(s);
+  const auto log = s.recipe("mbs2-copy") / "evidence/train.log";
+  s.write(log, s.read(log) + "\n(one more line: the same run)\n");
+  const auto b = build(s.root);
+  EXPECT_FALSE(b.get("mbs2-copy").verified);
+  EXPECT_TRUE(has_reason(b.get("mbs2-copy"), "records the very steps")) << reasons_of(b.get("mbs2-copy"));
+  // Another recipe's log filed as a separate convergence arm is the same run too.
+  Scratch t;
+  fs::copy_file(t.recipe("mbs2") / "evidence/train.log", t.recipe("lr10") / "evidence/arm.log");
+  t.replace(t.recipe("lr10") / "recipe.yaml", "  versions: {path: evidence/env.txt",
+            "  convergence_arm: {path: evidence/arm.log, format: megatron}\n  versions: {path: evidence/env.txt");
+  const auto c = build(t.root);
+  EXPECT_TRUE(has_reason(c.get("lr10"),
+                         "its convergence arm records the very steps (each step's time and loss) of the "
+                         "step log of 'qwen3-0.6b/H200/mbs2'"))
+      << reasons_of(c.get("lr10"));
+}
+
+// A commit's date is whatever its author says: ancestry decides which was first.
+TEST(EvidenceOrigin, a_back_dated_commit_of_a_copy_is_not_first) {
+  Scratch s;
+  git(s.root, {"init", "-q"}, 0);
+  git(s.root, {"add", "-A"}, 1764460800);  // 2025-11-30
+  git(s.root, {"commit", "-q", "-m", "the registry"}, 1764460800);
+  add_copy(s);
+  git(s.root, {"add", "-A"}, 1577836800);  // dated 2020-01-01, committed after it
+  git(s.root, {"commit", "-q", "-m", "a copy, back-dated"}, 1577836800);
+  const auto b = build(s.root);
+  EXPECT_TRUE(b.get("mbs2").verified) << reasons_of(b.get("mbs2"));
+  EXPECT_FALSE(b.get("mbs2-copy").verified);
+  EXPECT_TRUE(has_reason(b.get("mbs2-copy"), "of 'qwen3-0.6b/H200/mbs2', which was committed first"));
+}
+
+TEST(EvidenceOrigin, the_first_commit_is_the_one_the_others_descend_from_and_an_uncommitted_file_has_none) {
   Scratch s;
   git(s.root, {"init", "-q"}, 0);
   git(s.root, {"add", "-A"}, 1700000000);
   git(s.root, {"commit", "-q", "-m", "the registry"}, 1700000000);
   const auto first = first_commit(s.root, s.recipe("mbs2") / "evidence/train.log");
   ASSERT_TRUE(first);
-  EXPECT_EQ(first->time, 1700000000);
+  EXPECT_EQ(first->size(), 40u);
   EXPECT_TRUE(is_git_registry(s.root));
+  EXPECT_TRUE(is_ancestor(s.root, *first, *first));
   add_copy(s);  // not committed
   EXPECT_FALSE(first_commit(s.root, s.recipe("mbs2-copy") / "evidence/train.log"));
-  const auto reasons = duplicate_evidence_reasons({{"digest",
-                                                    {{"a/mbs2", s.recipe("mbs2") / "evidence/train.log"},
-                                                     {"a/mbs2-copy", s.recipe("mbs2-copy") / "evidence/train.log"}}}},
-                                                  s.root);
-  EXPECT_EQ(reasons.count("a/mbs2"), 0u);
-  ASSERT_EQ(reasons.count("a/mbs2-copy"), 1u);
+  const auto reasons =
+      duplicate_run_reasons({{"run",
+                              {{"a/mbs2", s.recipe("mbs2") / "evidence/train.log", "step log"},
+                               {"a/mbs2-copy", s.recipe("mbs2-copy") / "evidence/train.log", "step log"}}}},
+                            s.root);
+  EXPECT_EQ(reasons.count("a/mbs2"), 0u);  // committed before a copy that is not committed at all
+  EXPECT_EQ(reasons.count("a/mbs2-copy"), 1u);
   // A path git would read as pathspec magic is taken literally.
   EXPECT_FALSE(first_commit(s.root, s.root / ":(glob)**"));
 }

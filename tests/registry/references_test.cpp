@@ -108,8 +108,8 @@ TEST(References, a_recipe_is_verified_only_when_its_chain_is_and_the_break_is_na
     r.id = e.id;
     r.entry = &e;
     if (e.id == "root")
-      r.reasons = {{"measurement", "measurement.window", "step 7 is missing", ""},
-                   {"rows", "rows.reference-build", "not verified", ""}};
+      r.reasons = {{Stage::measurement, "measurement.window", "step 7 is missing", ""},
+                   {Stage::rows, "rows.reference-build", "not verified", ""}};
     results.push_back(r);
   }
   require_verified_references(results);

@@ -42,6 +42,7 @@ void add_run_length_recipe(const Scratch& s, const std::string& id, const std::s
   s.write(y, yaml);
   if (!arm.empty()) {
     fs::copy_file(arm, dir / "evidence/arm.log");
+    s.another_run(id, "evidence/arm.log");  // the recipe's own 20-step run (one run is one recipe)
     s.replace(y, "  versions: {path: evidence/env.txt",
               "  convergence_arm: {path: evidence/arm.log, format: megatron}\n  versions: {path: evidence/env.txt");
   }
@@ -165,7 +166,7 @@ TEST(RunLength, arm_with_other_math_than_the_reference_keeps_run_length_math) {
   const auto& r = b.get("profile25");
   EXPECT_FALSE(r.verified);
   EXPECT_TRUE(has_reason(r, "train_iters changed from 20 to 25 — math")) << reasons_of(r);
-  EXPECT_TRUE(has_reason(r, "convergence: the arm's arguments differ from the measured run's: "));
+  EXPECT_TRUE(has_reason(r, "convergence check: the arm's arguments differ from the measured run's: "));
   EXPECT_TRUE(has_reason(r, "; lr is 0.0001 in the arm but 1e-05 in the measured run;")) << reasons_of(r);
 }
 
@@ -178,10 +179,11 @@ TEST(RunLength, the_reference_log_with_a_byte_added_is_not_the_recipes_arm) {
   auto b = build(s.root);
   const auto& r = b.get("profile25");
   EXPECT_FALSE(r.verified);
-  EXPECT_TRUE(has_reason(r,
-                         "convergence: the arm's arguments differ from the measured run's: eval_micro_batch_size is 1 "
-                         "in the arm but 2 in the measured run; micro_batch_size is 1 in the arm but 2 in the "
-                         "measured run; recompute_granularity is selective in the arm but None in the measured run"))
+  EXPECT_TRUE(
+      has_reason(r,
+                 "convergence check: the arm's arguments differ from the measured run's: eval_micro_batch_size is 1 "
+                 "in the arm but 2 in the measured run; micro_batch_size is 1 in the arm but 2 in the "
+                 "measured run; recompute_granularity is selective in the arm but None in the measured run"))
       << reasons_of(r);
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/files.h"
@@ -74,6 +75,21 @@ struct Scratch {
   void copy_recipe(const std::string& from, const std::string& to) const {
     std::filesystem::copy(recipe(from), recipe(to), std::filesystem::copy_options::recursive);
     replace(recipe(to) / "recipe.yaml", "id: " + from + "\n", "id: " + to + "\n");
+  }
+  /// Makes `name`'s step log another run's (for a test that files a copy of a recipe as a recipe of its own: one run
+  /// is one recipe): the gradient norm of its first step, outside every window and check, one thousandth higher.
+  void another_run(const std::string& name, const std::string& log = "evidence/train.log") const {
+    another_run_at(recipe(name) / log);
+  }
+  /// The same for the Megatron log at `file`.
+  void another_run_at(const std::filesystem::path& file) const {
+    std::string text = read(file);
+    const auto at = text.find("grad norm: ");
+    ASSERT_NE(at, std::string::npos) << file;
+    const auto end = text.find(' ', at + 11);
+    const double g = std::stod(text.substr(at + 11, end - at - 11));
+    text.replace(at + 11, end - at - 11, fmt::format("{:.3f}", g + 0.001));
+    write(file, text);
   }
 };
 

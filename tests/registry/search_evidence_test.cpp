@@ -14,7 +14,6 @@
 #include "evidence/step_log.h"
 #include "measure/throughput.h"
 #include "registry/scratch_registry.h"
-#include "registry/search_rules.h"
 
 namespace openrecipes::registry {
 namespace {
@@ -45,7 +44,7 @@ TEST(BundledSearch, the_tuned_recipe_verifies_with_its_search) {
   ASSERT_EQ(r.search->trials.size(), 8u);
   for (std::size_t i = 0; i < r.search->trials.size(); ++i) {
     const auto& t = r.search->trials[i];
-    EXPECT_EQ(t.outcome, j["trials"][i]["outcome"].get<std::string>());
+    EXPECT_EQ(evidence::outcome_name(t.outcome), j["trials"][i]["outcome"].get<std::string>());
     EXPECT_EQ(t.tokens_per_s_per_gpu, j["trials"][i]["tokens_per_s_per_gpu"].get<double>());
     EXPECT_EQ(t.predicted_peak_mib, j["trials"][i]["predicted_peak_mib"].get<double>());
   }
@@ -145,27 +144,6 @@ TEST(BundledSearch, the_winner_is_the_best_trial_by_tunes_rule_and_each_predicti
       << reasons_of(b.get("tulu3-tuned"));
 }
 
-TEST(SearchRules, the_best_trial_replays_tunes_rule_over_the_trials_in_order) {
-  evidence::TuneSearch s;
-  auto trial = [](std::int64_t n, const char* outcome, double low, std::optional<double> high) {
-    evidence::SearchTrial t;
-    t.trial = n;
-    t.outcome = outcome;
-    if (std::string(outcome) == "measured") t.score_low = low, t.score_high = high;
-    return t;
-  };
-  s.trials = {trial(1, "measured", 100, 110), trial(2, "measured", 105, 120), trial(3, "cut: slower", 0, 0),
-              trial(4, "measured", 111, 130)};
-  EXPECT_EQ(best_trial(s), 4);  // 2 overlaps 1 (no change); 4 lies above 1: [111, 130] > 110
-  s.trials[3].score_low = 110;  // touching is overlapping: no change
-  EXPECT_EQ(best_trial(s), 1);
-  s.trials[0].score_high = std::nullopt;  // an unbounded best is never cleared
-  s.trials[3].score_low = 1e9;
-  EXPECT_EQ(best_trial(s), 1);
-  s.trials = {trial(1, "oom", 0, 0)};
-  EXPECT_EQ(best_trial(s), std::nullopt);
-}
-
 TEST(BundledSearch, a_search_on_another_gpu_count_or_from_another_command_is_caught) {
   TunedScratch s;
   auto j = s.search_json();
@@ -251,6 +229,72 @@ TEST(BundledSearch, a_record_that_does_not_read_is_caught_naming_the_file) {
   b = build(s.root);
   EXPECT_TRUE(has_reason(b.get("tulu3-tuned"), "tulu3-tuned/evidence/search.json")) << reasons_of(b.get("tulu3-tuned"));
   EXPECT_FALSE(b.get("tulu3-tuned").verified);
+}
+
+// Issue 39 review: a trial's outcome relabelled, two trials' logs swapped, a fit verdict, the GPU's memory or a
+// candidate's knobs edited each published a search tune never ran; each is now held to its own source.
+TEST(BundledSearch, an_outcome_a_log_a_fit_verdict_or_a_knob_other_than_its_source_is_caught) {
+  // Trial 4 ran all 10 steps: it cannot have been cut. Trial 3 ran 6: it cannot be "measured".
+  TunedScratch o;
+  auto j = o.search_json();
+  j["trials"][3]["outcome"] = "cut: slower";
+  j["trials"][2]["outcome"] = "measured";
+  o.write_search(j);
+  auto b = build(o.root);
+  EXPECT_FALSE(b.get("tulu3-tuned").verified);
+  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"), "trial 4 is marked cut as slower, and measured all its 10 steps"))
+      << reasons_of(b.get("tulu3-tuned"));
+  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"), "trial 3 is marked measured, and measured 6 of its 10 steps"))
+      << reasons_of(b.get("tulu3-tuned"));
+
+  // Trials 2 and 4 ran micro-batch 32 without and with selective recompute: their logs swapped, each argument dump
+  // shows the other's recompute.
+  TunedScratch w;
+  const auto trials = w.recipe("tulu3-tuned") / "evidence/search-trials";
+  const std::string two = w.read(trials / "02.log"), four = w.read(trials / "04.log");
+  w.write(trials / "02.log", four);
+  w.write(trials / "04.log", two);
+  b = build(w.root);
+  EXPECT_FALSE(b.get("tulu3-tuned").verified);
+  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"),
+                         "trial 2's log evidence/search-trials/02.log ran recompute selective, and its candidate "
+                         "tulu3-ref-mbs32 records recompute none"))
+      << reasons_of(b.get("tulu3-tuned"));
+
+  // A fit verdict flipped: 57,122 MiB is within the 128,472.3 MiB usable of an H200 (143,771 MiB less the planner's
+  // margin), so the planner says it fits.
+  TunedScratch f;
+  j = f.search_json();
+  j["candidates"][1]["planner_fits"] = false;
+  f.write_search(j);
+  b = build(f.root);
+  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"),
+                         "candidate tulu3-ref-mbs32 records that it does not fit the GPU, and its predicted peak of "
+                         "57122 MiB is within the usable memory"))
+      << reasons_of(b.get("tulu3-tuned"));
+
+  // Another GPU memory than gpus.yaml's H200.
+  TunedScratch m;
+  j = m.search_json();
+  j["memory_mib"] = 40000.0;
+  m.write_search(j);
+  b = build(m.root);
+  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"), "planned for 40000 MiB a GPU, and the recipe's GPU type has 143771 MiB"))
+      << reasons_of(b.get("tulu3-tuned"));
+
+  // A candidate's knob other than its command's.
+  TunedScratch k;
+  j = k.search_json();
+  j["candidates"][2]["micro_batch"] = 8;
+  k.write_search(j);
+  b = build(k.root);
+  const auto& r = b.get("tulu3-tuned");
+  EXPECT_FALSE(r.verified);
+  EXPECT_TRUE(has_reason(r, "candidate tulu3-ref-mbs16 records micro-batch 8, and its command sets micro-batch 16"))
+      << reasons_of(r);
+  // Messages name the record inside the registry, wherever the registry lies.
+  for (const auto& reason : r.reasons)
+    EXPECT_EQ(reason.message.find(k.root.string()), std::string::npos) << reason.message;
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ std::string replaced(std::string s, const std::string& from, const std::string& 
 struct SlimeRegistry {
   scratch::Scratch s;
   std::string framework;
+  int runs = 0;
   explicit SlimeRegistry(std::string fw) : framework(std::move(fw)) {}
 
   // A recipe folder qwen3-0.6b/H200/<name> whose run is `command` on `gpus` GPUs (DP = gpus), tuned from `reference`.
@@ -51,7 +52,9 @@ struct SlimeRegistry {
     const auto dir = s.recipe(name);
     std::filesystem::create_directories(dir / "evidence");
     const auto dump = testing::slime_dump_values(command, framework);
-    s.write(dir / "evidence/train.log", testing::slime_run_log(dump, framework, 20, kLoss, kStepTime));
+    // Each recipe its own run: the same losses and step times, another gradient norm (one run is one recipe).
+    s.write(dir / "evidence/train.log",
+            testing::slime_run_log(dump, framework, 20, kLoss, kStepTime, 1.5 + 0.001 * static_cast<double>(runs++)));
     // What `run` records beside the log: the stack and the GPUs (nvidia-smi's query), and the launcher's clock.
     const std::string commit =
         framework == "slime" ? "624b824a898ab0ec1fcb4d373004c7f3852bf515" : "31f1ca961a94cb860cec3b2dea34ec332bfa8f76";

@@ -63,10 +63,9 @@ TEST(LeaderboardText, escape_in_a_recipe_id_or_folder_name_is_shown_escaped) {
 
 // Issue 39: the preview (--include-unverified) gave an unverified recipe a rank among the verified ones, moving theirs.
 TEST(LeaderboardText, a_previews_unverified_recipe_takes_no_rank_and_moves_no_verified_one) {
-  Scratch s;  // ref2: ref's run filed again under another id (its log one line longer): a second root, not verified
-  fs::copy(s.recipe("ref"), s.recipe("ref2"), fs::copy_options::recursive);
-  s.replace(s.recipe("ref2") / "recipe.yaml", "id: ref\n", "id: ref2\n");
-  s.write(s.recipe("ref2") / "evidence/train.log", s.read(s.recipe("ref2") / "evidence/train.log") + "\n");
+  Scratch s;  // ref2: a copy of ref filed as a run of its own under another id: a second root, not verified
+  s.copy_recipe("ref", "ref2");
+  s.another_run("ref2");
   auto b = build(s.root);
   ASSERT_FALSE(b.get("ref2").verified);
   auto pairs = registry::build_pairs(b.reg, b.results, true);

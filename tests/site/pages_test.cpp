@@ -64,9 +64,8 @@ TEST(Pages, two_gpu_types_on_one_workload_are_compared_in_two_charts_and_a_table
     // ... as runs on H100s: their evidence names the device (SPEC §5: the GPU type is checked against it).
     s.replace(s.root / "recipes/qwen3-0.6b/H100" / name / "evidence/env.txt", "NVIDIA H200          ",
               "NVIDIA H100 80GB HBM3");
-    // ... each its own run: a step log byte-identical to another recipe's is one run published twice (not ranked).
-    const auto log = s.root / "recipes/qwen3-0.6b/H100" / name / "evidence/train.log";
-    s.write(log, s.read(log) + "(the same run, filed under H100 by this test)\n");
+    // ... each its own run: a step log recording another recipe's steps is one run published twice (not ranked).
+    s.another_run_at(s.root / "recipes/qwen3-0.6b/H100" / name / "evidence/train.log");
   }
   const auto board = board_of(s.root);
   const auto v = model_view(board, "qwen3-0.6b");

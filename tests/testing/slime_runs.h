@@ -109,14 +109,15 @@ inline std::string megatron_dump_text(const std::map<std::string, std::string>& 
 /// A whole slime (or miles) log: the dump, then `steps` steps of loss `loss[k]` (k < loss.size(), else the last) and
 /// step time `step_time_s`, as slime's logger lines print them; miles prints each step line twice.
 inline std::string slime_run_log(const std::map<std::string, std::string>& dump, const std::string& framework,
-                                 int steps, const std::vector<double>& loss, double step_time_s) {
+                                 int steps, const std::vector<double>& loss, double step_time_s,
+                                 double grad_norm = 1.5) {
   std::string out = "[2026-12-03 10:00:00] arguments.py:1626 - parsed arguments\n" + megatron_dump_text(dump);
   for (int k = 0; k < steps; ++k) {
     const double l = loss[std::min<std::size_t>(static_cast<std::size_t>(k), loss.size() - 1)];
     const std::string step = fmt::format(
-        "[2026-12-03 10:{:02}:{:02}] model.py:918 - step {}: {{'train/loss': {}, 'train/grad_norm': 1.5, "
+        "[2026-12-03 10:{:02}:{:02}] model.py:918 - step {}: {{'train/loss': {}, 'train/grad_norm': {}, "
         "'train/global_batch_size': {}, 'train/step': {}}}\n",
-        k / 10, (k * 6) % 60, k, l, dump.at("global_batch_size"), k);
+        k / 10, (k * 6) % 60, k, l, grad_norm, dump.at("global_batch_size"), k);
     out += step;
     if (framework == "miles") out += step;
     out += fmt::format(

@@ -1,10 +1,9 @@
-// A search's winner and predictions, recomputed (registry/search_rules.h).
-#include "registry/search_rules.h"
+// The planner's prediction for a candidate's command (registry/predicted_memory.h).
+#include "registry/predicted_memory.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
-#include <limits>
 #include <map>
 
 #include "checks/command_policy.h"
@@ -13,18 +12,10 @@
 #include "core/text.h"
 #include "layout/command.h"
 #include "layout/memory.h"
-#include "measure/throughput.h"
 #include "registry/recipe_memory.h"
 
 namespace openrecipes::registry {
 namespace {
-
-measure::ScoreInterval interval_of(const evidence::SearchTrial& t) {
-  measure::ScoreInterval i;
-  i.score_low = t.score_low.value_or(0);
-  i.score_high = t.score_high.value_or(std::numeric_limits<double>::infinity());
-  return i;
-}
 
 // What a command's script arguments set, by destination, as the dump would print it ("True"/"False" for switches,
 // the value words joined by spaces); an argument whose value holds a variable is left out.
@@ -56,23 +47,17 @@ std::map<std::string, std::string> command_values(const std::string& command, co
 
 }  // namespace
 
-std::optional<std::int64_t> best_trial(const evidence::TuneSearch& s) {
-  const evidence::SearchTrial* best = nullptr;
-  for (const auto& t : s.trials) {
-    if (t.outcome != "measured" || !t.score_low) continue;
-    if (!best || measure::interval_clears(interval_of(t), interval_of(*best))) best = &t;
-  }
-  return best ? std::optional<std::int64_t>(best->trial) : std::nullopt;
-}
-
 std::optional<double> predicted_peak_mib(const Recipe& start, const evidence::ArgumentDump& start_dump,
                                          const std::string& candidate_command, std::int64_t gpus) {
   const auto m = predicted_memory(start, start_dump, candidate_command, gpus);
   return m ? std::optional<double>(std::round(m->peak_mib)) : std::nullopt;
 }
 
-std::optional<layout::MemoryEstimate> predicted_memory(const Recipe& start, const evidence::ArgumentDump& start_dump,
-                                                       const std::string& candidate_command, std::int64_t gpus) {
+namespace {
+
+// The start's dump with the candidate's command over it, and the shape and setup recipe_memory reads from it.
+std::optional<RecipeMemory> candidate_memory(const Recipe& start, const evidence::ArgumentDump& start_dump,
+                                             const std::string& candidate_command, std::int64_t gpus) {
   try {
     const auto* table = checks::OptionTable::bundled_or_megatron(start.stack.framework);
     const auto from = command_values(start.command, start.stack.framework, table);
@@ -102,35 +87,29 @@ std::optional<layout::MemoryEstimate> predicted_memory(const Recipe& start, cons
       if (layers && pp && per && *pp > 0 && *per > 0)
         v["virtual_pipeline_model_parallel_size"] = std::to_string(*layers / *pp / *per);
     }
-    const auto rm = recipe_memory(start, dump, std::nullopt);
-    return layout::estimate_memory(rm.shape, rm.setup);
+    return recipe_memory(start, dump, std::nullopt);
   } catch (const InputError&) {
     return std::nullopt;
   }
 }
 
-std::vector<std::string> search_rule_problems(const evidence::TuneSearch& s, const Recipe& start,
-                                              const evidence::ArgumentDump& start_dump) {
-  std::vector<std::string> out;
-  const auto best = best_trial(s);
-  if (s.winner && best != s.winner->trial)
-    out.push_back(fmt::format(
-        "its winner is trial {}, and by tune's rule (a trial replaces the best only when its whole 95% interval lies "
-        "above the best's) the best of its measured trials is {}",
-        s.winner->trial, best ? "trial " + std::to_string(*best) : std::string("none")));
-  for (const auto& t : s.trials) {
-    const auto* c = s.find_candidate(t.candidate);
-    if (!c) continue;
-    const auto predicted = predicted_peak_mib(start, start_dump, c->command, s.gpus);
-    if (!predicted)
-      out.push_back(fmt::format("trial {}'s candidate command gives the planner no shape and setup", t.trial));
-    else if (std::abs(*predicted - t.predicted_peak_mib) > 0.5)
-      out.push_back(
-          fmt::format("trial {} records a predicted peak of {:.0f} MiB, and the planner predicts {:.0f} MiB "
-                      "for its candidate's command",
-                      t.trial, t.predicted_peak_mib, *predicted));
+}  // namespace
+
+std::optional<layout::TrainingSetup> candidate_setup(const Recipe& start, const evidence::ArgumentDump& start_dump,
+                                                     const std::string& candidate_command, std::int64_t gpus) {
+  const auto rm = candidate_memory(start, start_dump, candidate_command, gpus);
+  return rm ? std::optional<layout::TrainingSetup>(rm->setup) : std::nullopt;
+}
+
+std::optional<layout::MemoryEstimate> predicted_memory(const Recipe& start, const evidence::ArgumentDump& start_dump,
+                                                       const std::string& candidate_command, std::int64_t gpus) {
+  const auto rm = candidate_memory(start, start_dump, candidate_command, gpus);
+  if (!rm) return std::nullopt;
+  try {
+    return layout::estimate_memory(rm->shape, rm->setup);
+  } catch (const InputError&) {
+    return std::nullopt;
   }
-  return out;
 }
 
 }  // namespace openrecipes::registry
