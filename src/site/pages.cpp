@@ -23,22 +23,13 @@
 #include "site/charts.h"
 #include "site/format.h"
 #include "site/html.h"
+#include "site/site_paths.h"
 
 namespace openrecipes::site {
 
 using nlohmann::json;
 
 namespace {
-
-// The prefix from a page at `path` back to the site's root ("" for index.html, "../" for models/x.html).
-std::string root_of(const std::string& path) {
-  std::string r;
-  for (char ch : path)
-    if (ch == '/') r += "../";
-  return r;
-}
-
-std::string model_page_path(const std::string& model) { return "models/" + model + ".html"; }
 
 // `url` as a link target only when it is an https URL without spaces, quotes or angle brackets: anything else
 // (javascript:, data:, relative paths) is shown as text, never as a link.
@@ -331,31 +322,6 @@ json step_table(const json& e) {
 }
 
 }  // namespace
-
-std::string recipe_page_path(const std::string& id) { return "recipes/" + id + ".html"; }
-
-std::string evidence_site_path(const std::string& id, const std::string& relative) {
-  const std::filesystem::path rel = std::filesystem::path(relative).lexically_normal();
-  if (relative.empty() || rel.is_absolute() || rel.empty() || *rel.begin() == ".." || rel.filename().empty()) return {};
-  std::string out = "recipes/" + id + "/" + rel.generic_string();
-  static const std::set<std::string> inert = {".log", ".txt",   ".jsonl", ".json", ".yaml", ".yml",
-                                              ".csv", ".patch", ".diff",  ".out",  ".err"};
-  std::string ext = rel.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  if (!inert.count(ext)) out += ".txt";
-  return out;
-}
-
-std::string url_path(const std::string& path) {
-  std::string out;
-  for (unsigned char ch : path) {
-    if (std::isalnum(ch) || ch == '-' || ch == '.' || ch == '_' || ch == '~' || ch == '/')
-      out += static_cast<char>(ch);
-    else
-      out += fmt::format("%{:02X}", ch);
-  }
-  return out;
-}
 
 json index_view(const json& board) {
   // One row per verified recipe, each pair's in rank order: the filters (model, GPU type, GPU count, framework,

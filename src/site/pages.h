@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "site/site_paths.h"
+
 namespace openrecipes::site {
 
 /// One file of the site: its path relative to the site's root ('/'-separated) and its bytes.
@@ -21,20 +23,6 @@ struct SiteFileOut {
   std::string path;
   std::string bytes;
 };
-
-/// The page path of a recipe id "<model>/<gpu>/<name>": "recipes/<model>/<gpu>/<name>.html"; its evidence is copied
-/// under "recipes/<model>/<gpu>/<name>/" with the relative path the recipe gives.
-std::string recipe_page_path(const std::string& id);
-
-/// Where the site keeps a copy of evidence file `relative` (as the recipe writes it) of recipe `id`:
-/// "recipes/<id>/<relative, normalised>", with ".txt" appended unless the name ends in an inert text extension
-/// (.log .txt .jsonl .json .yaml .yml .csv .patch .diff .out .err), so that a stranger's "evidence.html" or ".svg" is
-/// never served or opened as an active document. Empty when `relative` leaves its folder or names none.
-std::string evidence_site_path(const std::string& id, const std::string& relative);
-
-/// `path` ('/'-separated) with every byte of each segment other than A-Z a-z 0-9 - . _ ~ percent-encoded, so a
-/// file name with '#', '?', '%' or a space still links to itself.
-std::string url_path(const std::string& path);
 
 /// The views (the JSON each template renders); exposed for tests.
 nlohmann::json index_view(const nlohmann::json& board);
