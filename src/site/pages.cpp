@@ -23,6 +23,7 @@
 #include "site/charts.h"
 #include "site/format.h"
 #include "site/html.h"
+#include "site/page_parts.h"
 #include "site/site_paths.h"
 
 namespace openrecipes::site {
@@ -31,140 +32,8 @@ using nlohmann::json;
 
 namespace {
 
-// `url` as a link target only when it is an https URL without spaces, quotes or angle brackets: anything else
-// (javascript:, data:, relative paths) is shown as text, never as a link.
-json https_link(std::string_view url) {
-  return url.rfind("https://", 0) == 0 && url.find_first_of(" \t\"'<>") == std::string_view::npos ? json(url)
-                                                                                                  : json(nullptr);
-}
-
-// The link of field `key` of `j` (a recipe's author link), or null.
-json safe_link(const json& j, const char* key) {
-  if (!j.contains(key) || !j[key].is_string()) return nullptr;
-  return https_link(j[key].get_ref<const std::string&>());
-}
-
-// A source as gpus.yaml writes it, "https://… (a note)": the URL alone as the link, the whole text shown.
-json source_link(const json& j, const char* key) {
-  if (!j.contains(key) || !j[key].is_string()) return nullptr;
-  const std::string_view s = j[key].get_ref<const std::string&>();
-  return https_link(s.substr(0, s.find(' ')));
-}
-
-std::optional<double> number(const json& j, const char* key) {
-  if (!j.contains(key) || !j[key].is_number()) return std::nullopt;
-  return j[key].get<double>();
-}
-
-// A number cell: the text a person reads and the exact value (shortest round trip) for sorting and checking.
-json cell(const std::optional<double>& v, std::string (*text)(double)) {
-  if (!v || !std::isfinite(*v)) return {{"text", "–"}, {"value", ""}};
-  return {{"text", text(*v)}, {"value", format_double(*v)}};
-}
-std::string percent1(double v) { return format_percent(v, 1); }
-std::string integer(double v) { return with_thousands(static_cast<std::int64_t>(std::llround(v))); }
-std::string seconds(double v) { return fmt::format("{:.4f} s", v); }
-
-std::string str(const json& j, const char* key) {
-  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
-}
-
-json convergence_text(const json& e) {
-  const json& c = e["checks"];
-  if (c.contains("reference")) return "reference";
-  if (!c.contains("convergence")) return "–";
-  const json& v = c["convergence"];
-  std::string s = v["verdict"].get<std::string>();
-  if (v["correlation"].is_number()) s += fmt::format(" (r {:.4f})", v["correlation"].get<double>());
-  return s;
-}
-json configuration_text(const json& e) {
-  const json& c = e["checks"];
-  if (c.contains("reference")) return "reference";
-  return c.contains("configuration") ? c["configuration"]["verdict"] : json("–");
-}
-
-// The reasons of an entry as the templates list them: stage, sentence and, where there is one, the fix (an empty fix
-// is left out, since a template's section shows for any string).
-json reasons_view(const json& reasons) {
-  json out = json::array();
-  for (const auto& r : reasons) {
-    json v = r;
-    if (v.contains("fix") && v["fix"].is_string() && v["fix"].get_ref<const std::string&>().empty()) v.erase("fix");
-    out.push_back(std::move(v));
-  }
-  return out;
-}
-
-// The score's 95% interval as the pages show it (the build computed it: measure::ScoreInterval): the bounds as text,
-// the half-width share as a sortable cell, the method for a tooltip, and whether the recipe ranked directly above is
-// within noise of it (with that recipe's rank).
-void interval_fields(json& row, const json& e) {
-  const json& in = e.contains("tokens_per_s_per_gpu_interval") ? e["tokens_per_s_per_gpu_interval"] : json();
-  const auto half = number(e, "mean_step_time_half_width_s"), mean = number(e, "mean_step_time_s");
-  row["has_interval"] = in.is_array() && in[0].is_number();
-  row["interval"] = in.is_array() && in[0].is_number()
-                        ? format_score_interval(in[0].get<double>(), in[1].is_number() ? in[1].get<double>() : INFINITY)
-                        : "–";
-  row["interval_share"] = cell(half && mean ? std::optional<double>(*half / *mean) : std::nullopt, format_plus_minus);
-  row["interval_method"] = measure::kIntervalMethod;
-  const bool noise = e.contains("within_noise_of_above") && e["within_noise_of_above"].get<bool>();
-  row["within_noise"] = noise;
-  row["noise_above_rank"] = noise ? std::to_string(e["rank"].get<int>() - 1) : "";
-}
-
-// The ±95% column's legend (the tables' header tooltip and the line under them).
-std::string interval_legend() {
-  return std::string(
-             "x where the mean step time's 95% interval is mean·(1 ± x), so tokens/s/GPU's is score/(1+x) to "
-             "score/(1−x), unbounded above when x ≥ 100% (") +
-         measure::kIntervalMethod + ")";
-}
-
-// What the table row of a ranked or unranked entry shows.
-json entry_row(const json& pair, const json& e, const std::string& root) {
-  json row;
-  row["id"] = e["id"];
-  row["name"] = e.contains("name") ? e["name"] : e["id"];
-  row["href"] = root + recipe_page_path(e["id"].get<std::string>());
-  row["rank"] = e.contains("rank") ? json(std::to_string(e["rank"].get<int>())) : json("–");
-  row["rank_value"] = e.contains("rank") ? json(std::to_string(e["rank"].get<int>())) : json("");
-  row["verified"] = e["verified"].get<bool>();
-  row["tokens_per_s_per_gpu"] = cell(number(e, "tokens_per_s_per_gpu"), format_tokens_per_s);
-  interval_fields(row, e);
-  row["cv"] = cell(number(e, "cv"), percent1);
-  row["gpus"] = cell(number(e, "gpus"), integer);
-  row["mfu"] = cell(number(e, "mfu"), percent1);
-  row["dollars_per_million_tokens"] = cell(number(e, "dollars_per_million_tokens"), format_dollars);
-  row["gpu_hours"] = cell(number(e, "gpu_hours"), format_gpu_hours);
-  row["author"] = e.contains("author") ? e["author"]["name"] : json("");
-  row["author_link"] = e.contains("author") ? safe_link(e["author"], "link") : json(nullptr);
-  row["date"] = str(e, "date");
-  row["framework"] = str(e, "framework");
-  row["configuration"] = configuration_text(e);
-  row["convergence"] = convergence_text(e);
-  row["reasons"] = reasons_view(e["reasons"]);
-  row["gpu"] = pair["gpu"];
-  const json& cov = e.contains("evidence_coverage") ? e["evidence_coverage"] : json::object();
-  row["evidence_code"] = cov.contains("code") ? cov["code"] : json("------");
-  row["evidence_title"] = registry::kEvidenceLegend;
-  return row;
-}
-
-bool is_verified_entry(const json& e) { return e["verified"].get<bool>(); }
-
-// The best verified entry of a pair (the first verified one in rank order), or nullptr.
-const json* best_verified(const json& pair) {
-  for (const auto& e : pair["ranked"])
-    if (is_verified_entry(e)) return &e;
-  return nullptr;
-}
-
-std::string pair_anchor(const json& pair) {
-  // ':' is in neither a GPU key nor a workload key, so no two pairs of a model share an anchor.
-  return "pair:" + pair["gpu"].get<std::string>() + ":" + pair["workload"]["key"].get<std::string>();
-}
-
+// Page `path` of `board`: template `template_name` rendered with `view` (and the page's root), inside the layout
+// with its title, the tool's version and the build time.
 std::string page(const json& board, const std::string& path, const std::string& title, const std::string& template_name,
                  json view) {
   view["root"] = root_of(path);
@@ -177,6 +46,11 @@ std::string page(const json& board, const std::string& path, const std::string& 
                  {"built_at", site.contains("built_at") ? site["built_at"] : json(false)}};
   return render_template("layout", layout);
 }
+
+}  // namespace
+
+namespace parts {
+namespace {
 
 // The Reproduce box (registry/reproduce.h via the board's "reproduce"): the recipe.yaml's copy, the data-prep
 // commands, the run line and each variable with what it must point at.
@@ -322,102 +196,10 @@ json step_table(const json& e) {
 }
 
 }  // namespace
-
-json index_view(const json& board) {
-  // One row per verified recipe, each pair's in rank order: the filters (model, GPU type, GPU count, framework,
-  // standard workload only) pick rows, and "best only" keeps the first one of each model × GPU type × workload left.
-  json rows = json::array();
-  std::set<std::string> gpu_types, frameworks;
-  std::set<std::int64_t> gpu_counts;
-  std::map<std::string, bool> model_has_standard;
-  bool any_non_standard = false;
-  for (const auto& p : board["pairs"]) {
-    const std::string model = p["model"].get<std::string>();
-    model_has_standard.emplace(model, false);
-    bool first = true;
-    for (const auto& e : p["ranked"]) {
-      if (!is_verified_entry(e)) continue;
-      json row = entry_row(p, e, "");
-      row["model"] = p["model_name"];
-      row["model_id"] = model;
-      row["model_href"] = model_page_path(model) + "#" + pair_anchor(p);
-      row["workload"] = p["workload"]["key"];
-      row["non_standard"] = p["non_standard_workload"];
-      row["standard"] = !p["non_standard_workload"].get<bool>() ? "1" : "0";
-      row["pair"] = pair_anchor(p);
-      row["best"] = first;
-      first = false;
-      rows.push_back(row);
-      gpu_types.insert(p["gpu"].get<std::string>());
-      frameworks.insert(str(e, "framework"));
-      gpu_counts.insert(e["gpus"].get<std::int64_t>());
-      if (!p["non_standard_workload"].get<bool>()) model_has_standard[model] = true;
-      any_non_standard = any_non_standard || p["non_standard_workload"].get<bool>();
-    }
-  }
-  // Empty states, one per model: shown (by the script) when the filters leave that model no row.
-  json empties = json::array(), model_options = json::array();
-  for (const auto& [model, has_standard] : model_has_standard) {
-    const std::string name =
-        board["models"].contains(model) ? board["models"][model]["name"].get<std::string>() : model;
-    empties.push_back({{"model_id", model}, {"model", name}, {"no_standard", !has_standard}});
-  }
-  for (auto it = board["models"].begin(); it != board["models"].end(); ++it)
-    model_options.push_back({{"id", it.key()}, {"name", it.value()["name"]}});
-  json gt = json::array(), fw = json::array(), gc = json::array();
-  for (const auto& g : gpu_types) gt.push_back(g);
-  for (const auto& f : frameworks) fw.push_back(f);
-  for (auto g : gpu_counts) gc.push_back(std::to_string(g));
-  // The changelog: the builds that changed something, newest first (site_writer's data/build.json).
-  json changes = json::array();
-  const json& site = board.contains("site") ? board["site"] : json::object();
-  std::set<std::string> paged;  // the ids with a recipe page, gathered once (a first build lists every recipe as new)
-  for (const auto& p : board["pairs"])
-    for (const auto& [e, status] : pair_entries(p)) paged.insert((*e)["id"].get<std::string>());
-  if (site.contains("changes"))
-    for (const auto& c : site["changes"]) {
-      auto ids = [&](const char* k) {
-        json out = json::array();
-        for (const auto& id : c[k])  // a link only to a page on this site (a removed recipe has none)
-          out.push_back({{"id", id},
-                         {"href", paged.count(id.get<std::string>()) ? json(recipe_page_path(id.get<std::string>()))
-                                                                     : json(false)}});
-        return out;
-      };
-      changes.push_back({{"built_at", c["built_at"]},
-                         {"first", c["first"]},
-                         {"new", ids("new")},
-                         {"has_new", !c["new"].empty()},
-                         {"changed", ids("changed")},
-                         {"has_changed", !c["changed"].empty()},
-                         {"removed", ids("removed")},
-                         {"has_removed", !c["removed"].empty()}});
-    }
-  json models = json::array();
-  for (auto it = board["models"].begin(); it != board["models"].end(); ++it)
-    models.push_back({{"name", it.value()["name"]}, {"href", model_page_path(it.key())}});
-  json unreadable = json::array();
-  for (const auto& e : board["unreadable"])
-    unreadable.push_back({{"id", e["id"]}, {"reasons", reasons_view(e["reasons"])}});
-  return {{"rows", rows},
-          {"has_rows", !rows.empty()},
-          {"has_pairs", !board["pairs"].empty()},
-          {"empties", empties},
-          {"model_options", model_options},
-          {"gpu_types", gt},
-          {"frameworks", fw},
-          {"gpu_counts", gc},
-          {"any_non_standard", any_non_standard},
-          {"changes", changes},
-          {"has_changes", !changes.empty()},
-          {"built_at", site.contains("built_at") ? site["built_at"] : json(false)},
-          {"models", models},
-          {"unreadable", unreadable},
-          {"has_unreadable", !unreadable.empty()},
-          {"interval_legend", interval_legend()}};
-}
+}  // namespace parts
 
 json model_view(const json& board, const std::string& model) {
+  using namespace parts;
   const json& m = board["models"][model];
   json v;
   v["id"] = model;
@@ -592,6 +374,7 @@ json model_view(const json& board, const std::string& model) {
 }
 
 json recipe_view(const json& pair, const json& e) {
+  using namespace parts;
   const std::string id = e["id"].get<std::string>();
   const std::string path = recipe_page_path(id);
   const std::string root = root_of(path);
@@ -862,27 +645,6 @@ json recipe_view(const json& pair, const json& e) {
   v["patches"] = patches;
   v["has_patches"] = !patches.empty();
   return v;
-}
-
-json rates_view(const json& board) {
-  json gpus = json::array();
-  for (auto it = board["gpus"].begin(); it != board["gpus"].end(); ++it) {
-    const json& g = it.value();
-    gpus.push_back(
-        {{"key", it.key()},
-         {"name", g["name"]},
-         {"instance", g["instance"]},
-         {"instance_rate",
-          cell(number(g, "instance_dollars_per_hour"), [](double x) { return fmt::format("${:.3f}", x); })},
-         {"rate", cell(number(g, "dollars_per_gpu_hour"), [](double x) { return fmt::format("${:.4f}", x); })},
-         {"peak", cell(number(g, "dense_bf16_tflops"), [](double x) { return with_thousands(x, 1); })},
-         {"price_date", g["price_date"]},
-         {"price_source", g["price_source"]},
-         {"price_link", source_link(g, "price_source")},
-         {"peak_source", g["peak_source"]},
-         {"peak_link", source_link(g, "peak_source")}});
-  }
-  return {{"gpus", gpus}};
 }
 
 std::vector<PageJob> site_page_jobs(const json& board) {

@@ -14,21 +14,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "site/index_page.h"
+#include "site/rates_page.h"
 #include "site/site_paths.h"
 
 namespace openrecipes::site {
+
+/// The views of the model and recipe pages (the JSON each template renders); exposed for tests.
+nlohmann::json model_view(const nlohmann::json& board, const std::string& model);
+nlohmann::json recipe_view(const nlohmann::json& pair, const nlohmann::json& entry);
 
 /// One file of the site: its path relative to the site's root ('/'-separated) and its bytes.
 struct SiteFileOut {
   std::string path;
   std::string bytes;
 };
-
-/// The views (the JSON each template renders); exposed for tests.
-nlohmann::json index_view(const nlohmann::json& board);
-nlohmann::json model_view(const nlohmann::json& board, const std::string& model);
-nlohmann::json recipe_view(const nlohmann::json& pair, const nlohmann::json& entry);
-nlohmann::json rates_view(const nlohmann::json& board);
 
 /// One page to write: its path and how to render it. Jobs refer to `board`, which must outlive them; rendering is
 /// thread-safe, so the writer renders them in parallel without holding every page in memory.

@@ -1,0 +1,118 @@
+// The front page's view: the filterable table of verified recipes and the changelog (site/index_page.h).
+#include "site/index_page.h"
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "site/board_entries.h"
+#include "site/page_parts.h"
+#include "site/site_paths.h"
+
+namespace openrecipes::site {
+
+using nlohmann::json;
+
+namespace parts {
+namespace {
+
+// The changelog: the builds that changed something, newest first (site_writer's data/build.json); an id links to its
+// recipe's page only where this site has one (a removed recipe has none).
+json changelog_view(const json& board, const json& site) {
+  json changes = json::array();
+  std::set<std::string> paged;  // the ids with a recipe page, gathered once (a first build lists every recipe as new)
+  for (const auto& p : board["pairs"])
+    for (const auto& [e, status] : pair_entries(p)) paged.insert((*e)["id"].get<std::string>());
+  if (!site.contains("changes")) return changes;
+  for (const auto& c : site["changes"]) {
+    auto ids = [&](const char* k) {
+      json out = json::array();
+      for (const auto& id : c[k])
+        out.push_back({{"id", id},
+                       {"href", paged.count(id.get<std::string>()) ? json(recipe_page_path(id.get<std::string>()))
+                                                                   : json(false)}});
+      return out;
+    };
+    changes.push_back({{"built_at", c["built_at"]},
+                       {"first", c["first"]},
+                       {"new", ids("new")},
+                       {"has_new", !c["new"].empty()},
+                       {"changed", ids("changed")},
+                       {"has_changed", !c["changed"].empty()},
+                       {"removed", ids("removed")},
+                       {"has_removed", !c["removed"].empty()}});
+  }
+  return changes;
+}
+
+}  // namespace
+}  // namespace parts
+
+json index_view(const json& board) {
+  using namespace parts;
+  // One row per verified recipe, each pair's in rank order: the filters (model, GPU type, GPU count, framework,
+  // standard workload only) pick rows, and "best only" keeps the first one of each model × GPU type × workload left.
+  json rows = json::array();
+  std::set<std::string> gpu_types;
+  FilterOptions options;
+  std::map<std::string, bool> model_has_standard;
+  bool any_non_standard = false;
+  for (const auto& p : board["pairs"]) {
+    const std::string model = p["model"].get<std::string>();
+    model_has_standard.emplace(model, false);
+    bool first = true;
+    for (const auto& e : p["ranked"]) {
+      if (!is_verified_entry(e)) continue;
+      json row = entry_row(p, e, "");
+      row["model"] = p["model_name"];
+      row["model_id"] = model;
+      row["model_href"] = model_page_path(model) + "#" + pair_anchor(p);
+      row["workload"] = p["workload"]["key"];
+      row["non_standard"] = p["non_standard_workload"];
+      row["standard"] = !p["non_standard_workload"].get<bool>() ? "1" : "0";
+      row["pair"] = pair_anchor(p);
+      row["best"] = first;
+      first = false;
+      rows.push_back(row);
+      gpu_types.insert(p["gpu"].get<std::string>());
+      options.add(e);
+      if (!p["non_standard_workload"].get<bool>()) model_has_standard[model] = true;
+      any_non_standard = any_non_standard || p["non_standard_workload"].get<bool>();
+    }
+  }
+  // Empty states, one per model: shown (by the script) when the filters leave that model no row.
+  json empties = json::array(), model_options = json::array();
+  for (const auto& [model, has_standard] : model_has_standard) {
+    const std::string name =
+        board["models"].contains(model) ? board["models"][model]["name"].get<std::string>() : model;
+    empties.push_back({{"model_id", model}, {"model", name}, {"no_standard", !has_standard}});
+  }
+  for (auto it = board["models"].begin(); it != board["models"].end(); ++it)
+    model_options.push_back({{"id", it.key()}, {"name", it.value()["name"]}});
+  const json& site = board.contains("site") ? board["site"] : json::object();
+  const json changes = changelog_view(board, site);
+  json models = json::array();
+  for (auto it = board["models"].begin(); it != board["models"].end(); ++it)
+    models.push_back({{"name", it.value()["name"]}, {"href", model_page_path(it.key())}});
+  json unreadable = json::array();
+  for (const auto& e : board["unreadable"])
+    unreadable.push_back({{"id", e["id"]}, {"reasons", reasons_view(e["reasons"])}});
+  json v = {{"rows", rows},
+            {"has_rows", !rows.empty()},
+            {"has_pairs", !board["pairs"].empty()},
+            {"empties", empties},
+            {"model_options", model_options},
+            {"gpu_types", gpu_types},
+            {"any_non_standard", any_non_standard},
+            {"changes", changes},
+            {"has_changes", !changes.empty()},
+            {"built_at", site.contains("built_at") ? site["built_at"] : json(false)},
+            {"models", models},
+            {"unreadable", unreadable},
+            {"has_unreadable", !unreadable.empty()},
+            {"interval_legend", interval_legend()}};
+  options.write(v);
+  return v;
+}
+
+}  // namespace openrecipes::site
