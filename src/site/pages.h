@@ -15,13 +15,13 @@
 #include <nlohmann/json.hpp>
 
 #include "site/index_page.h"
+#include "site/model_page.h"
 #include "site/rates_page.h"
 #include "site/site_paths.h"
 
 namespace openrecipes::site {
 
-/// The views of the model and recipe pages (the JSON each template renders); exposed for tests.
-nlohmann::json model_view(const nlohmann::json& board, const std::string& model);
+/// The view of the recipe page (the JSON its template renders); exposed for tests.
 nlohmann::json recipe_view(const nlohmann::json& pair, const nlohmann::json& entry);
 
 /// One file of the site: its path relative to the site's root ('/'-separated) and its bytes.
