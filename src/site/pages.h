@@ -5,7 +5,9 @@
 //   recipes/<model>/<gpu>/<name>.html        everything about one recipe, with its charts
 //   rates.html                               gpus.yaml's rates and peaks with their sources, and the formulas
 // Numbers are written by site/format.h and carry their exact JSON value in data-value (the browser test and the
-// sorting script read it). Views are JSON; templates/*.mustache render them (site/html.h).
+// sorting script read it). Views are JSON; templates/*.mustache render them (site/html.h). This file lists the pages;
+// each page's view has its own file (site/index_page.h, model_page.h, recipe_page.h, rates_page.h), their shared
+// parts are site/page_parts.h and the site's paths site/site_paths.h.
 #pragma once
 
 #include <functional>
@@ -17,12 +19,10 @@
 #include "site/index_page.h"
 #include "site/model_page.h"
 #include "site/rates_page.h"
+#include "site/recipe_page.h"
 #include "site/site_paths.h"
 
 namespace openrecipes::site {
-
-/// The view of the recipe page (the JSON its template renders); exposed for tests.
-nlohmann::json recipe_view(const nlohmann::json& pair, const nlohmann::json& entry);
 
 /// One file of the site: its path relative to the site's root ('/'-separated) and its bytes.
 struct SiteFileOut {
