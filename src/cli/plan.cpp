@@ -124,6 +124,72 @@ int run_logs(const PlanOptions& o) {
   return 0;
 }
 
+// The planned layouts as JSON (docs/memory-model.md): the request, the counts and each layout (layout_json).
+int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const std::string& model_name,
+                     const std::string& gpu_key, std::vector<layout::PlannedLayout>& plans, std::int64_t fitting,
+                     const std::optional<double>& measured) {
+  const double usable = layout::usable_memory_mib(q.memory_mib);
+  nlohmann::ordered_json j{{"model", model_name},
+                           {"gpu", gpu_key},
+                           {"gpus", q.gpus},
+                           {"row_length", q.row_length},
+                           {"global_batch", q.global_batch},
+                           {"memory_mib", q.memory_mib},
+                           {"usable_mib", std::round(usable)},
+                           {"count", plans.size()},
+                           {"fitting", fitting}};
+  if (measured) j["measured_peak_mib"] = *measured;
+  auto a = nlohmann::ordered_json::array();
+  const std::size_t n = o.top ? std::min<std::size_t>(plans.size(), static_cast<std::size_t>(*o.top)) : plans.size();
+  for (std::size_t i = 0; i < n; ++i) a.push_back(layout_json(plans[i]));
+  j["layouts"] = std::move(a);
+  std::cout << j.dump(2) << "\n";
+  return plans.empty() ? static_cast<int>(ExitCode::check_failed) : 0;
+}
+
+// The planned layouts as a table, fastest first (or smallest peak first when none fits); one layout's terms.
+int print_plans_table(const PlanOptions& o, const layout::PlanRequest& q, const std::string& model_name,
+                      const std::string& gpu_key, std::vector<layout::PlannedLayout>& plans, std::int64_t fitting,
+                      const std::optional<double>& measured) {
+  const double usable = layout::usable_memory_mib(q.memory_mib);
+  std::cout << fmt::format("plan {} on {} x {} ({:.0f} MiB a GPU, {:.0f} usable), rows of {} tokens, {} a step\n",
+                           model_name, q.gpus, gpu_key, q.memory_mib, usable, q.row_length, q.global_batch);
+  if (plans.empty()) {
+    std::cout << "  no valid layout: every combination breaks a rule of the model (fix a knob less, or check it with "
+                 "`openrecipes relayout`)\n";
+    return static_cast<int>(ExitCode::check_failed);
+  }
+  std::cout << fmt::format("{} valid layout{}, {} fit{}; ", plans.size(), plans.size() == 1 ? "" : "s", fitting,
+                           fitting == 1 ? "s" : "");
+  const std::size_t shown = std::min<std::size_t>(plans.size(), static_cast<std::size_t>(o.top.value_or(20)));
+  if (fitting == 0)  // none fits: the smallest peaks are the nearest to fitting
+    std::stable_sort(plans.begin(), plans.end(), [](const layout::PlannedLayout& a, const layout::PlannedLayout& b) {
+      return a.memory.peak_mib < b.memory.peak_mib;
+    });
+  std::cout << fmt::format(
+      "{} by {}\n", shown == plans.size() ? "all" : fmt::format("the first {}", shown),
+      fitting == 0 ? "predicted peak (none fits)" : "estimated step time (a heuristic: docs/memory-model.md)");
+  std::cout << fmt::format("  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3} {:>4}  {:<10} {:<7} {:>9}  {:<4} {:>6}\n",
+                           "TP", "PP", "CP", "EP", "ETP", "VPP", "DP", "MBS", "SP", "recompute", "distopt", "peak MiB",
+                           "fits", "time");
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& p = plans[i];
+    const auto& l = p.setup.layout;
+    std::cout << fmt::format(
+        "  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3} {:>4}  {:<10} {:<7} {:>9.0f}  {:<4} {:>6.2f}\n", l.tp, l.pp,
+        l.cp, l.ep, l.etp, vpp_text(l), l.dp, l.micro_batch, p.setup.sequence_parallel ? "yes" : "no",
+        layout::recompute_name(p.setup.recompute), p.setup.distributed_optimizer ? "yes" : "no", p.memory.peak_mib,
+        p.fits ? "yes" : "no", p.relative_time);
+    for (const auto& w : p.warnings) std::cout << "      warning: " << w << "\n";
+  }
+  if (fitting == 0) {
+    if (plans.size() == 1) print_terms(plans.front(), measured);
+    return static_cast<int>(ExitCode::check_failed);
+  }
+  if (plans.size() == 1) print_terms(plans.front(), measured);
+  return 0;
+}
+
 int run(const PlanOptions& o) {
   if (!o.logs.empty()) {
     if (!o.model.empty() || !o.from.empty() || o.gpus)
@@ -219,61 +285,8 @@ int run(const PlanOptions& o) {
   auto plans = layout::plan_layouts(shape, q);
   std::int64_t fitting = 0;
   for (const auto& p : plans) fitting += p.fits ? 1 : 0;
-  const double usable = layout::usable_memory_mib(q.memory_mib);
-  if (o.json) {
-    nlohmann::ordered_json j{{"model", model_name},
-                             {"gpu", gpu_key},
-                             {"gpus", q.gpus},
-                             {"row_length", q.row_length},
-                             {"global_batch", q.global_batch},
-                             {"memory_mib", q.memory_mib},
-                             {"usable_mib", std::round(usable)},
-                             {"count", plans.size()},
-                             {"fitting", fitting}};
-    if (measured) j["measured_peak_mib"] = *measured;
-    auto a = nlohmann::ordered_json::array();
-    const std::size_t n = o.top ? std::min<std::size_t>(plans.size(), static_cast<std::size_t>(*o.top)) : plans.size();
-    for (std::size_t i = 0; i < n; ++i) a.push_back(layout_json(plans[i]));
-    j["layouts"] = std::move(a);
-    std::cout << j.dump(2) << "\n";
-    return plans.empty() ? static_cast<int>(ExitCode::check_failed) : 0;
-  }
-  std::cout << fmt::format("plan {} on {} x {} ({:.0f} MiB a GPU, {:.0f} usable), rows of {} tokens, {} a step\n",
-                           model_name, q.gpus, gpu_key, q.memory_mib, usable, q.row_length, q.global_batch);
-  if (plans.empty()) {
-    std::cout << "  no valid layout: every combination breaks a rule of the model (fix a knob less, or check it with "
-                 "`openrecipes relayout`)\n";
-    return static_cast<int>(ExitCode::check_failed);
-  }
-  std::cout << fmt::format("{} valid layout{}, {} fit{}; ", plans.size(), plans.size() == 1 ? "" : "s", fitting,
-                           fitting == 1 ? "s" : "");
-  const std::size_t shown = std::min<std::size_t>(plans.size(), static_cast<std::size_t>(o.top.value_or(20)));
-  if (fitting == 0)  // none fits: the smallest peaks are the nearest to fitting
-    std::stable_sort(plans.begin(), plans.end(), [](const layout::PlannedLayout& a, const layout::PlannedLayout& b) {
-      return a.memory.peak_mib < b.memory.peak_mib;
-    });
-  std::cout << fmt::format(
-      "{} by {}\n", shown == plans.size() ? "all" : fmt::format("the first {}", shown),
-      fitting == 0 ? "predicted peak (none fits)" : "estimated step time (a heuristic: docs/memory-model.md)");
-  std::cout << fmt::format("  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3} {:>4}  {:<10} {:<7} {:>9}  {:<4} {:>6}\n",
-                           "TP", "PP", "CP", "EP", "ETP", "VPP", "DP", "MBS", "SP", "recompute", "distopt", "peak MiB",
-                           "fits", "time");
-  for (std::size_t i = 0; i < shown; ++i) {
-    const auto& p = plans[i];
-    const auto& l = p.setup.layout;
-    std::cout << fmt::format(
-        "  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3} {:>4}  {:<10} {:<7} {:>9.0f}  {:<4} {:>6.2f}\n", l.tp, l.pp,
-        l.cp, l.ep, l.etp, vpp_text(l), l.dp, l.micro_batch, p.setup.sequence_parallel ? "yes" : "no",
-        layout::recompute_name(p.setup.recompute), p.setup.distributed_optimizer ? "yes" : "no", p.memory.peak_mib,
-        p.fits ? "yes" : "no", p.relative_time);
-    for (const auto& w : p.warnings) std::cout << "      warning: " << w << "\n";
-  }
-  if (fitting == 0) {
-    if (plans.size() == 1) print_terms(plans.front(), measured);
-    return static_cast<int>(ExitCode::check_failed);
-  }
-  if (plans.size() == 1) print_terms(plans.front(), measured);
-  return 0;
+  return o.json ? print_plans_json(o, q, model_name, gpu_key, plans, fitting, measured)
+                : print_plans_table(o, q, model_name, gpu_key, plans, fitting, measured);
 }
 
 const bool registered_plan = register_command(

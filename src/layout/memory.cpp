@@ -67,20 +67,6 @@ std::string recompute_name(const Recomputation& r) {
   return "none";
 }
 
-std::string recompute_flags(const Recomputation& r) {
-  switch (r.kind) {
-    case Recompute::none:
-      return "";
-    case Recompute::selective:
-      return "--recompute-granularity selective";
-    case Recompute::full_uniform:
-      return fmt::format("--recompute-granularity full --recompute-method uniform --recompute-num-layers {}", r.layers);
-    case Recompute::full_block:
-      return fmt::format("--recompute-granularity full --recompute-method block --recompute-num-layers {}", r.layers);
-  }
-  return "";
-}
-
 std::vector<std::int64_t> stage_layers(const ModelShape& m, const TrainingSetup& t) {
   const std::int64_t p = positive(t.layout.pp, "PP");
   if (p > kMaxStages) throw InputError("PP", fmt::format("{} is over {}", p, kMaxStages), "give a real PP");

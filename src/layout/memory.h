@@ -32,8 +32,6 @@ std::optional<Recomputation> parse_recompute(const std::string& text);
 Recomputation require_recompute(const std::string& text, const std::string& option);
 /// The spelling parse_recompute reads.
 std::string recompute_name(const Recomputation& r);
-/// The Megatron-LM flags that select `r` ("" for none).
-std::string recompute_flags(const Recomputation& r);
 
 /// The attention and layer implementation: Megatron-LM's local one (--transformer-impl local: the attention scores
 /// are materialised, torch's AdamW) or Transformer Engine's (fused attention, no s² scores, fused Adam).

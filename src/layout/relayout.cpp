@@ -11,6 +11,7 @@
 #include "layout/command.h"
 #include "layout/model_rules.h"
 #include "layout/plan.h"
+#include "layout/setup_flags.h"
 
 namespace openrecipes::layout {
 namespace {
@@ -68,7 +69,10 @@ std::vector<Violation> relayout_violations(const Layout& l, std::int64_t gpus, s
   return out;
 }
 
-RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, const std::string& where) {
+namespace {
+
+// The asked sizes checked and applied to the recipe's layout: r's layout, GPUs, nodes and row length.
+RelayoutResult start_result(const RelayoutRequest& q) {
   require_size(q.gpus, "--gpus", kMaxGpus);
   require_size(q.gpus_per_node, "--gpus-per-node", kMaxGpus);
   require_size(q.global_batch, "global batch");
@@ -99,128 +103,125 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
   r.row_length = q.new_row_length.value_or(q.row_length);
   const std::int64_t replica = r.layout.tp * r.layout.pp * r.layout.cp;
   r.layout.dp = q.gpus % replica == 0 ? q.gpus / replica : 0;
-
-  CommandEditor cmd(command, where, &r.changes, &r.notes);
   // A new row length: slime sizes its packing bins by max_tokens_per_gpu; one row must fit in a bin of CP GPUs.
   if (q.launch == Launch::slime && q.new_row_length && r.layout.max_tokens_per_gpu &&
       *r.layout.max_tokens_per_gpu * r.layout.cp < r.row_length)
     r.layout.max_tokens_per_gpu = (r.row_length + r.layout.cp - 1) / r.layout.cp;
+  return r;
+}
 
-  r.violations = relayout_violations(r.layout, q.gpus, q.gpus_per_node, q.global_batch, r.row_length, q.launch);
-  TrainingSetup setup = q.setup;
+// The model's own rules and the predicted peak of the new layout, into r's violations, warnings and memory. `setup`
+// becomes the new layout's setup; the result says whether relayout turns on sequence parallelism.
+bool check_model(const RelayoutRequest& q, bool command_has_sp, TrainingSetup& setup, RelayoutResult& r) {
+  const ModelShape& model = *q.model;
+  if (r.layout.dp == 0) {  // no whole replica: the model's rules at DP 1 (the batch rules are relayout_violations')
+    TrainingSetup t = q.setup;
+    t.layout = r.layout;
+    t.layout.dp = 1;
+    t.global_batch = t.layout.micro_batch;
+    for (auto& v : model_violations(model, t)) r.violations.push_back(std::move(v));
+    return false;
+  }
+  setup.layout = r.layout;
+  setup.layout.max_tokens_per_gpu.reset();
+  // Megatron-LM records sequence parallelism off at TP 1 whatever the command says (validate_args turns it off):
+  // at a new TP the command's own --sequence-parallel decides.
+  setup.sequence_parallel = setup.layout.tp > 1 && (q.setup.sequence_parallel || command_has_sp);
   bool add_sequence_parallel = false;
-  if (q.recompute) setup.recompute = *q.recompute;
-  if (q.launch == Launch::megatron)
-    setup.row_length = r.row_length;
-  else if (r.layout.max_tokens_per_gpu)
-    setup.row_length = *r.layout.max_tokens_per_gpu * r.layout.cp;
-  if (q.model && r.layout.dp > 0) {  // the model's own rules and the memory the new layout needs
-    setup.layout = r.layout;
-    setup.layout.max_tokens_per_gpu.reset();
-    if (q.launch == Launch::megatron)
-      setup.row_length = r.row_length;
-    else if (r.layout.max_tokens_per_gpu)
-      setup.row_length = *r.layout.max_tokens_per_gpu * r.layout.cp;
-    // Megatron-LM records sequence parallelism off at TP 1 whatever the command says (validate_args turns it off):
-    // at a new TP the command's own --sequence-parallel decides.
-    setup.sequence_parallel = setup.layout.tp > 1 && (q.setup.sequence_parallel || cmd.has({"--sequence-parallel"}));
-    // MoE training at TP > 1 needs it (Megatron-LM's moe_layer.py raises without it): relayout turns it on.
-    if (q.model->experts > 0 && setup.layout.tp > 1 && !setup.sequence_parallel)
-      setup.sequence_parallel = add_sequence_parallel = true;
-    setup.global_batch = q.global_batch;
-    const bool batch_rule = std::any_of(r.violations.begin(), r.violations.end(), [](const Violation& v) {
-      return v.what.find("global batch") != std::string::npos;
-    });
-    for (auto& v : model_violations(*q.model, setup))
-      if (!(batch_rule && v.what.find("global batch") != std::string::npos)) r.violations.push_back(std::move(v));
-    r.warnings = model_warnings(setup, q.gpus_per_node);
-    if (r.violations.empty()) {
-      r.memory = estimate_memory(*q.model, setup);
-      const double usable = usable_memory_mib(q.memory_mib);
-      if (q.memory_mib > 0 && r.memory->peak_mib > usable)
-        r.violations.push_back({fmt::format("the predicted peak of {:.0f} MiB a GPU is over the {:.0f} MiB usable "
-                                            "(docs/memory-model.md)",
-                                            r.memory->peak_mib, usable),
-                                ""});
-    }
-  } else if (q.model) {
-    for (auto& v : model_violations(*q.model, [&] {
-           TrainingSetup t = q.setup;
-           t.layout = r.layout;
-           t.layout.dp = 1;
-           t.global_batch = t.layout.micro_batch;  // the batch rules are relayout_violations' here
-           return t;
-         }()))
-      r.violations.push_back(std::move(v));
+  // MoE training at TP > 1 needs it (Megatron-LM's moe_layer.py raises without it): relayout turns it on.
+  if (model.experts > 0 && setup.layout.tp > 1 && !setup.sequence_parallel)
+    setup.sequence_parallel = add_sequence_parallel = true;
+  setup.global_batch = q.global_batch;
+  const bool batch_rule = std::any_of(r.violations.begin(), r.violations.end(), [](const Violation& v) {
+    return v.what.find("global batch") != std::string::npos;
+  });
+  for (auto& v : model_violations(model, setup))
+    if (!(batch_rule && v.what.find("global batch") != std::string::npos)) r.violations.push_back(std::move(v));
+  r.warnings = model_warnings(setup, q.gpus_per_node);
+  if (r.violations.empty()) {
+    r.memory = estimate_memory(model, setup);
+    const double usable = usable_memory_mib(q.memory_mib);
+    if (q.memory_mib > 0 && r.memory->peak_mib > usable)
+      r.violations.push_back({fmt::format("the predicted peak of {:.0f} MiB a GPU is over the {:.0f} MiB usable "
+                                          "(docs/memory-model.md)",
+                                          r.memory->peak_mib, usable),
+                              ""});
   }
-  if (q.model && !r.violations.empty()) {  // the structural changes that fit on these GPUs
-    PlanRequest p;
-    p.gpus = q.gpus;
-    p.gpus_per_node = q.gpus_per_node;
-    p.row_length = setup.row_length;
-    p.global_batch = q.global_batch;
-    p.memory_mib = q.memory_mib;
-    // The asked CP and EP where the model takes them, else the recipe's.
-    p.cp = r.layout.cp > 1 && q.setup.impl == Impl::local ? q.layout.cp : r.layout.cp;
-    p.ep = q.model->experts > 0 && q.model->experts % r.layout.ep == 0 ? r.layout.ep : q.layout.ep;
-    if (r.layout.etp == r.layout.tp)
-      p.etp.reset();
-    else
-      p.etp = r.layout.etp;
-    p.vpp = r.layout.vpp;
-    p.distributed_optimizer = q.setup.distributed_optimizer;
-    p.impl = q.setup.impl;
-    p.fused_cross_entropy = q.setup.fused_cross_entropy;
-    p.sequence_parallel = std::nullopt;
-    // slime and miles pack rows themselves: a suggestion keeps the recipe's micro-batch (recompute is Megatron-LM's
-    // flags in their command too, which relayout rewrites).
-    if (q.launch == Launch::slime) p.micro_batch = r.layout.micro_batch;
-    auto rank = [](Recompute k) { return k == Recompute::none ? 0 : k == Recompute::selective ? 1 : 2; };
-    const Layout& from = r.layout;  // changes to the layout asked for
-    // The knobs a candidate changes (bits: micro-batch, recompute, TP, PP) and their cost, least disruptive first.
-    struct Scored {
-      int changed, cost;
-      PlannedLayout plan;
-    };
-    std::vector<Scored> scored;
-    for (auto& c : plan_layouts(*q.model, p)) {
-      const auto& l = c.setup.layout;
-      if (!c.fits || rank(c.setup.recompute.kind) < rank(setup.recompute.kind)) continue;
-      if (c.setup.first_stage_layers || c.setup.last_stage_layers) continue;  // relayout writes no uneven split
-      if (etp_convention_broken(l, from)) continue;
-      const bool micro = l.micro_batch != from.micro_batch, rec = c.setup.recompute != setup.recompute;
-      const bool tp = l.tp != from.tp, pp = l.pp != from.pp;
-      scored.push_back({(micro ? 1 : 0) | (rec ? 2 : 0) | (tp ? 4 : 0) | (pp ? 8 : 0),
-                        (micro ? 1 : 0) + (rec ? 2 : 0) + (tp ? 3 : 0) + (pp ? 4 : 0), std::move(c)});
-    }
-    std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
-      if (a.cost != b.cost) return a.cost < b.cost;
-      return a.plan.relative_time < b.plan.relative_time;
-    });
-    std::vector<int> kinds_seen;  // one suggestion per set of changed knobs: the best of each
-    for (auto& s : scored) {
-      if (r.suggestions.size() == 3) break;
-      if (std::find(kinds_seen.begin(), kinds_seen.end(), s.changed) != kinds_seen.end()) continue;
-      kinds_seen.push_back(s.changed);
-      const auto& l = s.plan.setup.layout;
-      std::vector<std::string> what;
-      if (l.micro_batch != from.micro_batch)
-        what.push_back(fmt::format("micro-batch {} -> {}", from.micro_batch, l.micro_batch));
-      if (s.plan.setup.recompute != setup.recompute)
-        what.push_back(
-            fmt::format("recompute {} -> {}", recompute_name(setup.recompute), recompute_name(s.plan.setup.recompute)));
-      if (l.tp != from.tp) what.push_back(fmt::format("TP {} -> {}", from.tp, l.tp));
-      if (l.pp != from.pp) what.push_back(fmt::format("PP {} -> {}", from.pp, l.pp));
-      if (l.cp != r.layout.cp) what.push_back(fmt::format("CP {} -> {}", r.layout.cp, l.cp));
-      if (l.ep != r.layout.ep) what.push_back(fmt::format("EP {} -> {}", r.layout.ep, l.ep));
-      if (what.empty()) continue;
-      std::string words;
-      for (const auto& w : what) words += (words.empty() ? "" : ", ") + w;
-      r.suggestions.push_back({s.plan.setup, s.plan.memory, words});
-    }
-  }
+  return add_sequence_parallel;
+}
 
-  // A count fits when SPEC §6's arithmetic and, with the model known, its own rules hold there.
+// Up to 3 structural changes that fit on these GPUs (RelayoutResult::suggestions), into r.
+void suggest_changes(const RelayoutRequest& q, const TrainingSetup& setup, RelayoutResult& r) {
+  PlanRequest p;
+  p.gpus = q.gpus;
+  p.gpus_per_node = q.gpus_per_node;
+  p.row_length = setup.row_length;
+  p.global_batch = q.global_batch;
+  p.memory_mib = q.memory_mib;
+  // The asked CP and EP where the model takes them, else the recipe's.
+  p.cp = r.layout.cp > 1 && q.setup.impl == Impl::local ? q.layout.cp : r.layout.cp;
+  p.ep = q.model->experts > 0 && q.model->experts % r.layout.ep == 0 ? r.layout.ep : q.layout.ep;
+  if (r.layout.etp == r.layout.tp)
+    p.etp.reset();
+  else
+    p.etp = r.layout.etp;
+  p.vpp = r.layout.vpp;
+  p.distributed_optimizer = q.setup.distributed_optimizer;
+  p.impl = q.setup.impl;
+  p.fused_cross_entropy = q.setup.fused_cross_entropy;
+  p.sequence_parallel = std::nullopt;
+  // slime and miles pack rows themselves: a suggestion keeps the recipe's micro-batch (recompute is Megatron-LM's
+  // flags in their command too, which relayout rewrites).
+  if (q.launch == Launch::slime) p.micro_batch = r.layout.micro_batch;
+  auto rank = [](Recompute k) { return k == Recompute::none ? 0 : k == Recompute::selective ? 1 : 2; };
+  const Layout& from = r.layout;  // changes to the layout asked for
+  // The knobs a candidate changes (bits: micro-batch, recompute, TP, PP) and their cost, least disruptive first.
+  struct Scored {
+    int changed, cost;
+    PlannedLayout plan;
+  };
+  std::vector<Scored> scored;
+  for (auto& c : plan_layouts(*q.model, p)) {
+    const auto& l = c.setup.layout;
+    if (!c.fits || rank(c.setup.recompute.kind) < rank(setup.recompute.kind)) continue;
+    if (c.setup.first_stage_layers || c.setup.last_stage_layers) continue;  // relayout writes no uneven split
+    if (etp_convention_broken(l, from)) continue;
+    const bool micro = l.micro_batch != from.micro_batch, rec = c.setup.recompute != setup.recompute;
+    const bool tp = l.tp != from.tp, pp = l.pp != from.pp;
+    scored.push_back({(micro ? 1 : 0) | (rec ? 2 : 0) | (tp ? 4 : 0) | (pp ? 8 : 0),
+                      (micro ? 1 : 0) + (rec ? 2 : 0) + (tp ? 3 : 0) + (pp ? 4 : 0), std::move(c)});
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
+    if (a.cost != b.cost) return a.cost < b.cost;
+    return a.plan.relative_time < b.plan.relative_time;
+  });
+  std::vector<int> kinds_seen;  // one suggestion per set of changed knobs: the best of each
+  for (auto& s : scored) {
+    if (r.suggestions.size() == 3) break;
+    if (std::find(kinds_seen.begin(), kinds_seen.end(), s.changed) != kinds_seen.end()) continue;
+    kinds_seen.push_back(s.changed);
+    const auto& l = s.plan.setup.layout;
+    std::vector<std::string> what;
+    if (l.micro_batch != from.micro_batch)
+      what.push_back(fmt::format("micro-batch {} -> {}", from.micro_batch, l.micro_batch));
+    if (s.plan.setup.recompute != setup.recompute)
+      what.push_back(
+          fmt::format("recompute {} -> {}", recompute_name(setup.recompute), recompute_name(s.plan.setup.recompute)));
+    if (l.tp != from.tp) what.push_back(fmt::format("TP {} -> {}", from.tp, l.tp));
+    if (l.pp != from.pp) what.push_back(fmt::format("PP {} -> {}", from.pp, l.pp));
+    if (l.cp != r.layout.cp) what.push_back(fmt::format("CP {} -> {}", r.layout.cp, l.cp));
+    if (l.ep != r.layout.ep) what.push_back(fmt::format("EP {} -> {}", r.layout.ep, l.ep));
+    if (what.empty()) continue;
+    std::string words;
+    for (const auto& w : what) words += (words.empty() ? "" : ", ") + w;
+    r.suggestions.push_back({s.plan.setup, s.plan.memory, words});
+  }
+}
+
+// The nearest GPU counts below and above q.gpus where the new layout fits: SPEC §6's arithmetic and, with the model
+// known, its own rules and memory.
+void find_nearest_counts(const RelayoutRequest& q, const TrainingSetup& setup, RelayoutResult& r) {
+  const std::int64_t replica = r.layout.tp * r.layout.pp * r.layout.cp;
   auto fits = [&](std::int64_t g) {
     if (!relayout_violations(r.layout, g, q.gpus_per_node, q.global_batch, r.row_length, q.launch).empty())
       return false;
@@ -244,18 +245,10 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
       r.nearest_above = g;
       break;
     }
+}
 
-  const bool new_rows = q.new_row_length && *q.new_row_length != q.row_length;
-  r.convergence_rerun = new_rows;
-  r.why = new_rows ? fmt::format(
-                         "re-measure, and re-run the convergence check: rows of {} tokens are other data "
-                         "(rebuild them with openrecipes rows build --row-length {}, and the reference arm "
-                         "must run on the same rows)",
-                         r.row_length, r.row_length)
-                   : "re-measure (a relayout is a new run); the convergence check need not be re-run, since only the "
-                     "parallel layout and packing change";
-  if (!r.violations.empty()) return r;
-
+// The command with the launcher's GPU counts, the new layout (layout/setup_flags.h) and a new row length written.
+void rewrite_command(const RelayoutRequest& q, bool add_sequence_parallel, CommandEditor& cmd, RelayoutResult& r) {
   const std::int64_t per_node = q.gpus <= q.gpus_per_node ? q.gpus : q.gpus_per_node;
   const auto s = [](std::int64_t v) { return std::to_string(v); };
   if (q.launch == Launch::megatron) {
@@ -269,35 +262,59 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
     cmd.set({"--actor-num-nodes"}, s(r.nodes), true);
     cmd.set({"--actor-num-gpus-per-node"}, s(per_node), true);
   }
-  cmd.set({"--tensor-model-parallel-size"}, s(r.layout.tp), r.layout.tp != 1);
-  if (add_sequence_parallel) {
-    cmd.set_switch({"--sequence-parallel"}, true, {"--tensor-model-parallel-size"});
+  TrainingSetup written;
+  written.layout = r.layout;
+  written.sequence_parallel = add_sequence_parallel;
+  if (q.recompute) written.recompute = *q.recompute;
+  SetupFlagParts parts;
+  parts.sequence_parallel = add_sequence_parallel;  // relayout only adds it
+  parts.micro_batch = q.micro_batch.has_value();
+  parts.recompute = q.recompute && q.recompute->kind != Recompute::none;
+  write_setup_flags(cmd, written, parts);
+  if (add_sequence_parallel)
     r.notes.push_back(
         fmt::format("--sequence-parallel added: MoE training at TP {} needs it (Megatron-LM's "
                     "moe_layer.py refuses TP > 1 without it)",
                     r.layout.tp));
-  }
-  if (q.micro_batch) cmd.set({"--micro-batch-size"}, s(r.layout.micro_batch), true);
-  if (q.recompute && q.recompute->kind != Recompute::none) {
-    cmd.set({"--recompute-granularity"}, q.recompute->kind == Recompute::selective ? "selective" : "full", true);
-    if (q.recompute->kind != Recompute::selective) {
-      cmd.set({"--recompute-method"}, q.recompute->kind == Recompute::full_block ? "block" : "uniform", true);
-      cmd.set({"--recompute-num-layers"}, s(q.recompute->layers), true);
-    }
-  }
-  cmd.set({"--pipeline-model-parallel-size"}, s(r.layout.pp), r.layout.pp != 1);
-  cmd.set({"--context-parallel-size"}, s(r.layout.cp), r.layout.cp != 1);
-  cmd.set({"--expert-model-parallel-size"}, s(r.layout.ep), r.layout.ep != 1);
-  // Megatron's ETP defaults to TP: write it out when the layout's differs and experts are in play.
-  cmd.set({"--expert-tensor-parallel-size"}, s(r.layout.etp),
-          r.layout.etp != r.layout.tp && (r.layout.ep > 1 || cmd.has({"--expert-model-parallel-size"})));
-  if (new_rows) {
+  if (q.new_row_length && *q.new_row_length != q.row_length) {
     cmd.set({"--seq-length"}, s(r.row_length), q.launch == Launch::megatron);
     if (q.launch == Launch::slime) {
       cmd.set_env("AUTOTUNE_SEQ_LEN", s(r.row_length));
       if (r.layout.max_tokens_per_gpu) cmd.set({"--max-tokens-per-gpu"}, s(*r.layout.max_tokens_per_gpu), true);
     }
   }
+}
+
+}  // namespace
+
+RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, const std::string& where) {
+  RelayoutResult r = start_result(q);
+  CommandEditor cmd(command, where, &r.changes, &r.notes);
+  r.violations = relayout_violations(r.layout, q.gpus, q.gpus_per_node, q.global_batch, r.row_length, q.launch);
+  TrainingSetup setup = q.setup;
+  if (q.recompute) setup.recompute = *q.recompute;
+  if (q.launch == Launch::megatron)
+    setup.row_length = r.row_length;
+  else if (r.layout.max_tokens_per_gpu)
+    setup.row_length = *r.layout.max_tokens_per_gpu * r.layout.cp;
+  bool add_sequence_parallel = false;
+  if (q.model) {
+    add_sequence_parallel = check_model(q, cmd.has({"--sequence-parallel"}), setup, r);
+    if (!r.violations.empty()) suggest_changes(q, setup, r);
+  }
+  find_nearest_counts(q, setup, r);
+
+  const bool new_rows = q.new_row_length && *q.new_row_length != q.row_length;
+  r.convergence_rerun = new_rows;
+  r.why = new_rows ? fmt::format(
+                         "re-measure, and re-run the convergence check: rows of {} tokens are other data "
+                         "(rebuild them with openrecipes rows build --row-length {}, and the reference arm "
+                         "must run on the same rows)",
+                         r.row_length, r.row_length)
+                   : "re-measure (a relayout is a new run); the convergence check need not be re-run, since only the "
+                     "parallel layout and packing change";
+  if (!r.violations.empty()) return r;
+  rewrite_command(q, add_sequence_parallel, cmd, r);
   r.command = cmd.result();
   return r;
 }

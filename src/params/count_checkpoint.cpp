@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <utility>
 
@@ -45,6 +46,130 @@ std::int64_t routed_active(std::int64_t routed_params, std::int64_t top_k, std::
   return scaled / num_experts;
 }
 
+namespace {
+
+// The values tensor `t` holds: FP4 blocks and 4-bit U8 weights unpacked (two a byte, `unpacked_fp4` set); an E8M0
+// tensor is a quantization scale (`role` reclassed); other integer-packed weights are refused.
+std::int64_t stored_values(const TensorInfo& t, TensorRole& role, bool fp4, const std::function<std::string()>& where,
+                           bool& unpacked_fp4) {
+  std::int64_t params = static_cast<std::int64_t>(t.elements);
+  if (t.elements > static_cast<std::uint64_t>(INT64_MAX / 2))
+    throw InputError(where(), "element count is too large to count");
+  if (t.dtype == Dtype::F8_E8M0 && role.cls != ParamClass::quantization_scale) {
+    // E8M0 has an 8-bit exponent and no sign or mantissa: it can only hold powers of two, i.e. scales.
+    if (is_counted(role.cls))
+      throw InputError(where(),
+                       fmt::format("is F8_E8M0, but its name makes it a {} weight; E8M0 holds exponents only (no "
+                                   "mantissa), so it is a quantization scale, not a weight",
+                                   param_class_name(role.cls)),
+                       "check that config.json belongs to this checkpoint; a scale stored under a weight's name "
+                       "needs a rule in src/params/tensor_rules.cpp");
+    role.cls = ParamClass::quantization_scale;  // an E8M0 tensor among excluded parts (MTP, vision): still a scale
+  }
+  if (role.fp4_blocks) {
+    if (t.dtype != Dtype::U8)
+      throw InputError(where(),
+                       fmt::format("MXFP4 blocks are {}, not U8 (two FP4 values per byte)", dtype_name(t.dtype)),
+                       "re-download the checkpoint; the blocks tensor does not match the MXFP4 layout");
+    unpacked_fp4 = true;
+    return params * 2;
+  }
+  if (role.cls == ParamClass::quantization_scale || role.cls == ParamClass::index_table || !dtype_is_integer(t.dtype))
+    return params;
+  if (t.dtype == Dtype::U8 && fp4) {
+    unpacked_fp4 = true;
+    return params * 2;
+  }
+  if (t.dtype == Dtype::U8 && is_counted(role.cls))
+    throw InputError(where(),
+                     "is a U8 weight, but config.json's quantization_config declares no 4-bit format, so "
+                     "how many values each byte holds is unknown",
+                     "use the checkpoint's own config.json (with its quantization_config)");
+  if (t.dtype != Dtype::U8 && t.dtype != Dtype::I8 && is_counted(role.cls))
+    throw InputError(where(),
+                     fmt::format("is a {} weight: integer-packed weights (GPTQ/AWQ-style) are not "
+                                 "supported",
+                                 dtype_name(t.dtype)),
+                     "count N from the unquantized (BF16) or FP8/FP4 checkpoint");
+  return params;
+}
+
+// Routed experts as the tensors name them: the expert count (from config.json at the first routed tensor) and, for
+// experts stored one tensor each, which experts each layer's projection has.
+struct ExpertTally {
+  std::int64_t experts = 0;
+  std::string first_routed;
+  std::map<std::pair<std::int64_t, std::string_view>, ExpertSlot> per_expert;
+
+  void add(const TensorInfo& t, const TensorRole& role, const ModelConfig& cfg, ParamCount& pc,
+           const std::function<std::string()>& where) {
+    if (experts == 0) {
+      try {
+        experts = cfg.num_experts();
+        pc.num_experts = experts;
+        pc.top_k = cfg.top_k();
+      } catch (const InputError& e) {
+        throw InputError(
+            e.where(),
+            e.problem() + " (the checkpoint has routed-expert tensors, e.g. " + quote_for_message(t.name, 200) + ")",
+            e.fix());
+      }
+      first_routed = t.name;
+    }
+    if (role.experts == TensorRole::Experts::fused) {
+      if (t.shape.empty() || t.shape[0] != static_cast<std::uint64_t>(experts))
+        throw InputError(where(),
+                         fmt::format("stacks {} experts on its first dimension, but config.json {} is {}",
+                                     t.shape.empty() ? 0 : t.shape[0], cfg.experts_field(), experts),
+                         "use the checkpoint's own config.json");
+      return;
+    }
+    if (role.expert >= experts)
+      throw InputError(
+          where(), fmt::format("expert index {} is past config.json {} {}", role.expert, cfg.experts_field(), experts),
+          "use the checkpoint's own config.json");
+    ExpertSlot& slot = per_expert[{role.layer, role.projection}];
+    if (slot.seen.empty()) {
+      slot.seen.assign(static_cast<std::size_t>(experts), false);
+      slot.example = t.name;
+    }
+    if (!slot.seen[static_cast<std::size_t>(role.expert)]) {
+      slot.seen[static_cast<std::size_t>(role.expert)] = true;
+      ++slot.count;
+    }
+  }
+
+  // Every layer's projection has all the experts config.json declares.
+  void check_complete(const std::filesystem::path& path, const ModelConfig& cfg) const {
+    for (const auto& [key, slot] : per_expert)
+      if (slot.count != experts)
+        throw InputError(
+            path.string() + ": layer " + std::to_string(key.first) + " " + std::string(key.second),
+            fmt::format("has {} of the {} routed experts config.json declares ({} {}), e.g. {}", slot.count, experts,
+                        cfg.experts_field(), experts, quote_for_message(slot.example, 200)),
+            "download every shard, or use the checkpoint's own config.json");
+  }
+};
+
+// Each counted class's active parameters (routed experts at top-k / experts), and N and the counted total.
+void count_active(ParamCount& pc, const ExpertTally& tally, const std::filesystem::path& path) {
+  for (ParamClass c : kAllParamClasses) {
+    ClassCount& cc = pc.of(c);
+    if (!is_counted(c)) continue;
+    if (c == ParamClass::routed_expert && cc.params > 0) {
+      const std::int64_t k = *pc.top_k;
+      cc.active = routed_active(cc.params, k, tally.experts, path.string() + ": " + tally.first_routed);
+      pc.notes.push_back(fmt::format("routed experts counted at top-k {} of {} experts", k, tally.experts));
+    } else {
+      cc.active = cc.params;
+    }
+    pc.n_active = checked_add(pc.n_active, cc.active, path.string());
+    pc.counted_total = checked_add(pc.counted_total, cc.params, path.string());
+  }
+}
+
+}  // namespace
+
 ParamCount count_from_checkpoint(const std::filesystem::path& path, const nlohmann::json& config,
                                  const std::string& config_source) {
   const ModelConfig cfg = ModelConfig::from_json(config, config_source);
@@ -65,95 +190,21 @@ ParamCount count_from_checkpoint(const std::filesystem::path& path, const nlohma
   std::string embedding_name;
   bool has_output = false;
   bool unpacked_fp4 = false;
-  std::map<std::pair<std::int64_t, std::string_view>, ExpertSlot> per_expert;
-  std::int64_t experts = 0;  // num_experts, read when the first routed tensor appears
-  std::string first_routed;
+  ExpertTally tally;
 
   for (const CheckpointTensor& ct : ck.tensors) {
     const TensorInfo& t = *ct.info;
-    auto where = [&] { return ck.shards[ct.shard].file.string() + ": tensor " + quote_for_message(t.name, 200); };
+    const std::function<std::string()> where = [&] {
+      return ck.shards[ct.shard].file.string() + ": tensor " + quote_for_message(t.name, 200);
+    };
     TensorRole role;
     try {
       role = rules.classify(t.name);
     } catch (const InputError& e) {
       throw InputError(ck.shards[ct.shard].file.string() + ": " + e.where(), e.problem(), e.fix());
     }
-    std::int64_t params = static_cast<std::int64_t>(t.elements);
-    if (t.elements > static_cast<std::uint64_t>(INT64_MAX / 2))
-      throw InputError(where(), "element count is too large to count");
-    if (t.dtype == Dtype::F8_E8M0 && role.cls != ParamClass::quantization_scale) {
-      // E8M0 has an 8-bit exponent and no sign or mantissa: it can only hold powers of two, i.e. scales.
-      if (is_counted(role.cls))
-        throw InputError(where(),
-                         fmt::format("is F8_E8M0, but its name makes it a {} weight; E8M0 holds exponents only (no "
-                                     "mantissa), so it is a quantization scale, not a weight",
-                                     param_class_name(role.cls)),
-                         "check that config.json belongs to this checkpoint; a scale stored under a weight's name "
-                         "needs a rule in src/params/tensor_rules.cpp");
-      role.cls = ParamClass::quantization_scale;  // an E8M0 tensor among excluded parts (MTP, vision): still a scale
-    }
-    if (role.fp4_blocks) {
-      if (t.dtype != Dtype::U8)
-        throw InputError(where(),
-                         fmt::format("MXFP4 blocks are {}, not U8 (two FP4 values per byte)", dtype_name(t.dtype)),
-                         "re-download the checkpoint; the blocks tensor does not match the MXFP4 layout");
-      params *= 2;
-      unpacked_fp4 = true;
-    } else if (role.cls != ParamClass::quantization_scale && role.cls != ParamClass::index_table &&
-               dtype_is_integer(t.dtype)) {
-      if (t.dtype == Dtype::U8 && fp4) {
-        params *= 2;
-        unpacked_fp4 = true;
-      } else if (t.dtype == Dtype::U8 && is_counted(role.cls)) {
-        throw InputError(where(),
-                         "is a U8 weight, but config.json's quantization_config declares no 4-bit format, so "
-                         "how many values each byte holds is unknown",
-                         "use the checkpoint's own config.json (with its quantization_config)");
-      } else if (t.dtype != Dtype::U8 && t.dtype != Dtype::I8 && is_counted(role.cls)) {
-        throw InputError(where(),
-                         fmt::format("is a {} weight: integer-packed weights (GPTQ/AWQ-style) are not "
-                                     "supported",
-                                     dtype_name(t.dtype)),
-                         "count N from the unquantized (BF16) or FP8/FP4 checkpoint");
-      }
-    }
-    if (role.cls == ParamClass::routed_expert) {
-      if (experts == 0) {
-        try {
-          experts = cfg.num_experts();
-          pc.num_experts = experts;
-          pc.top_k = cfg.top_k();
-        } catch (const InputError& e) {
-          throw InputError(
-              e.where(),
-              e.problem() + " (the checkpoint has routed-expert tensors, e.g. " + quote_for_message(t.name, 200) + ")",
-              e.fix());
-        }
-        first_routed = t.name;
-      }
-      if (role.experts == TensorRole::Experts::fused) {
-        if (t.shape.empty() || t.shape[0] != static_cast<std::uint64_t>(experts))
-          throw InputError(where(),
-                           fmt::format("stacks {} experts on its first dimension, but config.json {} is {}",
-                                       t.shape.empty() ? 0 : t.shape[0], cfg.experts_field(), experts),
-                           "use the checkpoint's own config.json");
-      } else {
-        if (role.expert >= experts)
-          throw InputError(
-              where(),
-              fmt::format("expert index {} is past config.json {} {}", role.expert, cfg.experts_field(), experts),
-              "use the checkpoint's own config.json");
-        ExpertSlot& slot = per_expert[{role.layer, role.projection}];
-        if (slot.seen.empty()) {
-          slot.seen.assign(static_cast<std::size_t>(experts), false);
-          slot.example = t.name;
-        }
-        if (!slot.seen[static_cast<std::size_t>(role.expert)]) {
-          slot.seen[static_cast<std::size_t>(role.expert)] = true;
-          ++slot.count;
-        }
-      }
-    }
+    const std::int64_t params = stored_values(t, role, fp4, where, unpacked_fp4);
+    if (role.cls == ParamClass::routed_expert) tally.add(t, role, cfg, pc, where);
     if (role.cls == ParamClass::embedding) {
       if (embedding_params >= 0)
         throw InputError(where(), "is a second input embedding (first: " + quote_for_message(embedding_name, 200) + ")",
@@ -176,12 +227,7 @@ ParamCount count_from_checkpoint(const std::filesystem::path& path, const nlohma
     pc.tensor_list.push_back({t.name, role.cls, params});
   }
 
-  for (const auto& [key, slot] : per_expert)
-    if (slot.count != experts)
-      throw InputError(path.string() + ": layer " + std::to_string(key.first) + " " + std::string(key.second),
-                       fmt::format("has {} of the {} routed experts config.json declares ({} {}), e.g. {}", slot.count,
-                                   experts, cfg.experts_field(), experts, quote_for_message(slot.example, 200)),
-                       "download every shard, or use the checkpoint's own config.json");
+  tally.check_complete(path, cfg);
 
   if (!has_output) {
     if (!cfg.tie_word_embeddings())
@@ -198,20 +244,7 @@ ParamCount count_from_checkpoint(const std::filesystem::path& path, const nlohma
                        ": counted once at its size, as the output matrix multiply uses it (SPEC §3)");
   }
 
-  // Active parameters: counted classes in full, routed experts at top_k / num_experts.
-  for (ParamClass c : kAllParamClasses) {
-    ClassCount& cc = pc.of(c);
-    if (!is_counted(c)) continue;
-    if (c == ParamClass::routed_expert && cc.params > 0) {
-      const std::int64_t k = *pc.top_k;
-      cc.active = routed_active(cc.params, k, experts, path.string() + ": " + first_routed);
-      pc.notes.push_back(fmt::format("routed experts counted at top-k {} of {} experts", k, experts));
-    } else {
-      cc.active = cc.params;
-    }
-    pc.n_active = checked_add(pc.n_active, cc.active, path.string());
-    pc.counted_total = checked_add(pc.counted_total, cc.params, path.string());
-  }
+  count_active(pc, tally, path);
   pc.total_params = total;
   pc.quantization_scales = scales;
   if (unpacked_fp4) pc.notes.push_back("FP4 weights stored two per byte counted unpacked (2 values per byte)");

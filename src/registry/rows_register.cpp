@@ -11,6 +11,7 @@
 #include "core/files.h"
 #include "core/text.h"
 #include "core/yaml.h"
+#include "registry/folder_writer.h"
 #include "registry/model.h"
 #include "registry/recipe.h"
 #include "registry/reference_rows.h"
@@ -135,23 +136,14 @@ RowsRegistered register_rows_build(const fs::path& root, const RowsRegistration&
                   q.manifest.filename().string(), manifest.rows_written, rows_path.filename().string(),
                   kReferenceManifestName));
   if (changed) {
-    // Both files go to a hidden folder beside the builds (the loader passes over it), then the folder is renamed:
-    // a failure leaves no half build behind.
-    fs::create_directories(root / "rows");
-    const fs::path tmp = root / "rows" / ("." + out.id + ".tmp");
-    fs::remove_all(tmp);
-    try {
-      fs::create_directories(tmp);
-      write_file_atomic(tmp / kReferenceManifestName, rows::manifest_to_json(manifest));
-      write_file_atomic(tmp / "rows.yaml", yaml);
-      load_reference_rows_files(tmp, out.id);  // what was written reads back
-      if (already) fs::remove_all(dir);
-      fs::rename(tmp, dir);
-    } catch (...) {
-      std::error_code ec;
-      fs::remove_all(tmp, ec);
-      throw;
-    }
+    // Staged beside the builds and read back before it replaces a build: a failure leaves no half build behind.
+    write_folder(
+        dir, {}, "register", true,
+        [&](const fs::path& staged) {
+          write_file_atomic(staged / kReferenceManifestName, rows::manifest_to_json(manifest));
+          write_file_atomic(staged / "rows.yaml", yaml);
+        },
+        [&](const fs::path& staged) { load_reference_rows_files(staged, out.id); });
   }
   out.status = !changed ? "already registered:" : already ? "registered again (prefixes added):" : "registered";
   out.rows_yaml = dir / "rows.yaml";

@@ -222,6 +222,90 @@ PlannedCommand plan_command(const registry::Recipe& recipe, std::int64_t gpus, s
   return out;
 }
 
+namespace {
+
+// The values of the command's variables (--var NAME=VALUE): every one the command uses needs a value, a given one it
+// does not use is a typo, $RUN_DIR is the run folder's (set here: every file the run writes lies inside it); paths
+// made absolute, the reads checked (q.check_reads), and p's run folder, checkouts and Python set from them.
+std::map<std::string, std::string> resolve_variables(const RunRequest& q, const registry::Recipe& recipe,
+                                                     const std::vector<std::string>& used,
+                                                     const checks::CommandShape& shape, const std::string& where,
+                                                     RunPlan& p) {
+  const std::string fw_var = checks::CommandPolicy::bundled().framework_variable(p.framework);
+  // Variables: every one the command uses needs a value; a given one the command does not use is a typo. RUN_DIR is
+  // the run folder's, set here: every file the run writes lies inside it.
+  p.run_dir = checked_run_dir(q.run_dir);
+  auto given = parse_vars(q.vars);
+  if (given.count(checks::kRunDirVariable))
+    throw InputError(std::string("--var ") + checks::kRunDirVariable,
+                     "run sets $RUN_DIR itself, to the run folder it creates (-o RUN_DIR)",
+                     "leave it out; give the run folder with -o");
+  for (const auto& [name, value] : given)
+    if (!is_launcher_variable(name) && std::find(used.begin(), used.end(), name) == used.end()) {
+      std::string list;
+      for (const auto& u : used)
+        if (u != "MODEL_ARGS" && u != "<slime entry module>") list += (list.empty() ? "$" : ", $") + u;
+      throw InputError("--var " + name,
+                       fmt::format("unknown variable: the command of {} does not use ${}", recipe.id, name),
+                       "the command uses " + (list.empty() ? std::string("no variables") : list) +
+                           " (and the launcher reads MEGATRON_LM, SLIME, MILES, PYTHON)");
+    }
+  // Every variable the command uses needs a value: all that lack one are named at once.
+  std::vector<std::string> missing;
+  for (const auto& name : used)
+    if (name != "MODEL_ARGS" && name != "<slime entry module>" && name != checks::kRunDirVariable && !given.count(name))
+      missing.push_back(name);
+  if (!missing.empty()) {
+    std::string names, fix;
+    for (const auto& m : missing) names += (names.empty() ? "$" : ", $") + m, fix += " --var " + m + "=VALUE";
+    throw InputError(where, fmt::format("{} {} no value", names, missing.size() == 1 ? "has" : "have"),
+                     "give " + std::string(missing.size() == 1 ? "it" : "them") + ":" + fix);
+  }
+  // Paths are made absolute here, so plan.json holds what every node reads from any folder (a Slurm node starts in
+  // another one, and the trainer runs in its node's folder).
+  for (auto& entry : given) {
+    const std::string& name = entry.first;
+    if (name == fw_var || name == "MEGATRON_LM" ||
+        std::any_of(shape.paths.begin(), shape.paths.end(), [&](const auto& x) { return x.variable == name; }))
+      entry.second = fs::absolute(entry.second).lexically_normal().string();
+  }
+  given[checks::kRunDirVariable] = p.run_dir;
+  if (q.check_reads) check_read_paths(shape.paths, given, where);
+  if (auto it = given.find(fw_var); it != given.end()) p.framework_dir = fs::absolute(it->second).lexically_normal();
+  if (auto it = given.find("MEGATRON_LM"); it != given.end())
+    p.megatron_dir = fs::absolute(it->second).lexically_normal();
+  p.python = given.count("PYTHON") ? given.at("PYTHON") : "python3";
+  if (p.python.find('/') != std::string::npos) p.python = fs::absolute(p.python).lexically_normal().string();
+
+  return given;
+}
+
+// The recipe's patches into p (sha256 checked now, and again just before they are applied; diffs go to the
+// framework checkout) and PYTHONPATH: the rows plugin's folder, then patches/ (every file in it pinned by sha256).
+void plan_patches(const RunRequest& q, const registry::Recipe& recipe, const std::string& fw_var, RunPlan& p) {
+  for (const auto& patch : recipe.patches) {
+    if (auto problem = registry::patch_problem(patch))
+      throw InputError(recipe.file.string() + ": patches", *problem,
+                       "the patch was changed after the recipe was written: restore it, or record its new sha256");
+    p.patches.push_back({fs::absolute(patch.path).lexically_normal().string(), patch.sha256});
+  }
+  if (std::any_of(p.patches.begin(), p.patches.end(), [](const PlannedPatch& x) { return x.diff(); }) &&
+      p.framework_dir.empty())
+    throw InputError(recipe.file.string() + ": patches", "the recipe's patches apply to the framework checkout",
+                     fmt::format("give it: --var {}=PATH", fw_var));
+
+  p.pythonpath.push_back(fs::absolute(q.data_dir).lexically_normal().string());
+  if (const fs::path patches = recipe.dir / "patches"; fs::is_directory(patches)) {
+    // patches/ goes on PYTHONPATH, so every file in it must be one the recipe pins by sha256.
+    if (auto problems = registry::patch_folder_problems(recipe); !problems.empty())
+      throw InputError(recipe.file.string() + ": patches", problems.front(), "keep only the recipe's patches there");
+    p.pythonpath.push_back(fs::absolute(patches).lexically_normal().string());
+  }
+  if (p.mode == LaunchMode::ray && !p.megatron_dir.empty()) p.pythonpath.push_back(p.megatron_dir);
+}
+
+}  // namespace
+
 RunPlan make_plan(const RunRequest& q) {
   const auto recipe = registry::load_recipe(registry::recipe_folder(q.recipe), registry::RecipeLoad::draft);
   const std::string where = recipe.file.string() + ": command";
@@ -260,52 +344,9 @@ RunPlan make_plan(const RunRequest& q) {
   const auto words = layout::split_command(p.command, where);
   const checks::CommandShape shape = policy_shape(words, recipe, where);
 
-  // Variables: every one the command uses needs a value; a given one the command does not use is a typo. RUN_DIR is
-  // the run folder's, set here: every file the run writes lies inside it.
-  p.run_dir = checked_run_dir(q.run_dir);
-  auto given = parse_vars(q.vars);
-  if (given.count(checks::kRunDirVariable))
-    throw InputError(std::string("--var ") + checks::kRunDirVariable,
-                     "run sets $RUN_DIR itself, to the run folder it creates (-o RUN_DIR)",
-                     "leave it out; give the run folder with -o");
   const auto used = layout::command_variable_names(words);
-  for (const auto& [name, value] : given)
-    if (!is_launcher_variable(name) && std::find(used.begin(), used.end(), name) == used.end()) {
-      std::string list;
-      for (const auto& u : used)
-        if (u != "MODEL_ARGS" && u != "<slime entry module>") list += (list.empty() ? "$" : ", $") + u;
-      throw InputError("--var " + name,
-                       fmt::format("unknown variable: the command of {} does not use ${}", recipe.id, name),
-                       "the command uses " + (list.empty() ? std::string("no variables") : list) +
-                           " (and the launcher reads MEGATRON_LM, SLIME, MILES, PYTHON)");
-    }
-  // Every variable the command uses needs a value: all that lack one are named at once.
-  std::vector<std::string> missing;
-  for (const auto& name : used)
-    if (name != "MODEL_ARGS" && name != "<slime entry module>" && name != checks::kRunDirVariable && !given.count(name))
-      missing.push_back(name);
-  if (!missing.empty()) {
-    std::string names, fix;
-    for (const auto& m : missing) names += (names.empty() ? "$" : ", $") + m, fix += " --var " + m + "=VALUE";
-    throw InputError(where, fmt::format("{} {} no value", names, missing.size() == 1 ? "has" : "have"),
-                     "give " + std::string(missing.size() == 1 ? "it" : "them") + ":" + fix);
-  }
-  // Paths are made absolute here, so plan.json holds what every node reads from any folder (a Slurm node starts in
-  // another one, and the trainer runs in its node's folder).
   const std::string fw_var = checks::CommandPolicy::bundled().framework_variable(p.framework);
-  for (auto& entry : given) {
-    const std::string& name = entry.first;
-    if (name == fw_var || name == "MEGATRON_LM" ||
-        std::any_of(shape.paths.begin(), shape.paths.end(), [&](const auto& x) { return x.variable == name; }))
-      entry.second = fs::absolute(entry.second).lexically_normal().string();
-  }
-  given[checks::kRunDirVariable] = p.run_dir;
-  if (q.check_reads) check_read_paths(shape.paths, given, where);
-  if (auto it = given.find(fw_var); it != given.end()) p.framework_dir = fs::absolute(it->second).lexically_normal();
-  if (auto it = given.find("MEGATRON_LM"); it != given.end())
-    p.megatron_dir = fs::absolute(it->second).lexically_normal();
-  p.python = given.count("PYTHON") ? given.at("PYTHON") : "python3";
-  if (p.python.find('/') != std::string::npos) p.python = fs::absolute(p.python).lexically_normal().string();
+  const auto given = resolve_variables(q, recipe, used, shape, where, p);
 
   // Pre-flight: the checkouts exist, hold the entry script and are at the commits the recipe pins.
   // The files the recipe's diffs touch: the only changes the framework checkout may show.
@@ -353,26 +394,7 @@ RunPlan make_plan(const RunRequest& q) {
   p.script_index = shape.script - shape.env_end;
   check_script_inside_checkout(p.argv.at(shape.script - shape.env_end), p.framework_dir, where);
 
-  // Patches: sha256 checked now (and again just before they are applied); they go to the framework checkout.
-  for (const auto& patch : recipe.patches) {
-    if (auto problem = registry::patch_problem(patch))
-      throw InputError(recipe.file.string() + ": patches", *problem,
-                       "the patch was changed after the recipe was written: restore it, or record its new sha256");
-    p.patches.push_back({fs::absolute(patch.path).lexically_normal().string(), patch.sha256});
-  }
-  if (std::any_of(p.patches.begin(), p.patches.end(), [](const PlannedPatch& x) { return x.diff(); }) &&
-      p.framework_dir.empty())
-    throw InputError(recipe.file.string() + ": patches", "the recipe's patches apply to the framework checkout",
-                     fmt::format("give it: --var {}=PATH", fw_var));
-
-  p.pythonpath.push_back(fs::absolute(q.data_dir).lexically_normal().string());
-  if (const fs::path patches = recipe.dir / "patches"; fs::is_directory(patches)) {
-    // patches/ goes on PYTHONPATH, so every file in it must be one the recipe pins by sha256.
-    if (auto problems = registry::patch_folder_problems(recipe); !problems.empty())
-      throw InputError(recipe.file.string() + ": patches", problems.front(), "keep only the recipe's patches there");
-    p.pythonpath.push_back(fs::absolute(patches).lexically_normal().string());
-  }
-  if (p.mode == LaunchMode::ray && !p.megatron_dir.empty()) p.pythonpath.push_back(p.megatron_dir);
+  plan_patches(q, recipe, fw_var, p);
 
   std::mt19937 rng(std::random_device{}());
   p.master_port = random_port(rng);

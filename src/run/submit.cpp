@@ -22,6 +22,7 @@
 #include "evidence/step_log.h"
 #include "evidence/tune_search.h"
 #include "evidence/versions.h"
+#include "registry/folder_writer.h"
 #include "registry/recipe.h"
 #include "registry/registry.h"
 #include "run/capture.h"
@@ -415,48 +416,44 @@ SubmitResult submit_run(const SubmitRequest& req) {
       rec.times.format == "launcher" ? "" : ", Slurm job " + rec.times.key,
       search.text.empty() ? "" : fmt::format("\nFound by openrecipes tune from {} ({}).", reference.id, kSearchFile));
 
-  // Written into a temp folder beside the target, then renamed: the registry never holds half a recipe.
-  const fs::path parent = target.parent_path();
-  fs::create_directories(parent);
-  // <parent>/.<name>.submit.tmp/<model>/<gpu>/<name>: the recipe loads there exactly as it will at its place.
-  const fs::path outer = parent / ("." + name + ".submit.tmp");
-  fs::remove_all(outer, ec);
-  const fs::path temp = outer / source.model / source.gpu / name;
-  struct Cleanup {
+  // Staged beside the target under <model>/<gpu>/<name>, loaded there exactly as it will load at its place, then
+  // swapped in: the registry never holds half a recipe, nor one that does not load.
+  auto fill = [&](const fs::path& temp) {
+    fs::create_directories(temp / "evidence");
+    for (const auto& [from, to] : copies) fs::copy_file(run_dir / from, temp / to);
+    write_file_atomic(temp / "evidence/launch.json", evidence::launch_json(p.env, p.argv));
+    if (!search.text.empty()) {
+      write_file_atomic(temp / kSearchFile, search.text);
+      for (const auto& [from, to] : search.trial_logs) {
+        fs::create_directories((temp / to).parent_path());
+        fs::copy_file(from, temp / to);
+      }
+    }
+    if (!component.empty()) fs::create_directories(temp / "evidence/component-tests");
+    for (const auto& [test, file_raw] : component)
+      fs::copy_file(file_raw.first, temp / "evidence/component-tests" / (test + ".json"));
+    for (const auto& patch : source.patches) {
+      const fs::path dest = resolve_inside(temp, patch.relative, "patches");
+      fs::create_directories(dest.parent_path());
+      fs::copy_file(patch.path, dest);
+    }
+    write_file_atomic(temp / "recipe.yaml", registry::recipe_yaml(out, comment));
+  };
+  auto loads = [](const fs::path& temp) {
+    try {
+      registry::load_recipe(temp);
+    } catch (const InputError& e) {
+      throw InputError(e.where(), "the recipe submit would write does not load: " + e.problem(), kAsLeft);
+    }
+  };
+  registry::write_folder(target, fs::path(source.model) / source.gpu / name, "submit", false, fill, loads);
+  struct RemoveOnFailure {
     fs::path dir;
-    ~Cleanup() {
+    ~RemoveOnFailure() {
       std::error_code e;
       if (!dir.empty()) fs::remove_all(dir, e);
     }
-  } cleanup{outer};
-  fs::create_directories(temp / "evidence");
-  for (const auto& [from, to] : copies) fs::copy_file(run_dir / from, temp / to);
-  write_file_atomic(temp / "evidence/launch.json", evidence::launch_json(p.env, p.argv));
-  if (!search.text.empty()) {
-    write_file_atomic(temp / kSearchFile, search.text);
-    for (const auto& [from, to] : search.trial_logs) {
-      fs::create_directories((temp / to).parent_path());
-      fs::copy_file(from, temp / to);
-    }
-  }
-  if (!component.empty()) fs::create_directories(temp / "evidence/component-tests");
-  for (const auto& [test, file_raw] : component)
-    fs::copy_file(file_raw.first, temp / "evidence/component-tests" / (test + ".json"));
-  for (const auto& patch : source.patches) {
-    const fs::path dest = resolve_inside(temp, patch.relative, "patches");
-    fs::create_directories(dest.parent_path());
-    fs::copy_file(patch.path, dest);
-  }
-  write_file_atomic(temp / "recipe.yaml", registry::recipe_yaml(out, comment));
-  // What the registry will load: checked in the temp folder, so a recipe that does not load is never written.
-  try {
-    registry::load_recipe(temp);
-  } catch (const InputError& e) {
-    throw InputError(e.where(), "the recipe submit would write does not load: " + e.problem(), kAsLeft);
-  }
-  fs::rename(temp, target);
-  fs::remove_all(outer, ec);
-  cleanup.dir = target;  // removed again if anything below fails
+  } cleanup{target};  // removed again if anything below fails
 
   // Claims: evaluated once with placeholders, written from what the build computed, and evaluated again.
   const std::string id = source.model + "/" + source.gpu + "/" + name;

@@ -18,6 +18,7 @@
 #include "evidence/step_log.h"
 #include "layout/plan.h"
 #include "measure/window.h"
+#include "registry/folder_writer.h"
 #include "registry/recipe.h"
 #include "run/node.h"
 
@@ -143,6 +144,63 @@ evidence::TuneSearch search_record(const registry::Recipe& start, const TuneRequ
   return s;
 }
 
+namespace {
+
+// A candidate as a draft recipe in TUNE_DIR: what run plans and submit derives the command from.
+void write_candidate_draft(const registry::Recipe& recipe, const TuneRequest& q, const TuneCandidate& c) {
+  registry::Recipe d = recipe;
+  d.name = c.name;
+  d.command = c.command;
+  d.layout = c.setup.layout;
+  d.layout.max_tokens_per_gpu = recipe.layout.max_tokens_per_gpu;
+  d.gpus = q.gpus;
+  d.reference = recipe.id;
+  auto fill = [&](const fs::path& dir) {
+    for (const auto& p : recipe.patches) {
+      const fs::path dest = resolve_inside(dir, p.relative, "patches");
+      fs::create_directories(dest.parent_path());
+      fs::copy_file(p.path, dest, fs::copy_options::overwrite_existing);
+    }
+    write_file_atomic(dir / "recipe.yaml",
+                      registry::recipe_draft_yaml(
+                          d, fmt::format("A candidate of openrecipes tune from {} on {} GPU(s): {}.\nIts trial is in "
+                                         "trials/; see tune.json.",
+                                         recipe.id, q.gpus, c.knobs)));
+  };
+  auto loads = [](const fs::path& dir) { registry::load_recipe(dir, registry::RecipeLoad::draft); };
+  registry::write_folder(tune_draft_dir(q.tune_dir, recipe.model, recipe.gpu, c.name),
+                         fs::path(recipe.model) / recipe.gpu / c.name, "draft", true, fill, loads);
+}
+
+// The winner re-run for the recipe's own length, as a run directory submit takes (TUNE_DIR/winner): its status and
+// score into r.
+void run_winner(const registry::Recipe& recipe, const TuneRequest& q, const RunRequest& probe,
+                const measure::StepShape& shape, TuneResult& r) {
+  const auto& c = r.candidates[r.trials[*r.best].candidate];
+  std::cout << fmt::format("winner {} ({}): running it for the recipe's {} steps\n", c.name, c.knobs,
+                           recipe.steps_per_run);
+  std::cout.flush();
+  RunRequest rq = probe;
+  rq.recipe = tune_draft_dir(q.tune_dir, recipe.model, recipe.gpu, c.name);
+  rq.trial_iters = 0;
+  rq.run_dir = q.tune_dir / "winner";
+  const RunPlan plan = make_plan(rq);
+  ExecuteOptions eo = q.execute;
+  eo.echo = false;
+  eo.slurm.echo = false;
+  const RunRecord rec = execute_run(plan, eo);
+  r.winner_run_dir = plan.run_dir;
+  r.winner_status = rec.status;
+  if (rec.status == "completed") try {
+      const auto log = evidence::read_step_log(fs::path(plan.run_dir) / rec.log.path, rec.log.format);
+      r.winner_score = measure::measure_throughput(
+          log, measure::window_for_run(plan.train_iters, recipe.window, recipe.file.string()), shape);
+    } catch (const InputError&) {
+    }
+}
+
+}  // namespace
+
 void check_trial_length(const registry::Recipe& start, const TuneRequest& q) {
   const std::int64_t trial_iters = q.warmup_steps + q.trial_steps;
   if (trial_iters > start.steps_per_run)
@@ -173,29 +231,8 @@ TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
       start_dump = evidence::parse_megatron_args(read_file(recipe.arguments->path), recipe.arguments->relative);
     } catch (const InputError&) {
     }
-  // Each candidate as a draft recipe: what run plans and submit derives the command from.
   auto draft_dir = [&](const std::string& name) { return tune_draft_dir(q.tune_dir, recipe.model, recipe.gpu, name); };
-  auto write_draft = [&](const TuneCandidate& c) {
-    registry::Recipe d = recipe;
-    d.name = c.name;
-    d.command = c.command;
-    d.layout = c.setup.layout;
-    d.layout.max_tokens_per_gpu = recipe.layout.max_tokens_per_gpu;
-    d.gpus = q.gpus;
-    d.reference = recipe.id;
-    const fs::path dir = draft_dir(c.name);
-    fs::create_directories(dir);
-    for (const auto& p : recipe.patches) {
-      const fs::path dest = resolve_inside(dir, p.relative, "patches");
-      fs::create_directories(dest.parent_path());
-      fs::copy_file(p.path, dest, fs::copy_options::overwrite_existing);
-    }
-    write_file_atomic(dir / "recipe.yaml",
-                      registry::recipe_draft_yaml(
-                          d, fmt::format("A candidate of openrecipes tune from {} on {} GPU(s): {}.\nIts trial is in "
-                                         "trials/; see tune.json.",
-                                         recipe.id, q.gpus, c.knobs)));
-  };
+  auto write_draft = [&](const TuneCandidate& c) { write_candidate_draft(recipe, q, c); };
   std::set<std::string> commands;
   for (const auto& c : r.candidates) {
     write_draft(c);
@@ -289,30 +326,8 @@ TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
       break;
     }
   }
-  // The winner: re-run for the recipe's own length, as a run directory submit takes.
-  if (r.best && !r.candidates[r.trials[*r.best].candidate].start && !g_stop_requested) {
-    const auto& c = r.candidates[r.trials[*r.best].candidate];
-    std::cout << fmt::format("winner {} ({}): running it for the recipe's {} steps\n", c.name, c.knobs,
-                             recipe.steps_per_run);
-    std::cout.flush();
-    RunRequest rq = probe;
-    rq.recipe = draft_dir(c.name);
-    rq.trial_iters = 0;
-    rq.run_dir = q.tune_dir / "winner";
-    const RunPlan plan = make_plan(rq);
-    ExecuteOptions eo = q.execute;
-    eo.echo = false;
-    eo.slurm.echo = false;
-    const RunRecord rec = execute_run(plan, eo);
-    r.winner_run_dir = plan.run_dir;
-    r.winner_status = rec.status;
-    if (rec.status == "completed") try {
-        const auto log = evidence::read_step_log(fs::path(plan.run_dir) / rec.log.path, rec.log.format);
-        r.winner_score = measure::measure_throughput(
-            log, measure::window_for_run(plan.train_iters, recipe.window, recipe.file.string()), shape);
-      } catch (const InputError&) {
-      }
-  }
+  if (r.best && !r.candidates[r.trials[*r.best].candidate].start && !g_stop_requested)
+    run_winner(recipe, q, probe, shape, r);
   r.elapsed_s = seconds_since(started);
   write_outputs(recipe, q, r);
   return r;

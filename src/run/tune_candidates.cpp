@@ -12,6 +12,7 @@
 #include "layout/command.h"
 #include "layout/plan.h"
 #include "layout/relayout.h"
+#include "layout/setup_flags.h"
 #include "registry/component_tests.h"
 #include "registry/predicted_memory.h"
 #include "registry/recipe_memory.h"
@@ -21,16 +22,6 @@
 namespace openrecipes::run {
 namespace {
 namespace fs = std::filesystem;
-
-const std::vector<std::string> kRecomputeFlags = {"--recompute-granularity", "--recompute-method",
-                                                  "--recompute-num-layers"};
-const std::vector<std::string> kVpp = {"--num-virtual-stages-per-pipeline-rank"};
-const std::vector<std::string> kVppLayers = {"--num-layers-per-virtual-pipeline-stage"};
-const std::vector<std::string> kFirstStage = {"--decoder-first-pipeline-num-layers"};
-const std::vector<std::string> kLastStage = {"--decoder-last-pipeline-num-layers"};
-const std::vector<std::string> kDistOpt = {"--use-distributed-optimizer"};
-const std::vector<std::string> kOverlap = {"--overlap-grad-reduce", "--overlap-param-gather"};
-const std::vector<std::string> kSeqPar = {"--sequence-parallel"};
 
 // The knobs `t` changes from `s`: short (for a folder name) and in words.
 std::pair<std::string, std::string> knob_names(const layout::TrainingSetup& t, const layout::TrainingSetup& s) {
@@ -91,25 +82,11 @@ std::string candidate_command(const registry::Recipe& recipe, const layout::Trai
   }
   std::vector<layout::FlagChange> edits = r.changes;
   layout::CommandEditor ed(r.command, where, &edits);
-  if (megatron) {
-    if (t.recompute.kind == layout::Recompute::none && start.recompute.kind != layout::Recompute::none)
-      ed.remove(kRecomputeFlags);
-    ed.remove(kVppLayers);
-    if (t.layout.vpp && *t.layout.vpp > 1)
-      ed.set(kVpp, std::to_string(*t.layout.vpp), true, {"--pipeline-model-parallel-size"});
-    else
-      ed.remove(kVpp);
-    if (t.first_stage_layers)
-      ed.set(kFirstStage, std::to_string(*t.first_stage_layers), true);
-    else
-      ed.remove(kFirstStage);
-    if (t.last_stage_layers)
-      ed.set(kLastStage, std::to_string(*t.last_stage_layers), true);
-    else
-      ed.remove(kLastStage);
-    ed.set_switch(kSeqPar, t.sequence_parallel);
-    ed.set_switch(kDistOpt, t.distributed_optimizer);
-    for (const auto& f : kOverlap) ed.set_switch({f}, t.distributed_optimizer && t.layout.dp > 1);
+  if (megatron) {  // what relayout leaves alone (it only adds SP and never removes recompute)
+    layout::SetupFlagParts parts;
+    parts.recompute = t.recompute != start.recompute;
+    parts.pipeline_split = parts.sequence_parallel = parts.distributed_optimizer = true;
+    layout::write_setup_flags(ed, t, parts);
   }
   for (const auto& c : edits) changes.push_back(c.str());
   return ed.result();

@@ -138,8 +138,6 @@ TEST(MemoryModel, RecomputeSpellings) {
   EXPECT_FALSE(parse_recompute("partial"));
   for (const char* s : {"none", "selective", "full", "full:4", "block:3"})
     EXPECT_EQ(recompute_name(*parse_recompute(s)), s);
-  EXPECT_EQ(recompute_flags(*parse_recompute("block:3")),
-            "--recompute-granularity full --recompute-method block --recompute-num-layers 3");
 }
 
 TEST(MegatronMemory, ReadsThePeakAndTheEstimate) {
