@@ -305,6 +305,43 @@ SearchEvidence search_record(const fs::path& tune_dir, const fs::path& run_dir, 
   return out;
 }
 
+// The recipe's name: --name, else <source folder>-<author>-<the step log's sha256, 8 digits> (at most 80).
+std::string recipe_name(const SubmitRequest& req, const RunPlan& p, const std::string& log_sha) {
+  if (!req.name.empty()) return req.name;
+  std::string author;
+  for (char c : req.author) author += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string name = fs::path(p.recipe_dir).filename().string() + "-" + author + "-" + log_sha.substr(0, 8);
+  if (name.size() > 80) name = name.substr(name.size() - 80);
+  return name;
+}
+
+// The run's files that become evidence/: the step log, the argument dump (when it is another node's log), the
+// versions and the scheduler times, each within the registry's size limit for one evidence file.
+struct EvidenceCopies {
+  std::vector<std::pair<std::string, std::string>> copies;  // run-dir path -> evidence/ name
+  bool args_apart = false;
+  std::string times_name;
+};
+
+EvidenceCopies evidence_copies(const fs::path& run_dir, const RunRecord& rec) {
+  EvidenceCopies ev;
+  ev.copies.push_back({rec.log.path, "evidence/train.log"});
+  ev.args_apart = rec.arguments.path != rec.log.path;
+  if (ev.args_apart) ev.copies.push_back({rec.arguments.path, "evidence/arguments.log"});
+  ev.copies.push_back({rec.versions.path, "evidence/versions.txt"});
+  ev.times_name = rec.times.format == "launcher" ? "evidence/times.txt"
+                  : rec.times.format == "sacct"  ? "evidence/sacct.txt"
+                                                 : "evidence/scontrol.txt";
+  ev.copies.push_back({rec.times.path, ev.times_name});
+  std::error_code ec;
+  for (const auto& [from, to] : ev.copies)
+    if (fs::file_size(run_dir / from, ec) > kMaxTextFileBytes)
+      throw InputError((run_dir / from).string(),
+                       fmt::format("over the registry's limit of {} bytes for one evidence file", kMaxTextFileBytes),
+                       "keep the run's output smaller (a log of --log-interval 1 is far below it)");
+  return ev;
+}
+
 }  // namespace
 
 SubmitResult submit_run(const SubmitRequest& req) {
@@ -315,7 +352,9 @@ SubmitResult submit_run(const SubmitRequest& req) {
   require_completed(run_dir, rec);
   if (!registry::is_github_handle(req.author))
     throw InputError("--author " + quote_for_message(req.author), "not a GitHub handle", "give your GitHub user name");
-  const auto [source, planned] = source_recipe(run_dir, p);
+  const SourceRecipe from = source_recipe(run_dir, p);
+  const registry::Recipe& source = from.recipe;
+  const PlannedCommand& planned = from.planned;
 
   // `--reference none`: the recipe is the reference of a new pair (it passes both checks trivially, SPEC §4).
   const bool is_root = req.reference == "none";
@@ -338,13 +377,7 @@ SubmitResult submit_run(const SubmitRequest& req) {
   std::string log_sha(64, '0');
   for (const auto& f : rec.files)
     if (f.path == rec.log.path) log_sha = f.sha256;
-  std::string name = req.name;
-  if (name.empty()) {
-    std::string author;
-    for (char c : req.author) author += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    name = fs::path(p.recipe_dir).filename().string() + "-" + author + "-" + log_sha.substr(0, 8);
-    if (name.size() > 80) name = name.substr(name.size() - 80);
-  }
+  const std::string name = recipe_name(req, p, log_sha);
   if (!registry::is_registry_name(name))
     throw InputError("--name " + quote_for_message(name), "not a recipe id",
                      "use lowercase letters, digits, '.', '_' and '-' (at most 80)");
@@ -353,21 +386,10 @@ SubmitResult submit_run(const SubmitRequest& req) {
   if (fs::exists(target, ec))
     throw InputError(target.string(), "a recipe folder of that name exists", "give another --name");
 
-  // Evidence: the step log, the argument dump (when it is another node's log), the versions, the scheduler times.
-  std::vector<std::pair<std::string, std::string>> copies;  // run-dir path -> evidence/ name
-  copies.push_back({rec.log.path, "evidence/train.log"});
-  const bool args_apart = rec.arguments.path != rec.log.path;
-  if (args_apart) copies.push_back({rec.arguments.path, "evidence/arguments.log"});
-  copies.push_back({rec.versions.path, "evidence/versions.txt"});
-  const std::string times_name = rec.times.format == "launcher" ? "evidence/times.txt"
-                                 : rec.times.format == "sacct"  ? "evidence/sacct.txt"
-                                                                : "evidence/scontrol.txt";
-  copies.push_back({rec.times.path, times_name});
-  for (const auto& [from, to] : copies)
-    if (fs::file_size(run_dir / from, ec) > kMaxTextFileBytes)
-      throw InputError((run_dir / from).string(),
-                       fmt::format("over the registry's limit of {} bytes for one evidence file", kMaxTextFileBytes),
-                       "keep the run's output smaller (a log of --log-interval 1 is far below it)");
+  const EvidenceCopies ev = evidence_copies(run_dir, rec);
+  const auto& copies = ev.copies;
+  const bool args_apart = ev.args_apart;
+  const std::string& times_name = ev.times_name;
 
   const auto component = component_outputs(req.component_tests, source.id);
   if (!req.search.empty() && is_root)
