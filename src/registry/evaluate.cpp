@@ -5,6 +5,8 @@
 // stage's sentences into typed reasons.
 #include "registry/evaluate.h"
 
+#include "registry/evaluation_context.h"
+
 #include "registry/recipe_evidence.h"
 #include "registry/recipe_memory.h"
 
@@ -63,45 +65,11 @@ std::string EvidenceCoverage::code() const {
 
 namespace {
 
-// Run length in the configuration check (PROTOCOL.md "Measurement"): a profiler run (21–25 steps) or a 14-step
-// run differs from its 20-step reference in train_iters, which sets the learning-rate schedule, so by default that
-// is math. It is bookkeeping exactly when the recipe's convergence evidence is a separate 20-step arm whose
-// argument dump equals the reference's in every math argument: the arm then shows the recipe's math is the
-// reference's, and the measured run (which the arm check ties to the arm) differs only in length. A recipe whose
-// measured run is its own arm keeps the strict rule.
-checks::ConfigCheckOptions run_length_options(const Recipe& r, const RecipeEvidence& ev, const RecipeEvidence& rev,
-                                              const checks::ArgumentRules& rules, const checks::ModelFacts& facts) {
-  checks::ConfigCheckOptions o;
-  if (!r.convergence_arm || r.convergence_arm->path == r.log.path || !ev.arm || !ev.arm_args || !rev.args) return o;
-  auto arm_vs_reference = checks::check_configuration(ev.arm_args->values, rev.args->values, rules, {}, facts);
-  for (const auto& c : arm_vs_reference.changes)
-    if (c.classification.cls == checks::ArgClass::math || c.classification.cls == checks::ArgClass::unclassified)
-      return o;
-  o.run_length_is_bookkeeping = true;
-  o.run_length_why = fmt::format(
-      "the recipe's convergence arm {} is a separate {}-step run whose arguments equal the reference's in every math "
-      "argument",
-      ev.arm_file, protocol::kConvergenceSteps);
-  return o;
-}
-
-// What every step below reads: the registry, its recipes by id, each recipe's evidence (read once) and each
-// model's N (recounted once).
-struct Context {
-  const Registry& reg;
-  const RecipesById& by_id;
-  const std::map<std::string, RecipeEvidence>& loaded;
-  const std::map<std::string, ModelCount>& counts;
-  const std::map<std::string, std::string>& pair_reference;
-};
-
-void add(RecipeResult& out, Stage stage, const char* rule, std::string message, std::string fix = "") {
-  out.reasons.push_back({stage, rule, std::move(message), std::move(fix)});
-}
+using Context = EvaluationContext;
 
 void add_all(RecipeResult& out, Stage stage, const char* rule, const std::vector<std::string>& sentences,
              const std::string& fix = "") {
-  for (const auto& s : sentences) add(out, stage, rule, s, fix);
+  for (const auto& s : sentences) add_reason(out, stage, rule, s, fix);
 }
 
 void add_all(RecipeResult& out, const Reasons& reasons) {
@@ -113,25 +81,26 @@ void check_known_names(const Registry& reg, const Recipe& r, RecipeResult& out) 
   if (!reg.gpus.count(r.gpu)) {
     std::string list;
     for (const auto& [k, v] : reg.gpus) list += (list.empty() ? "" : ", ") + k;
-    add(out, Stage::recipe, "recipe.gpu", fmt::format("unknown GPU type '{}' (registry/gpus.yaml has {})", r.gpu, list),
-        "file the recipe under a GPU type of registry/gpus.yaml");
+    add_reason(out, Stage::recipe, "recipe.gpu",
+               fmt::format("unknown GPU type '{}' (registry/gpus.yaml has {})", r.gpu, list),
+               "file the recipe under a GPU type of registry/gpus.yaml");
   }
   if (!reg.models.count(r.model)) {
     std::vector<std::string> ids;
     for (const auto& [id, m] : reg.models) ids.push_back(id);
     const std::string near = nearest_name(r.model, ids);
-    add(out, Stage::recipe, "recipe.model",
-        fmt::format("unknown model '{}' (no registry/models/{}.yaml)", r.model, r.model),
-        (near.empty() ? std::string() : "file the recipe under models/" + near + "/ if that is its model, or ") +
-            "add registry/models/" + r.model +
-            ".yaml (docs/models-format.md; openrecipes params --config config.json counts its N)");
+    add_reason(out, Stage::recipe, "recipe.model",
+               fmt::format("unknown model '{}' (no registry/models/{}.yaml)", r.model, r.model),
+               (near.empty() ? std::string() : "file the recipe under models/" + near + "/ if that is its model, or ") +
+                   "add registry/models/" + r.model +
+                   ".yaml (docs/models-format.md; openrecipes params --config config.json counts its N)");
   }
 }
 
 // SPEC §2: the score and CV over the protocol's window, and the recipe's claims of them.
 void measure_run(const Recipe& r, const RecipeEvidence& ev, RecipeResult& out) {
   if (!ev.log) {
-    add(out, Stage::measurement, "measurement.log", ev.log_error);
+    add_reason(out, Stage::measurement, "measurement.log", ev.log_error);
     return;
   }
   out.step_time_field = ev.log->time_field;
@@ -140,24 +109,24 @@ void measure_run(const Recipe& r, const RecipeEvidence& ev, RecipeResult& out) {
         {rec.first_step, rec.steps, rec.time_s,
          rec.tokens ? *rec.tokens : rec.rows.value_or(r.workload.global_batch) * r.workload.row_length, rec.loss});
   if (ev.log->train_iters && *ev.log->train_iters != r.steps_per_run)
-    add(out, Stage::measurement, "measurement.run-length",
-        fmt::format("the recipe records steps_per_run {}, but {} shows a {}-step run", r.steps_per_run, ev.log->file,
-                    *ev.log->train_iters),
-        "record the run's own length");
+    add_reason(out, Stage::measurement, "measurement.run-length",
+               fmt::format("the recipe records steps_per_run {}, but {} shows a {}-step run", r.steps_per_run,
+                           ev.log->file, *ev.log->train_iters),
+               "record the run's own length");
   // slime and miles logs have no 'iteration k/ N': their dump's num_rollout and batch give the run length.
   else if (const auto steps = !ev.log->train_iters && ev.args ? evidence::run_steps_of(*ev.args) : std::nullopt;
            steps && *steps != r.steps_per_run)
-    add(out, Stage::measurement, "measurement.run-length",
-        fmt::format("the recipe records steps_per_run {}, but the argument dump of {} gives a {}-step run",
-                    r.steps_per_run, ev.args->file, *steps),
-        "record the run's own length");
+    add_reason(out, Stage::measurement, "measurement.run-length",
+               fmt::format("the recipe records steps_per_run {}, but the argument dump of {} gives a {}-step run",
+                           r.steps_per_run, ev.args->file, *steps),
+               "record the run's own length");
   try {
     auto window = measure::window_for_run(r.steps_per_run, r.window, r.file.string() + ": window");
     out.window = window;
     out.throughput =
         measure::measure_throughput(*ev.log, window, {r.gpus, r.workload.row_length, r.workload.global_batch});
   } catch (const InputError& err) {
-    add(out, Stage::measurement, "measurement.window", err.what());
+    add_reason(out, Stage::measurement, "measurement.window", err.what());
   }
   if (out.throughput)
     add_all(out, Stage::measurement, "measurement.claim",
@@ -178,7 +147,7 @@ void price_run(const Context& c, const Recipe& r, RecipeResult& out) {
       try {
         out.mfu = params::mfu(static_cast<double>(n.n), score, gpu->second.dense_bf16_tflops);
       } catch (const InputError& err) {
-        add(out, Stage::measurement, "measurement.mfu", err.what());
+        add_reason(out, Stage::measurement, "measurement.mfu", err.what());
       }
       add_all(out, Stage::model, "model.active-params", n.problems, "record the N the recount gives");
     }
@@ -190,29 +159,29 @@ void price_run(const Context& c, const Recipe& r, RecipeResult& out) {
 // SPEC §2 "GPU-hours": from the scheduler's admission and finish times; they must cover the logged steps.
 void check_scheduler_times(const Recipe& r, const RecipeEvidence& ev, RecipeResult& out) {
   if (!r.times) {
-    add(out, Stage::measurement, "measurement.times",
-        "no scheduler times (evidence.times), so GPU-hours cannot be computed",
-        "keep the launcher's or Slurm's times as evidence (openrecipes run records them)");
+    add_reason(out, Stage::measurement, "measurement.times",
+               "no scheduler times (evidence.times), so GPU-hours cannot be computed",
+               "keep the launcher's or Slurm's times as evidence (openrecipes run records them)");
     return;
   }
   try {
     auto text = read_file(r.times->path);
     auto t = evidence::parse_run_times(text, r.times->relative, r.times->format, r.times->run);
     if (t.exit_code != 0)
-      add(out, Stage::measurement, "measurement.exit",
-          fmt::format("the run exited with code {} ({}:{})", t.exit_code, r.times->relative, t.line));
+      add_reason(out, Stage::measurement, "measurement.exit",
+                 fmt::format("the run exited with code {} ({}:{})", t.exit_code, r.times->relative, t.line));
     else if (!t.state.empty() && t.state != "COMPLETED")
-      add(out, Stage::measurement, "measurement.exit",
-          fmt::format("the Slurm job ended {}, not COMPLETED ({}:{})", t.state, r.times->relative, t.line));
+      add_reason(out, Stage::measurement, "measurement.exit",
+                 fmt::format("the Slurm job ended {}, not COMPLETED ({}:{})", t.state, r.times->relative, t.line));
     out.gpu_hours = measure::gpu_hours(r.gpus, t.admitted_s, t.finished_s);
     out.coverage.times = r.times->format;
     if (ev.log)
       if (auto p = measure::scheduler_span_problem(*ev.log, t.admitted_s, t.finished_s))
-        add(out, Stage::measurement, "measurement.times", *p);
+        add_reason(out, Stage::measurement, "measurement.times", *p);
     if (auto p = measure::gpu_hours_claim_problem(r.claims.gpu_hours, *out.gpu_hours))
-      add(out, Stage::measurement, "measurement.claim", *p);
+      add_reason(out, Stage::measurement, "measurement.claim", *p);
   } catch (const InputError& err) {
-    add(out, Stage::measurement, "measurement.times", err.what());
+    add_reason(out, Stage::measurement, "measurement.times", err.what());
   }
 }
 
@@ -220,14 +189,15 @@ void check_scheduler_times(const Recipe& r, const RecipeEvidence& ev, RecipeResu
 void check_arm_is_the_measured_run(const Context& c, const Recipe& r, const RecipeEvidence& ev, RecipeResult& out) {
   if (!r.convergence_arm || r.convergence_arm->path == r.log.path) return;
   if (!ev.arm_args) {
-    add(out, Stage::convergence, "convergence.arm-arguments",
-        "the arm's arguments cannot be compared with the measured run's: " + ev.arm_args_error);
+    add_reason(out, Stage::convergence, "convergence.arm-arguments",
+               "the arm's arguments cannot be compared with the measured run's: " + ev.arm_args_error);
     return;
   }
   if (!ev.args) return;
   if (auto why = checks::arm_differences(ev.arm_args->values, ev.args->values, c.reg.rules); !why.empty())
-    add(out, Stage::convergence, "convergence.arm-arguments",
-        "the arm's arguments differ from the measured run's: " + why, "give the arm of the recipe's own configuration");
+    add_reason(out, Stage::convergence, "convergence.arm-arguments",
+               "the arm's arguments differ from the measured run's: " + why,
+               "give the arm of the recipe's own configuration");
 }
 
 // SPEC §5, §6: the layout the argument dump shows, the stack the versions dump and the log's banners show, and the
@@ -248,16 +218,16 @@ void check_layout_stack_device(const Context& c, const Recipe& r, const RecipeEv
       if (r.stack.framework != "megatron-lm")  // slime and miles pack rows: their dump's batch sizes are not Megatron's
         setup.global_batch = setup.layout.dp * setup.layout.micro_batch;
       for (const auto& v : layout::model_violations(mem.shape, setup))
-        add(out, Stage::layout, "layout.model-rules",
-            "the argument dump's layout breaks a rule of its model: " + v.what,
-            "a layout Megatron-LM refuses at start-up cannot have run; give the run's own, unedited evidence");
+        add_reason(out, Stage::layout, "layout.model-rules",
+                   "the argument dump's layout breaks a rule of its model: " + v.what,
+                   "a layout Megatron-LM refuses at start-up cannot have run; give the run's own, unedited evidence");
     }
     out.memory = MemoryPrediction{layout::estimate_memory(mem.shape, mem.setup), std::nullopt};
     if (mem.measured) out.memory->measured_peak_mib = mem.measured->max_allocated_mib;
   } catch (const InputError&) {
     // A minimal argument dump (docs/evidence-format.md) need not hold the model's shape: nothing to check or predict.
   }
-  if (!ev.versions_error.empty()) add(out, Stage::stack, "stack.versions", ev.versions_error);
+  if (!ev.versions_error.empty()) add_reason(out, Stage::stack, "stack.versions", ev.versions_error);
   const evidence::VersionDump* dump = ev.versions ? &*ev.versions : nullptr;
   auto stack = checks::check_stack(r.stack.versions, dump, ev.args ? &ev.args->values : nullptr);
   add_all(out, stack.problems);
@@ -300,14 +270,15 @@ void check_model_shape(const Context& c, const Recipe& r, const RecipeEvidence& 
       }
     }
   } catch (const InputError& e) {
-    add(out, Stage::model, "model.shape", "the argument dump does not show the model's shape: " + e.problem(), fix);
+    add_reason(out, Stage::model, "model.shape", "the argument dump does not show the model's shape: " + e.problem(),
+               fix);
     return;
   }
   if (!differences.empty())
-    add(out, Stage::model, "model.shape",
-        fmt::format("the run did not train {} ({}): {}", model->second.name, model->second.file,
-                    fmt::join(differences, "; ")),
-        fix);
+    add_reason(out, Stage::model, "model.shape",
+               fmt::format("the run did not train {} ({}): {}", model->second.name, model->second.file,
+                           fmt::join(differences, "; ")),
+               fix);
 }
 
 // SPEC §5, §6: the command keeps the program policy, and is the command the run started (its launch, and every
@@ -315,13 +286,13 @@ void check_model_shape(const Context& c, const Recipe& r, const RecipeEvidence& 
 void check_command(const Context& c, const Recipe& r, const RecipeEvidence& ev, RecipeResult& out) {
   const std::string where = "the published command";
   if (ev.words_error) {
-    add(out, Stage::command, "command.words", ev.words_error->problem(), ev.words_error->fix());
+    add_reason(out, Stage::command, "command.words", ev.words_error->problem(), ev.words_error->fix());
     return;
   }
   const auto& words = ev.words;
   const auto policy = checks::CommandPolicy::bundled().check(words, r.stack.framework, where, patch_modules(r));
   add_all(out, policy.problems);
-  if (r.launch && !ev.launch) add(out, Stage::command, "command.launch", ev.launch_error);
+  if (r.launch && !ev.launch) add_reason(out, Stage::command, "command.launch", ev.launch_error);
   if (!policy.shape || !ev.args) return;
   // slime and miles add their arguments to Megatron-LM's parser: their tables hold Megatron-LM's options too (a
   // framework without a table of its own is read with Megatron-LM's).
@@ -347,13 +318,15 @@ void check_evidence_consistency(const Recipe& r, const RecipeEvidence& ev, Recip
             checks::check_logged_learning_rates(ev.args->values, *ev.log));
   for (const auto& p : r.patches)
     if (auto problem = patch_problem(p))
-      add(out, Stage::patches, "patches.sha256", *problem, "restore the patch the run applied, or record its sha256");
+      add_reason(out, Stage::patches, "patches.sha256", *problem,
+                 "restore the patch the run applied, or record its sha256");
   add_all(out, Stage::patches, "patches.folder", patch_folder_problems(r));
   if (!ev.args)
-    add(out, Stage::evidence, "evidence.argument-dump",
-        ev.args_problem + "; without one a recipe can neither be checked against its reference nor serve as one",
-        ev.args_fix.empty() ? "keep the run's argument dump (Megatron prints it at start-up) as evidence.arguments"
-                            : ev.args_fix);
+    add_reason(out, Stage::evidence, "evidence.argument-dump",
+               ev.args_problem + "; without one a recipe can neither be checked against its reference nor serve as one",
+               ev.args_fix.empty()
+                   ? "keep the run's argument dump (Megatron prints it at start-up) as evidence.arguments"
+                   : ev.args_fix);
 }
 
 // A tuned recipe's search (evidence.search: the tune.json of the `openrecipes tune` that found it) held to the
@@ -366,7 +339,7 @@ void check_search(const Context& c, const Recipe& r, RecipeResult& out) {
   try {
     s = evidence::parse_tune_search(read_file(r.search->path, evidence::kMaxSearchBytes), where);
   } catch (const InputError& e) {
-    add(out, Stage::search, "search.unreadable", e.where() + ": " + e.problem(), e.fix());
+    add_reason(out, Stage::search, "search.unreadable", e.where() + ": " + e.problem(), e.fix());
     return;
   }
   checks::SearchSubject subject;
@@ -399,95 +372,6 @@ void check_search(const Context& c, const Recipe& r, RecipeResult& out) {
   const auto problems = checks::check_search(s, subject);
   add_all(out, problems);
   if (problems.empty()) out.search = std::move(s);
-}
-
-// SPEC §4: both checks against the reference recipe; a reference recipe passes them trivially, but the objective
-// conventions still apply to it.
-void run_checks(const Context& c, const Recipe& r, const RecipeEvidence& ev, RecipeResult& out) {
-  checks::ModelFacts facts;
-  if (auto model = c.reg.models.find(r.model); model != c.reg.models.end())
-    facts = {model->second.family, model->second.layer_shape};
-  const ReferenceResolution res = resolve_reference(r, c.by_id, c.pair_reference);
-  out.is_reference = res.is_reference;
-  if (res.problem) out.reasons.push_back(*res.problem);
-  if (ev.arm) out.arm = ArmCurve{ev.arm_file, ev.arm->loss};
-  if (res.reference && c.loaded.at(res.reference->id).arm)
-    out.reference_arm = ArmCurve{c.loaded.at(res.reference->id).arm_file, c.loaded.at(res.reference->id).arm->loss};
-  if (res.reference) {
-    const Recipe& ref = *res.reference;
-    const RecipeEvidence& rev = c.loaded.at(ref.id);
-    if (!ev.arm_sha256.empty() && ev.arm_sha256 == rev.arm_sha256)
-      add(out, Stage::convergence, "convergence.same-arm",
-          fmt::format("the recipe's arm is byte-identical to the reference's arm '{}/{}'", ref.id, rev.arm_file),
-          "give the recipe's own 20-step run");
-    if (ref.model != r.model)
-      add(out, Stage::reference, "reference.model", "'" + ref.id + "' is a recipe of another model");
-    if (ref.workload.key != r.workload.key || ref.workload.row_length != r.workload.row_length ||
-        ref.workload.global_batch != r.workload.global_batch ||
-        (r.workload.standard && ref.workload.rows_sha256 != r.workload.rows_sha256))
-      add(out, Stage::reference, "reference.workload", "'" + ref.id + "' ran on another workload or other rows");
-    // The rows the reference records are the recipe's too (SPEC §4.3: the arms ran on the same rows), whatever the
-    // workload: a recipe that records none, or others, did not show it ran on them.
-    else if (!ref.workload.rows_sha256.empty() &&
-             (r.workload.rows_sha256 != ref.workload.rows_sha256 || r.workload.rows_count != ref.workload.rows_count))
-      add(out, Stage::reference, "reference.rows",
-          fmt::format("workload.rows is {}, and its reference '{}' records {{count: {}, sha256: {}}}: the two arms did "
-                      "not run on the same rows",
-                      r.workload.rows_sha256.empty()
-                          ? std::string("not recorded")
-                          : fmt::format("{{count: {}, sha256: {}}}", r.workload.rows_count, r.workload.rows_sha256),
-                      ref.id, ref.workload.rows_count, ref.workload.rows_sha256),
-          "record the rows the run read (openrecipes rows verify), the same as its reference's");
-    if (!ev.args || !rev.args) {
-      add(out, Stage::configuration, "configuration.cannot-run",
-          "cannot run: " + (ev.args ? "the reference: " + rev.args_error : ev.args_error));
-    } else {
-      auto options = run_length_options(r, ev, rev, c.reg.rules, facts);
-      options.recipe_env = ev.env;
-      options.reference_env = rev.env;
-      options.environment = [](const std::string& name) {
-        return checks::CommandPolicy::bundled().environment_class(name);
-      };
-      out.component_tests = judge_component_tests(c.reg, r, ev.args ? &*ev.args : nullptr,
-                                                  rev.args ? &*rev.args : nullptr, facts.layer_shape);
-      out.configuration = checks::check_configuration(ev.args->values, rev.args->values, c.reg.rules,
-                                                      out.component_tests, facts, options);
-    }
-    if (!ev.arm || !rev.arm)
-      add(out, Stage::convergence, "convergence.cannot-run",
-          "cannot run: " + (ev.arm ? "the reference arm: " + rev.arm_error : "the recipe's arm: " + ev.arm_error));
-    else
-      out.convergence = checks::check_convergence(*ev.arm, *rev.arm);
-  } else if (!r.reference) {
-    std::map<std::string, std::string> none;
-    out.configuration = checks::check_configuration(ev.args ? ev.args->values : none, std::nullopt, c.reg.rules,
-                                                    r.component_tests, facts);
-  }
-  // A component-test record must justify a same-math swap the recipe makes: one of no changed argument is refused (a
-  // record the evidence does not need would still be published beside the recipe).
-  if (out.configuration)
-    for (const auto& t : out.component_tests.empty() ? r.component_tests : out.component_tests) {
-      bool used = false;
-      for (const auto& ch : out.configuration->changes)
-        used |= ch.classification.cls == checks::ArgClass::same_math_swap &&
-                (ch.name == t.swap || std::find(t.covers.begin(), t.covers.end(), ch.name) != t.covers.end());
-      if (!used)
-        add(out, Stage::configuration, "configuration.component-test-unused",
-            fmt::format("component test of {} ({}): the recipe makes no same-math swap of {} against its reference",
-                        t.swap, t.where, t.swap),
-            "remove the record, or test a swap the recipe makes");
-    }
-  if (out.configuration && !out.configuration->eligible) {
-    std::string why;
-    for (const auto& p : out.configuration->problems) why += (why.empty() ? "" : "; ") + p;
-    add(out, Stage::configuration, "configuration.ineligible", "ineligible: " + why);
-  }
-  if (out.convergence && !out.convergence->passed) {
-    std::string why;
-    for (const auto& d : checks::describe_failures(*out.convergence)) why += (why.empty() ? "" : "; ") + d;
-    for (const auto& p : out.convergence->problems) why += (why.empty() ? "" : "; ") + p;
-    add(out, Stage::convergence, "convergence.failed", "failed: " + why);
-  }
 }
 
 }  // namespace
@@ -539,7 +423,7 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
     out.id = e.id;
     out.entry = &e;
     if (!e.recipe) {
-      add(out, Stage::recipe, "recipe.load", e.load_error, e.load_fix);
+      add_reason(out, Stage::recipe, "recipe.load", e.load_error, e.load_fix);
       return;
     }
     const Recipe& r = *e.recipe;
@@ -557,15 +441,15 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
     check_command(c, r, ev, out);                  // SPEC §5, §6
     check_evidence_consistency(r, ev, out);
     if (auto d = duplicates.find(e.id); d != duplicates.end())
-      add(out, Stage::evidence, "evidence.duplicate", d->second,
-          "submit the evidence of the recipe's own run: one run is one recipe");
+      add_reason(out, Stage::evidence, "evidence.duplicate", d->second,
+                 "submit the evidence of the recipe's own run: one run is one recipe");
     const auto model = reg.models.find(r.model);
     const auto rows =
         check_rows(r, model == reg.models.end() ? nullptr : &model->second, reg.reference_rows, reg.protocol);
     out.rows_status = rows.status;  // SPEC §1, §5
-    if (rows.problem) add(out, Stage::rows, "rows.reference-build", *rows.problem, rows.fix.value_or(""));
-    run_checks(c, r, ev, out);  // SPEC §4
-    check_search(c, r, out);    // issue 29
+    if (rows.problem) add_reason(out, Stage::rows, "rows.reference-build", *rows.problem, rows.fix.value_or(""));
+    run_reference_checks(c, r, ev, out);  // SPEC §4
+    check_search(c, r, out);              // issue 29
     add_all(out, Stage::claims, "claims.checks",
             checks::check_claim_problems({r.claims.configuration, r.claims.convergence, r.claims.correlation,
                                           r.claims.final_loss_rel_diff, r.claims.pointwise_failures},
