@@ -1,4 +1,4 @@
-// Fuzz target: a Megatron log as the planner reads it (issue 28): the memory lines (evidence/megatron_memory.h), and
+// Fuzz target: a Megatron log as the planner reads it (SPEC §7): the memory lines (evidence/megatron_memory.h), and
 // the model shape and run setup of its argument dump through the memory model and the model's layout rules
 // (layout/memory.h, layout/model_rules.h), as `build`, the recipe page and `plan --log` read a stranger's evidence.
 #include "evidence/megatron_memory.h"

@@ -39,7 +39,7 @@ struct SearchSubject {
   std::optional<double> memory_mib;
 };
 
-/// The best trial (its 1-based number) by tune's rule (docs/tune.md "Best"): the trials in the order run, the first
+/// The best trial (its 1-based number) by tune's rule (docs/tune.md "Trials"): the trials in the order run, the first
 /// measured one with a score interval is the best, and a later measured one replaces it only when its interval clears
 /// the best's (measure::interval_clears). nullopt when no trial was measured.
 std::optional<std::int64_t> best_trial(const evidence::TuneSearch& search);

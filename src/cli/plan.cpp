@@ -1,5 +1,5 @@
 // `openrecipes plan`: every valid layout of a model on G GPUs of a type with its predicted peak memory per GPU
-// (issue 28; docs/memory-model.md), or `plan --log` to set the prediction beside a run's measured peak.
+// (SPEC §7; docs/memory-model.md), or `plan --log` to set the prediction beside a run's measured peak.
 #include <fmt/format.h>
 
 #include <cmath>

@@ -1,5 +1,5 @@
 // `openrecipes tune <recipe> --gpus G --launcher local|slurm [--budget MIN] [--trial-steps N] [--var ...] [--dry-run]
-// -o TUNE_DIR` (issue 29): the fastest structural variant of a recipe by short measured trials (run/tune.h).
+// -o TUNE_DIR` (docs/tune.md): the fastest structural variant of a recipe by short measured trials (run/tune.h).
 #include <fmt/format.h>
 
 #include <cmath>

@@ -7,7 +7,8 @@
 
 namespace openrecipes {
 
-/// The stage of the flow that found a reason, one per check of SPEC §2–§6 (docs/recipe-format.md "What build checks").
+/// The stage of the flow that found a reason, one per check of SPEC §2–§6 (docs/recipe-format.md "What `build`
+/// checks").
 enum class Stage : unsigned char {
   recipe,         ///< recipe.yaml itself: it does not load, or names what the registry lacks
   measurement,    ///< SPEC §2: the window, the score, GPU-hours, the claims of them, plausibility

@@ -1,4 +1,4 @@
-// The memory model of issue 28 (docs/memory-model.md): per-GPU peak = static state + the largest transient moment.
+// The memory model (SPEC §7; docs/memory-model.md): per-GPU peak = static state + the largest transient moment.
 // Byte counts per token are the tensors autograd keeps in Megatron-LM d98e8a64's layers; the constants marked
 // "calibrated" were read off the planner's ground truth (tests/data/memory/, one H200).
 #include "layout/memory.h"

@@ -1,4 +1,4 @@
-// Predicted peak memory per GPU of a Megatron-LM training run (issue 28; docs/memory-model.md gives every term, its
+// Predicted peak memory per GPU of a Megatron-LM training run (SPEC §7; docs/memory-model.md gives every term, its
 // formula, its source and the runs it was checked on). The peak is taken over the pipeline stages and over three
 // moments of a step: the loss (every stored activation plus the logits and the cross-entropy's buffers), the
 // backward of core attention (every stored activation plus the score-sized gradients), and the optimizer step (the

@@ -1,4 +1,4 @@
-// Model-aware layout rules (issue 28): each mirrors a start-up check of Megatron-LM d98e8a64
+// Model-aware layout rules (docs/memory-model.md "The rules"): each mirrors a start-up check of Megatron-LM d98e8a64
 // (megatron/training/arguments.py validate_args, megatron/core/transformer/transformer_config.py __post_init__).
 #include "layout/model_rules.h"
 

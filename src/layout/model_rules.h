@@ -1,5 +1,5 @@
-// The layout rules that need the model (issue 28): what Megatron-LM refuses at start-up for a given shape, beyond
-// SPEC §6's arithmetic (layout.h). relayout, plan and build apply them.
+// The layout rules that need the model (docs/memory-model.md "The rules"): what Megatron-LM refuses at start-up for a
+// given shape, beyond SPEC §6's arithmetic (layout.h). relayout, plan and build apply them.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The shape of a transformer as the planner needs it (issue 28): the dimensions that size activations and the
+// The shape of a transformer as the planner needs it (SPEC §7): the dimensions that size activations and the
 // parameter totals that size weights, gradients and optimizer state. Read from a Hugging Face config.json (the same
 // fields N is counted from, params/count.h) or from a Megatron-LM run's resolved-argument dump.
 #pragma once

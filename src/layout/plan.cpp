@@ -1,4 +1,4 @@
-// The planner's search (issue 28): enumerate, check, estimate, order.
+// The planner's search (SPEC §7; docs/memory-model.md "Fits", "Order"): enumerate, check, estimate, order.
 #include "layout/plan.h"
 
 #include <fmt/format.h>

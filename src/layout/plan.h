@@ -1,4 +1,4 @@
-// `openrecipes plan` (issue 28): every valid layout of a model on G GPUs with its predicted peak memory per GPU,
+// `openrecipes plan` (SPEC §7): every valid layout of a model on G GPUs with its predicted peak memory per GPU,
 // whether it fits the GPU, and an order by a documented speed heuristic (plan_order).
 #pragma once
 

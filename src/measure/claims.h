@@ -1,6 +1,6 @@
 // What a recipe claims it measured, checked against what its evidence gives (SPEC §2, §5: "score within 0.5% of
 // what it claims"), and the numbers no real run can give. Each function returns sentences without the stage name;
-// registry/evaluate prefixes them "measurement: ".
+// registry/evaluate files them as reasons of the measurement stage (core/reason.h), which print "measurement: ".
 #pragma once
 
 #include <optional>

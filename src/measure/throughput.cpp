@@ -1,4 +1,4 @@
-// Score, its interval and CV over the window (SPEC §2; issue 29).
+// Score, its interval and CV over the window (SPEC §2; docs/protocol.md "Status and ranking" for the interval).
 #include "measure/throughput.h"
 
 #include <cmath>

@@ -1,5 +1,5 @@
 // Score, its 95% interval and step-time variation over the measured window (SPEC §2 "Score", "CV"; PROTOCOL.md
-// "Measurement"; issue 29 "Score intervals").
+// "Measurement"; docs/protocol.md "Status and ranking" for the interval).
 #pragma once
 
 #include <cstdint>
@@ -21,13 +21,13 @@ struct StepShape {
 inline constexpr const char* kIntervalMethod =
     "95% t-interval of the mean step time over the window; step times are treated as independent";
 
-/// The 95% interval of a score (issue 29), from the window's step times t_1..t_n (seconds): the Student t-interval of
-/// the mean step time, mean ± h with h = t_{0.975, n−1} · s / √n (s the sample standard deviation, n − 1 in its
-/// denominator; the quantile from Boost.Math's students_t), mapped through score = tokens per step / (GPUs × mean step
-/// time): [T / (G·(mean + h)), T / (G·(mean − h))]. Step times are treated as independent (consecutive steps of one
-/// run are not quite, so the interval describes the window's noise, not every source of run-to-run variation).
-/// When mean − h ≤ 0 the interval has no upper bound: score_high is +infinity (JSON writes null, text "unbounded").
-/// A window of one step has no spread to measure: h and score_high are +infinity, score_low 0.
+/// The 95% interval of a score (docs/protocol.md), from the window's step times t_1..t_n (seconds): the Student
+/// t-interval of the mean step time, mean ± h with h = t_{0.975, n−1} · s / √n (s the sample standard deviation, n − 1
+/// in its denominator; the quantile from Boost.Math's students_t), mapped through score = tokens per step / (GPUs ×
+/// mean step time): [T / (G·(mean + h)), T / (G·(mean − h))]. Step times are treated as independent (consecutive steps
+/// of one run are not quite, so the interval describes the window's noise, not every source of run-to-run variation).
+/// When mean − h ≤ 0 the interval has no upper bound: score_high is +infinity (JSON writes null, text "unbounded"). A
+/// window of one step has no spread to measure: h and score_high are +infinity, score_low 0.
 struct ScoreInterval {
   std::int64_t n = 0;           ///< step times in the window
   double t_quantile = 0;        ///< t_{0.975, n−1}, dimensionless (+infinity when n < 2)
@@ -45,12 +45,12 @@ struct ScoreInterval {
 /// a non-positive argument.
 ScoreInterval score_interval(const std::vector<double>& step_times_s, double tokens_per_step, std::int64_t gpus);
 
-/// The ranking's "within noise" rule (issue 29): the two closed intervals [score_low, score_high] share a point
+/// The ranking's "within noise" rule (docs/protocol.md): the two closed intervals [score_low, score_high] share a point
 /// (touching counts; an unbounded interval reaches every higher score).
 bool intervals_overlap(const ScoreInterval& a, const ScoreInterval& b);
 
-/// tune's rule for a new best (docs/tune.md "Best"): `challenger`'s interval lies wholly above `best`'s, its low above
-/// the best's high (never when the best's is unbounded above). The build replays a search's trials with it.
+/// tune's rule for a new best (docs/tune.md "Trials"): `challenger`'s interval lies wholly above `best`'s, its low
+/// above the best's high (never when the best's is unbounded above). The build replays a search's trials with it.
 bool interval_clears(const ScoreInterval& challenger, const ScoreInterval& best);
 
 /// How far below the best a trial's interval must end before tune cuts it: one window's interval does not cover drift

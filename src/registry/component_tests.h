@@ -1,5 +1,5 @@
 // A recipe's component-test records judged against their raw outputs (SPEC §4.2): the one home of that judgement,
-// which the evaluation (registry/evaluate.h) and tune's choice of same-math swaps (run/tune_swaps.h) both ask.
+// which the evaluation (registry/evaluate.h) and tune's choice of same-math swaps (run/tune_candidates.h) both ask.
 #pragma once
 
 #include <string>

@@ -1,8 +1,10 @@
 // Per-recipe evaluation (SPEC §2–§6): reads each recipe's evidence once, then runs each stage's rules in the SPEC's
-// order (measurement, cost and MFU, scheduler times, the arm, layout, stack and device, the command, rows, both
-// checks, the claims of the checks) and records what the evidence covers. The rules themselves live in their
-// stages: measure/, params/, checks/, layout/ and registry/references; this file only orchestrates and turns each
-// stage's sentences into typed reasons.
+// order (measurement, cost and MFU, scheduler times, the arm, layout, stack and device, the model's shape, the command,
+// the evidence's consistency, rows, both checks, a tuned recipe's search, the claims of the checks) and records what
+// the evidence covers. The rules themselves live in their stages: measure/, params/, checks/, layout/ and
+// registry/references, reference_checks, component_tests, predicted_memory and evidence_origin; this file only
+// orchestrates and turns
+// each stage's sentences into typed reasons.
 #include "registry/evaluate.h"
 
 #include "registry/evaluation_context.h"
@@ -209,7 +211,7 @@ void check_layout_stack_device(const Context& c, const Recipe& r, const RecipeEv
                 {r.layout, r.gpus, r.workload.global_batch, r.workload.row_length, r.stack.framework == "megatron-lm"},
                 ev.args->values),
             "record the layout the run's argument dump shows");
-  // The planner's view of the run (issue 28): the model's own layout rules (a layout Megatron-LM refuses at start-up
+  // The planner's view of the run (SPEC §7): the model's own layout rules (a layout Megatron-LM refuses at start-up
   // never ran) and the predicted peak memory beside the measured one.
   try {
     const auto mem = ev.args ? recipe_memory(r, *ev.args, ev.memory) : recipe_memory(r);
@@ -448,8 +450,8 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
         check_rows(r, model == reg.models.end() ? nullptr : &model->second, reg.reference_rows, reg.protocol);
     out.rows_status = rows.status;  // SPEC §1, §5
     if (rows.problem) add_reason(out, Stage::rows, "rows.reference-build", *rows.problem, rows.fix.value_or(""));
-    run_reference_checks(c, r, ev, out);  // SPEC §4
-    check_search(c, r, out);              // issue 29
+    run_reference_checks(c, r, ev, out);  // SPEC §4 (registry/reference_checks.cpp)
+    check_search(c, r, out);              // docs/tune.md "The winner"
     add_all(out, Stage::claims, "claims.checks",
             checks::check_claim_problems({r.claims.configuration, r.claims.convergence, r.claims.correlation,
                                           r.claims.final_loss_rel_diff, r.claims.pointwise_failures},

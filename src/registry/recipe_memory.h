@@ -1,5 +1,6 @@
-// A recipe's memory as the planner sees it (issue 28): the model shape and training setup its run used, and the peak
-// its evidence measured. `plan --from`, `relayout` and the recipe page read it.
+// A recipe's memory as the planner sees it (SPEC §7): the model shape and training setup its run used, and the peak
+// its evidence measured. `plan --from`, `relayout`, tune's candidates (run/tune_candidates.h) and the build
+// (registry/evaluate, registry/predicted_memory; the recipe page shows what the build found) read it.
 #pragma once
 
 #include <optional>

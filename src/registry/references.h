@@ -1,6 +1,6 @@
-// The reference graph of a registry (docs/recipe-format.md "Reference", SPEC §4, §5): the one reference recipe of
-// each pair (model, GPU type, workload), which reference a recipe is checked against (chains and cycles), and the
-// rule that a recipe is verified only when its reference is, transitively to the pair's root.
+// The reference graph of a registry (docs/recipe-format.md "The pair's one reference recipe", SPEC §4, §5): the one
+// reference recipe of each pair (model, GPU type, workload), which reference a recipe is checked against (chains and
+// cycles), and the rule that a recipe is verified only when its reference is, transitively to the pair's root.
 #pragma once
 
 #include <map>

@@ -1,4 +1,4 @@
-// The site's charts (issue 10): SVG the tool writes itself, so a page needs no script to show them. Axes carry
+// The site's charts (docs/site.md): SVG the tool writes itself, so a page needs no script to show them. Axes carry
 // their units and thousands separators; series differ by dash pattern and marker as well as colour, and each is
 // named in a legend, so a chart reads in grey scale. Every text is escaped (html_text).
 #pragma once

@@ -1,4 +1,4 @@
-// The leaderboard as a spreadsheet (issue 10's data/recipes.csv): one row per recipe, ranked or not, read from the
+// The leaderboard as a spreadsheet (the site's data/recipes.csv): one row per recipe, ranked or not, read from the
 // JSON that `build --json` writes, so every number is the one the build computed. docs/recipes-csv.md documents the
 // columns. Every text cell is quoted per RFC 4180, and one that a spreadsheet would run as a formula (a first
 // character of = + - @, tab or carriage return) is neutralised with a leading ' as OWASP's CSV-injection guidance

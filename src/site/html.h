@@ -1,4 +1,4 @@
-// HTML rendering of the site (issue 10): the pages live in template files (src/site/templates/*.mustache,
+// HTML rendering of the site (docs/site.md): the pages live in template files (src/site/templates/*.mustache,
 // embedded in the binary at build time) rendered by kainjow mustache (Debian libkainjow-mustache-dev), which
 // HTML-escapes every {{variable}} by default (& < > " '). Templates use {{{raw}}} only for markup the tool
 // itself wrote (an SVG chart, a rendered page body). Views are JSON objects, so a page is a function of the

@@ -1,4 +1,4 @@
-// The site's front page, index.html (issue 10): every model × GPU type × workload with its verified recipes, the
+// The site's front page, index.html (SPEC §5): every model × GPU type × workload with its verified recipes, the
 // filters, the changelog and the models list, as the view templates/index.mustache renders.
 #pragma once
 

@@ -1,5 +1,6 @@
-// The GPU-type comparison on a model's page (issue 10): per workload, the best verified recipe of each GPU type as a
-// table and two bar charts, and the scaling and value scatter charts. Internals of site/model_page.h, in site::parts.
+// The GPU-type comparison on a model's page (SPEC §5; docs/site.md): per workload, the best verified recipe of each GPU
+// type as a table and two bar charts, and the scaling and value scatter charts. Internals of site/model_page.h, in
+// site::parts.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// A model's page, models/<model>.html (issue 10): its notes and N, per pair (GPU type × workload) the ranked table,
+// A model's page, models/<model>.html (SPEC §5): its notes and N, per pair (GPU type × workload) the ranked table,
 // and the GPU-type comparison, as the view templates/model.mustache renders.
 #pragma once
 

@@ -1,4 +1,4 @@
-// What the site's pages share (issue 10): number cells, safe links, the table row of a recipe, its reasons and score
+// What the site's pages share (SPEC §5): number cells, safe links, the table row of a recipe, its reasons and score
 // interval, a pair's anchor and best verified recipe. Internals of the pages (site/pages.h), in site::parts; each
 // reads the leaderboard JSON (leaderboard_json's shape) and throws nlohmann::json exceptions on JSON of another shape.
 // A page's file keeps its helpers in site::parts and names them with `using namespace parts;` inside a function only:

@@ -1,4 +1,4 @@
-// The site's pages (issue 10), each a function of the leaderboard JSON (leaderboard_json's shape, schema
+// The site's pages (SPEC §5; docs/site.md), each a function of the leaderboard JSON (leaderboard_json's shape, schema
 // openrecipes-leaderboard/2) so every number shown is the one `build --json` computed:
 //   index.html                               every model × GPU type × workload with its best verified recipe
 //   models/<model>.html                      notes, N, per pair the ranked table, the GPU-type comparison

@@ -1,4 +1,4 @@
-// The rates page, rates.html (issue 10): gpus.yaml's rates and peaks with their sources, and the formulas, as the
+// The rates page, rates.html (SPEC §3): gpus.yaml's rates and peaks with their sources, and the formulas, as the
 // view templates/rates.mustache renders.
 #pragma once
 

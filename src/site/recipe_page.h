@@ -1,4 +1,4 @@
-// A recipe's page, recipes/<model>/<gpu>/<name>.html (issue 10): everything about one recipe, its numbers, how to
+// A recipe's page, recipes/<model>/<gpu>/<name>.html (SPEC §5): everything about one recipe, its numbers, how to
 // reproduce it, its evidence, checks and charts, as the view templates/recipe.mustache renders.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The sections of a recipe's page (issue 10), each a view templates/recipe.mustache renders in its own section:
+// The sections of a recipe's page (SPEC §5), each a view templates/recipe.mustache renders in its own section:
 // Reproduce, the evidence, How it was found, the configuration and convergence checks, the charts and step table,
 // and the component tests. Internals of site/recipe_page.h, in site::parts; each reads one entry `e` of the
 // leaderboard JSON (leaderboard_json's shape) and throws nlohmann::json exceptions on JSON of another shape. `id` is

@@ -1,4 +1,4 @@
-// The leaderboard's recipes as one list (issue 10's data/recipes.json): one object per readable recipe with every
+// The leaderboard's recipes as one list (the site's data/recipes.json): one object per readable recipe with every
 // field the build computed for it, plus its pair's fields, read from the JSON that `build --json` writes.
 // docs/recipes-json.md documents the schema.
 #pragma once

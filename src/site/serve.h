@@ -1,4 +1,4 @@
-// `openrecipes serve [site]` (issue 10): a built site over HTTP for a look before publishing it, or behind a
+// `openrecipes serve [site]` (docs/site.md): a built site over HTTP for a look before publishing it, or behind a
 // proxy. Static files only (site/static_files.h decides which), GET and HEAD only, bounded requests (cpp-httplib's
 // 8 KiB request line and headers, no body), and every response with the pages' Content-Security-Policy,
 // X-Content-Type-Options: nosniff and no-referrer.

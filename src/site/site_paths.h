@@ -1,4 +1,4 @@
-// Where each page and each copied evidence file lives on the site (issue 10), and how a path is written in a link:
+// Where each page and each copied evidence file lives on the site (docs/site.md), and how a path is written in a link:
 // the one home of the site's paths, shared by the pages (site/pages.h) and the writer that copies evidence.
 #pragma once
 

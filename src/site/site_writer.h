@@ -1,5 +1,5 @@
-// `openrecipes build -o site/` (issue 10): the whole static site of a leaderboard, written into a staging folder
-// beside the target and swapped in at the end, so an interrupted or failed build leaves the previous site as it
+// `openrecipes build -o site/` (SPEC §5; docs/site.md): the whole static site of a leaderboard, written into a staging
+// folder beside the target and swapped in at the end, so an interrupted or failed build leaves the previous site as it
 // was. The site needs no server to read (relative links only) and holds:
 //   index.html, rates.html, models/<model>.html, recipes/<model>/<gpu>/<name>.html   (site/pages.h)
 //   recipes/<model>/<gpu>/<name>/<evidence path>   each shown recipe's evidence and patches, byte for byte

@@ -1,4 +1,4 @@
-// Which file of a built site a request names, for `openrecipes serve` (issue 10): static files only, no directory
+// Which file of a built site a request names, for `openrecipes serve` (docs/site.md): static files only, no directory
 // listing, nothing outside the site (`..`, its percent-encoded forms, symbolic links that leave it), and the
 // content type of each file the site holds.
 #pragma once
