@@ -111,7 +111,7 @@ TEST(ArgumentRules, the_protocols_examples_get_their_classes) {
   EXPECT_EQ(rules.classify("fp8_recipe").cls, ArgClass::math);                     // by pattern fp8*
   EXPECT_EQ(rules.classify("inference_max_requests").cls, ArgClass::bookkeeping);  // by pattern
   EXPECT_EQ(rules.classify("no_such_argument_anywhere").cls, ArgClass::unclassified);
-  // slime and miles (issue 25): placement and packing structural, tracking bookkeeping, loss and sampling math.
+  // slime and miles (SPEC §4.1): placement and packing structural, tracking bookkeeping, loss and sampling math.
   EXPECT_EQ(rules.classify("actor_num_gpus_per_node").cls, ArgClass::structural);
   EXPECT_EQ(rules.classify("colocate").cls, ArgClass::structural);
   EXPECT_EQ(rules.classify("offload_train").cls, ArgClass::structural);

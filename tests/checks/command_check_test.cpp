@@ -41,7 +41,8 @@ TEST(CommandCheck, every_bundled_recipes_command_is_its_argument_dumps) {
     EXPECT_THAT(differences(command_of(r), dump(r)), ::testing::IsEmpty()) << r;
 }
 
-// Issue 24, finding 3: mbs2's command edited to --micro-batch-size 8 and --lr 1e-3 (its evidence ran 2 and 1e-5).
+// SPEC §5 (the command against its run): mbs2's command edited to --micro-batch-size 8 and --lr 1e-3 (its evidence ran
+// 2 and 1e-5).
 TEST(CommandCheck, a_published_value_the_run_did_not_use_is_named_with_both_values) {
   std::string c = command_of("mbs2");
   c.replace(c.find("--micro-batch-size 2"), 20, "--micro-batch-size 8");

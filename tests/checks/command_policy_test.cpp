@@ -39,7 +39,7 @@ TEST(CommandPolicy, the_launchers_on_the_frameworks_entry_scripts_keep_the_polic
   EXPECT_TRUE(check("torchrun --nproc_per_node 1 $MEGATRON_LM/pretrain_gpt.py").shape);  // torchrun's '_' spelling
 }
 
-// Issue 24, finding 1: an environment prefix that makes the trainer load code from a path the recipe names.
+// Regression: an environment prefix that makes the trainer load code from a path the recipe names.
 TEST(CommandPolicy, an_environment_variable_off_the_list_is_refused_by_name) {
   for (const char* name :
        {"PYTHONPATH", "LD_PRELOAD", "PATH", "BASH_ENV", "LD_LIBRARY_PATH", "PYTHONSTARTUP", "NCCL_NET_PLUGIN",
@@ -106,8 +106,8 @@ TEST(CommandPolicy, the_script_is_an_entry_script_of_the_framework_through_its_c
             "cmd: the policy has no entry scripts for framework 'unknown-framework'");
 }
 
-// Found by the review of issue 24: torchrun's c10d rendezvous unpickles the state it reads from the store at
-// --rdzv-endpoint, so a recipe naming a store ran code on the user's machine.
+// Regression: torchrun's c10d rendezvous unpickles the state it reads from the store at --rdzv-endpoint, so a recipe
+// naming a store ran code on the user's machine.
 TEST(CommandPolicy, torchruns_rendezvous_and_output_flags_are_refused_and_each_flag_given_once) {
   for (const char* flag : {"--rdzv-backend c10d", "--rdzv-endpoint evil.example.com:29400", "--rdzv-conf is_host=0",
                            "--master-addr evil.example.com", "--local-addr x", "--log-dir /tmp/x", "--tee 3"}) {
@@ -144,7 +144,7 @@ TEST(CommandPolicy, script_arguments_that_run_code_or_read_a_file_the_recipe_nam
   EXPECT_NE(first_problem(base + "--lr$X 1e-5").find("'--lr$X': a variable inside a flag's name"), std::string::npos);
 }
 
-// SPEC §6 "Files the trainer touches", from the hostile review of issue 39: each input that got through.
+// SPEC §6 "Files the trainer touches": each input that once got through.
 TEST(CommandPolicy, every_file_the_trainer_writes_is_inside_the_run_folder) {
   const std::string base = "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py ";
   for (const char* args :

@@ -27,7 +27,7 @@ TEST(Device, the_real_h200_runs_name_their_device) {
   auto dump = evidence::parse_versions(read_file(path), "evidence/env.txt");
   EXPECT_THAT(check_device(kH200, &dump, &kOneRank), ::testing::IsEmpty());
   EXPECT_EQ(evidence_device(&dump), "NVIDIA H200");
-  // Issue 24, finding 4: the same runs filed under H100 would be priced at H100's rate.
+  // SPEC §5 (the device): the same runs filed under H100 would be priced at H100's rate.
   EXPECT_THAT(texts(check_device(kH100, &dump, &kOneRank)),
               ::testing::ElementsAre("device: the evidence shows GPU 0 'NVIDIA H200' (evidence/env.txt:10), which is "
                                      "not the recipe's GPU type H100 (registry/gpus.yaml accepts "

@@ -116,8 +116,8 @@ TEST(FrameworkOptions, what_argparse_refuses_is_a_problem) {
   EXPECT_EQ(parse("--micro-batch 8").value("micro_batch"), "8");
 }
 
-// Found by the review of issue 24: an empty quote or a backslash in front of a flag hid it from the check, while the
-// shell that renders the word (and argparse after it) saw the flag.
+// Regression (SPEC §5: the published command must agree with the argument dump): an empty quote or a backslash in front
+// of a flag hid it from the check, while the shell that renders the word (and argparse after it) saw the flag.
 TEST(FrameworkOptions, a_flag_is_what_the_rendered_word_starts_with) {
   auto p = parse("--cuda-graph-modules attn ''--micro-batch-size 4 \\--lr 1e-2 \"--\"seed 7");
   EXPECT_EQ(p.value("cuda_graph_modules"), "attn");

@@ -51,7 +51,7 @@ TEST(Stack, no_transformer_engine_needs_the_local_implementation_in_the_argument
   EXPECT_THAT(statuses(check_stack({{"cuda", "12.9"}}, nullptr, nullptr)), ElementsAre("cuda 12.9: not pinned"));
 }
 
-// Issue 24, finding 5: versions a probe prints on one line, and the framework's own banners in the log, are evidence:
+// SPEC §6 "Stack": versions a probe prints on one line, and the framework's own banners in the log, are evidence:
 // a recipe recording other versions fails the stack check.
 TEST(Stack, one_line_versions_and_log_banners_pin_and_contradict) {
   auto dump = evidence::parse_versions("torch 2.11.0+cu130 cuda 13.0 nccl 2.28.9\n", "evidence/versions.txt");

@@ -104,8 +104,8 @@ TEST(BuildCli, bad_registry_exits_2_with_a_message_and_no_stack_trace) {
   EXPECT_NE(r.err.find("not a registry folder"), std::string::npos) << r.err;
 }
 
-// Issue 24, finding 2: a recipe whose command runs another program (as a plan.json edited to `bash -c` once made
-// submit write) is never printed by relayout as the command to run.
+// Regression: a recipe whose command runs another program (as a plan.json edited to `bash -c` once made submit write)
+// is never printed by relayout as the command to run.
 TEST(BuildCli, relayout_refuses_a_command_that_breaks_the_program_policy) {
   testing::TempDir d;
   const fs::path dir = d / "recipes/qwen3-0.6b/H200/mbs2";
@@ -158,7 +158,7 @@ TEST(MeasureCli, window_that_cuts_a_logging_interval_exits_2_naming_it) {
   EXPECT_NE(r.err.find("--log-interval 1"), std::string::npos);
 }
 
-// Issue 39: measure assumed L 8,192 for a log without seq_length (a seq-2048 log scored 4x too high), and took --gpus
+// Regression: measure assumed L 8,192 for a log without seq_length (a seq-2048 log scored 4x too high), and took --gpus
 // and --row-length that contradict the argument dump without a word.
 TEST(MeasureCli, it_refuses_to_guess_the_row_length_and_flags_that_contradict_the_dump) {
   OPENRECIPES_REQUIRE_FIXTURES();
@@ -186,7 +186,7 @@ TEST(MeasureCli, it_refuses_to_guess_the_row_length_and_flags_that_contradict_th
   EXPECT_EQ(run_cli({"measure", ref, "--gpus", "1", "--row-length", "2048", "--global-batch", "32"}).exit_code, 0);
 }
 
-// Issue 39: `plan --model config.json` nested 100,000 levels deep crashed the process.
+// Regression: `plan --model config.json` nested 100,000 levels deep crashed the process.
 TEST(PlanCli, a_config_json_nested_100000_deep_is_refused_with_exit_2) {
   testing::TempDir d;
   const auto file = d / "config.json";
@@ -200,7 +200,7 @@ TEST(PlanCli, a_config_json_nested_100000_deep_is_refused_with_exit_2) {
   EXPECT_NE(r.err.find("the key \"hidden_size\" appears twice"), std::string::npos) << r.err;
 }
 
-// Issue 39: `tune --budget nan` was accepted and cut every trial, --budget 99999999999 overflowed the deadline, and
+// Regression: `tune --budget nan` was accepted and cut every trial, --budget 99999999999 overflowed the deadline, and
 // --dry-run accepted 0, -5, nan and inf that the real run refused.
 TEST(TuneCli, the_budget_is_a_finite_number_of_minutes_up_to_a_week_in_the_dry_run_too) {
   const auto recipe = (testing::source_dir() / "registry/recipes/qwen3-0.6b/H200/tulu3-ref").string();
@@ -219,7 +219,7 @@ TEST(TuneCli, the_budget_is_a_finite_number_of_minutes_up_to_a_week_in_the_dry_r
   EXPECT_EQ(run_cli({"tune", recipe, "--gpus", "1", "--budget", "10080", "--dry-run"}).exit_code, 0);
 }
 
-// Issue 39 review: on 3 GPUs mbs2's own layout (micro-batch 2, 32 rows a step) gives DP 3, which does not divide 32;
+// Regression: on 3 GPUs mbs2's own layout (micro-batch 2, 32 rows a step) gives DP 3, which does not divide 32;
 // tune said "the planner and relayout disagree" and asked for a bug report. Its start is the recipe's own layout, so
 // it says which rule breaks and the nearest counts that fit (32 / (2 x DP): DP 2 below, DP 4 above).
 TEST(TuneCli, a_gpu_count_the_recipes_own_layout_does_not_fit_names_the_rule_and_the_nearest_counts) {

@@ -63,7 +63,7 @@ TEST(CheckRecipeCli, every_problem_is_listed_at_once_with_the_computed_claims) {
   EXPECT_NE(r.out.find("  configuration: eligible\n"), std::string::npos) << r.out;
 }
 
-// Issue 39: check recipe printed "its claims agree with its evidence" above a block that contradicts the recipe's
+// Regression: check recipe printed "its claims agree with its evidence" above a block that contradicts the recipe's
 // claims (a run that does not measure gives no number to hold a claim to, and no claim reason either).
 TEST(CheckRecipeCli, claims_agree_only_when_every_one_was_recomputed_and_each_that_differs_is_named) {
   ScratchRegistry s;
@@ -88,7 +88,7 @@ TEST(CheckRecipeCli, claims_agree_only_when_every_one_was_recomputed_and_each_th
       << ok.out;
 }
 
-// Issue 39 review: a loss curve that does not vary has no correlation (the check gives NaN), and a recorded
+// Regression: a loss curve that does not vary has no correlation (the check gives NaN), and a recorded
 // correlation was said to agree with it.
 TEST(CheckRecipeCli, a_correlation_the_check_cannot_give_is_named_not_recomputed) {
   ScratchRegistry s;

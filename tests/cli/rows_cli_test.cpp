@@ -144,9 +144,10 @@ struct FixtureMixtureRegistry {
   }
 };
 
-// Issue 39: a rows build of the 100-conversation fixture at L 512, registered with `rows register` claiming the
-// mixture's dataset id and revision, made a recipe of 32 rows a step rank as the protocol's standard workload. The
-// build is refused (nothing written), and the recipe stays unverified whatever the registry holds.
+// Regression (SPEC §5, reference rows): a rows build of the 100-conversation fixture at L 512, registered with `rows
+// register` claiming the mixture's dataset id and revision, made a recipe of 32 rows a step rank as the protocol's
+// standard workload. The build is refused (nothing written), and the recipe stays unverified whatever the registry
+// holds.
 TEST(RowsCli, a_fixture_build_labelled_as_the_mixture_is_refused_and_its_recipe_stays_unverified) {
   OPENRECIPES_REQUIRE_FIXTURES();
   FixtureMixtureRegistry reg;

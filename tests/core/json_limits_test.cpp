@@ -21,7 +21,7 @@ std::string message_of(const std::function<void()>& f) {
   return "(no error)";
 }
 
-// Issue 39: `plan --model config.json` nested 100,000 levels deep crashed (its reader had no depth limit). Every JSON
+// Regression: `plan --model config.json` nested 100,000 levels deep crashed (its reader had no depth limit). Every JSON
 // the project reads goes through core/json_limits: no other file of src/ calls nlohmann's parser.
 TEST(JsonLimits, every_json_reader_of_src_goes_through_these_parsers) {
   std::vector<std::string> direct;

@@ -87,7 +87,7 @@ TEST(Yaml, core_schema_tags_are_accepted_and_str_stays_text) {
   EXPECT_TRUE(y["c"].as_bool());
 }
 
-// Issue 39: a recipe.yaml nested 10,000 deep got "malformed YAML: bad file" (yaml-cpp's own guard fired first).
+// Regression: a recipe.yaml nested 10,000 deep got "malformed YAML: bad file" (yaml-cpp's own guard fired first).
 TEST(Yaml, nesting_past_256_levels_gets_one_message_whichever_guard_fires_first) {
   auto message = [](const std::string& text) {
     try {

@@ -1,8 +1,8 @@
 """data/component_test.py, the component-test runner: its logic without torch (needs, plan checks, the effect proof,
 the verdict, the error rule for zeros), and with torch where it is installed (per-tensor errors against a hand
 calculation, the comparison of two settings, the code-path tracer telling two code paths apart and one path from
-itself) on tiny CPU tensors and modules. CI has no torch: those tests skip there and say so; the device run of issue 26
-runs them with torch (tests/run/device/component/run.sh)."""
+itself) on tiny CPU tensors and modules. CI has no torch: those tests skip there and say so; the component-test device
+run runs them with torch (tests/run/device/component/run.sh)."""
 
 import io
 import json

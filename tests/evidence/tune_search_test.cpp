@@ -1,4 +1,4 @@
-// Tests for src/evidence/tune_search: tune.json read back as a recipe's search record (issue 29).
+// Tests for src/evidence/tune_search: tune.json read back as a recipe's search record (docs/tune.md).
 #include "evidence/tune_search.h"
 
 #include <gtest/gtest.h>

@@ -31,8 +31,8 @@ TEST(Versions, names_fold_dashes_dots_and_case) {
   EXPECT_TRUE(v.of("some").empty());
 }
 
-// Finding 5 of issue 24: a probe that prints its versions on one line was read as prose, so PyTorch, CUDA and NCCL
-// showed "not pinned" and a recipe recording other versions was accepted.
+// Regression (SPEC §6 "Stack"): a probe that prints its versions on one line was read as prose, so PyTorch, CUDA and
+// NCCL showed "not pinned" and a recipe recording other versions was accepted.
 TEST(Versions, every_pair_on_one_line_is_read) {
   auto v = parse_versions("torch 2.11.0+cu130 cuda 13.0 nccl 2.28.9\n", "v.txt");
   EXPECT_EQ(v.of("torch"), std::set<std::string>{"2.11.0+cu130"});

@@ -1,6 +1,7 @@
-// The memory model against measured peaks (issue 28): every ground-truth run of tests/data/memory (one H200,
-// Megatron-LM d98e8a64, tests/run/device/memory/run.py), every bundled recipe's evidence and ../shared/fixtures/runs,
-// each within 10% of Megatron's own "max allocated"; and a hand calculation of the terms on a toy shape.
+// The memory model against measured peaks (SPEC §7; docs/memory-model.md): every ground-truth run of tests/data/memory
+// (one H200, Megatron-LM d98e8a64, tests/run/device/memory/run.py), every bundled recipe's evidence and
+// ../shared/fixtures/runs, each within 10% of Megatron's own "max allocated"; and a hand calculation of the terms on a
+// toy shape.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,5 +1,5 @@
 // Tests for src/layout/model_shape's shape_differences: the run's shape (its argument dump) against its model's
-// (config.json), hand-written dumps of the Qwen3-0.6B shape and of a small MoE (SPEC §3, §5; issue 39 and its review:
+// (config.json), hand-written dumps of the Qwen3-0.6B shape and of a small MoE (SPEC §3, §5; each once verified:
 // a run filed under another model, a run without SwiGLU, a MoE run whose layers are mostly dense).
 #include "layout/model_shape.h"
 

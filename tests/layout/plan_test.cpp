@@ -1,4 +1,4 @@
-// The model-aware rules, the planner's search and relayout's suggestions (issue 28), on the Qwen3-0.6B shape (16
+// The model-aware rules, the planner's search and relayout's suggestions (SPEC §6, §7), on the Qwen3-0.6B shape (16
 // heads, 8 query groups, 28 layers: Hugging Face's config.json fields, as registry/models/qwen3-0.6b.yaml holds them)
 // and on DeepSeek-V3 from ../shared/fixtures/configs.
 #include <gtest/gtest.h>

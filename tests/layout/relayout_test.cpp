@@ -198,7 +198,7 @@ ModelShape qwen3_30b_a3b() {
   return shape_from_config(parse_json_strict(read_file(file), file.string(), ""), "Qwen3-30B-A3B");
 }
 
-// Issue 39: an MoE relayout from TP 1 to TP 2 was refused for missing sequence parallelism when the command passes
+// Regression: an MoE relayout from TP 1 to TP 2 was refused for missing sequence parallelism when the command passes
 // --sequence-parallel (Megatron-LM's dump records it off at TP 1).
 TEST(Relayout, an_moe_recipe_that_passes_sequence_parallel_keeps_it_at_a_new_tp) {
   OPENRECIPES_REQUIRE_FIXTURE_FILE(testing::fixtures_dir() / "configs/Qwen3-30B-A3B/config.json");
@@ -212,8 +212,8 @@ TEST(Relayout, an_moe_recipe_that_passes_sequence_parallel_keeps_it_at_a_new_tp)
   const std::string with_sp = kMegatron.substr(0, kMegatron.size() - 1) + " --sequence-parallel\n";
   auto r = relayout(q, with_sp, "c");
   EXPECT_THAT(whats(r), ::testing::Not(::testing::Contains(HasSubstr("needs sequence parallelism")))) << r.command;
-  // Without the flag (issue 39 review: relayout refused, and refused its own TP-2 suggestion the same way) it is added,
-  // after the TP it needs, and said: moe_layer.py raises at TP > 1 without it.
+  // Without the flag (relayout once refused, and refused its own TP-2 suggestion the same way) it is added, after the
+  // TP it needs, and said: moe_layer.py raises at TP > 1 without it.
   auto without = relayout(q, kMegatron, "c");
   EXPECT_THAT(whats(without), IsEmpty()) << without.command;
   EXPECT_NE(without.command.find("--tensor-model-parallel-size 2 --sequence-parallel"), std::string::npos)
@@ -235,7 +235,7 @@ TEST(Relayout, an_moe_recipe_that_passes_sequence_parallel_keeps_it_at_a_new_tp)
   EXPECT_EQ(dense_r.command.find("--sequence-parallel"), std::string::npos) << dense_r.command;
 }
 
-// Issue 39: a slime recipe that did not fit was given a suggestion with new recompute, and relayout then refused its
+// Regression: a slime recipe that did not fit was given a suggestion with new recompute, and relayout then refused its
 // own suggestion, blaming a --recompute nobody gave. Recompute is Megatron-LM's flags in slime's command too: relayout
 // writes them; the micro-batch (slime packs rows itself) stays the recipe's.
 TEST(Relayout, a_slime_recipes_suggestions_each_relayout_as_given) {

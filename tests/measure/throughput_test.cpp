@@ -233,7 +233,8 @@ TEST(Throughput, slime_train_grad_norm_nan_inside_the_window_fails) {
   }
 }
 
-// Score intervals (issue 29): the Student t-interval of the mean step time, mapped through score = T / (G × mean).
+// Score intervals (docs/protocol.md "Status and ranking"): the Student t-interval of the mean step time, mapped through
+// score = T / (G × mean).
 
 TEST(ScoreInterval, five_step_times_match_the_hand_calculation) {
   // t = 1.0, 1.2, 0.9, 1.1, 1.3 s: mean 1.1; deviations -0.1 0.1 -0.2 0 0.2, squares sum 0.10, s² = 0.10 / 4 = 0.025,

@@ -105,7 +105,7 @@ TEST(CountConfig, zero_shape_fields_are_errors_naming_the_field) {
     json c = small_moe();
     c[k] = 0;
     EXPECT_THAT(error_of(c), HasSubstr(std::string("config.json: ") + k + ": is 0")) << k;
-  }  // Widths (issue 39 review: head_dim 0 planned a model with no attention).
+  }  // Widths (head_dim 0 once planned a model with no attention).
   for (const char* k : {"head_dim", "vocab_size", "intermediate_size", "moe_intermediate_size"}) {
     json c = small_moe();
     c[k] = 0;

@@ -1,4 +1,4 @@
-// Component tests read from evidence (issue 26; SPEC §4.2), on the bundled tulu3-cefusion: a real Megatron-LM run on
+// Component tests read from evidence (SPEC §4.2), on the bundled tulu3-cefusion: a real Megatron-LM run on
 // one H200 with one same-math swap (the native fused cross-entropy) and the raw output of its component test, run by
 // `openrecipes component-test` on the same machine. It verifies as bundled; each way its record or raw output can be
 // changed (a tampered worst error, a wrong shape, a wrong swap, no effect, a missing raw output, another bound) makes

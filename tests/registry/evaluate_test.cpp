@@ -47,7 +47,7 @@ TEST(Build, bundled_registry_ranks_mbs2_above_ref_and_rejects_lr10) {
 
 TEST(Build, bundled_fixture_rows_pair_ranks_the_submitted_device_runs) {
   // The three real Megatron-LM runs on the fixture rows that `openrecipes run` made on one H200 and `submit` wrote:
-  // tulu3-cefusion with its component test's raw output (issue 26), slower than its reference at this shape.
+  // tulu3-cefusion with its component test's raw output (SPEC §4.2), slower than its reference at this shape.
   auto b = build(bundled());
   const auto& ref = b.get("tulu3-ref");
   const auto& mbs16 = b.get("tulu3-mbs16");
@@ -59,7 +59,7 @@ TEST(Build, bundled_fixture_rows_pair_ranks_the_submitted_device_runs) {
   auto pairs = build_pairs(b.reg, b.results, false);
   ASSERT_EQ(pairs.size(), 2u);
   EXPECT_FALSE(pairs[1].standard_workload);
-  // tulu3-tuned (issue 29): the winner of `openrecipes tune` from tulu3-ref on the same H200, within noise of
+  // tulu3-tuned (docs/tune.md): the winner of `openrecipes tune` from tulu3-ref on the same H200, within noise of
   // tulu3-mbs16 (their intervals overlap: its one slow step widens its own).
   const auto& tuned = b.get("tulu3-tuned");
   EXPECT_TRUE(tuned.verified) << reasons_of(tuned);
@@ -296,8 +296,8 @@ TEST(BuildBadInput, include_unverified_ranks_measured_recipes_for_a_preview) {
 namespace openrecipes::registry {
 namespace {
 
-// Issue 28: build applies the model's own layout rules to the run's argument dump. 16 heads cannot form 7 query
-// groups: Megatron-LM refuses that shape at start-up, so a dump that shows it was edited.
+// docs/memory-model.md "The rules": build applies the model's own layout rules to the run's argument dump. 16 heads
+// cannot form 7 query groups: Megatron-LM refuses that shape at start-up, so a dump that shows it was edited.
 TEST(EvaluateModelRules, ADumpWhoseShapeMegatronRefusesIsNotVerified) {
   scratch::Scratch s;
   s.replace(s.recipe("mbs2") / "evidence/train.log", "num_query_groups ................................ 8",

@@ -211,7 +211,8 @@ TEST(ConvergenceArm, separate_arm_differing_only_in_run_length_is_accepted) {
   EXPECT_TRUE(b.get("mbs2").verified) << reasons_of(b.get("mbs2"));
 }
 
-// Issue 39: a Qwen3-0.6B run filed under a Llama-3.1-8B model file verified as that model's reference, MFU 56.4%.
+// Regression (SPEC §3, §5): a Qwen3-0.6B run filed under a Llama-3.1-8B model file verified as that model's reference,
+// MFU 56.4%.
 TEST(ModelShape, a_run_filed_under_another_models_file_is_not_verified_and_names_each_difference) {
   Scratch s;
   // Llama 3.1 8B (../shared/fixtures/configs/Llama-3.1-8B/config.json), N counted by hand: 32 layers x (attention
@@ -256,8 +257,9 @@ TEST(ModelShape, the_bundled_runs_are_the_shape_of_their_model) {
   for (const auto& r : b.results) EXPECT_FALSE(has_reason(r, "the run did not train")) << r.id;
 }
 
-// Issue 39: a non-standard recipe's workload.rows forged to {count 1000000, sha256 000...bad} while its reference
-// records {81, 30eb2706...} verified, ranked first, and its Reproduce box told users to verify against the forged sha.
+// Regression (SPEC §5): a non-standard recipe's workload.rows forged to {count 1000000, sha256 000...bad} while its
+// reference records {81, 30eb2706...} verified, ranked first, and its Reproduce box told users to verify against the
+// forged sha.
 TEST(ReferenceRows, a_recipe_whose_rows_are_not_its_references_is_not_verified_and_names_both) {
   Scratch s({"tulu3-ref", "tulu3-mbs16"});
   s.replace(s.recipe("tulu3-mbs16") / "recipe.yaml",

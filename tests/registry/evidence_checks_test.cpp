@@ -1,6 +1,6 @@
-// What a recipe publishes against what its evidence shows (issue 24; SPEC §5): each finding of the review that fed
-// the build a hostile or hand-made recipe, rebuilt from its input on a scratch copy of the bundled registry. Before
-// the fix each of these recipes verified.
+// What a recipe publishes against what its evidence shows (SPEC §5): each case feeds the build a hostile or hand-made
+// recipe, rebuilt from its input on a scratch copy of the bundled registry. Before the fix each of these recipes
+// verified.
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
-// Tests for src/registry/evidence_origin: one run published under two recipes (SPEC §5). Issue 39: evidence copied
-// byte for byte under another id and author ranked beside the original, unflagged; then (its review) a copy with a
-// line appended, and a copy committed with a back-dated commit.
+// Tests for src/registry/evidence_origin: one run published under two recipes (SPEC §5). Each once ranked: evidence
+// copied byte for byte under another id and author, beside the original and unflagged; a copy with a line appended;
+// and a copy committed with a back-dated commit.
 #include "registry/evidence_origin.h"
 
 #include <gtest/gtest.h>

@@ -196,8 +196,8 @@ TEST(ReferenceRows, a_standard_recipe_verifies_on_the_whole_build_or_a_recorded_
   EXPECT_EQ(check_rows(r, &model, builds).status, "not applicable (non-standard workload)");
 }
 
-// Issue 39: a rows build of the 100-conversation fixture at L 512, registered claiming the mixture's dataset id and
-// revision, made a recipe of 32 rows a step rank as the protocol's standard workload.
+// Regression (SPEC §5, reference rows): a rows build of the 100-conversation fixture at L 512, registered claiming the
+// mixture's dataset id and revision, made a recipe of 32 rows a step rank as the protocol's standard workload.
 TEST(ReferenceRows, a_standard_recipe_is_l_8192_and_128_rows_a_step_on_a_build_of_the_protocols_files) {
   TempDir d;
   auto fixture = manifest();  // what `rows build` of ../shared/fixtures/tulu3 at L 512 records, claiming the mixture

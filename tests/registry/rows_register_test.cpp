@@ -127,7 +127,7 @@ TEST(RowsRegister, a_protocol_build_registers_as_the_models_and_its_standard_rec
                                 "' of qwen3-0.6b: rows_sha256 " + other + " (the build's: " + kQwen3Sha + ")");
 }
 
-// Issue 39: `rows register --model` silently replaced the model's previous rows build.
+// Regression: `rows register --model` silently replaced the model's previous rows build.
 TEST(RowsRegister, a_models_rows_build_is_replaced_only_when_asked_and_the_replaced_one_is_named) {
   OPENRECIPES_REQUIRE_FIXTURES();
   Fixture f;

@@ -1,7 +1,7 @@
-// A tuned recipe's search (issue 29; evidence.search), on the bundled tulu3-tuned: the winner of `openrecipes tune` of
-// tulu3-ref on one H200 (real Megatron-LM d98e8a64), submitted with --search. It verifies as bundled with its search
-// read; each way the search can disagree with the recipe (another start, another winner's command, another score, a
-// record that does not read) makes it not verified with the reason.
+// A tuned recipe's search (docs/tune.md "The winner"; evidence.search), on the bundled tulu3-tuned: the winner of
+// `openrecipes tune` of tulu3-ref on one H200 (real Megatron-LM d98e8a64), submitted with --search. It verifies as
+// bundled with its search read; each way the search can disagree with the recipe (another start, another winner's
+// command, another score, a record that does not read) makes it not verified with the reason.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -93,7 +93,7 @@ TEST(BundledSearch, every_trials_numbers_are_recomputed_from_its_own_log) {
       << reasons_of(b.get("tulu3-tuned"));
 }
 
-// Issue 39: a search whose winner is not its best measured trial verified (a trial's log made 2x faster within the
+// Regression: a search whose winner is not its best measured trial verified (a trial's log made 2x faster within the
 // timestamp slack, its numbers recomputed to match), and a trial's predicted peak edited to 99,999 MiB was published
 // as "no fit" (the planner is deterministic: the build now recomputes each prediction).
 TEST(BundledSearch, the_winner_is_the_best_trial_by_tunes_rule_and_each_prediction_is_the_planners) {
@@ -231,7 +231,7 @@ TEST(BundledSearch, a_record_that_does_not_read_is_caught_naming_the_file) {
   EXPECT_FALSE(b.get("tulu3-tuned").verified);
 }
 
-// Issue 39 review: a trial's outcome relabelled, two trials' logs swapped, a fit verdict, the GPU's memory or a
+// Regression: a trial's outcome relabelled, two trials' logs swapped, a fit verdict, the GPU's memory or a
 // candidate's knobs edited each published a search tune never ran; each is now held to its own source.
 TEST(BundledSearch, an_outcome_a_log_a_fit_verdict_or_a_knob_other_than_its_source_is_caught) {
   // Trial 4 ran all 10 steps: it cannot have been cut. Trial 3 ran 6: it cannot be "measured".

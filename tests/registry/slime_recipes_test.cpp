@@ -1,9 +1,9 @@
-// slime and miles recipes through the build (issue 25): a recipe tuned from a slime or miles reference by a packing
+// slime and miles recipes through the build (SPEC §4.1): a recipe tuned from a slime or miles reference by a packing
 // change (--max-tokens-per-gpu), by `relayout` to another GPU count, or with wandb on is eligible and verifies; one
-// that changes
-// the loss (--loss-type) or the sampling (--n-samples-per-prompt) is ineligible as math, with the rule's why. Each
-// run's log is in the framework's real line formats (testing/slime_runs.h: Megatron-LM's argument dump, `step N:` and
-// `perf N:` lines), its dump what the framework's own parser (registry/rules/options/) gives for the recipe's command.
+// that changes the loss (--loss-type) or the sampling (--n-samples-per-prompt) is ineligible as math, with the rule's
+// why. Each run's log is in the framework's real line formats (testing/slime_runs.h: Megatron-LM's argument dump, `step
+// N:` and `perf N:` lines), its dump what the framework's own parser (registry/rules/options/) gives for the recipe's
+// command.
 #include <gtest/gtest.h>
 
 #include "layout/relayout.h"

@@ -1,4 +1,4 @@
-"""`openrecipes component-test` end to end without a GPU (issue 26): the bundled tulu3-cefusion against tulu3-ref, with
+"""`openrecipes component-test` end to end without a GPU (SPEC §4.2): the bundled tulu3-cefusion against tulu3-ref, with
 a stand-in Megatron-LM checkout (tests/run/standin/megatron, a git checkout of its own commit, which the scratch copies
 pin) and a stand-in interpreter (tests/run/standin/bin/python-component-standin) that writes the bundled raw output
 where the real runner would. Checks the plan (the one swap the two commands set differently, its rule's bound and

@@ -215,7 +215,7 @@ class TamperedRun(unittest.TestCase):
         self.assertIn("plan.json does not name the recipe it ran", self.submit_copy(change, "id"))
 
     def test_plan_command_cannot_replace_the_recipes(self):
-        """Issue 24, finding 2: a plan.json edited to another command (and run.json re-hashed) was written into the new
+        """Regression: a plan.json edited to another command (and run.json re-hashed) was written into the new
         recipe, and relayout then printed it as the command to run. submit derives the command from the recipe."""
         def change(command, argv):
             return lambda d: runkit.edit_json(os.path.join(d, "plan.json"), lambda j: j.update(command=command,
@@ -230,7 +230,7 @@ class TamperedRun(unittest.TestCase):
         self.assertIn("plan.json's command is not the one qwen3-0.6b/H200/mbs2 gives", err)
 
     def test_plan_argv_must_be_its_command_rendered(self):
-        """Found by the review of issue 24: plan.json's argv and env (which become evidence/launch.json) were taken as
+        """Regression: plan.json's argv and env (which become evidence/launch.json) were taken as
         they were; edited, with the command left alone, they are refused."""
         def argv(d):
             runkit.edit_json(os.path.join(d, "plan.json"),
@@ -311,7 +311,7 @@ class ProgramPolicy(unittest.TestCase):
                 "the entry script '$MEGATRON_LM/../evil.py' is not one of megatron-lm's",
             "torchrun --nproc-per-node 1 $MEGATRON_LM/tools/preprocess_data.py":
                 "the entry script '$MEGATRON_LM/tools/preprocess_data.py' is not one of megatron-lm's",
-            # Issue 24, finding 1: an environment prefix that makes Python or the loader run code from a path.
+            # Regression: an environment prefix that makes Python or the loader run code from a path.
             "PYTHONPATH=evidence torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py":
                 "the command sets PYTHONPATH, which a recipe may not set",
             "LD_PRELOAD=/tmp/evil.so torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py":
@@ -329,7 +329,7 @@ class ProgramPolicy(unittest.TestCase):
                 self.assertIn(message, err)
 
     def test_an_environment_prefix_that_loads_code_never_runs_it(self):
-        """Issue 24, finding 1: a sitecustomize.py in a folder the recipe names on PYTHONPATH ran under a real run. The
+        """Regression: a sitecustomize.py in a folder the recipe names on PYTHONPATH ran under a real run. The
         run is refused before anything starts: no RUN_DIR, and the module never ran."""
         marker = os.path.join(self.s.root, "pwned")
         folder = self.s.recipe(MBS2, "evidence")
@@ -366,7 +366,7 @@ class ProgramPolicy(unittest.TestCase):
         self.assertIn("patches/openrecipes_evil.py is in patches/ (which goes on PYTHONPATH) but not among the "
                       "recipe's patches", err)
         os.remove(self.s.recipe(MBS2, "patches", "openrecipes_evil.py"))
-        # A module Python imports by itself at start-up never runs, even pinned (found by the review of issue 24).
+        # A module Python imports by itself at start-up never runs, even pinned (SPEC §6 "Patches").
         with open(self.s.recipe(MBS2, "patches", "sitecustomize.py"), "w") as f:
             f.write("import os\n")
         text = runkit.read(self.s.recipe(MBS2, "recipe.yaml"))
@@ -398,10 +398,10 @@ class ProgramPolicy(unittest.TestCase):
             f.write(f"patches: [{{path: patches/{rel}, sha256: {runkit.sha256_file(path)}}}]\n")
 
     def test_a_patch_importable_under_a_name_anything_imports_by_itself_is_refused(self):
-        """Issue 39: patches/encodings/__init__.py, pinned, ran at the interpreter's start-up (patches/ is on
-        PYTHONPATH, ahead of the standard library). Whatever the name (the standard library's, the framework's, a
-        dependency's, a namespace folder, an extension module), only names with the recipe's own prefix are
-        importable from patches/, and the run is refused before anything starts."""
+        """Regression (SPEC §6 "Patches"): patches/encodings/__init__.py, pinned, ran at the interpreter's start-up
+        (patches/ is on PYTHONPATH, ahead of the standard library). Whatever the name (the standard library's, the
+        framework's, a dependency's, a namespace folder, an extension module), only names with the recipe's own prefix
+        are importable from patches/, and the run is refused before anything starts."""
         marker = os.path.join(self.s.root, "pwned")
         original = runkit.read(self.s.recipe(MBS2, "recipe.yaml"))
         for rel, name in [("encodings/__init__.py", "encodings"), ("torch.py", "torch"), ("megatron/core.py", "megatron"),
@@ -429,8 +429,9 @@ class ProgramPolicy(unittest.TestCase):
         self.assertEqual(rc, 0, err)
 
     def test_files_the_trainer_writes_stay_inside_the_run_folder(self):
-        """Issue 39: --save, --memory-snapshot-path and the like wrote wherever the recipe said. A write names
-        $RUN_DIR, which run sets to the folder it creates; the trainer runs in its node's folder."""
+        """SPEC §6 "Files the trainer touches": --save, --memory-snapshot-path and the like once wrote wherever the
+        recipe said. A write names $RUN_DIR, which run sets to the folder it creates; the trainer runs in its node's
+        folder."""
         base = "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py --train-iters 20 --mock-data "
         write_recipe_command(self.s, base + "--record-memory-history --memory-snapshot-path " +
                              os.path.join(self.s.root, "pwned"))
@@ -461,7 +462,7 @@ class ProgramPolicy(unittest.TestCase):
                           "MEGATRON_LM=" + self.s.megatron, *more)
 
     def test_the_data_the_command_reads_is_checked_before_anything_runs(self):
-        """Issue 39: a missing $SFT_DATA prefix, or a rows.parquet where Megatron-LM needs the PREFIX of .bin/.idx,
+        """Regression: a missing $SFT_DATA prefix, or a rows.parquet where Megatron-LM needs the PREFIX of .bin/.idx,
         was launched; a relative path stayed relative to the submitting folder on Slurm."""
         write_recipe_command(self.s, "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py --train-iters 20 "
                                      "--data-path $SFT_DATA --split 100,0,0")
@@ -603,7 +604,7 @@ class BadInput(unittest.TestCase):
                       "--var SFT_DATA=VALUE --var HF_CKPT=VALUE)", err)
 
     def test_the_checkout_is_checked_before_anything_runs(self):
-        """Issue 24, finding 7: a missing checkout started the trainer, and one at another commit ran to completion."""
+        """Regression: a missing checkout started the trainer, and one at another commit ran to completion."""
         missing = os.path.join(self.s.root, "no-such-checkout")
         rc, out, err = self.s.run("run", self.s.recipe(MBS2), "--launcher", "local", "--var", "MEGATRON_LM=" + missing,
                                   "-o", os.path.join(self.s.root, "run-missing"))
@@ -629,7 +630,7 @@ class BadInput(unittest.TestCase):
         rc, out, err = self.dry()
         self.assertEqual(rc, 0, err)
         self.assertIn("warning: MEGATRON_LM has uncommitted changes to 1 file(s) (M pretrain_gpt.py)", out)
-        # A file git does not know (issue 39 review: a torch.py left there would run in every later run) is refused.
+        # A file git does not know (a torch.py left there would run in every later run) is refused.
         stray = os.path.join(self.s.megatron, "torch.py")
         with open(stray, "w") as f:
             f.write("raise SystemExit('not torch')\n")
@@ -685,8 +686,8 @@ class BadInput(unittest.TestCase):
         rc, out, err = self.s.run("run", self.s.recipe(MBS2), "--launcher", "local", "--var",
                                   "MEGATRON_LM=" + self.s.megatron, "-o", run_dir, env=env)
         self.assertEqual(rc, 0, err)
-        # The trainer ran patched (its log shows the patch's line), and the checkout is back as it was (issue 39
-        # review: a patch stayed in the user's checkout for every later run of another recipe).
+        # The trainer ran patched (its log shows the patch's line), and the checkout is back as it was (a
+        # patch once stayed in the user's checkout for every later run of another recipe).
         self.assertIn("# patched by the recipe", runkit.read(os.path.join(run_dir, "nodes", "0", "train.log")))
         self.assertNotIn("# patched by the recipe", runkit.read(os.path.join(self.s.megatron, "pretrain_gpt.py")))
         applied = runkit.read(os.path.join(run_dir, "patches.txt"))

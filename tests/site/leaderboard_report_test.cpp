@@ -61,7 +61,8 @@ TEST(LeaderboardText, escape_in_a_recipe_id_or_folder_name_is_shown_escaped) {
   EXPECT_NE(json.find("mbs2\\u001b[31m"), std::string::npos);  // nlohmann's own escape
 }
 
-// Issue 39: the preview (--include-unverified) gave an unverified recipe a rank among the verified ones, moving theirs.
+// Regression (SPEC §5): the preview (--include-unverified) gave an unverified recipe a rank among the verified ones,
+// moving theirs.
 TEST(LeaderboardText, a_previews_unverified_recipe_takes_no_rank_and_moves_no_verified_one) {
   Scratch s;  // ref2: a copy of ref filed as a run of its own under another id: a second root, not verified
   s.copy_recipe("ref", "ref2");

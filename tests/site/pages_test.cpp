@@ -210,7 +210,7 @@ TEST(Pages, evidence_is_kept_under_an_inert_name_and_linked_percent_encoded) {
             "a%FFb");
 }
 
-// Issue 39: the preview site counted an unverified recipe twice (it is listed among the ranked, by its score, and
+// Regression: the preview site counted an unverified recipe twice (it is listed among the ranked, by its score, and
 // among the unranked, with its reasons), and its page said "ranked 3".
 TEST(Pages, a_preview_counts_each_unverified_recipe_once_and_its_page_claims_no_rank) {
   Scratch s;

@@ -1,4 +1,4 @@
-// The real-browser test of the published site (issue 10), run by `make test` through CTest:
+// The real-browser test of the published site (docs/site.md), run by `make test` through CTest:
 //   node tests/site/browser/site_test.js OPENRECIPES_BINARY ARTIFACT_DIR
 // It builds the bundled registry's site, serves it with `openrecipes serve`, and drives Debian's chromium through
 // npm playwright-core, headless and offline:

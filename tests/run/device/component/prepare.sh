@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 26, on the CPU machine: everything the component-test device run needs, so that device time goes to the GPU.
+# On the CPU machine: everything the component-test device run needs, so that device time goes to the GPU.
 #   1. tests/run/device/prepare.sh (the fixture rows and their Megatron export, the sparse Megatron-LM d98e8a64
 #      checkout, the openrecipes binary and its libraries) into build/device-megatron/ (MEGATRON_MIRROR as there);
 #   2. build/device-megatron/component/registry/: the bundled tables and models, the MoE shape of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the device machine (one H200; torch; no Transformer Engine or apex; no network), issue 26: `openrecipes
+# On the device machine (one H200; torch; no Transformer Engine or apex; no network): `openrecipes
 # component-test` of each draft of build/device-megatron/component/registry (tests/run/device/component/prepare.sh made
 # it; carry build/device-megatron), then `openrecipes run --launcher local` of tulu3-cefusion, the recipe to submit.
 # TESTS (default: every draft with a reference) and RUNS (default: tulu3-cefusion; "none" for none) pick what runs.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 28, on the device (one H200; torch, torchrun, g++; no network): the planner's ground truth.
+"""On the device (one H200; torch, torchrun, g++; no network): the planner's ground truth.
 
 Runs every line of configs.txt as a real Megatron-LM d98e8a64 pretrain_gpt.py (--transformer-impl local, Megatron's
 mock data, 3 iterations with Megatron's own memory report after each: --log-memory-interval 1) and keeps each run's

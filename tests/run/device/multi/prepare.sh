@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15, on the CPU machine: everything the multi-GPU runs need, so that device time goes to the runs alone.
+# On the CPU machine: everything the multi-GPU runs need, so that device time goes to the runs alone.
 #   1. tests/run/device/prepare.sh (the fixture rows and their Megatron export, the sparse Megatron-LM d98e8a64
 #      checkout, the openrecipes binary and its libraries) into build/device-megatron/ (MEGATRON_MIRROR as there);
 #   2. build/device-megatron/multi/: a registry of the bundled tables, the bundled tulu3-ref (the dense pairs'

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 15, on a device kind with several H200s (nvidia-h200-x2, -x4 or -x8; torch, torchrun; no network), after
-# tests/run/device/multi/prepare.sh here (carry build/device-megatron). For each recipe of RECIPES (default: every
+# The multi-GPU runs, on a device kind with several H200s (nvidia-h200-x2, -x4 or -x8; torch, torchrun; no network),
+# after tests/run/device/multi/prepare.sh here (carry build/device-megatron). For each recipe of RECIPES (default: every
 # draft whose GPU count fits this machine, the MoE reference moe-ep2 first):
 #   1. relayout check: `openrecipes relayout <reference> --gpus G [--tp --pp --ep]` must print the draft's command
 #      (word for word, but for a --sequence-parallel the draft adds); a difference stops that recipe;
