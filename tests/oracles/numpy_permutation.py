@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Oracle for src/rows/permutation (SPEC §1.4): numpy's own SeedSequence, PCG64 and Generator.permutation.
+# Oracle for src/rows/pack/permutation (SPEC §1.4): numpy's own SeedSequence, PCG64 and Generator.permutation.
 # Usage: numpy_permutation.py perm N:SEED...   -> one JSON line per case: sha256 of the permutation as
 #                                                  little-endian uint32, length, first and last 3 elements
 #        numpy_permutation.py raw SEED K       -> SeedSequence pool/state words, PCG64 state, K raw 64-bit draws

@@ -1,6 +1,6 @@
-// Tests for src/site/pages: the views hold the build's numbers in the site's formats with their exact values, the
-// GPU-type comparison says so when there is one GPU type and draws both charts when there are two, and every page
-// of a board is written.
+// Tests for the site's pages (site/pages.h and each page's view file): the views hold the build's numbers in the site's
+// formats with their exact values, the GPU-type comparison says so when there is one GPU type and draws both charts
+// when there are two, and every page of a board is written.
 #include "site/pages.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// Tests for src/rows/manifest (SPEC §1.7): exact bytes of rows.manifest.json, round trip, and the checks applied to
-// a manifest read from disk.
+// Tests for src/rows/output/manifest (SPEC §1.7): exact bytes of rows.manifest.json, round trip, and the checks applied
+// to a manifest read from disk.
 #include "rows/output/manifest.h"
 
 #include <string>

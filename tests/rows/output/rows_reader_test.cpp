@@ -1,5 +1,5 @@
-// Tests for src/rows/rows_reader (SPEC §1.7): only one column input_ids: list<int32> with rows of one length L is a
-// rows file; every other shape, a damaged file and a missing file are input errors naming the file (and row).
+// Tests for src/rows/output/rows_reader (SPEC §1.7): only one column input_ids: list<int32> with rows of one length L
+// is a rows file; every other shape, a damaged file and a missing file are input errors naming the file (and row).
 #include "rows/output/rows_reader.h"
 
 #include <string>

@@ -1,4 +1,4 @@
-// Tests for src/rows/rows_verify (SPEC §1.8): the first R rows of a rows file against a recorded sha256.
+// Tests for src/rows/output/rows_verify (SPEC §1.8): the first R rows of a rows file against a recorded sha256.
 #include "rows/output/rows_verify.h"
 
 #include <string>

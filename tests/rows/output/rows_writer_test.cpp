@@ -1,4 +1,4 @@
-// Tests for src/rows/rows_writer (SPEC §1.7-1.8): rows.parquet round trip, rows_sha256 against numpy + hashlib,
+// Tests for src/rows/output/rows_writer (SPEC §1.7-1.8): rows.parquet round trip, rows_sha256 against numpy + hashlib,
 // deterministic bytes, and the atomic-write guarantee (exception and SIGTERM mid-write leave nothing behind).
 #include "rows/output/rows_writer.h"
 

@@ -1,5 +1,5 @@
-// Tests for src/rows/source_reader (SPEC §1.1): parquet shards built here with DuckDB from the real Tulu 3 fixture
-// read back exactly as the JSONL holds them, shard order by file name, and each kind of bad input.
+// Tests for src/rows/source/source_reader (SPEC §1.1): parquet shards built here with DuckDB from the real Tulu 3
+// fixture read back exactly as the JSONL holds them, shard order by file name, and each kind of bad input.
 #include "rows/source/source_reader.h"
 
 #include <fstream>
