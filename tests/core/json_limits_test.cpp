@@ -12,14 +12,7 @@
 namespace openrecipes {
 namespace {
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using testing::message_of;
 
 // Regression: `plan --model config.json` nested 100,000 levels deep crashed (its reader had no depth limit). Every JSON
 // the project reads goes through core/json_limits: no other file of src/ calls nlohmann's parser.

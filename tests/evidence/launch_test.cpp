@@ -4,17 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "testing/support.h"
 
 namespace openrecipes::evidence {
 namespace {
 
 std::string error_of(const std::string& text) {
-  try {
-    parse_launch(text, "evidence/launch.json");
-    return "parsed";
-  } catch (const InputError& e) {
-    return e.what();
-  }
+  return testing::message_of([&] { parse_launch(text, "evidence/launch.json"); });
 }
 
 TEST(Launch, what_launch_json_writes_reads_back) {

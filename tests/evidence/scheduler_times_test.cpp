@@ -40,21 +40,11 @@ TEST(SchedulerTimes, sacct_start_to_end_of_the_allocation) {
 }
 
 std::string launcher_error(const std::string& line) {
-  try {
-    parse_launcher_times(line, "t.txt", "a");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::message_of([&] { parse_launcher_times(line, "t.txt", "a"); });
 }
 
 std::string sacct_error(const std::string& text) {
-  try {
-    parse_sacct_times(text, "s.txt", "7");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::message_of([&] { parse_sacct_times(text, "s.txt", "7"); });
 }
 
 TEST(SchedulerTimes, launcher_time_that_is_not_finite_says_so) {
@@ -73,7 +63,7 @@ TEST(SchedulerTimes, a_run_longer_than_a_year_is_an_error) {
   // 0 to 31,708,800 s is 367 days.
   auto m = launcher_error("a rc=0 start=0 end=31708800\n");
   EXPECT_NE(m.find("t.txt:1: end is 31708800 s after start: more than a year"), std::string::npos) << m;
-  EXPECT_EQ(launcher_error("a rc=0 start=0 end=31622400\n"), "(no error)");  // 366 days exactly
+  EXPECT_NO_THROW(parse_launcher_times("a rc=0 start=0 end=31622400\n", "t.txt", "a"));  // 366 days exactly
 }
 
 TEST(SchedulerTimes, sacct_column_named_twice_is_an_error) {

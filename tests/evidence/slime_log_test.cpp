@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "testing/support.h"
 
 namespace openrecipes::evidence {
 namespace {
@@ -139,12 +140,7 @@ TEST(SlimeLog, truncated_dict_is_an_error_naming_the_line) {
 TEST(SlimeLog, no_step_lines_is_an_error) { EXPECT_THROW(parse_slime_log("hello\nworld\n", "s.log"), InputError); }
 
 std::string slime_error(const std::string& text) {
-  try {
-    parse_slime_log(text, "s.log");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::message_of([&] { parse_slime_log(text, "s.log"); });
 }
 
 TEST(SlimeLog, negative_or_huge_step_numbers_are_errors_naming_the_line) {

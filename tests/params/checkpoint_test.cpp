@@ -14,12 +14,7 @@ using testing::TempDir;
 namespace st = testing::st;
 
 std::string error_of(const std::filesystem::path& p) {
-  try {
-    open_checkpoint(p);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::message_of([&] { open_checkpoint(p); });
 }
 
 std::vector<st::Tensor> three() {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "testing/support.h"
 
 namespace openrecipes::params {
 namespace {
@@ -22,12 +23,7 @@ json deepseek() {
 }
 
 std::string error_of(const TensorRules& r, const std::string& name) {
-  try {
-    r.classify(name);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::message_of([&] { r.classify(name); });
 }
 
 TEST(TensorRules, deepseek_mla_indexer_experts_scales_and_mtp_layer) {

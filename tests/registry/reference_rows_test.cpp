@@ -64,12 +64,7 @@ fs::path write_build(const fs::path& rows_dir, const std::string& id, const rows
 }
 
 std::string load_error(const fs::path& dir) {
-  try {
-    load_reference_rows(dir);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return testing::message_of([&] { load_reference_rows(dir); });
 }
 
 TEST(ReferenceRows, what_the_writer_writes_reads_back_as_the_manifest) {
@@ -261,15 +256,10 @@ TEST(ReferenceRows, a_build_is_the_protocols_only_with_every_file_and_its_record
 
 TEST(ReferenceRows, a_protocol_workload_file_is_validated) {
   auto bad = [](const std::string& text) {
-    try {
-      parse_protocol_workload(text, "w.yaml");
-      return std::string("parsed");
-    } catch (const InputError& e) {
-      return std::string(e.what());
-    }
+    return testing::message_of([&] { parse_protocol_workload(text, "w.yaml"); });
   };
   const std::string head = "version: 1\ndataset: d\nrevision: " + std::string(40, 'a') + "\n";
-  EXPECT_EQ(bad(head + "sources: [{name: a.parquet, sha256: null}]\n"), "parsed");
+  EXPECT_NO_THROW(parse_protocol_workload(head + "sources: [{name: a.parquet, sha256: null}]\n", "w.yaml"));
   EXPECT_NE(bad(head + "sources: [{name: ../a, sha256: null}]\n").find("not a plain file name"), std::string::npos);
   EXPECT_NE(bad(head + "sources: [{name: a, sha256: null}, {name: a, sha256: null}]\n").find("listed twice"),
             std::string::npos);

@@ -1,4 +1,4 @@
-// Test support implementation (child processes through core/subprocess, temp folders).
+// Test support implementation (child processes through core/subprocess, temp folders, InputError messages).
 #include "testing/support.h"
 
 #include <unistd.h>
@@ -28,6 +28,16 @@ fs::path fixtures_dir() {
   }
   fs::path p = source_dir().parent_path() / "shared" / "fixtures";
   return fs::is_directory(p) ? p : fs::path();
+}
+
+std::string message_of(const std::function<void()>& f, std::source_location at) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE_AT(at.file_name(), static_cast<int>(at.line())) << "no InputError was thrown";
+  return {};
 }
 
 std::string oracle_python() { return OPENRECIPES_ORACLE_PYTHON; }

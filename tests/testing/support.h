@@ -1,8 +1,11 @@
 // Test support: where the shared fixtures are, running the CLI and the reference-implementation oracles as
-// child processes (argument vectors, no shell), and scratch folders removed after each test.
+// child processes (argument vectors, no shell), scratch folders removed after each test, and the message of an
+// InputError a call throws.
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -38,6 +41,12 @@ ProcessResult run_cli(const std::vector<std::string>& args, const std::string& i
 /// /usr/bin/python3 with Debian's numpy and jinja2 (the oracles); node_modules folder with tokenizers@0.23.2.
 std::string oracle_python();
 std::filesystem::path oracle_node_modules();
+
+/// The message of the InputError that `f` throws: its what(), "where: what (fix: fix)", so the fix is there too.
+/// When `f` throws nothing, fails the test at `at` (the caller's line) and returns "". Any other exception passes
+/// through and fails the test as gtest reports it: a bug is not bad input (core/error.h). A test that needs `f` to
+/// succeed says EXPECT_NO_THROW.
+std::string message_of(const std::function<void()>& f, std::source_location at = std::source_location::current());
 
 /// The names of the entries of folder `dir` (files and folders, hidden ones too), sorted.
 std::vector<std::string> file_names_in(const std::filesystem::path& dir);

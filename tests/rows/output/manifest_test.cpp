@@ -78,12 +78,7 @@ const char* const kSampleJson = R"({
 )";
 
 std::string error_of(const std::string& text) {
-  try {
-    manifest_from_json(text, "m.json");
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  return testing::message_of([&] { manifest_from_json(text, "m.json"); });
 }
 
 // The sample with one field replaced (or removed when `value` is discarded JSON).
@@ -141,7 +136,7 @@ TEST(Manifest, untrusted_manifests_are_checked_field_by_field) {
               HasSubstr("conversations: 99 conversations, but the sources add up to 100"));
   EXPECT_THAT(error_of(with("rows_written", 6)), HasSubstr("rows_written: 6 rows written but only 5 requested"));
   EXPECT_THAT(error_of(with("strftime_date", "2026-02-29")), HasSubstr("strftime_date: '2026-02-29' is not a date"));
-  EXPECT_EQ(error_of(with("strftime_date", "2028-02-29")), "no error");
+  EXPECT_NO_THROW(manifest_from_json(with("strftime_date", "2028-02-29"), "m.json"));
   EXPECT_THAT(error_of(with("dataset_id", std::string(5000, 'x'))),
               HasSubstr("dataset_id: 5000 bytes, over the limit"));
   EXPECT_THAT(error_of(with("sources", nlohmann::json::array())), HasSubstr("sources: 0 sources, expected 1..100000"));

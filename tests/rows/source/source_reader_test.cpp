@@ -77,13 +77,10 @@ std::vector<Conversation> read_all(const SourceSet& set) {
 }
 
 std::string error_of(const std::vector<fs::path>& files, bool read = true) {
-  try {
+  return testing::message_of([&] {
     auto set = SourceSet::open(files);
     if (read) set.read_each([](std::uint64_t, ConversationView) {});
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
+  });
 }
 
 // One shard from SQL (for bad schemas and values).
