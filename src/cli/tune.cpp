@@ -72,7 +72,8 @@ int tune(TuneOptions& o) {
 }
 
 const bool registered_tune = register_command(
-    {"tune", "Find the fastest structural variant of a recipe by short measured trials (issue 29)", [](CLI::App& app) {
+    {"tune", "Find the fastest structural variant of a recipe by short measured trials (docs/tune.md)",
+     [](CLI::App& app) {
        auto o = std::make_shared<TuneOptions>();
        app.add_option("recipe", o->recipe, "the starting recipe's folder or recipe.yaml")->required();
        app.add_option("--gpus", o->request.gpus, "G, the GPUs to tune on")->required();

@@ -3,8 +3,7 @@
 // the evidence's consistency, rows, both checks, a tuned recipe's search, the claims of the checks) and records what
 // the evidence covers. The rules themselves live in their stages: measure/, params/, checks/, layout/ and
 // registry/references, reference_checks, component_tests, predicted_memory and evidence_origin; this file only
-// orchestrates and turns
-// each stage's sentences into typed reasons.
+// orchestrates and turns each stage's sentences into typed reasons.
 #include "registry/evaluate.h"
 
 #include "registry/evaluation_context.h"

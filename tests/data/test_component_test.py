@@ -22,7 +22,7 @@ try:
 except ImportError:  # CI and this project's CPU machines have no torch
     torch = None
 
-NEEDS_TORCH = "torch is not installed here (CI has none); the device run of issue 26 runs these tests"
+NEEDS_TORCH = "torch is not installed here (CI has none); the device run (tests/run/device/) runs these tests"
 
 
 class Needs(unittest.TestCase):
