@@ -17,6 +17,7 @@
 #include "core/utf8.h"
 #include "evidence/megatron_args.h"
 #include "evidence/megatron_memory.h"
+#include "layout/layout_json.h"
 #include "layout/model_rules.h"
 #include "layout/plan.h"
 #include "registry/gpus.h"
@@ -43,10 +44,7 @@ std::string vpp_text(const layout::Layout& l) { return l.vpp ? std::to_string(*l
 nlohmann::ordered_json layout_json(const layout::PlannedLayout& p) {
   const auto& t = p.setup;
   const auto& l = t.layout;
-  nlohmann::ordered_json j{{"tp", l.tp}, {"pp", l.pp}, {"cp", l.cp}, {"ep", l.ep}, {"etp", l.etp}};
-  j["vpp"] = l.vpp ? nlohmann::ordered_json(*l.vpp) : nullptr;
-  j["dp"] = l.dp;
-  j["micro_batch"] = l.micro_batch;
+  nlohmann::ordered_json j = layout::layout_to_json(l);  // the layout's own fields, then the setup's
   j["recompute"] = layout::recompute_name(t.recompute);
   j["distributed_optimizer"] = t.distributed_optimizer;
   j["sequence_parallel"] = t.sequence_parallel;

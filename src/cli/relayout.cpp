@@ -12,6 +12,7 @@
 #include "checks/command_policy.h"
 #include "cli/command.h"
 #include "core/error.h"
+#include "layout/layout_json.h"
 #include "layout/plan.h"
 #include "layout/relayout.h"
 #include "registry/gpus.h"
@@ -50,12 +51,6 @@ std::string suggestion_flags(const layout::Suggestion& x, const layout::Layout& 
 }
 
 std::string count_or_none(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "none"; }
-
-nlohmann::ordered_json layout_json(const layout::Layout& l) {
-  nlohmann::ordered_json j{{"tp", l.tp}, {"pp", l.pp}, {"cp", l.cp}, {"ep", l.ep}, {"etp", l.etp}, {"dp", l.dp}};
-  j["max_tokens_per_gpu"] = l.max_tokens_per_gpu ? nlohmann::ordered_json(*l.max_tokens_per_gpu) : nullptr;
-  return j;
-}
 
 int run(const RelayoutOptions& o) {
   fs::path p(o.recipe);
@@ -105,13 +100,14 @@ int run(const RelayoutOptions& o) {
     nlohmann::ordered_json j;
     j["recipe"] = recipe.id;
     j["framework"] = recipe.stack.framework;
-    j["from"] = {
-        {"gpus", recipe.gpus}, {"row_length", recipe.workload.row_length}, {"layout", layout_json(recipe.layout)}};
+    j["from"] = {{"gpus", recipe.gpus},
+                 {"row_length", recipe.workload.row_length},
+                 {"layout", layout::layout_to_json(recipe.layout)}};
     j["to"] = {{"gpus", r.gpus},
                {"nodes", r.nodes},
                {"gpus_per_node", r.gpus <= r.gpus_per_node ? r.gpus : r.gpus_per_node},
                {"row_length", r.row_length},
-               {"layout", layout_json(r.layout)}};
+               {"layout", layout::layout_to_json(r.layout)}};
     j["fits"] = fits;
     j["peak_memory_mib"] = r.memory ? nlohmann::ordered_json(std::round(r.memory->peak_mib)) : nullptr;
     j["memory_mib"] = q.memory_mib;
@@ -119,7 +115,7 @@ int run(const RelayoutOptions& o) {
     auto sug = nlohmann::ordered_json::array();
     for (const auto& x : r.suggestions)
       sug.push_back({{"change", x.what},
-                     {"layout", layout_json(x.setup.layout)},
+                     {"layout", layout::layout_to_json(x.setup.layout)},
                      {"micro_batch", x.setup.layout.micro_batch},
                      {"recompute", layout::recompute_name(x.setup.recompute)},
                      {"peak_memory_mib", std::round(x.memory.peak_mib)}});

@@ -1,42 +1,30 @@
 // The stages' names (core/reason.h).
 #include "core/reason.h"
 
+#include <array>
+
 namespace openrecipes {
 
 const char* stage_name(Stage stage) {
-  switch (stage) {
-    case Stage::recipe:
-      return "recipe";
-    case Stage::measurement:
-      return "measurement";
-    case Stage::evidence:
-      return "evidence";
-    case Stage::layout:
-      return "layout";
-    case Stage::model:
-      return "model";
-    case Stage::stack:
-      return "stack";
-    case Stage::device:
-      return "device";
-    case Stage::command:
-      return "command";
-    case Stage::patches:
-      return "patches";
-    case Stage::rows:
-      return "rows";
-    case Stage::reference:
-      return "reference";
-    case Stage::configuration:
-      return "configuration check";
-    case Stage::convergence:
-      return "convergence check";
-    case Stage::search:
-      return "search";
-    case Stage::claims:
-      return "claims";
-  }
-  return "?";
+  // In the order of the enum: a stage added there needs its name here (the size check below).
+  static constexpr std::array<const char*, 15> kNames = {"recipe",
+                                                         "measurement",
+                                                         "evidence",
+                                                         "layout",
+                                                         "model",
+                                                         "stack",
+                                                         "device",
+                                                         "command",
+                                                         "patches",
+                                                         "rows",
+                                                         "reference",
+                                                         "configuration check",
+                                                         "convergence check",
+                                                         "search",
+                                                         "claims"};
+  static_assert(static_cast<std::size_t>(Stage::claims) + 1 == kNames.size(), "a name for every stage");
+  const auto i = static_cast<std::size_t>(stage);
+  return i < kNames.size() ? kNames[i] : "?";
 }
 
 }  // namespace openrecipes

@@ -19,6 +19,7 @@
 #include "core/text.h"
 #include "core/utf8.h"
 #include "layout/command.h"
+#include "layout/layout_json.h"
 #include "layout/relayout.h"
 #include "registry/recipe.h"
 #include "run/model_args.h"
@@ -86,28 +87,6 @@ void check_script_inside_checkout(const std::string& script, const std::string& 
 }
 
 int random_port(std::mt19937& rng) { return std::uniform_int_distribution<int>(20000, 29999)(rng); }
-
-nlohmann::ordered_json layout_to_json(const layout::Layout& l) {
-  nlohmann::ordered_json j{{"tp", l.tp},
-                           {"pp", l.pp},
-                           {"cp", l.cp},
-                           {"ep", l.ep},
-                           {"etp", l.etp},
-                           {"dp", l.dp},
-                           {"micro_batch", l.micro_batch}};
-  j["vpp"] = l.vpp ? nlohmann::ordered_json(*l.vpp) : nullptr;
-  j["max_tokens_per_gpu"] = l.max_tokens_per_gpu ? nlohmann::ordered_json(*l.max_tokens_per_gpu) : nullptr;
-  return j;
-}
-
-layout::Layout layout_from_json(const nlohmann::json& j) {
-  layout::Layout l;
-  l.tp = j.at("tp"), l.pp = j.at("pp"), l.cp = j.at("cp"), l.ep = j.at("ep"), l.etp = j.at("etp"), l.dp = j.at("dp");
-  l.micro_batch = j.at("micro_batch");
-  if (!j.at("vpp").is_null()) l.vpp = j.at("vpp").get<std::int64_t>();
-  if (!j.at("max_tokens_per_gpu").is_null()) l.max_tokens_per_gpu = j.at("max_tokens_per_gpu").get<std::int64_t>();
-  return l;
-}
 
 }  // namespace
 
@@ -413,7 +392,7 @@ std::string plan_json(const RunPlan& p) {
   j["gpus"] = p.gpus, j["nodes"] = p.nodes, j["gpus_per_node"] = p.gpus_per_node;
   j["profile"] = p.profile, j["trial_iters"] = p.trial_iters, j["train_iters"] = p.train_iters;
   j["command"] = p.command;
-  j["layout"] = layout_to_json(p.layout);
+  j["layout"] = layout::layout_to_json(p.layout);
   j["variables"] = p.variables;
   auto env = nlohmann::ordered_json::array();
   for (const auto& [k, v] : p.env) env.push_back({k, v});
@@ -447,7 +426,7 @@ RunPlan read_plan(const fs::path& file) {
     p.profile = j.at("profile"), p.train_iters = j.at("train_iters");
     p.trial_iters = j.contains("trial_iters") ? j.at("trial_iters").get<std::int64_t>() : 0;  // plans before tune
     p.command = j.at("command");
-    p.layout = layout_from_json(j.at("layout"));
+    p.layout = layout::layout_from_json(j.at("layout"));
     p.variables = j.at("variables").get<std::map<std::string, std::string>>();
     for (const auto& e : j.at("env")) p.env.emplace_back(e.at(0), e.at(1));
     p.argv = j.at("argv").get<std::vector<std::string>>();

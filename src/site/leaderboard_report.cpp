@@ -12,6 +12,7 @@
 #include "core/text.h"
 #include "evidence/step_log.h"
 #include "evidence/tune_search.h"
+#include "layout/layout_json.h"
 #include "measure/throughput.h"
 #include "registry/reproduce.h"
 #include "site/format.h"
@@ -217,14 +218,7 @@ nlohmann::json result_json(const registry::RecipeResult& r, const std::map<std::
   j["reproduce"] = reproduce_json(rec, models);
   j["memory"] = memory_json(r);
   j["search"] = search_json(r);
-  j["layout"] = {{"tp", rec.layout.tp},
-                 {"pp", rec.layout.pp},
-                 {"cp", rec.layout.cp},
-                 {"ep", rec.layout.ep},
-                 {"etp", rec.layout.etp},
-                 {"dp", rec.layout.dp},
-                 {"vpp", rec.layout.vpp ? nlohmann::json(*rec.layout.vpp) : nlohmann::json(nullptr)},
-                 {"micro_batch", rec.layout.micro_batch}};
+  j["layout"] = layout::layout_to_json(rec.layout);
   nlohmann::json stack = nlohmann::json::array();
   for (const auto& s : r.stack)
     stack.push_back({{"component", s.component}, {"version", s.version}, {"status", s.status}});

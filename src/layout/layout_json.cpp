@@ -1,0 +1,28 @@
+// A parallel layout as JSON (layout/layout_json.h).
+#include "layout/layout_json.h"
+
+namespace openrecipes::layout {
+
+nlohmann::ordered_json layout_to_json(const Layout& l) {
+  auto optional = [](const std::optional<std::int64_t>& v) { return v ? nlohmann::ordered_json(*v) : nullptr; };
+  return {{"tp", l.tp},
+          {"pp", l.pp},
+          {"cp", l.cp},
+          {"ep", l.ep},
+          {"etp", l.etp},
+          {"vpp", optional(l.vpp)},
+          {"dp", l.dp},
+          {"micro_batch", l.micro_batch},
+          {"max_tokens_per_gpu", optional(l.max_tokens_per_gpu)}};
+}
+
+Layout layout_from_json(const nlohmann::json& j) {
+  Layout l;
+  l.tp = j.at("tp"), l.pp = j.at("pp"), l.cp = j.at("cp"), l.ep = j.at("ep"), l.etp = j.at("etp"), l.dp = j.at("dp");
+  l.micro_batch = j.at("micro_batch");
+  if (!j.at("vpp").is_null()) l.vpp = j.at("vpp").get<std::int64_t>();
+  if (!j.at("max_tokens_per_gpu").is_null()) l.max_tokens_per_gpu = j.at("max_tokens_per_gpu").get<std::int64_t>();
+  return l;
+}
+
+}  // namespace openrecipes::layout

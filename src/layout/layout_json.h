@@ -1,0 +1,19 @@
+// A parallel layout as JSON: the one form every output writes it in (plan.json, plan --json, relayout --json, the
+// site's leaderboard.json), and its reader.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "layout/layout.h"
+
+namespace openrecipes::layout {
+
+/// `l` as {"tp", "pp", "cp", "ep", "etp", "vpp", "dp", "micro_batch", "max_tokens_per_gpu"}, in that order: whole
+/// numbers, vpp and max_tokens_per_gpu null when unset (docs/memory-model.md "JSON").
+nlohmann::ordered_json layout_to_json(const Layout& l);
+
+/// Reads layout_to_json's form. Throws nlohmann::json's exceptions for a missing key or a value of another type (the
+/// callers read files openrecipes wrote, and name the file in their own error).
+Layout layout_from_json(const nlohmann::json& j);
+
+}  // namespace openrecipes::layout
