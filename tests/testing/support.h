@@ -5,7 +5,6 @@
 
 #include <filesystem>
 #include <functional>
-#include <source_location>
 #include <string>
 #include <vector>
 
@@ -43,10 +42,12 @@ std::string oracle_python();
 std::filesystem::path oracle_node_modules();
 
 /// The message of the InputError that `f` throws: its what(), "where: what (fix: fix)", so the fix is there too.
-/// When `f` throws nothing, fails the test at `at` (the caller's line) and returns "". Any other exception passes
+/// When `f` throws nothing, fails the test at `file`:`line` (the caller's: __builtin_FILE/LINE, which GCC and
+/// clang 14 have; clang 14 has no std::source_location) and returns "". Any other exception passes
 /// through and fails the test as gtest reports it: a bug is not bad input (core/error.h). A test that needs `f` to
 /// succeed says EXPECT_NO_THROW.
-std::string message_of(const std::function<void()>& f, std::source_location at = std::source_location::current());
+std::string message_of(const std::function<void()>& f, const char* file = __builtin_FILE(),
+                       int line = __builtin_LINE());
 
 /// The names of the entries of folder `dir` (files and folders, hidden ones too), sorted.
 std::vector<std::string> file_names_in(const std::filesystem::path& dir);
