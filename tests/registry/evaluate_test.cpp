@@ -20,11 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::TempDir;
 
-using scratch::build;
-using scratch::bundled;
-using scratch::has_reason;
-using scratch::reasons_of;
-using scratch::Scratch;
+using namespace scratch;  // Scratch, build, bundled, has_reason, reasons_of
 
 TEST(Build, bundled_registry_ranks_mbs2_above_ref_and_rejects_lr10) {
   auto b = build(bundled());
@@ -103,8 +99,7 @@ TEST(Build, bundled_numbers_follow_the_spec_formulas) {
 TEST(Build, lr10_is_rejected_naming_the_argument_and_the_convergence_tests) {
   auto b = build(bundled());
   const auto& lr10 = b.get("lr10");
-  EXPECT_TRUE(has_reason(lr10, "configuration check: ineligible: lr changed from 1e-05 to 0.0001 — math"))
-      << reasons_of(lr10);
+  EXPECT_TRUE(gives_reason(lr10, "configuration check: ineligible: lr changed from 1e-05 to 0.0001 — math"));
   EXPECT_TRUE(has_reason(lr10,
                          "convergence check: failed: 3 of 16 points (18.8%, more than the 10% allowed) differ from the "
                          "reference loss by more than the pointwise tolerance"));
@@ -128,8 +123,7 @@ TEST(BuildBadInput, claimed_score_the_log_does_not_give_is_reported_not_trusted)
   auto b = build(s.root);
   const auto& mbs2 = b.get("mbs2");
   EXPECT_FALSE(mbs2.verified);
-  EXPECT_TRUE(has_reason(mbs2, "the recipe claims 30000.0 tokens/s/GPU, but its log gives 23232.7"))
-      << reasons_of(mbs2);
+  EXPECT_TRUE(gives_reason(mbs2, "the recipe claims 30000.0 tokens/s/GPU, but its log gives 23232.7"));
   EXPECT_NEAR(mbs2.throughput->tokens_per_s_per_gpu, 23232.69, 0.01);  // what is shown is what the log gives
   auto pairs = build_pairs(b.reg, b.results, false);
   EXPECT_EQ(pairs[0].ranked.size(), 1u);
@@ -141,8 +135,8 @@ TEST(BuildBadInput, malformed_recipe_yaml_is_reported_with_file_and_line) {
   auto b = build(s.root);
   const auto& mbs2 = b.get("mbs2");
   EXPECT_FALSE(mbs2.verified);
-  EXPECT_TRUE(has_reason(mbs2, "recipe.yaml:")) << reasons_of(mbs2);
-  EXPECT_TRUE(has_reason(mbs2, "malformed YAML")) << reasons_of(mbs2);
+  EXPECT_TRUE(gives_reason(mbs2, "recipe.yaml:"));
+  EXPECT_TRUE(gives_reason(mbs2, "malformed YAML"));
   EXPECT_TRUE(b.get("ref").verified);  // one bad recipe does not stop the build
 }
 
@@ -177,10 +171,9 @@ TEST(BuildBadInput, references_that_form_a_cycle) {
   Scratch s;
   s.replace(s.recipe("ref") / "recipe.yaml", "reference: null", "reference: mbs2");
   auto b = build(s.root);
-  EXPECT_TRUE(has_reason(
+  EXPECT_TRUE(gives_reason(
       b.get("ref"),
-      "reference: the references form a cycle: qwen3-0.6b/H200/ref → qwen3-0.6b/H200/mbs2 → qwen3-0.6b/H200/ref"))
-      << reasons_of(b.get("ref"));
+      "reference: the references form a cycle: qwen3-0.6b/H200/ref → qwen3-0.6b/H200/mbs2 → qwen3-0.6b/H200/ref"));
   EXPECT_TRUE(has_reason(b.get("mbs2"), "form a cycle"));
   EXPECT_TRUE(has_reason(b.get("lr10"), "form a cycle"));  // its reference is in the cycle
   EXPECT_FALSE(b.get("mbs2").verified);
@@ -192,62 +185,49 @@ TEST(BuildBadInput, evidence_path_that_escapes_the_recipe_folder) {
             "log: {path: ../ref/evidence/train.log");
   s.replace(s.recipe("lr10") / "recipe.yaml", "versions: {path: evidence/env.txt", "versions: {path: /etc/passwd");
   auto b = build(s.root);
-  EXPECT_TRUE(has_reason(b.get("mbs2"), "path '../ref/evidence/train.log' leaves the recipe's folder"))
-      << reasons_of(b.get("mbs2"));
-  EXPECT_TRUE(has_reason(b.get("lr10"), "absolute path '/etc/passwd' is not allowed")) << reasons_of(b.get("lr10"));
+  EXPECT_TRUE(gives_reason(b.get("mbs2"), "path '../ref/evidence/train.log' leaves the recipe's folder"));
+  EXPECT_TRUE(gives_reason(b.get("lr10"), "absolute path '/etc/passwd' is not allowed"));
 }
 
 TEST(BuildBadInput, truncated_log) {
   Scratch s;
-  auto log = s.recipe("mbs2") / "evidence/train.log";
-  std::string text = s.read(log);
-  s.write(log, text.substr(0, text.find("iteration       17/") + 40));
-  auto b = build(s.root);
-  EXPECT_TRUE(has_reason(b.get("mbs2"), "measurement: evidence/train.log:1223: training_log line is cut off"))
-      << reasons_of(b.get("mbs2"));
+  s.edit(s.recipe("mbs2") / "evidence/train.log",
+         [](std::string text) { return text.substr(0, text.find("iteration       17/") + 40); });
+  EXPECT_TRUE(
+      gives_reason(build(s.root).get("mbs2"), "measurement: evidence/train.log:1223: training_log line is cut off"));
 }
 
 TEST(BuildBadInput, log_with_no_per_step_lines) {
   Scratch s;
-  auto log = s.recipe("mbs2") / "evidence/train.log";
-  std::string text = s.read(log);
-  s.write(log, std::regex_replace(text, std::regex(".*iteration +[0-9]+/ +20 \\|.*\n"), ""));
-  auto b = build(s.root);
-  EXPECT_TRUE(has_reason(b.get("mbs2"), "no per-step training_log lines")) << reasons_of(b.get("mbs2"));
+  s.edit(s.recipe("mbs2") / "evidence/train.log",
+         [](std::string text) { return std::regex_replace(text, std::regex(".*iteration +[0-9]+/ +20 \\|.*\n"), ""); });
+  EXPECT_TRUE(gives_reason(build(s.root).get("mbs2"), "no per-step training_log lines"));
 }
 
 TEST(BuildBadInput, nan_or_skipped_step_inside_the_window) {
   Scratch s;
-  auto log = s.recipe("mbs2") / "evidence/train.log";
-  std::string text = s.read(log);
-  auto at = text.find("iteration       10/");
-  auto nan = text.find("number of nan iterations:   0", at);
-  text.replace(nan, 29, "number of nan iterations:   1");
-  auto at2 = text.find("iteration       12/");
-  auto sk = text.find("number of skipped iterations:   0", at2);
-  text.replace(sk, 33, "number of skipped iterations:   1");
-  s.write(log, text);
-  auto b = build(s.root);
-  EXPECT_TRUE(has_reason(b.get("mbs2"), "step 9 has a nan loss or gradient inside the measured window 5–19"))
-      << reasons_of(b.get("mbs2"));
+  s.edit(s.recipe("mbs2") / "evidence/train.log", [](std::string text) {
+    text.replace(text.find("number of nan iterations:   0", text.find("iteration       10/")), 29,
+                 "number of nan iterations:   1");
+    text.replace(text.find("number of skipped iterations:   0", text.find("iteration       12/")), 33,
+                 "number of skipped iterations:   1");
+    return text;
+  });
+  EXPECT_TRUE(
+      gives_reason(build(s.root).get("mbs2"), "step 9 has a nan loss or gradient inside the measured window 5–19"));
 }
 
 TEST(BuildBadInput, missing_step_and_zero_step_time) {
   Scratch s;
-  auto log = s.recipe("mbs2") / "evidence/train.log";
-  std::string text = s.read(log);
-  s.write(log, std::regex_replace(text, std::regex(".*iteration +13/ +20 \\|.*\n"), ""));
-  auto lr = s.recipe("lr10") / "evidence/train.log";
-  std::string t2 = s.read(lr);
-  t2.replace(t2.find("(ms): 6384.1"), 12, "(ms): 0.0");
-  s.write(lr, t2);
+  s.edit(s.recipe("mbs2") / "evidence/train.log",
+         [](std::string text) { return std::regex_replace(text, std::regex(".*iteration +13/ +20 \\|.*\n"), ""); });
+  s.replace(s.recipe("lr10") / "evidence/train.log", "(ms): 6384.1", "(ms): 0.0");
   auto b = build(s.root);
   EXPECT_TRUE(
       has_reason(b.get("mbs2"), "measurement: evidence/train.log: step 12 of the measured window 5–19 is missing"))
       << reasons_of(b.get("mbs2"));
-  EXPECT_TRUE(has_reason(b.get("mbs2"), "convergence check: failed: step 12 has no loss in the recipe's arm"))
-      << reasons_of(b.get("mbs2"));
-  EXPECT_TRUE(has_reason(b.get("lr10"), "step 5 has step time 0 s; it must be positive")) << reasons_of(b.get("lr10"));
+  EXPECT_TRUE(gives_reason(b.get("mbs2"), "convergence check: failed: step 12 has no loss in the recipe's arm"));
+  EXPECT_TRUE(gives_reason(b.get("lr10"), "step 5 has step time 0 s; it must be positive"));
 }
 
 TEST(BuildBadInput, malformed_gpus_table_stops_the_build) {
@@ -275,11 +255,9 @@ TEST(BuildBadInput, layout_that_disagrees_with_the_argument_dump) {
 TEST(BuildBadInput, stack_version_the_evidence_contradicts) {
   Scratch s;
   s.replace(s.recipe("mbs2") / "recipe.yaml", "pytorch: 2.11.0+cu130", "pytorch: 2.12.0");
-  auto b = build(s.root);
-  EXPECT_TRUE(has_reason(b.get("mbs2"),
-                         "stack: the recipe says pytorch 2.12.0, but the evidence shows 2.11.0, 2.11.0+cu130 "
-                         "(evidence/env.txt and evidence/train.log)"))
-      << reasons_of(b.get("mbs2"));
+  EXPECT_TRUE(gives_reason(build(s.root).get("mbs2"),
+                           "stack: the recipe says pytorch 2.12.0, but the evidence shows 2.11.0, 2.11.0+cu130 "
+                           "(evidence/env.txt and evidence/train.log)"));
 }
 
 TEST(BuildBadInput, include_unverified_ranks_measured_recipes_for_a_preview) {
@@ -305,8 +283,7 @@ TEST(EvaluateModelRules, ADumpWhoseShapeMegatronRefusesIsNotVerified) {
   const auto b = scratch::build(s.root);
   const auto& r = b.get("mbs2");
   EXPECT_FALSE(r.verified);
-  EXPECT_TRUE(scratch::has_reason(r, "the 16 attention heads do not split into 7 query groups"))
-      << scratch::reasons_of(r);
+  EXPECT_TRUE(scratch::gives_reason(r, "the 16 attention heads do not split into 7 query groups"));
   EXPECT_FALSE(scratch::has_reason(b.get("ref"), "breaks a rule of its model"));
 }
 

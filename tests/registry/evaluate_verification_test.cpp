@@ -13,10 +13,7 @@
 namespace openrecipes::registry {
 namespace {
 namespace fs = std::filesystem;
-using scratch::build;
-using scratch::has_reason;
-using scratch::reasons_of;
-using scratch::Scratch;
+using namespace scratch;  // Scratch, build, gives_reason, has_reason, reasons_of
 
 // lr10b: a copy of lr10 (lr 1e-4, rejected against ref) that names lr10 as its reference, so against lr10 alone
 // both of its checks pass. Its log is made another run's (one run is one recipe).
@@ -38,10 +35,9 @@ TEST(ReferenceChain, recipe_tuned_from_an_unverified_recipe_is_not_verified_and_
   ASSERT_TRUE(lr10b.configuration && lr10b.configuration->eligible);  // against lr10 alone it would pass
   ASSERT_TRUE(lr10b.convergence && lr10b.convergence->passed);
   EXPECT_FALSE(lr10b.verified);
-  EXPECT_TRUE(has_reason(lr10b,
-                         "reference: 'qwen3-0.6b/H200/lr10' is not verified (configuration check: ineligible: "
-                         "lr changed from 1e-05 to 0.0001"))
-      << reasons_of(lr10b);
+  EXPECT_TRUE(gives_reason(lr10b,
+                           "reference: 'qwen3-0.6b/H200/lr10' is not verified (configuration check: ineligible: "
+                           "lr changed from 1e-05 to 0.0001"));
   EXPECT_EQ(lr10b.reasons.size(), 1u) << reasons_of(lr10b);
   EXPECT_TRUE(b.get("mbs2").verified);  // a verified chain is untouched
 }
@@ -55,10 +51,9 @@ TEST(ReferenceChain, break_two_links_up_is_named_through_the_chain) {
   auto b = build(s.root);
   const auto& c = b.get("lr10c");
   EXPECT_FALSE(c.verified);
-  EXPECT_TRUE(has_reason(c,
-                         "reference: 'qwen3-0.6b/H200/lr10b' is not verified (it is tuned from "
-                         "'qwen3-0.6b/H200/lr10', which is not verified: configuration check: ineligible"))
-      << reasons_of(c);
+  EXPECT_TRUE(gives_reason(c,
+                           "reference: 'qwen3-0.6b/H200/lr10b' is not verified (it is tuned from "
+                           "'qwen3-0.6b/H200/lr10', which is not verified: configuration check: ineligible"));
 }
 
 TEST(PairReference, second_root_in_a_pair_is_not_verified_and_the_most_used_root_stays_the_reference) {
@@ -74,10 +69,9 @@ TEST(PairReference, second_root_in_a_pair_is_not_verified_and_the_most_used_root
   const auto& lr10 = b.get("lr10");
   EXPECT_FALSE(lr10.verified);
   EXPECT_FALSE(lr10.is_reference);
-  EXPECT_TRUE(has_reason(lr10,
-                         "reference: the pair already has the reference recipe 'qwen3-0.6b/H200/ref'; a second "
-                         "reference would rank without any check"))
-      << reasons_of(lr10);
+  EXPECT_TRUE(gives_reason(lr10,
+                           "reference: the pair already has the reference recipe 'qwen3-0.6b/H200/ref'; a second "
+                           "reference would rank without any check"));
   auto pairs = build_pairs(b.reg, b.results, false);
   ASSERT_EQ(pairs.size(), 1u);
   ASSERT_EQ(pairs[0].ranked.size(), 2u);  // mbs2, ref
@@ -112,10 +106,9 @@ TEST(Plausibility, mfu_above_100_percent_of_peak_is_a_measurement_reason) {
   const double mfu = 6.0 * 595984384 * mbs2.throughput->tokens_per_s_per_gpu / 1e12;
   ASSERT_EQ(fmt::format("{:.1f}", 100 * mfu), "8307.8");
   EXPECT_NEAR(*mbs2.mfu, mfu, 1e-9);
-  EXPECT_TRUE(has_reason(mbs2,
-                         "measurement: MFU 8307.8% is above 100% of the GPU's dense BF16 peak: the step times "
-                         "cannot be right"))
-      << reasons_of(mbs2);
+  EXPECT_TRUE(gives_reason(mbs2,
+                           "measurement: MFU 8307.8% is above 100% of the GPU's dense BF16 peak: the step times "
+                           "cannot be right"));
   EXPECT_FALSE(mbs2.verified);
   EXPECT_TRUE(has_reason(b.get("ref"), "measurement: MFU "));  // 6 N x 12,395.4 / 1e12 = 4432.5%
 }
@@ -133,10 +126,9 @@ TEST(Plausibility, scheduler_span_shorter_than_the_logged_step_times_is_a_measur
   for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it, ++n) sum_ms += std::stod((*it)[1]);
   ASSERT_EQ(n, 20);
   const auto& mbs2 = b.get("mbs2");
-  EXPECT_TRUE(has_reason(mbs2, fmt::format("measurement: the scheduler times span 0.36 s, less than the {:.2f} s the "
-                                           "log's own step times add up to",
-                                           sum_ms / 1000)))
-      << reasons_of(mbs2);
+  EXPECT_TRUE(gives_reason(mbs2, fmt::format("measurement: the scheduler times span 0.36 s, less than the {:.2f} s the "
+                                             "log's own step times add up to",
+                                             sum_ms / 1000)));
   EXPECT_FALSE(mbs2.verified);
   EXPECT_TRUE(b.get("ref").verified) << reasons_of(b.get("ref"));
 }
@@ -151,11 +143,10 @@ TEST(ArgumentDump, a_dump_edited_to_hide_a_learning_rate_change_is_caught_by_the
   EXPECT_FALSE(lr10.verified);
   // Iteration 1 of lr10 prints 9.939057E-05; the edited dump's cosine schedule gives
   // 1e-6 + 9e-6 × (1 + cos(π/20)) / 2 = 9.944598E-06.
-  EXPECT_TRUE(has_reason(lr10,
-                         "evidence: evidence/train.log:1191: the log prints learning rate 9.939057E-05 at "
-                         "iteration 1, but the argument dump's schedule (lr 1e-05, min_lr 1e-06, lr_decay_style "
-                         "cosine) gives 9.944598E-06"))
-      << reasons_of(lr10);
+  EXPECT_TRUE(gives_reason(lr10,
+                           "evidence: evidence/train.log:1191: the log prints learning rate 9.939057E-05 at "
+                           "iteration 1, but the argument dump's schedule (lr 1e-05, min_lr 1e-06, lr_decay_style "
+                           "cosine) gives 9.944598E-06"));
   EXPECT_TRUE(b.get("mbs2").verified) << reasons_of(b.get("mbs2"));  // unedited logs agree with their dumps
 }
 
@@ -170,18 +161,16 @@ TEST(ConvergenceArm, arm_that_is_a_byte_copy_of_the_reference_arm_is_a_reason) {
   auto b = build(s.root);
   const auto& lr10 = b.get("lr10");
   ASSERT_TRUE(lr10.convergence && lr10.convergence->passed);  // the copied curve matches, of course
-  EXPECT_TRUE(has_reason(lr10,
-                         "convergence check: the recipe's arm is byte-identical to the reference's arm "
-                         "'qwen3-0.6b/H200/ref/evidence/train.log'"))
-      << reasons_of(lr10);
-  EXPECT_TRUE(has_reason(lr10,
-                         "convergence check: the arm's arguments differ from the measured run's: lr is 1e-05 in the "
-                         "arm but 0.0001 in the measured run"))
-      << reasons_of(lr10);
+  EXPECT_TRUE(gives_reason(lr10,
+                           "convergence check: the recipe's arm is byte-identical to the reference's arm "
+                           "'qwen3-0.6b/H200/ref/evidence/train.log'"));
+  EXPECT_TRUE(gives_reason(lr10,
+                           "convergence check: the arm's arguments differ from the measured run's: lr is 1e-05 in the "
+                           "arm but 0.0001 in the measured run"));
   // A reference's arm is its own: no such reason (ref is not verified all the same: outside git, nothing tells whose
   // run the log is that lr10 files as its arm).
   EXPECT_FALSE(has_reason(b.get("ref"), "byte-identical to the reference's arm")) << reasons_of(b.get("ref"));
-  EXPECT_TRUE(has_reason(b.get("ref"), "its step log records the very steps")) << reasons_of(b.get("ref"));
+  EXPECT_TRUE(gives_reason(b.get("ref"), "its step log records the very steps"));
 }
 
 TEST(ConvergenceArm, separate_arm_with_other_math_arguments_than_the_measured_run_is_a_reason) {
@@ -192,11 +181,11 @@ TEST(ConvergenceArm, separate_arm_with_other_math_arguments_than_the_measured_ru
   auto b = build(s.root);
   const auto& lr10 = b.get("lr10");
   EXPECT_TRUE(has_reason(lr10, "convergence check: the arm's arguments differ from the measured run's: "));
-  EXPECT_TRUE(has_reason(lr10, "; lr is 1e-05 in the arm but 0.0001 in the measured run;")) << reasons_of(lr10);
+  EXPECT_TRUE(gives_reason(lr10, "; lr is 1e-05 in the arm but 0.0001 in the measured run;"));
   EXPECT_FALSE(has_reason(lr10, "byte-identical")) << reasons_of(lr10);
   // A structural difference is one too: the arm must be the recipe's own layout, or another run (the reference's own
   // log with a byte added, say) could stand as its arm.
-  EXPECT_TRUE(has_reason(lr10, "micro_batch_size is 2 in the arm but 1 in the measured run")) << reasons_of(lr10);
+  EXPECT_TRUE(gives_reason(lr10, "micro_batch_size is 2 in the arm but 1 in the measured run"));
 }
 
 TEST(ConvergenceArm, separate_arm_differing_only_in_run_length_is_accepted) {
@@ -241,7 +230,7 @@ TEST(ModelShape, a_run_filed_under_another_models_file_is_not_verified_and_names
     if (x.id == "llama-3.1-8b/H200/ref") r = &x;
   ASSERT_NE(r, nullptr);
   EXPECT_FALSE(r->verified);
-  EXPECT_TRUE(has_reason(*r, "the run did not train Llama-3.1-8B (")) << reasons_of(*r);
+  EXPECT_TRUE(gives_reason(*r, "the run did not train Llama-3.1-8B ("));
   for (const char* d : {"layers (num_layers): the model has 32, the run 28",
                         "hidden size (hidden_size): the model "
                         "has 4096, the run 1024",
@@ -268,20 +257,18 @@ TEST(ReferenceRows, a_recipe_whose_rows_are_not_its_references_is_not_verified_a
   auto b = build(s.root);
   const auto& r = b.get("tulu3-mbs16");
   EXPECT_FALSE(r.verified);
-  EXPECT_TRUE(has_reason(r, "workload.rows is {count: 1000000, sha256: " + std::string(61, '0') +
-                                "bad}, and its reference 'qwen3-0.6b/H200/tulu3-ref' records {count: 81, sha256: "
-                                "30eb27066ab49cc9eeef9edb3862a39c6d98649683cbfc9cfe28e19dbef4aca8}"))
-      << reasons_of(r);
+  EXPECT_TRUE(gives_reason(r, "workload.rows is {count: 1000000, sha256: " + std::string(61, '0') +
+                                  "bad}, and its reference 'qwen3-0.6b/H200/tulu3-ref' records {count: 81, sha256: "
+                                  "30eb27066ab49cc9eeef9edb3862a39c6d98649683cbfc9cfe28e19dbef4aca8}"));
   EXPECT_TRUE(b.get("tulu3-ref").verified);
   // Its review: leaving the rows out is no way around it.
   Scratch t({"tulu3-ref", "tulu3-mbs16"});
   t.replace(t.recipe("tulu3-mbs16") / "recipe.yaml",
             "  rows: {count: 81, sha256: 30eb27066ab49cc9eeef9edb3862a39c6d98649683cbfc9cfe28e19dbef4aca8}\n", "");
   auto c = build(t.root);
-  EXPECT_TRUE(has_reason(c.get("tulu3-mbs16"),
-                         "workload.rows is not recorded, and its reference "
-                         "'qwen3-0.6b/H200/tulu3-ref' records {count: 81, sha256: 30eb2706"))
-      << reasons_of(c.get("tulu3-mbs16"));
+  EXPECT_TRUE(gives_reason(c.get("tulu3-mbs16"),
+                           "workload.rows is not recorded, and its reference "
+                           "'qwen3-0.6b/H200/tulu3-ref' records {count: 81, sha256: 30eb2706"));
 }
 
 }  // namespace

@@ -14,10 +14,7 @@
 namespace openrecipes::registry {
 namespace {
 namespace fs = std::filesystem;
-using scratch::build;
-using scratch::has_reason;
-using scratch::reasons_of;
-using scratch::Scratch;
+using namespace scratch;  // Scratch, build, gives_reason, has_reason, reasons_of
 
 // Finding 1: an environment prefix that makes the trainer load code from a folder the recipe names.
 TEST(EvidenceChecks, a_command_that_sets_pythonpath_is_not_verified) {
@@ -25,10 +22,9 @@ TEST(EvidenceChecks, a_command_that_sets_pythonpath_is_not_verified) {
   s.replace(s.recipe("mbs2") / "recipe.yaml", "command: |\n  torchrun", "command: |\n  PYTHONPATH=evidence torchrun");
   auto b = build(s.root);
   EXPECT_FALSE(b.get("mbs2").verified);
-  EXPECT_TRUE(has_reason(b.get("mbs2"),
-                         "command: the published command, line 1, column 1: the command sets "
-                         "PYTHONPATH, which a recipe may not set"))
-      << reasons_of(b.get("mbs2"));
+  EXPECT_TRUE(gives_reason(b.get("mbs2"),
+                           "command: the published command, line 1, column 1: the command sets "
+                           "PYTHONPATH, which a recipe may not set"));
   EXPECT_EQ(b.get("mbs2").reasons.front().rule, "command.environment");
   EXPECT_TRUE(b.get("ref").verified) << reasons_of(b.get("ref"));
 }
@@ -38,11 +34,9 @@ TEST(EvidenceChecks, a_command_that_runs_another_program_is_not_verified) {
   Scratch s;
   s.replace(s.recipe("mbs2") / "recipe.yaml", "command: |\n  torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py",
             "command: |\n  bash -c 'id > /tmp/pwned' $MEGATRON_LM/pretrain_gpt.py");
-  auto b = build(s.root);
-  EXPECT_TRUE(has_reason(b.get("mbs2"),
-                         "command: the published command, line 1, column 1: the command runs 'bash', "
-                         "not the framework's launcher"))
-      << reasons_of(b.get("mbs2"));
+  EXPECT_TRUE(gives_reason(build(s.root).get("mbs2"),
+                           "command: the published command, line 1, column 1: the command runs 'bash', "
+                           "not the framework's launcher"));
 }
 
 // Finding 3: the published command differs from the run (its evidence ran micro-batch 2 and lr 1e-5).
@@ -54,12 +48,11 @@ TEST(EvidenceChecks, a_published_command_the_run_did_not_run_is_not_verified) {
   auto b = build(s.root);
   const auto& mbs2 = b.get("mbs2");
   EXPECT_FALSE(mbs2.verified);
-  EXPECT_TRUE(has_reason(mbs2, "command: the published command gives --lr 1e-3, but the argument dump has lr = 1e-05"))
-      << reasons_of(mbs2);
-  EXPECT_TRUE(has_reason(mbs2,
-                         "command: the published command gives --micro-batch-size 8, but the argument dump has "
-                         "micro_batch_size = 2"))
-      << reasons_of(mbs2);
+  EXPECT_TRUE(
+      gives_reason(mbs2, "command: the published command gives --lr 1e-3, but the argument dump has lr = 1e-05"));
+  EXPECT_TRUE(gives_reason(mbs2,
+                           "command: the published command gives --micro-batch-size 8, but the argument dump has "
+                           "micro_batch_size = 2"));
   // Not ranked, so neither the site nor recipes.json publishes the false command.
   const auto pairs = build_pairs(b.reg, b.results, false);
   for (const auto& p : pairs)
@@ -72,11 +65,9 @@ TEST(EvidenceChecks, a_flag_the_runs_own_parser_lacks_is_not_verified) {
   s.replace(s.recipe("mbs2") / "recipe.yaml", "--eval-iters 0 ", "--eval-iters 0 --foo-bar 3 ");
   const auto log = s.recipe("mbs2") / "evidence/train.log";
   s.replace(log, "  world_size ......", "  foo_bar ......................................... 3\n  world_size ......");
-  auto b = build(s.root);
-  EXPECT_TRUE(has_reason(b.get("mbs2"),
-                         "command: the published command gives --foo-bar, which megatron-lm d98e8a64's "
-                         "parser does not have (it would refuse to start)"))
-      << reasons_of(b.get("mbs2"));
+  EXPECT_TRUE(gives_reason(build(s.root).get("mbs2"),
+                           "command: the published command gives --foo-bar, which megatron-lm d98e8a64's "
+                           "parser does not have (it would refuse to start)"));
 }
 
 // Finding 4: runs whose evidence shows NVIDIA H200 filed under H100, at H100's price.
@@ -114,9 +105,8 @@ TEST(EvidenceChecks, versions_on_one_line_are_evidence) {
             "  cuda: \"12.9\"\n  nccl: 2.27.3\n");
   auto b = build(s.root);
   const auto& mbs2 = b.get("mbs2");
-  EXPECT_TRUE(has_reason(mbs2, "stack: the recipe says cuda 12.9, but the evidence shows 13.0")) << reasons_of(mbs2);
-  EXPECT_TRUE(has_reason(mbs2, "stack: the recipe says nccl 2.27.3, but the evidence shows 2.28.9"))
-      << reasons_of(mbs2);
+  EXPECT_TRUE(gives_reason(mbs2, "stack: the recipe says cuda 12.9, but the evidence shows 13.0"));
+  EXPECT_TRUE(gives_reason(mbs2, "stack: the recipe says nccl 2.27.3, but the evidence shows 2.28.9"));
   std::vector<std::string> statuses;
   for (const auto& st : mbs2.stack) statuses.push_back(st.component + " " + st.status);
   EXPECT_THAT(statuses, ::testing::Contains("pytorch pinned"));
@@ -148,11 +138,11 @@ TEST(EvidenceChecks, a_recipe_without_an_argument_dump_is_not_verified_and_shows
   const auto& h = b.get("handmade");
   EXPECT_FALSE(h.verified);
   EXPECT_TRUE(h.throughput.has_value());  // its numbers recompute...
-  EXPECT_TRUE(has_reason(h,
-                         "evidence: the recipe gives no argument dump (evidence.arguments); without one a recipe "
-                         "can neither be checked against its reference nor serve as one"))
-      << reasons_of(h);  // ... but nothing ties them to a configuration
-  EXPECT_TRUE(has_reason(h, "device: the evidence names no GPU (the recipe has no versions dump)")) << reasons_of(h);
+  // ... but nothing ties them to a configuration
+  EXPECT_TRUE(gives_reason(h,
+                           "evidence: the recipe gives no argument dump (evidence.arguments); without one a recipe "
+                           "can neither be checked against its reference nor serve as one"));
+  EXPECT_TRUE(gives_reason(h, "device: the evidence names no GPU (the recipe has no versions dump)"));
   EXPECT_EQ(h.coverage.code(), "L---T-");
   EXPECT_EQ(h.coverage.log, "steps-jsonl");
   EXPECT_EQ(b.get("ref").coverage.code(), "LAVDT-");
@@ -177,10 +167,9 @@ TEST(EvidenceChecks, environment_variables_are_arguments_of_the_configuration_ch
   EXPECT_TRUE(found);
   s.replace(y, "NCCL_ALGO=Ring torchrun", "NVIDIA_TF32_OVERRIDE=0 torchrun");
   auto m = build(s.root);
-  EXPECT_TRUE(has_reason(m.get("mbs2"),
-                         "configuration check: ineligible: $NVIDIA_TF32_OVERRIDE changed from (absent) "
-                         "to 0 — math: precision: whether FP32 matrix multiplies run in TF32"))
-      << reasons_of(m.get("mbs2"));
+  EXPECT_TRUE(gives_reason(m.get("mbs2"),
+                           "configuration check: ineligible: $NVIDIA_TF32_OVERRIDE changed from (absent) "
+                           "to 0 — math: precision: whether FP32 matrix multiplies run in TF32"));
 }
 
 // recipe.yaml's writer beside its reader: every bundled recipe reads, writes and reads back unchanged.

@@ -12,10 +12,7 @@
 namespace openrecipes::registry {
 namespace {
 namespace fs = std::filesystem;
-using scratch::build;
-using scratch::has_reason;
-using scratch::reasons_of;
-using scratch::Scratch;
+using namespace scratch;  // Scratch, build, gives_reason, has_reason, reasons_of
 
 // mbs2's run filed again as "mbs2-copy" by another author: its evidence byte for byte.
 void add_copy(const Scratch& s) {
@@ -43,11 +40,10 @@ TEST(EvidenceOrigin, outside_git_two_recipes_with_one_step_log_are_both_unranked
   for (const auto& [name, other] : {std::pair{"mbs2", "mbs2-copy"}, std::pair{"mbs2-copy", "mbs2"}}) {
     const auto& r = b.get(name);
     EXPECT_FALSE(r.verified) << name;
-    EXPECT_TRUE(has_reason(r, std::string("its step log records the very steps (each step's time and loss) of the step "
-                                          "log of 'qwen3-0.6b/H200/") +
-                                  other +
-                                  "'; outside a git registry nothing shows which is the original, so neither ranks"))
-        << reasons_of(r);
+    EXPECT_TRUE(
+        gives_reason(r, std::string("its step log records the very steps (each step's time and loss) of the step "
+                                    "log of 'qwen3-0.6b/H200/") +
+                            other + "'; outside a git registry nothing shows which is the original, so neither ranks"));
   }
   EXPECT_TRUE(b.get("ref").verified);  // the others are untouched
 }
@@ -64,10 +60,9 @@ TEST(EvidenceOrigin, in_git_the_recipe_whose_evidence_was_committed_first_keeps_
   EXPECT_TRUE(b.get("mbs2").verified) << reasons_of(b.get("mbs2"));
   const auto& copy = b.get("mbs2-copy");
   EXPECT_FALSE(copy.verified);
-  EXPECT_TRUE(has_reason(copy,
-                         "its step log records the very steps (each step's time and loss) of the step log of "
-                         "'qwen3-0.6b/H200/mbs2', which was committed first (commit "))
-      << reasons_of(copy);
+  EXPECT_TRUE(gives_reason(copy,
+                           "its step log records the very steps (each step's time and loss) of the step log of "
+                           "'qwen3-0.6b/H200/mbs2', which was committed first (commit "));
   // Committed together: git cannot tell which came first, and neither ranks.
   Scratch t;
   add_copy(t);
@@ -86,17 +81,16 @@ TEST(EvidenceOrigin, a_copy_with_other_bytes_but_the_same_steps_is_the_same_run)
   s.write(log, s.read(log) + "\n(one more line: the same run)\n");
   const auto b = build(s.root);
   EXPECT_FALSE(b.get("mbs2-copy").verified);
-  EXPECT_TRUE(has_reason(b.get("mbs2-copy"), "records the very steps")) << reasons_of(b.get("mbs2-copy"));
+  EXPECT_TRUE(gives_reason(b.get("mbs2-copy"), "records the very steps"));
   // Another recipe's log filed as a separate convergence arm is the same run too.
   Scratch t;
   fs::copy_file(t.recipe("mbs2") / "evidence/train.log", t.recipe("lr10") / "evidence/arm.log");
   t.replace(t.recipe("lr10") / "recipe.yaml", "  versions: {path: evidence/env.txt",
             "  convergence_arm: {path: evidence/arm.log, format: megatron}\n  versions: {path: evidence/env.txt");
   const auto c = build(t.root);
-  EXPECT_TRUE(has_reason(c.get("lr10"),
-                         "its convergence arm records the very steps (each step's time and loss) of the "
-                         "step log of 'qwen3-0.6b/H200/mbs2'"))
-      << reasons_of(c.get("lr10"));
+  EXPECT_TRUE(gives_reason(c.get("lr10"),
+                           "its convergence arm records the very steps (each step's time and loss) of the "
+                           "step log of 'qwen3-0.6b/H200/mbs2'"));
 }
 
 // A commit's date is whatever its author says: ancestry decides which was first.

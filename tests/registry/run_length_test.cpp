@@ -14,10 +14,7 @@ namespace openrecipes::registry {
 namespace {
 
 namespace fs = std::filesystem;
-using scratch::build;
-using scratch::has_reason;
-using scratch::reasons_of;
-using scratch::Scratch;
+using namespace scratch;  // Scratch, build, gives_reason, has_reason, reasons_of
 
 fs::path data() { return testing::source_dir() / "tests/registry/data/run_length"; }
 
@@ -139,12 +136,10 @@ TEST(RunLength, profiler_recipe_without_an_arm_is_not_verified_and_says_why) {
   auto b = build(s.root);
   const auto& r = b.get("profile25");
   EXPECT_FALSE(r.verified);
-  EXPECT_TRUE(has_reason(r, "configuration check: ineligible: train_iters changed from 20 to 25 — math"))
-      << reasons_of(r);
-  EXPECT_TRUE(has_reason(r,
-                         "convergence check: cannot run: the recipe's arm: the measured run ran 25 steps, so it is "
-                         "not a convergence arm"))
-      << reasons_of(r);
+  EXPECT_TRUE(gives_reason(r, "configuration check: ineligible: train_iters changed from 20 to 25 — math"));
+  EXPECT_TRUE(gives_reason(r,
+                           "convergence check: cannot run: the recipe's arm: the measured run ran 25 steps, so it is "
+                           "not a convergence arm"));
 }
 
 TEST(RunLength, fourteen_step_recipe_without_an_arm_is_not_verified_and_says_why) {
@@ -153,9 +148,8 @@ TEST(RunLength, fourteen_step_recipe_without_an_arm_is_not_verified_and_says_why
   auto b = build(s.root);
   const auto& r = b.get("steps14");
   EXPECT_FALSE(r.verified);
-  EXPECT_TRUE(has_reason(r, "configuration check: ineligible: train_iters changed from 20 to 14 — math"))
-      << reasons_of(r);
-  EXPECT_TRUE(has_reason(r, "the measured run ran 14 steps, so it is not a convergence arm")) << reasons_of(r);
+  EXPECT_TRUE(gives_reason(r, "configuration check: ineligible: train_iters changed from 20 to 14 — math"));
+  EXPECT_TRUE(gives_reason(r, "the measured run ran 14 steps, so it is not a convergence arm"));
 }
 
 TEST(RunLength, arm_with_other_math_than_the_reference_keeps_run_length_math) {
@@ -165,9 +159,9 @@ TEST(RunLength, arm_with_other_math_than_the_reference_keeps_run_length_math) {
   auto b = build(s.root);
   const auto& r = b.get("profile25");
   EXPECT_FALSE(r.verified);
-  EXPECT_TRUE(has_reason(r, "train_iters changed from 20 to 25 — math")) << reasons_of(r);
+  EXPECT_TRUE(gives_reason(r, "train_iters changed from 20 to 25 — math"));
   EXPECT_TRUE(has_reason(r, "convergence check: the arm's arguments differ from the measured run's: "));
-  EXPECT_TRUE(has_reason(r, "; lr is 0.0001 in the arm but 1e-05 in the measured run;")) << reasons_of(r);
+  EXPECT_TRUE(gives_reason(r, "; lr is 0.0001 in the arm but 1e-05 in the measured run;"));
 }
 
 TEST(RunLength, the_reference_log_with_a_byte_added_is_not_the_recipes_arm) {
@@ -199,10 +193,9 @@ TEST(RunLength, a_separate_arm_is_read_with_its_own_logging_interval) {
   const auto& r = b.get("profile25");
   EXPECT_FALSE(r.verified);
   EXPECT_TRUE(has_reason(r, "convergence check: cannot run: the recipe's arm: evidence/arm.log:"));
-  EXPECT_TRUE(has_reason(r,
-                         "this record averages the loss over 10 steps; the convergence check needs the loss of "
-                         "every step (fix: re-run the arm with --log-interval 1)"))
-      << reasons_of(r);
+  EXPECT_TRUE(gives_reason(r,
+                           "this record averages the loss over 10 steps; the convergence check needs the loss of "
+                           "every step (fix: re-run the arm with --log-interval 1)"));
 }
 
 }  // namespace

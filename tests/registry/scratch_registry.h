@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -51,6 +52,13 @@ inline std::string reasons_of(const RecipeResult& r) {
   return s;
 }
 
+/// For EXPECT_TRUE: whether `r` gives a reason containing `needle`; when it does not, the failure message lists the
+/// reasons it gives (reasons_of).
+inline ::testing::AssertionResult gives_reason(const RecipeResult& r, const std::string& needle) {
+  if (has_reason(r, needle)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "no reason contains \"" << needle << "\"; the reasons:\n" << reasons_of(r);
+}
+
 struct Scratch {
   testing::TempDir dir;
   std::filesystem::path root;
@@ -63,6 +71,10 @@ struct Scratch {
   std::filesystem::path recipe(const std::string& name) const { return root / "recipes/qwen3-0.6b/H200" / name; }
   std::string read(const std::filesystem::path& p) const { return read_file(p); }
   void write(const std::filesystem::path& p, const std::string& s) const { std::ofstream(p, std::ios::binary) << s; }
+  /// Rewrites `p` as `change` returns it from its text.
+  void edit(const std::filesystem::path& p, const std::function<std::string(std::string)>& change) const {
+    write(p, change(read(p)));
+  }
   /// Replaces the first `from` in `p` by `to` (fails the test when `from` is absent).
   void replace(const std::filesystem::path& p, const std::string& from, const std::string& to) const {
     std::string s = read(p);

@@ -18,10 +18,7 @@
 namespace openrecipes::registry {
 namespace {
 namespace fs = std::filesystem;
-using scratch::build;
-using scratch::has_reason;
-using scratch::reasons_of;
-using scratch::Scratch;
+using namespace scratch;  // Scratch, build, gives_reason, has_reason, reasons_of
 
 struct TunedScratch : Scratch {
   TunedScratch() : Scratch({"tulu3-ref", "tulu3-tuned"}) {}
@@ -29,6 +26,14 @@ struct TunedScratch : Scratch {
   nlohmann::json search_json() const { return nlohmann::json::parse(read(search())); }
   void write_search(const nlohmann::json& j) const { write(search(), j.dump(2)); }
 };
+
+// Whether tulu3-tuned, built from `s`, is not verified and gives a reason containing `reason`.
+::testing::AssertionResult tuned_refused_with(const Scratch& s, const std::string& reason) {
+  const auto b = build(s.root);
+  const auto& r = b.get("tulu3-tuned");
+  if (r.verified) return ::testing::AssertionFailure() << "tulu3-tuned verified";
+  return gives_reason(r, reason);
+}
 
 TEST(BundledSearch, the_tuned_recipe_verifies_with_its_search) {
   TunedScratch s;
@@ -66,31 +71,24 @@ TEST(BundledSearch, every_trials_numbers_are_recomputed_from_its_own_log) {
   j["trials"][0]["tokens_per_s_per_gpu"] = 1000.0;
   j["trials"][0]["tokens_per_s_per_gpu_interval"] = {900.0, 1100.0};
   s.write_search(j);
-  auto b = build(s.root);
-  EXPECT_FALSE(b.get("tulu3-tuned").verified);
-  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"),
-                         "trial 1 records 1000.0 tokens/s/GPU, and its log "
-                         "evidence/search-trials/01.log gives 10725.7 over steps 3–12"))
-      << reasons_of(b.get("tulu3-tuned"));
+  EXPECT_TRUE(tuned_refused_with(s,
+                                 "trial 1 records 1000.0 tokens/s/GPU, and its log "
+                                 "evidence/search-trials/01.log gives 10725.7 over steps 3–12"));
 
   // A measured peak other than the log's max allocated.
   TunedScratch p;
   j = p.search_json();
   j["trials"][1]["measured_peak_mib"] = 40000.0;
   p.write_search(j);
-  b = build(p.root);
-  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"),
-                         "trial 2 records a measured peak of 40000 MiB, and its log "
-                         "evidence/search-trials/02.log shows 56289 MiB"))
-      << reasons_of(b.get("tulu3-tuned"));
+  auto b = build(p.root);
+  EXPECT_TRUE(gives_reason(b.get("tulu3-tuned"),
+                           "trial 2 records a measured peak of 40000 MiB, and its log "
+                           "evidence/search-trials/02.log shows 56289 MiB"));
 
   // A trial's log removed: its numbers cannot be recomputed.
   TunedScratch m;
   fs::remove(m.recipe("tulu3-tuned") / "evidence/search-trials/05.log");
-  b = build(m.root);
-  EXPECT_FALSE(b.get("tulu3-tuned").verified);
-  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"), "trial 5's log evidence/search-trials/05.log does not read"))
-      << reasons_of(b.get("tulu3-tuned"));
+  EXPECT_TRUE(tuned_refused_with(m, "trial 5's log evidence/search-trials/05.log does not read"));
 }
 
 // Regression: a search whose winner is not its best measured trial verified (a trial's log made 2x faster within the
@@ -123,12 +121,10 @@ TEST(BundledSearch, the_winner_is_the_best_trial_by_tunes_rule_and_each_predicti
   j["trials"][3]["mean_step_time_s"] = m.mean_step_time_s;
   j["trials"][3]["within_noise_of_best"] = false;
   s.write_search(j);
-  auto b = build(s.root);
-  EXPECT_FALSE(b.get("tulu3-tuned").verified);
-  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"),
+  EXPECT_TRUE(
+      tuned_refused_with(s,
                          "its winner is trial 2, and by tune's rule (a trial replaces the best only when its whole 95% "
-                         "interval lies above the best's) the best of its measured trials is trial 4"))
-      << reasons_of(b.get("tulu3-tuned"));
+                         "interval lies above the best's) the best of its measured trials is trial 4"));
 
   // A prediction edited: the planner gives the same number for the same command every time.
   TunedScratch p;
@@ -136,12 +132,10 @@ TEST(BundledSearch, the_winner_is_the_best_trial_by_tunes_rule_and_each_predicti
   j["trials"][2]["predicted_peak_mib"] = 99999.0;
   j["trials"][2]["planner_fits"] = false;
   p.write_search(j);
-  b = build(p.root);
-  EXPECT_FALSE(b.get("tulu3-tuned").verified);
-  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"),
+  EXPECT_TRUE(
+      tuned_refused_with(p,
                          "trial 3 records a predicted peak of 99999 MiB, and the planner predicts 33712 MiB for its "
-                         "candidate's command"))
-      << reasons_of(b.get("tulu3-tuned"));
+                         "candidate's command"));
 }
 
 TEST(BundledSearch, a_search_on_another_gpu_count_or_from_another_command_is_caught) {
@@ -154,7 +148,7 @@ TEST(BundledSearch, a_search_on_another_gpu_count_or_from_another_command_is_cau
   auto b = build(s.root);
   const auto& r = b.get("tulu3-tuned");
   EXPECT_FALSE(r.verified);
-  EXPECT_TRUE(has_reason(r, "is a search on 8 GPU(s), and the recipe ran on 1")) << reasons_of(r);
+  EXPECT_TRUE(gives_reason(r, "is a search on 8 GPU(s), and the recipe ran on 1"));
 
   TunedScratch c;
   j = c.search_json();
@@ -162,8 +156,7 @@ TEST(BundledSearch, a_search_on_another_gpu_count_or_from_another_command_is_cau
     if (x["start"] == true) x["command"] = "torchrun --nproc-per-node 1 $MEGATRON_LM/pretrain_gpt.py --bf16";
   c.write_search(j);
   b = build(c.root);
-  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"), "is not the command of the reference qwen3-0.6b/H200/tulu3-ref"))
-      << reasons_of(b.get("tulu3-tuned"));
+  EXPECT_TRUE(gives_reason(b.get("tulu3-tuned"), "is not the command of the reference qwen3-0.6b/H200/tulu3-ref"));
 }
 
 TEST(BundledSearch, a_search_from_another_start_is_caught) {
@@ -175,10 +168,9 @@ TEST(BundledSearch, a_search_from_another_start_is_caught) {
   const auto& r = b.get("tulu3-tuned");
   EXPECT_FALSE(r.verified);
   EXPECT_FALSE(r.search);
-  EXPECT_TRUE(has_reason(r,
-                         "is a search from 'qwen3-0.6b/H200/tulu3-mbs16', and the recipe's reference is "
-                         "qwen3-0.6b/H200/tulu3-ref"))
-      << reasons_of(r);
+  EXPECT_TRUE(gives_reason(r,
+                           "is a search from 'qwen3-0.6b/H200/tulu3-mbs16', and the recipe's reference is "
+                           "qwen3-0.6b/H200/tulu3-ref"));
 }
 
 TEST(BundledSearch, a_winner_with_another_command_is_caught) {
@@ -194,10 +186,9 @@ TEST(BundledSearch, a_winner_with_another_command_is_caught) {
   auto b = build(s.root);
   const auto& r = b.get("tulu3-tuned");
   EXPECT_FALSE(r.verified);
-  EXPECT_TRUE(has_reason(r,
-                         "the recipe's command is not that of the winner 'tulu3-ref-mbs32' in "
-                         "recipes/qwen3-0.6b/H200/tulu3-tuned/evidence/search.json"))
-      << reasons_of(r);
+  EXPECT_TRUE(gives_reason(r,
+                           "the recipe's command is not that of the winner 'tulu3-ref-mbs32' in "
+                           "recipes/qwen3-0.6b/H200/tulu3-tuned/evidence/search.json"));
 }
 
 TEST(BundledSearch, a_winner_score_other_than_the_evidence_is_caught) {
@@ -208,8 +199,7 @@ TEST(BundledSearch, a_winner_score_other_than_the_evidence_is_caught) {
   auto b = build(s.root);
   const auto& r = b.get("tulu3-tuned");
   EXPECT_FALSE(r.verified);
-  EXPECT_TRUE(has_reason(r, "says its winner's run scored 45000.0, and the recipe's evidence scores 41044.8"))
-      << reasons_of(r);
+  EXPECT_TRUE(gives_reason(r, "says its winner's run scored 45000.0, and the recipe's evidence scores 41044.8"));
 }
 
 TEST(BundledSearch, a_record_that_does_not_read_is_caught_naming_the_file) {
@@ -220,14 +210,13 @@ TEST(BundledSearch, a_record_that_does_not_read_is_caught_naming_the_file) {
   auto b = build(s.root);
   const auto& r = b.get("tulu3-tuned");
   EXPECT_FALSE(r.verified);
-  EXPECT_TRUE(has_reason(r,
-                         "recipes/qwen3-0.6b/H200/tulu3-tuned/evidence/search.json: trials[2].outcome 'fast' is "
-                         "not one tune writes"))
-      << reasons_of(r);
+  EXPECT_TRUE(gives_reason(r,
+                           "recipes/qwen3-0.6b/H200/tulu3-tuned/evidence/search.json: trials[2].outcome 'fast' is "
+                           "not one tune writes"));
 
   s.write(s.search(), "{\"format\": \"openrecipes-tune\"");
   b = build(s.root);
-  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"), "tulu3-tuned/evidence/search.json")) << reasons_of(b.get("tulu3-tuned"));
+  EXPECT_TRUE(gives_reason(b.get("tulu3-tuned"), "tulu3-tuned/evidence/search.json"));
   EXPECT_FALSE(b.get("tulu3-tuned").verified);
 }
 
@@ -242,10 +231,8 @@ TEST(BundledSearch, an_outcome_a_log_a_fit_verdict_or_a_knob_other_than_its_sour
   o.write_search(j);
   auto b = build(o.root);
   EXPECT_FALSE(b.get("tulu3-tuned").verified);
-  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"), "trial 4 is marked cut as slower, and measured all its 10 steps"))
-      << reasons_of(b.get("tulu3-tuned"));
-  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"), "trial 3 is marked measured, and measured 6 of its 10 steps"))
-      << reasons_of(b.get("tulu3-tuned"));
+  EXPECT_TRUE(gives_reason(b.get("tulu3-tuned"), "trial 4 is marked cut as slower, and measured all its 10 steps"));
+  EXPECT_TRUE(gives_reason(b.get("tulu3-tuned"), "trial 3 is marked measured, and measured 6 of its 10 steps"));
 
   // Trials 2 and 4 ran micro-batch 32 without and with selective recompute: their logs swapped, each argument dump
   // shows the other's recompute.
@@ -254,12 +241,10 @@ TEST(BundledSearch, an_outcome_a_log_a_fit_verdict_or_a_knob_other_than_its_sour
   const std::string two = w.read(trials / "02.log"), four = w.read(trials / "04.log");
   w.write(trials / "02.log", four);
   w.write(trials / "04.log", two);
-  b = build(w.root);
-  EXPECT_FALSE(b.get("tulu3-tuned").verified);
-  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"),
+  EXPECT_TRUE(
+      tuned_refused_with(w,
                          "trial 2's log evidence/search-trials/02.log ran recompute selective, and its candidate "
-                         "tulu3-ref-mbs32 records recompute none"))
-      << reasons_of(b.get("tulu3-tuned"));
+                         "tulu3-ref-mbs32 records recompute none"));
 
   // A fit verdict flipped: 57,122 MiB is within the 128,472.3 MiB usable of an H200 (143,771 MiB less the planner's
   // margin), so the planner says it fits.
@@ -268,10 +253,9 @@ TEST(BundledSearch, an_outcome_a_log_a_fit_verdict_or_a_knob_other_than_its_sour
   j["candidates"][1]["planner_fits"] = false;
   f.write_search(j);
   b = build(f.root);
-  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"),
-                         "candidate tulu3-ref-mbs32 records that it does not fit the GPU, and its predicted peak of "
-                         "57122 MiB is within the usable memory"))
-      << reasons_of(b.get("tulu3-tuned"));
+  EXPECT_TRUE(gives_reason(b.get("tulu3-tuned"),
+                           "candidate tulu3-ref-mbs32 records that it does not fit the GPU, and its predicted peak of "
+                           "57122 MiB is within the usable memory"));
 
   // Another GPU memory than gpus.yaml's H200.
   TunedScratch m;
@@ -279,8 +263,8 @@ TEST(BundledSearch, an_outcome_a_log_a_fit_verdict_or_a_knob_other_than_its_sour
   j["memory_mib"] = 40000.0;
   m.write_search(j);
   b = build(m.root);
-  EXPECT_TRUE(has_reason(b.get("tulu3-tuned"), "planned for 40000 MiB a GPU, and the recipe's GPU type has 143771 MiB"))
-      << reasons_of(b.get("tulu3-tuned"));
+  EXPECT_TRUE(
+      gives_reason(b.get("tulu3-tuned"), "planned for 40000 MiB a GPU, and the recipe's GPU type has 143771 MiB"));
 
   // A candidate's knob other than its command's.
   TunedScratch k;
@@ -290,8 +274,7 @@ TEST(BundledSearch, an_outcome_a_log_a_fit_verdict_or_a_knob_other_than_its_sour
   b = build(k.root);
   const auto& r = b.get("tulu3-tuned");
   EXPECT_FALSE(r.verified);
-  EXPECT_TRUE(has_reason(r, "candidate tulu3-ref-mbs16 records micro-batch 8, and its command sets micro-batch 16"))
-      << reasons_of(r);
+  EXPECT_TRUE(gives_reason(r, "candidate tulu3-ref-mbs16 records micro-batch 8, and its command sets micro-batch 16"));
   // Messages name the record inside the registry, wherever the registry lies.
   for (const auto& reason : r.reasons)
     EXPECT_EQ(reason.message.find(k.root.string()), std::string::npos) << reason.message;
