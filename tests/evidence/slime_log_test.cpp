@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "core/error.h"
@@ -40,14 +41,8 @@ TEST(SlimeLog, miles_format_reads_the_same_lines) {
 
 TEST(SlimeLog, step_logged_twice_with_different_values_is_an_error) {
   std::string text = std::string(kLog) + "step 1: {'train/loss': 2.0}\n";
-  try {
-    parse_slime_log(text, "s.log");
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("s.log:7: step 1 logged twice with different values (also line 5)"),
-              std::string::npos)
-        << e.what();
-  }
+  EXPECT_THAT(testing::message_of([&] { parse_slime_log(text, "s.log"); }),
+              ::testing::HasSubstr("s.log:7: step 1 logged twice with different values (also line 5)"));
 }
 
 // miles logs each step line twice with the same text: once from log_utils.py log_train_step (L542) and once from
@@ -79,14 +74,8 @@ TEST(SlimeLog, miles_repeat_that_disagrees_is_an_error_naming_both_lines) {
   std::string text = kMilesLog;
   auto at = text.find("model.py:854 - step 1: {'train/loss': 1.125");
   text.replace(text.find("1.125", at), 5, "1.126");
-  try {
-    parse_slime_log(text, "miles.log", "miles");
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("miles.log:5: step 1 logged twice with different values (also line 4)"),
-              std::string::npos)
-        << e.what();
-  }
+  EXPECT_THAT(testing::message_of([&] { parse_slime_log(text, "miles.log", "miles"); }),
+              ::testing::HasSubstr("miles.log:5: step 1 logged twice with different values (also line 4)"));
 }
 
 TEST(SlimeLog, perf_total_train_time_of_runs_before_the_rename_is_the_step_time) {
@@ -105,15 +94,12 @@ TEST(SlimeLog, perf_total_train_time_of_runs_before_the_rename_is_the_step_time)
 }
 
 TEST(SlimeLog, a_log_mixing_perf_step_time_and_perf_total_train_time_is_an_error) {
-  try {
-    parse_slime_log("perf 0: {'perf/total_train_time': 4.75}\nperf 1: {'perf/step_time': 4.5}\n", "mix.log");
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("mix.log:2: this perf line gives the step time as 'perf/step_time', line 1 "
-                                         "as 'perf/total_train_time'"),
-              std::string::npos)
-        << e.what();
-  }
+  EXPECT_THAT(testing::message_of([&] {
+                parse_slime_log("perf 0: {'perf/total_train_time': 4.75}\nperf 1: {'perf/step_time': 4.5}\n",
+                                "mix.log");
+              }),
+              ::testing::HasSubstr("mix.log:2: this perf line gives the step time as 'perf/step_time', line 1 "
+                                   "as 'perf/total_train_time'"));
 }
 
 TEST(SlimeLog, train_grad_norm_is_read_including_nan_and_inf) {
@@ -129,12 +115,8 @@ TEST(SlimeLog, train_grad_norm_is_read_including_nan_and_inf) {
 }
 
 TEST(SlimeLog, truncated_dict_is_an_error_naming_the_line) {
-  try {
-    parse_slime_log("step 0: {'train/loss': 1.2, 'train/global_b", "s.log");
-    FAIL();
-  } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("s.log:1: cannot read the step 0 dict"), std::string::npos) << e.what();
-  }
+  EXPECT_THAT(testing::message_of([&] { parse_slime_log("step 0: {'train/loss': 1.2, 'train/global_b", "s.log"); }),
+              ::testing::HasSubstr("s.log:1: cannot read the step 0 dict"));
 }
 
 TEST(SlimeLog, no_step_lines_is_an_error) { EXPECT_THROW(parse_slime_log("hello\nworld\n", "s.log"), InputError); }
@@ -145,27 +127,27 @@ std::string slime_error(const std::string& text) {
 
 TEST(SlimeLog, negative_or_huge_step_numbers_are_errors_naming_the_line) {
   auto m = slime_error("step 0: {'train/loss': 1.25}\nstep -1: {'train/loss': 1.25}\n");
-  EXPECT_NE(m.find("s.log:2: 'step -1:' is not a step number"), std::string::npos) << m;
+  EXPECT_THAT(m, ::testing::HasSubstr("s.log:2: 'step -1:' is not a step number"));
   m = slime_error("step 0: {'train/loss': 1.25}\nperf 1000000000000000000000000000000: {'perf/step_time': 4.5}\n");
-  EXPECT_NE(m.find("s.log:2: 'perf 1000000000000000000000000000000:' is not a step number"), std::string::npos) << m;
+  EXPECT_THAT(m, ::testing::HasSubstr("s.log:2: 'perf 1000000000000000000000000000000:' is not a step number"));
 }
 
 TEST(SlimeLog, steps_that_count_down_are_an_error_as_in_megatron_logs) {
   auto m = slime_error("step 19: {'train/loss': 1.25}\nstep 18: {'train/loss': 1.25}\n");
-  EXPECT_NE(m.find("s.log:2: step 18 comes after step 19 (line 1): steps must count up"), std::string::npos) << m;
+  EXPECT_THAT(m, ::testing::HasSubstr("s.log:2: step 18 comes after step 19 (line 1): steps must count up"));
   m = slime_error("perf 3: {'perf/step_time': 4.5}\nperf 2: {'perf/step_time': 4.5}\n");
-  EXPECT_NE(m.find("s.log:2: perf 2 comes after perf 3 (line 1)"), std::string::npos) << m;
+  EXPECT_THAT(m, ::testing::HasSubstr("s.log:2: perf 2 comes after perf 3 (line 1)"));
 }
 
 TEST(SlimeLog, a_key_given_twice_in_a_dict_is_an_error_naming_key_and_line) {
   auto m = slime_error("step 0: {'train/loss': 1.25}\nperf 0: {'perf/step_time': 4.5, 'perf/step_time': 0.001}\n");
-  EXPECT_NE(m.find("s.log:2: cannot read the perf 0 dict"), std::string::npos) << m;
-  EXPECT_NE(m.find("key 'perf/step_time' appears twice in one dict"), std::string::npos) << m;
+  EXPECT_THAT(m, ::testing::HasSubstr("s.log:2: cannot read the perf 0 dict"));
+  EXPECT_THAT(m, ::testing::HasSubstr("key 'perf/step_time' appears twice in one dict"));
 }
 
 TEST(SlimeLog, step_time_below_one_millisecond_is_an_error) {
   auto m = slime_error("perf 0: {'perf/step_time': 1e-320}\n");
-  EXPECT_NE(m.find("s.log:1: 'perf/step_time' 1e-320 s is below 1 ms"), std::string::npos) << m;
+  EXPECT_THAT(m, ::testing::HasSubstr("s.log:1: 'perf/step_time' 1e-320 s is below 1 ms"));
 }
 
 }  // namespace
