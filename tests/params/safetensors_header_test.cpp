@@ -28,6 +28,14 @@ void expect_error(const std::filesystem::path& path, std::initializer_list<const
   }
 }
 
+// A file `name` in `d`: an 8-byte length that is the header's own, the header, then `data_bytes` of data.
+std::filesystem::path header_file(const TempDir& d, const std::string& name, const std::string& header,
+                                  std::uint64_t data_bytes) {
+  auto p = d / name;
+  st::write_raw(p, header.size(), header, data_bytes);
+  return p;
+}
+
 const char* kOne = R"({"a":{"dtype":"BF16","shape":[2,3],"data_offsets":[0,12]}})";
 
 TEST(SafetensorsHeader, reads_names_dtypes_shapes_offsets_and_metadata) {
@@ -70,13 +78,9 @@ TEST(SafetensorsHeader, a_600_gb_tensor_costs_no_disk_and_is_read_without_its_da
 
 TEST(SafetensorsHeader, fp4_counts_half_a_byte_per_element) {
   TempDir d;
-  auto p = d / "f4.safetensors";
-  std::string f4 = R"({"w":{"dtype":"F4","shape":[4,8],"data_offsets":[0,16]}})";
-  st::write_raw(p, f4.size(), f4, 16);
+  auto p = header_file(d, "f4.safetensors", R"({"w":{"dtype":"F4","shape":[4,8],"data_offsets":[0,16]}})", 16);
   EXPECT_EQ(read_safetensors_header(p).tensors.at(0).elements, 32u);
-  auto odd = d / "odd.safetensors";
-  std::string h = R"({"w":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})";
-  st::write_raw(odd, h.size(), h, 2);
+  auto odd = header_file(d, "odd.safetensors", R"({"w":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})", 2);
   expect_error(odd, {"tensor 'w'", "not a whole number of bytes"});
 }
 
@@ -84,16 +88,15 @@ TEST(SafetensorsHeader, an_f4_tensor_with_an_odd_last_dimension_is_malformed) {
   // [8, 25]: 200 values fill 100 bytes, but two F4 values share a byte along the last dimension, so each row of 25
   // would end mid-byte.
   TempDir d;
-  auto p = d / "odd_row.safetensors";
-  std::string h = R"({"model.w.weight":{"dtype":"F4","shape":[8,25],"data_offsets":[0,100]}})";
-  st::write_raw(p, h.size(), h, 100);
+  auto p = header_file(d, "odd_row.safetensors",
+                       R"({"model.w.weight":{"dtype":"F4","shape":[8,25],"data_offsets":[0,100]}})", 100);
   expect_error(p, {"odd_row.safetensors: tensor 'model.w.weight'", "shape [8,25] of F4 has last dimension 25",
                    "not a multiple of 2", "packed 2 to a byte along the last dimension"});
   // An even last dimension reads (and so does a 1-D tensor of even length).
-  auto ok = d / "even_row.safetensors";
-  std::string h2 = R"({"a":{"dtype":"F4","shape":[25,8],"data_offsets":[0,100]},)"
-                   R"("b":{"dtype":"F4","shape":[6],"data_offsets":[100,103]}})";
-  st::write_raw(ok, h2.size(), h2, 103);
+  auto ok = header_file(d, "even_row.safetensors",
+                        R"({"a":{"dtype":"F4","shape":[25,8],"data_offsets":[0,100]},)"
+                        R"("b":{"dtype":"F4","shape":[6],"data_offsets":[100,103]}})",
+                        103);
   EXPECT_EQ(read_safetensors_header(ok).tensors.at(0).elements, 200u);
 }
 
@@ -101,14 +104,12 @@ TEST(SafetensorsHeader, an_f6_tensor_whose_last_dimension_is_not_a_multiple_of_4
   // Four 6-bit values fill 3 bytes. [4, 6]: 24 values = 18 bytes in all, but rows of 6 end mid-byte.
   TempDir d;
   for (const char* dtype : {"F6_E2M3", "F6_E3M2"}) {
-    auto p = d / "f6.safetensors";
-    std::string h = fmt::format(R"({{"x":{{"dtype":"{}","shape":[4,6],"data_offsets":[0,18]}}}})", dtype);
-    st::write_raw(p, h.size(), h, 18);
+    auto p = header_file(d, "f6.safetensors",
+                         fmt::format(R"({{"x":{{"dtype":"{}","shape":[4,6],"data_offsets":[0,18]}}}})", dtype), 18);
     expect_error(p, {"tensor 'x'", fmt::format("shape [4,6] of {} has last dimension 6", dtype).c_str(),
                      "not a multiple of 4", "packed 4 to 3 bytes"});
-    auto ok = d / "f6_ok.safetensors";
-    std::string h2 = fmt::format(R"({{"x":{{"dtype":"{}","shape":[6,4],"data_offsets":[0,18]}}}})", dtype);
-    st::write_raw(ok, h2.size(), h2, 18);
+    auto ok = header_file(d, "f6_ok.safetensors",
+                          fmt::format(R"({{"x":{{"dtype":"{}","shape":[6,4],"data_offsets":[0,18]}}}})", dtype), 18);
     EXPECT_EQ(read_safetensors_header(ok).tensors.at(0).elements, 24u) << dtype;
   }
 }
@@ -136,9 +137,7 @@ TEST(SafetensorsHeader, a_file_shorter_than_the_length_prefix_is_an_error) {
 
 TEST(SafetensorsHeader, invalid_json_is_an_error_with_its_position) {
   TempDir d;
-  auto p = d / "bad.safetensors";
-  std::string h = R"({"a":{"dtype":"BF16","shape":[2,3],"data_offsets":[0,12]},})";
-  st::write_raw(p, h.size(), h, 12);
+  auto p = header_file(d, "bad.safetensors", R"({"a":{"dtype":"BF16","shape":[2,3],"data_offsets":[0,12]},})", 12);
   expect_error(p, {"bad.safetensors", "header is not valid JSON at byte"});
   auto q = d / "array.safetensors";
   st::write_raw(q, 2, "[]", 0);
@@ -147,65 +146,49 @@ TEST(SafetensorsHeader, invalid_json_is_an_error_with_its_position) {
 
 TEST(SafetensorsHeader, overlapping_offsets_are_an_error_naming_both_tensors) {
   TempDir d;
-  auto p = d / "overlap.safetensors";
-  std::string h =
-      R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]},"b":{"dtype":"BF16","shape":[4],"data_offsets":[4,12]}})";
-  st::write_raw(p, h.size(), h, 12);
+  auto p = header_file(
+      d, "overlap.safetensors",
+      R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]},"b":{"dtype":"BF16","shape":[4],"data_offsets":[4,12]}})",
+      12);
   expect_error(p, {"overlap.safetensors: tensor 'b'", "overlap tensor 'a' at [0, 8)"});
 }
 
 TEST(SafetensorsHeader, offsets_out_of_the_data_region_are_an_error) {
   TempDir d;
-  auto p = d / "out.safetensors";
-  std::string h = R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]}})";
-  st::write_raw(p, h.size(), h, 6);
+  auto p = header_file(d, "out.safetensors", R"({"a":{"dtype":"BF16","shape":[4],"data_offsets":[0,8]}})", 6);
   expect_error(p, {"tensor 'a'", "run past the data region, which holds 6 bytes"});
-  auto r = d / "reversed.safetensors";
-  std::string h2 = R"({"a":{"dtype":"BF16","shape":[0],"data_offsets":[8,0]}})";
-  st::write_raw(r, h2.size(), h2, 8);
+  auto r = header_file(d, "reversed.safetensors", R"({"a":{"dtype":"BF16","shape":[0],"data_offsets":[8,0]}})", 8);
   expect_error(r, {"tensor 'a'", "end before they begin"});
 }
 
 TEST(SafetensorsHeader, offsets_that_disagree_with_dtype_times_shape_are_an_error) {
   TempDir d;
-  auto p = d / "size.safetensors";
-  std::string h = R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,8]}})";
-  st::write_raw(p, h.size(), h, 8);
+  auto p = header_file(d, "size.safetensors", R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,8]}})", 8);
   expect_error(p, {"tensor 'a'", "hold 8 bytes, but shape [4] of F32 needs 16 bytes"});
 }
 
 TEST(SafetensorsHeader, gaps_and_trailing_bytes_in_the_data_region_are_errors) {
   TempDir d;
-  auto gap = d / "gap.safetensors";
-  std::string h =
-      R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[4],"data_offsets":[6,10]}})";
-  st::write_raw(gap, h.size(), h, 10);
+  auto gap = header_file(
+      d, "gap.safetensors",
+      R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]},"b":{"dtype":"U8","shape":[4],"data_offsets":[6,10]}})",
+      10);
   expect_error(gap, {"tensor 'b'", "leave bytes [4, 6) of the data region to no tensor"});
-  auto tail = d / "tail.safetensors";
-  std::string h2 = R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}})";
-  st::write_raw(tail, h2.size(), h2, 9);
+  auto tail = header_file(d, "tail.safetensors", R"({"a":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}})", 9);
   expect_error(tail, {"tensors end at byte 4 of the data region, but the file holds 9 data bytes"});
 }
 
 TEST(SafetensorsHeader, an_unknown_dtype_is_an_error_naming_the_tensor) {
   TempDir d;
-  auto p = d / "dtype.safetensors";
-  std::string h = R"({"model.x.weight":{"dtype":"F7","shape":[4],"data_offsets":[0,4]}})";
-  st::write_raw(p, h.size(), h, 4);
+  auto p =
+      header_file(d, "dtype.safetensors", R"({"model.x.weight":{"dtype":"F7","shape":[4],"data_offsets":[0,4]}})", 4);
   expect_error(p, {"dtype.safetensors: tensor 'model.x.weight'", "unknown dtype 'F7'"});
 }
 
 TEST(SafetensorsHeader, the_unknown_dtype_error_lists_every_accepted_dtype) {
   TempDir d;
-  auto p = d / "dtype.safetensors";
-  std::string h = R"({"w":{"dtype":"F8_E4M3FN","shape":[4],"data_offsets":[0,4]}})";
-  st::write_raw(p, h.size(), h, 4);
-  std::string message;
-  try {
-    read_safetensors_header(p);
-  } catch (const InputError& e) {
-    message = e.what();
-  }
+  auto p = header_file(d, "dtype.safetensors", R"({"w":{"dtype":"F8_E4M3FN","shape":[4],"data_offsets":[0,4]}})", 4);
+  const std::string message = testing::message_of([&] { read_safetensors_header(p); });
   const std::string open = "(known: ";
   const auto at = message.find(open);
   ASSERT_NE(at, std::string::npos) << message;
@@ -252,15 +235,15 @@ TEST(SafetensorsHeader, malformed_entries_are_errors) {
 TEST(SafetensorsHeader, escaped_and_non_ascii_headers_read_like_plain_ones) {
   // The fast scanner takes plain ASCII; escapes, UTF-8 and odd spacing go to the full JSON parser. Same result.
   TempDir d;
-  auto plain = d / "plain.safetensors";
-  std::string h1 =
-      R"({"__metadata__":{"format":"pt"},"ab":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]},"é":{"dtype":"U8","shape":[],"data_offsets":[4,5]}})";
-  st::write_raw(plain, h1.size(), h1, 5);
-  auto escaped = d / "escaped.safetensors";
-  std::string h2 =
+  auto plain = header_file(
+      d, "plain.safetensors",
+      R"({"__metadata__":{"format":"pt"},"ab":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]},"é":{"dtype":"U8","shape":[],"data_offsets":[4,5]}})",
+      5);
+  auto escaped = header_file(
+      d, "escaped.safetensors",
       "{ \"a\\u0062\" : {\"data_offsets\":[0,4],\"shape\":[2],\"dtype\":\"BF16\"},\n"
-      " \"\\u00e9\":{\"dtype\":\"U8\",\"shape\":[],\"data_offsets\":[4,5]}, \"__metadata__\":{\"format\":\"pt\"}}";
-  st::write_raw(escaped, h2.size(), h2, 5);
+      " \"\\u00e9\":{\"dtype\":\"U8\",\"shape\":[],\"data_offsets\":[4,5]}, \"__metadata__\":{\"format\":\"pt\"}}",
+      5);
   for (auto p : {plain, escaped}) {
     SafetensorsHeader h = read_safetensors_header(p);
     ASSERT_EQ(h.tensors.size(), 2u) << p;
@@ -274,10 +257,10 @@ TEST(SafetensorsHeader, escaped_and_non_ascii_headers_read_like_plain_ones) {
 
 TEST(SafetensorsHeader, a_tensor_named_twice_is_an_error) {
   TempDir d;
-  auto p = d / "twice.safetensors";
-  std::string h =
-      R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},"a":{"dtype":"U8","shape":[2],"data_offsets":[2,4]}})";
-  st::write_raw(p, h.size(), h, 4);
+  auto p = header_file(
+      d, "twice.safetensors",
+      R"({"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},"a":{"dtype":"U8","shape":[2],"data_offsets":[2,4]}})",
+      4);
   expect_error(p, {"tensor 'a'", "appears twice in the header"});
 }
 
