@@ -2,12 +2,14 @@
 #include <filesystem>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_output.h"
 #include "core/files.h"
 #include "core/sha256.h"
+#include "testing/mixture_registry.h"
 #include "testing/support.h"
 
 namespace openrecipes {
@@ -18,6 +20,14 @@ using testing::TempDir;
 
 std::string tulu() { return (testing::fixtures_dir() / "tulu3/sft_sample.jsonl").string(); }
 std::string qwen3() { return (testing::fixtures_dir() / "tokenizers/qwen3").string(); }
+
+// `rows build` of the fixture conversations with the Qwen3 tokenizer at L 512 into `out`, quietly, with `more`.
+testing::ProcessResult build_qwen3_512(const std::string& out, const std::vector<std::string>& more = {}) {
+  std::vector<std::string> args{"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512"};
+  args.insert(args.end(), more.begin(), more.end());
+  args.insert(args.end(), {"-o", out, "--quiet"});
+  return run_cli(args);
+}
 
 // rows_sha256 of the Qwen3, L=512, seed-0 build of the 100 fixture conversations, as the independent reference
 // (tests/oracles/rows_build_reference.py: Jinja2 + tokenizers 0.23.2 + numpy) computes it; the library test
@@ -40,10 +50,10 @@ TEST(RowsCli, build_then_verify_and_export) {
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   auto bad = run_cli({"rows", "verify", out, "--rows", "81", "--sha256", std::string(64, 'a')});
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_NE(bad.out.find("expected aaaa"), std::string::npos) << bad.out;
+  EXPECT_THAT(bad.out, ::testing::HasSubstr("expected aaaa"));
   auto too_many = run_cli({"rows", "verify", out, "--rows", "82", "--sha256", kQwen3Sha});
   EXPECT_EQ(too_many.exit_code, 2);
-  EXPECT_NE(too_many.err.find("81"), std::string::npos) << too_many.err;
+  EXPECT_THAT(too_many.err, ::testing::HasSubstr("81"));
 
   auto e = run_cli({"rows", "export", out, "--format", "megatron", "-o", (d / "tulu").string()});
   ASSERT_EQ(e.exit_code, 0) << e.err;
@@ -71,31 +81,28 @@ TEST(RowsCli, build_summary_names_the_template_and_date_and_a_missing_config_nam
   auto no_config = run_cli({"rows", "build", "--source", tulu(), "--tokenizer", (d / "tok").string(), "--rows", "1",
                             "-o", (d / "x.parquet").string(), "--quiet"});
   EXPECT_EQ(no_config.exit_code, 2);
-  EXPECT_NE(no_config.err.find("no tokenizer_config.json beside tokenizer.json"), std::string::npos) << no_config.err;
-  EXPECT_NE(no_config.err.find("--tokenizer-config FILE"), std::string::npos) << no_config.err;
-  EXPECT_NE(no_config.err.find("--chat-template FILE"), std::string::npos) << no_config.err;
+  EXPECT_THAT(no_config.err, ::testing::HasSubstr("no tokenizer_config.json beside tokenizer.json"));
+  EXPECT_THAT(no_config.err, ::testing::HasSubstr("--tokenizer-config FILE"));
+  EXPECT_THAT(no_config.err, ::testing::HasSubstr("--chat-template FILE"));
 }
 
 TEST(RowsCli, verify_against_a_recipe_and_bad_inputs) {
   OPENRECIPES_REQUIRE_FIXTURES();
   TempDir d;
   auto out = (d / "rows.parquet").string();
-  ASSERT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "--rows", "16",
-                     "-o", out, "--quiet"})
-                .exit_code,
-            0);
+  ASSERT_EQ(build_qwen3_512(out, {"--rows", "16"}).exit_code, 0);
   // A non-standard recipe that records no rows (Megatron-LM's mock data).
   auto r = run_cli({"rows", "verify", out, "--recipe",
                     (testing::source_dir() / "registry/recipes/qwen3-0.6b/H200/ref/recipe.yaml").string()});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("records no rows to verify (workload.rows)"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, ::testing::HasSubstr("records no rows to verify (workload.rows)"));
   // A missing and a corrupt rows file.
   EXPECT_EQ(run_cli({"rows", "verify", (d / "none.parquet").string(), "--rows", "1", "--sha256", kQwen3Sha}).exit_code,
             2);
   auto junk = d.write("junk.parquet", "PAR1 this is not parquet");
   auto c = run_cli({"rows", "verify", junk.string(), "--rows", "1", "--sha256", kQwen3Sha});
   EXPECT_EQ(c.exit_code, 2);
-  EXPECT_NE(c.err.find("junk.parquet"), std::string::npos) << c.err;
+  EXPECT_THAT(c.err, ::testing::HasSubstr("junk.parquet"));
   EXPECT_EQ(run_cli({"rows", "verify", out}).exit_code, 2);  // nothing to verify against
 }
 
@@ -103,31 +110,12 @@ TEST(RowsCli, verify_against_a_recipe_and_bad_inputs) {
 // ../shared/fixtures/tulu3 labelled allenai/tulu-3-sft-mixture at the pinned revision, and the bundled tulu3-ref run
 // (a real H200 run that trained on exactly these 81 rows, at L 512 and 32 rows a step) recorded as a standard-workload
 // recipe. What a forger would submit: the tests hold that it never verifies.
-struct FixtureMixtureRegistry {
-  TempDir d;
-  fs::path root = d / "registry";
-  fs::path recipe = root / "recipes/qwen3-0.6b/H200/tulu3-ref/recipe.yaml";
-  FixtureMixtureRegistry() {
-    fs::copy(testing::source_dir() / "registry", root, fs::copy_options::recursive);
-    for (const auto& e : fs::directory_iterator(root / "recipes/qwen3-0.6b/H200"))
-      if (e.path().filename() != "tulu3-ref") fs::remove_all(e.path());
-    std::string y = read_file(recipe);
-    const auto begin = y.find("workload:\n"), end = y.find("  row_length: 512\n");
-    y.replace(begin, end - begin,
-              std::string("workload:\n  kind: standard\n  dataset: allenai/tulu-3-sft-mixture\n"
-                          "  revision: b14afda60f1bbebe55d5d2fa1e4df5042f97f8be\n  tokenizer: Qwen/Qwen3-0.6B\n"
-                          "  tokenizer_revision: null\n  seed: 0\n  rows: {count: 81, sha256: ") +
-                  kQwen3Sha + "}\n");
-    write_file_atomic(recipe, y);
-  }
+struct FixtureMixtureRegistry : testing::MixtureRegistry {
+  FixtureMixtureRegistry() : MixtureRegistry(kQwen3Sha) {}
   // `rows build` of the fixture "mixture" labelled as the real one, as rows.parquet beside rows.manifest.json.
   std::string build_mixture_rows() const {
     const auto rows = (d / "rows.parquet").string();
-    EXPECT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512",
-                       "--dataset-id", "allenai/tulu-3-sft-mixture", "--dataset-revision",
-                       "b14afda60f1bbebe55d5d2fa1e4df5042f97f8be", "-o", rows, "--quiet"})
-                  .exit_code,
-              0);
+    EXPECT_EQ(run_cli(testing::mixture_rows_build_args(rows)).exit_code, 0);
     return rows;
   }
   // The build's verdict on the recipe: (verified, the rows check's line, its reasons with their fixes).
@@ -161,17 +149,14 @@ TEST(RowsCli, a_fixture_build_labelled_as_the_mixture_is_refused_and_its_recipe_
   auto r = run_cli({"rows", "register", (reg.d / "rows.manifest.json").string(), "--registry", reg.root.string(),
                     "--model", "qwen3-0.6b"});
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  EXPECT_NE(r.err.find("the build is not the protocol's workload: its rows are 512 tokens long, the protocol's 8192; "
-                       "it did not read the protocol's train-00000-of-00006.parquet, train-00001-of-00006.parquet, "
-                       "train-00002-of-00006.parquet, train-00003-of-00006.parquet, train-00004-of-00006.parquet, "
-                       "train-00005-of-00006.parquet; it read sft_sample.jsonl, which is not among the protocol's "
-                       "files"),
-            std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find("fix: a reference rows build is the protocol's dataset files at its revision "
-                       "(registry/rules/workload.yaml)"),
-            std::string::npos)
-      << r.err;
+  EXPECT_THAT(r.err, ::testing::HasSubstr(
+                         "the build is not the protocol's workload: its rows are 512 tokens long, the protocol's 8192; "
+                         "it did not read the protocol's train-00000-of-00006.parquet, train-00001-of-00006.parquet, "
+                         "train-00002-of-00006.parquet, train-00003-of-00006.parquet, train-00004-of-00006.parquet, "
+                         "train-00005-of-00006.parquet; it read sft_sample.jsonl, which is not among the protocol's "
+                         "files"));
+  EXPECT_THAT(r.err, ::testing::HasSubstr("fix: a reference rows build is the protocol's dataset files at its revision "
+                                          "(registry/rules/workload.yaml)"));
   EXPECT_FALSE(fs::exists(reg.root / "rows"));
   EXPECT_EQ(read_file(reg.root / "models/qwen3-0.6b.yaml"), models_before);
   EXPECT_FALSE(reg.result()["verified"].get<bool>());
@@ -181,10 +166,7 @@ TEST(RowsCli, verify_reads_the_rows_the_bundled_tulu3_recipes_record) {
   OPENRECIPES_REQUIRE_FIXTURES();
   TempDir d;
   auto out = (d / "rows.parquet").string();
-  ASSERT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "-o", out,
-                     "--quiet"})
-                .exit_code,
-            0);
+  ASSERT_EQ(build_qwen3_512(out).exit_code, 0);
   for (const char* recipe : {"tulu3-ref", "tulu3-mbs16"}) {
     auto r = run_cli({"rows", "verify", out, "--recipe",
                       (testing::source_dir() / "registry/recipes/qwen3-0.6b/H200" / recipe).string()});
@@ -199,8 +181,7 @@ TEST(RowsCli, a_manifest_path_that_is_a_folder_fails_before_touching_the_old_row
   TempDir d;
   auto old = d.write("r.parquet", "old rows");
   fs::create_directories(d / "r.manifest.json");
-  auto b = run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "--rows", "4",
-                    "-o", old.string(), "--quiet"});
+  auto b = build_qwen3_512(old.string(), {"--rows", "4"});
   EXPECT_EQ(b.exit_code, 2);
   EXPECT_NE(b.err.find((d / "r.manifest.json").string() + ": is a folder"), std::string::npos) << b.err;
   EXPECT_EQ(read_file(old), "old rows");
@@ -216,7 +197,7 @@ TEST(RowsCli, output_onto_a_source_file_is_refused_by_any_path) {
     auto b =
         run_cli({"rows", "build", "--source", src.string(), "--tokenizer", qwen3(), "-o", out.string(), "--quiet"});
     EXPECT_EQ(b.exit_code, 2) << out;
-    EXPECT_NE(b.err.find("the build would overwrite its input"), std::string::npos) << b.err;
+    EXPECT_THAT(b.err, ::testing::HasSubstr("the build would overwrite its input"));
   }
   EXPECT_EQ(read_file(src), read_file(tulu()));
 }
@@ -225,21 +206,18 @@ TEST(RowsCli, export_keeps_the_previous_pair_when_the_idx_is_a_folder_and_refuse
   OPENRECIPES_REQUIRE_FIXTURES();
   TempDir d;
   auto out = (d / "rows.parquet").string();
-  ASSERT_EQ(run_cli({"rows", "build", "--source", tulu(), "--tokenizer", qwen3(), "--row-length", "512", "--rows", "4",
-                     "-o", out, "--quiet"})
-                .exit_code,
-            0);
+  ASSERT_EQ(build_qwen3_512(out, {"--rows", "4"}).exit_code, 0);
   auto bin = d.write("old.bin", "previous bin");
   d.write("old.idx/keep", "x");  // a non-empty folder where the .idx goes
   auto e = run_cli({"rows", "export", out, "-o", (d / "old").string()});
   EXPECT_EQ(e.exit_code, 2);
-  EXPECT_NE(e.err.find("old.idx: is a folder"), std::string::npos) << e.err;
+  EXPECT_THAT(e.err, ::testing::HasSubstr("old.idx: is a folder"));
   EXPECT_EQ(read_file(bin), "previous bin");
   // The prefix's .bin being the rows file itself.
   fs::copy_file(out, d / "self.bin");
   auto self = run_cli({"rows", "export", (d / "self.bin").string(), "-o", (d / "self").string()});
   EXPECT_EQ(self.exit_code, 2);
-  EXPECT_NE(self.err.find("the export would overwrite it"), std::string::npos) << self.err;
+  EXPECT_THAT(self.err, ::testing::HasSubstr("the export would overwrite it"));
 }
 
 TEST(RowsCli, numeric_options_are_checked_with_their_bounds) {
@@ -253,24 +231,23 @@ TEST(RowsCli, numeric_options_are_checked_with_their_bounds) {
   };
   auto big = build({"--row-length", "4194305"});
   EXPECT_EQ(big.exit_code, 2) << big.err;
-  EXPECT_NE(big.err.find("--row-length: '4194305' is not a whole number from 1 to 4194304"), std::string::npos)
-      << big.err;
+  EXPECT_THAT(big.err, ::testing::HasSubstr("--row-length: '4194305' is not a whole number from 1 to 4194304"));
   auto whole = build({"--row-length", "4194304"});  // 100 conversations give far fewer tokens than one such row
   EXPECT_EQ(whole.exit_code, 2) << whole.err;
-  EXPECT_NE(whole.err.find("tokens, fewer than one row of 4194304"), std::string::npos) << whole.err;
+  EXPECT_THAT(whole.err, ::testing::HasSubstr("tokens, fewer than one row of 4194304"));
   EXPECT_FALSE(fs::exists(out));
   auto zero = build({"--rows", "0"});
   EXPECT_EQ(zero.exit_code, 2);
-  EXPECT_NE(zero.err.find("--rows: '0' is not a whole number from 1"), std::string::npos) << zero.err;
+  EXPECT_THAT(zero.err, ::testing::HasSubstr("--rows: '0' is not a whole number from 1"));
   auto neg = build({"--seed", "-1"});
   EXPECT_EQ(neg.exit_code, 2);
-  EXPECT_NE(neg.err.find("--seed: '-1' is negative"), std::string::npos) << neg.err;
-  EXPECT_NE(neg.err.find("numpy's default_rng accepts 0..2^128-1"), std::string::npos) << neg.err;
+  EXPECT_THAT(neg.err, ::testing::HasSubstr("--seed: '-1' is negative"));
+  EXPECT_THAT(neg.err, ::testing::HasSubstr("numpy's default_rng accepts 0..2^128-1"));
   EXPECT_EQ(build({"--threads", "0"}).exit_code, 2);
   EXPECT_EQ(build({"--threads", "100000"}).exit_code, 2);
   auto date = build({"--date", "2026-02-30"});
   EXPECT_EQ(date.exit_code, 2);
-  EXPECT_NE(date.err.find("--date: '2026-02-30' is not a calendar date"), std::string::npos) << date.err;
+  EXPECT_THAT(date.err, ::testing::HasSubstr("--date: '2026-02-30' is not a calendar date"));
   auto ex = run_cli({"rows", "export", out, "--rows", "0", "-o", (d / "x").string()});
   EXPECT_EQ(ex.exit_code, 2);
 }
@@ -294,7 +271,7 @@ TEST(TokenizeCli, invalid_utf8_text_warns_with_the_byte_offset_and_keeps_the_ids
   auto t = run_cli({"tokenize", "--tokenizer", qwen3(), "--text-file", f.string()});
   ASSERT_EQ(t.exit_code, 0) << t.err;
   EXPECT_NE(t.err.find("warning: " + f.string() + ": not valid UTF-8 at byte 5"), std::string::npos) << t.err;
-  EXPECT_NE(t.err.find("rows build refuses"), std::string::npos) << t.err;
+  EXPECT_THAT(t.err, ::testing::HasSubstr("rows build refuses"));
   auto good = run_cli({"tokenize", "--tokenizer", qwen3(), "--text", "Hello world"});
   EXPECT_EQ(good.err, "");
 }

@@ -11,6 +11,7 @@
 #include "core/files.h"
 #include "registry/evaluate.h"
 #include "registry/registry.h"
+#include "testing/mixture_registry.h"
 #include "testing/support.h"
 
 namespace openrecipes::registry {
@@ -33,40 +34,11 @@ ProtocolWorkload fixture_protocol() {
 }
 
 // A scratch registry holding the bundled tulu3-ref run recorded as a standard recipe, and `rows build`'s output.
-struct Fixture {
-  TempDir d;
-  fs::path root = d / "registry";
-  fs::path recipe = root / "recipes/qwen3-0.6b/H200/tulu3-ref/recipe.yaml";
+struct Fixture : testing::MixtureRegistry {
   fs::path manifest = d / "rows.manifest.json";
-  Fixture() {
-    fs::copy(testing::source_dir() / "registry", root, fs::copy_options::recursive);
-    for (const auto& e : fs::directory_iterator(root / "recipes/qwen3-0.6b/H200"))
-      if (e.path().filename() != "tulu3-ref") fs::remove_all(e.path());
-    std::string y = read_file(recipe);
-    const auto begin = y.find("workload:\n"), end = y.find("  row_length: 512\n");
-    y.replace(begin, end - begin,
-              std::string("workload:\n  kind: standard\n  dataset: allenai/tulu-3-sft-mixture\n"
-                          "  revision: b14afda60f1bbebe55d5d2fa1e4df5042f97f8be\n  tokenizer: Qwen/Qwen3-0.6B\n"
-                          "  tokenizer_revision: null\n  seed: 0\n  rows: {count: 81, sha256: ") +
-                  kQwen3Sha + "}\n");
-    write_file_atomic(recipe, y);
-  }
+  Fixture() : MixtureRegistry(kQwen3Sha) {}
   void build_rows(const std::vector<std::string>& more = {}, const std::string& name = "rows") const {
-    std::vector<std::string> args{"rows",
-                                  "build",
-                                  "--source",
-                                  (testing::fixtures_dir() / "tulu3/sft_sample.jsonl").string(),
-                                  "--tokenizer",
-                                  (testing::fixtures_dir() / "tokenizers/qwen3").string(),
-                                  "--row-length",
-                                  "512",
-                                  "--dataset-id",
-                                  "allenai/tulu-3-sft-mixture",
-                                  "--dataset-revision",
-                                  "b14afda60f1bbebe55d5d2fa1e4df5042f97f8be",
-                                  "-o",
-                                  (d / (name + ".parquet")).string(),
-                                  "--quiet"};
+    auto args = testing::mixture_rows_build_args((d / (name + ".parquet")).string());
     args.insert(args.end(), more.begin(), more.end());
     const auto r = testing::run_cli(args);
     ASSERT_EQ(r.exit_code, 0) << r.err;
