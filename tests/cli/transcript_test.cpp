@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "core/text.h"
+#include "testing/param_name.h"
 #include "testing/support.h"
 
 namespace openrecipes {
@@ -64,13 +65,7 @@ std::vector<std::string> case_names() {
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, Transcript, ::testing::ValuesIn(case_names()),
-                         [](const ::testing::TestParamInfo<std::string>& i) {
-                           std::string n = i.param;
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Cases, Transcript, ::testing::ValuesIn(case_names()), testing::param_name);
 
 // The fenced block that follows the README's "`make run` prints" line, with its final newline.
 std::string readme_make_run_block() {

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "evidence/step_log.h"
+#include "testing/param_name.h"
 #include "testing/support.h"
 
 namespace openrecipes::evidence {
@@ -80,13 +81,7 @@ TEST_P(FixtureRecords, the_parsed_records_equal_the_expected_values_file) {
   EXPECT_EQ(got, slurp(expected));
 }
 
-INSTANTIATE_TEST_SUITE_P(Logs, FixtureRecords, ::testing::ValuesIn(kLogs),
-                         [](const ::testing::TestParamInfo<std::string>& i) {
-                           std::string n = i.param;
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Logs, FixtureRecords, ::testing::ValuesIn(kLogs), testing::param_name);
 
 TEST(FixtureRecords, every_expected_values_file_belongs_to_a_pinned_log) {
   for (const auto& e : fs::recursive_directory_iterator(records_dir())) {

@@ -17,6 +17,7 @@
 #include "params/count.h"
 #include "params/report.h"
 #include "safetensors_writer.h"
+#include "testing/param_name.h"
 #include "testing/support.h"
 
 namespace openrecipes::params {
@@ -182,12 +183,7 @@ TEST_P(EveryArchitecture, python_tool_counts_n_and_every_class_exactly_as_count_
   expect_tool_agrees(pc, {(d / "ckpt").string(), "--config", cfg.string()}, tensors.size() <= kTextListMaxTensors);
 }
 
-INSTANTIATE_TEST_SUITE_P(ActiveParams, EveryArchitecture, ::testing::ValuesIn(compared_models()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string n;
-                           for (char ch : info.param) n += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(ActiveParams, EveryArchitecture, ::testing::ValuesIn(compared_models()), testing::param_name);
 
 TEST(ActiveParams, every_fixture_config_and_test_config_is_compared) {
   OPENRECIPES_REQUIRE_FIXTURES();

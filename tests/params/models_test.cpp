@@ -12,6 +12,7 @@
 #include "params/count.h"
 #include "params/report.h"
 #include "safetensors_writer.h"
+#include "testing/param_name.h"
 #include "testing/support.h"
 
 namespace openrecipes::params {
@@ -202,11 +203,7 @@ INSTANTIATE_TEST_SUITE_P(Configs, EveryFixtureModel,
                                            "DeepSeek-R1", "DeepSeek-V3.2", "DeepSeek-V3.2-Exp", "Kimi-K2-Instruct",
                                            "GLM-4.5-Air", "GLM-4.7-FP8_aiconfigurator-trimmed", "GLM-5", "gpt-oss-20b",
                                            "gpt-oss-120b"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string n;
-                           for (char ch : info.param) n += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
-                           return n;
-                         });
+                         testing::param_name);
 
 // ---- hand calculations with the numbers written out -----------------------------------------------------------------
 
