@@ -173,19 +173,18 @@ TEST_P(SlimeRecipes, structural_and_bookkeeping_changes_verify_and_loss_or_sampl
   EXPECT_EQ(change("wandb", "use_wandb").classification.cls, checks::ArgClass::bookkeeping);
   EXPECT_NE(change("wandb", "use_wandb").note.find("experiment tracking"), std::string::npos);
 
-  const auto& loss = built.get("loss");
-  ASSERT_TRUE(loss.configuration);
-  EXPECT_FALSE(loss.configuration->eligible);
-  EXPECT_NE(problems_of(loss).find("loss_type changed from sft_loss to policy_loss — math: loss, advantage, KL"),
-            std::string::npos)
-      << problems_of(loss);
-  const auto& samples = built.get("samples");
-  ASSERT_TRUE(samples.configuration);
-  EXPECT_FALSE(samples.configuration->eligible);
-  EXPECT_NE(problems_of(samples).find("n_samples_per_prompt changed from 1 to 2 — math: data, batch and sampling"),
-            std::string::npos)
-      << problems_of(samples);
-  EXPECT_EQ(problems_of(samples).find("unclassified"), std::string::npos) << problems_of(samples);
+  // Each ineligible recipe, with the change that makes it so.
+  for (const auto& [recipe, problem] :
+       {std::pair{"loss", "loss_type changed from sft_loss to policy_loss — math: loss, advantage, KL"},
+        std::pair{"samples", "n_samples_per_prompt changed from 1 to 2 — math: data, batch and sampling"}}) {
+    SCOPED_TRACE(recipe);
+    const auto& r = built.get(recipe);
+    ASSERT_TRUE(r.configuration);
+    EXPECT_FALSE(r.configuration->eligible);
+    EXPECT_NE(problems_of(r).find(problem), std::string::npos) << problems_of(r);
+  }
+  EXPECT_EQ(problems_of(built.get("samples")).find("unclassified"), std::string::npos)
+      << problems_of(built.get("samples"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Frameworks, SlimeRecipes, ::testing::Values("slime", "miles"));
