@@ -19,7 +19,6 @@
 namespace openrecipes::rows {
 namespace {
 
-namespace fs = std::filesystem;
 using openrecipes::testing::TempDir;
 using rows::testing::formula_row;
 using rows::testing::rows_oracle;
