@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -19,9 +20,8 @@ std::string registry() { return (testing::source_dir() / "registry").string(); }
 TEST(BuildCli, main_job_prints_the_ranked_pair_and_the_rejected_recipe) {
   auto r = run_cli({"build", registry()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("Qwen3-0.6B · H200 · workload megatron-mock-seq2048-gbs32 [non-standard workload]"),
-            std::string::npos)
-      << r.out;
+  EXPECT_THAT(r.out,
+              ::testing::HasSubstr("Qwen3-0.6B · H200 · workload megatron-mock-seq2048-gbs32 [non-standard workload]"));
   auto first = r.out.find("     1  mbs2");
   auto second = r.out.find("     2  ref");
   ASSERT_NE(first, std::string::npos) << r.out;
@@ -29,7 +29,7 @@ TEST(BuildCli, main_job_prints_the_ranked_pair_and_the_rejected_recipe) {
   EXPECT_LT(first, second);
   EXPECT_NE(r.out.find("23,232.7"), std::string::npos);  // mbs2 tokens/s/GPU
   EXPECT_NE(r.out.find("12,395.4"), std::string::npos);  // ref
-  EXPECT_NE(r.out.find("not ranked:\n    lr10\n"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("not ranked:\n    lr10\n"));
   EXPECT_NE(r.out.find("lr changed from 1e-05 to 0.0001"), std::string::npos);
 }
 
@@ -46,8 +46,8 @@ testing::ProcessResult run_cli_elsewhere(const std::vector<std::string>& args) {
 TEST(BuildCli, without_a_registry_argument_it_ranks_the_bundled_registry_from_any_directory) {
   auto r = run_cli_elsewhere({"build"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("     1  mbs2"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("GPU-h/run"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("     1  mbs2"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("GPU-h/run"));
 }
 
 TEST(BuildCli, check_config_finds_the_bundled_argument_rules_from_any_directory) {
@@ -55,7 +55,7 @@ TEST(BuildCli, check_config_finds_the_bundled_argument_rules_from_any_directory)
   const auto runs = testing::fixtures_dir() / "runs" / "megatron-h200";
   auto r = run_cli_elsewhere({"check", "config", (runs / "lr10.log").string(), (runs / "ref.log").string()});
   EXPECT_EQ(r.exit_code, 1) << r.err;  // lr is math: ineligible
-  EXPECT_NE(r.out.find("lr changed from 1e-05 to 0.0001"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("lr changed from 1e-05 to 0.0001"));
 }
 
 TEST(BuildCli, json_output_is_deterministic_and_complete) {
@@ -80,7 +80,7 @@ TEST(BuildCli, output_folder_gets_the_site_of_the_json_and_strict_exits_1_on_a_r
   auto r = run_cli({"build", registry(), "--strict", "-o", (d / "site").string()});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(fs::exists(d / "site/index.html"));
-  EXPECT_NE(r.err.find("wrote the site to"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, ::testing::HasSubstr("wrote the site to"));
   // The site's board is build --json's, without the recipes that are not verified (SPEC §5).
   auto all = nlohmann::json::parse(run_cli({"build", registry(), "--json"}).out);
   auto site = nlohmann::json::parse(read_file(d / "site/data/leaderboard.json"));
@@ -93,15 +93,15 @@ TEST(BuildCli, output_folder_gets_the_site_of_the_json_and_strict_exits_1_on_a_r
 TEST(BuildCli, an_empty_site_folder_name_is_a_usage_error) {
   auto r = run_cli({"build", registry(), "-o", ""});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("an empty folder name"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, ::testing::HasSubstr("an empty folder name"));
 }
 
 TEST(BuildCli, bad_registry_exits_2_with_a_message_and_no_stack_trace) {
   testing::TempDir d;
   auto r = run_cli({"build", (d / "nowhere").string()});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("openrecipes: error:"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("not a registry folder"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, ::testing::HasSubstr("openrecipes: error:"));
+  EXPECT_THAT(r.err, ::testing::HasSubstr("not a registry folder"));
 }
 
 // Regression: a recipe whose command runs another program (as a plan.json edited to `bash -c` once made submit write)
@@ -118,9 +118,9 @@ TEST(BuildCli, relayout_refuses_a_command_that_breaks_the_program_policy) {
   auto r = run_cli({"relayout", dir.string(), "--gpus", "8"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_EQ(r.out, "");
-  EXPECT_NE(r.err.find("recipe.yaml: command: line 1, column 1: the command runs 'bash', not the framework's launcher"),
-            std::string::npos)
-      << r.err;
+  EXPECT_THAT(r.err,
+              ::testing::HasSubstr(
+                  "recipe.yaml: command: line 1, column 1: the command runs 'bash', not the framework's launcher"));
 }
 
 TEST(BuildCli, usage_error_exits_2) {
@@ -152,9 +152,8 @@ TEST(MeasureCli, window_that_cuts_a_logging_interval_exits_2_naming_it) {
   auto r = run_cli({"measure", (testing::fixtures_dir() / "logs/mdk-gpt3-7b-fp16-1node.log").string(), "--gpus", "8",
                     "--row-length", "2048", "--window", "5-19"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("averages steps 0–9 (a logging interval of 10), which the measured window 5–19 cuts"),
-            std::string::npos)
-      << r.err;
+  EXPECT_THAT(r.err, ::testing::HasSubstr(
+                         "averages steps 0–9 (a logging interval of 10), which the measured window 5–19 cuts"));
   EXPECT_NE(r.err.find("--log-interval 1"), std::string::npos);
 }
 
@@ -165,23 +164,20 @@ TEST(MeasureCli, it_refuses_to_guess_the_row_length_and_flags_that_contradict_th
   const auto log = (testing::fixtures_dir() / "logs/mdk-gpt3-7b-fp16-1node.log").string();
   auto guess = run_cli({"measure", log, "--gpus", "8", "--window", "10-99"});
   EXPECT_EQ(guess.exit_code, 2);
-  EXPECT_NE(guess.err.find("the log does not say how long its rows are (no seq_length in an argument dump)"),
-            std::string::npos)
-      << guess.err;
+  EXPECT_THAT(guess.err,
+              ::testing::HasSubstr("the log does not say how long its rows are (no seq_length in an argument dump)"));
   EXPECT_NE(guess.err.find("fix: pass --row-length L"), std::string::npos);
   const auto ref = (testing::fixtures_dir() / "runs/megatron-h200/ref.log").string();  // seq_length 2048, 1 GPU
   auto gpus = run_cli({"measure", ref, "--gpus", "8"});
   EXPECT_EQ(gpus.exit_code, 2);
-  EXPECT_NE(gpus.err.find("--gpus 8, but the log's argument dump records world_size 1"), std::string::npos) << gpus.err;
+  EXPECT_THAT(gpus.err, ::testing::HasSubstr("--gpus 8, but the log's argument dump records world_size 1"));
   auto row = run_cli({"measure", ref, "--row-length", "8192"});
   EXPECT_EQ(row.exit_code, 2);
-  EXPECT_NE(row.err.find("--row-length 8192, but the log's argument dump records seq_length 2048"), std::string::npos)
-      << row.err;
+  EXPECT_THAT(row.err, ::testing::HasSubstr("--row-length 8192, but the log's argument dump records seq_length 2048"));
   auto gbs = run_cli({"measure", ref, "--global-batch", "128"});
   EXPECT_EQ(gbs.exit_code, 2);
-  EXPECT_NE(gbs.err.find("--global-batch 128, but the log's argument dump records global_batch_size 32"),
-            std::string::npos)
-      << gbs.err;
+  EXPECT_THAT(gbs.err,
+              ::testing::HasSubstr("--global-batch 128, but the log's argument dump records global_batch_size 32"));
   // The same values as the dump's are no contradiction.
   EXPECT_EQ(run_cli({"measure", ref, "--gpus", "1", "--row-length", "2048", "--global-batch", "32"}).exit_code, 0);
 }
@@ -197,7 +193,7 @@ TEST(PlanCli, a_config_json_nested_100000_deep_is_refused_with_exit_2) {
   write_file_atomic(file, "{\"hidden_size\": 1, \"hidden_size\": 2}");
   r = run_cli({"plan", "--model", file.string(), "--gpu", "H200", "--gpus", "8"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("the key \"hidden_size\" appears twice"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, ::testing::HasSubstr("the key \"hidden_size\" appears twice"));
 }
 
 // Regression: `tune --budget nan` was accepted and cut every trial, --budget 99999999999 overflowed the deadline, and
@@ -226,11 +222,11 @@ TEST(TuneCli, a_gpu_count_the_recipes_own_layout_does_not_fit_names_the_rule_and
   const auto recipe = (testing::source_dir() / "registry/recipes/qwen3-0.6b/H200/mbs2").string();
   auto r = run_cli({"tune", recipe, "--gpus", "3", "--dry-run"});
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find("qwen3-0.6b/H200/mbs2 on 3 GPUs: the layout does not fit: the global batch of 32 rows does not "
-                       "divide by DP 3 (tune's start is the recipe's own layout on these GPUs)"),
-            std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find("nearest that fit: 2 below, 4 above"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err,
+              ::testing::HasSubstr(
+                  "qwen3-0.6b/H200/mbs2 on 3 GPUs: the layout does not fit: the global batch of 32 rows does not "
+                  "divide by DP 3 (tune's start is the recipe's own layout on these GPUs)"));
+  EXPECT_THAT(r.err, ::testing::HasSubstr("nearest that fit: 2 below, 4 above"));
   EXPECT_EQ(r.err.find("disagree"), std::string::npos) << r.err;
 }
 
@@ -240,7 +236,7 @@ TEST(CheckCli, config_exits_1_when_ineligible_and_0_when_eligible) {
   auto rules = (testing::source_dir() / "registry/rules/arguments.yaml").string();
   auto bad = run_cli({"check", "config", (runs / "lr10.log").string(), (runs / "ref.log").string(), "--rules", rules});
   EXPECT_EQ(bad.exit_code, 1) << bad.err;
-  EXPECT_NE(bad.out.find("lr changed from 1e-05 to 0.0001"), std::string::npos) << bad.out;
+  EXPECT_THAT(bad.out, ::testing::HasSubstr("lr changed from 1e-05 to 0.0001"));
   auto good = run_cli({"check", "config", (runs / "mbs2.log").string(), (runs / "ref.log").string(), "--rules", rules});
   EXPECT_EQ(good.exit_code, 0) << good.out;
 }

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "core/atomic_output.h"
@@ -32,16 +33,16 @@ TEST(CheckRecipeCli, a_recipe_without_claims_gets_the_block_and_verifies_once_it
   write_file_atomic(file, without_claims(full));
   auto first = testing::run_cli({"check", "recipe", s.recipe("tulu3-cefusion").string()});
   EXPECT_EQ(first.exit_code, 1) << first.err;
-  EXPECT_NE(first.out.find("check recipe qwen3-0.6b/H200/tulu3-cefusion: verified once its claims block is pasted\n"),
-            std::string::npos)
-      << first.out;
+  EXPECT_THAT(
+      first.out,
+      ::testing::HasSubstr("check recipe qwen3-0.6b/H200/tulu3-cefusion: verified once its claims block is pasted\n"));
   // The block it prints is the one submit wrote for this very run (the bundled recipe's own claims).
   const std::string paste = first.out.substr(first.out.find("claims:\n"));
   EXPECT_EQ(paste, claims);
   write_file_atomic(file, without_claims(full) + paste);
   auto second = testing::run_cli({"check", "recipe", s.recipe("tulu3-cefusion").string()});
   EXPECT_EQ(second.exit_code, 0) << second.out << second.err;
-  EXPECT_NE(second.out.find(": verified\n"), std::string::npos) << second.out;
+  EXPECT_THAT(second.out, ::testing::HasSubstr(": verified\n"));
 }
 
 TEST(CheckRecipeCli, every_problem_is_listed_at_once_with_the_computed_claims) {
@@ -57,10 +58,10 @@ TEST(CheckRecipeCli, every_problem_is_listed_at_once_with_the_computed_claims) {
   write_file_atomic(file, yaml);
   auto r = testing::run_cli({"check", "recipe", (s.recipe("mbs2") / "recipe.yaml").string()});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.out.find("not verified, 2 problem(s)"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("the claims block its evidence supports (paste it"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("  tokens_per_s_per_gpu: 23232.69\n"), std::string::npos) << r.out;  // the README's 23,232.7
-  EXPECT_NE(r.out.find("  configuration: eligible\n"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("not verified, 2 problem(s)"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("the claims block its evidence supports (paste it"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("  tokens_per_s_per_gpu: 23232.69\n"));  // the README's 23,232.7
+  EXPECT_THAT(r.out, ::testing::HasSubstr("  configuration: eligible\n"));
 }
 
 // Regression: check recipe printed "its claims agree with its evidence" above a block that contradicts the recipe's
@@ -77,15 +78,13 @@ TEST(CheckRecipeCli, claims_agree_only_when_every_one_was_recomputed_and_each_th
   auto r = testing::run_cli({"check", "recipe", s.recipe("mbs2").string()});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out.find("its claims agree with its evidence"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("its claims do not agree with its evidence:\n  - tokens_per_s_per_gpu and cv: not recomputed "
-                       "(the run does not measure: see the problems above)\n"),
-            std::string::npos)
-      << r.out;
+  EXPECT_THAT(r.out, ::testing::HasSubstr(
+                         "its claims do not agree with its evidence:\n  - tokens_per_s_per_gpu and cv: not recomputed "
+                         "(the run does not measure: see the problems above)\n"));
   // A recipe whose claims hold says so.
   auto ok = testing::run_cli({"check", "recipe", s.recipe("ref").string()});
   EXPECT_EQ(ok.exit_code, 0) << ok.out;
-  EXPECT_NE(ok.out.find("its claims agree with its evidence; the block submit would write:\n"), std::string::npos)
-      << ok.out;
+  EXPECT_THAT(ok.out, ::testing::HasSubstr("its claims agree with its evidence; the block submit would write:\n"));
 }
 
 // Regression: a loss curve that does not vary has no correlation (the check gives NaN), and a recorded
@@ -105,10 +104,9 @@ TEST(CheckRecipeCli, a_correlation_the_check_cannot_give_is_named_not_recomputed
   write_file_atomic(log, flat);
   auto r = testing::run_cli({"check", "recipe", s.recipe("mbs2").string()});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.out.find("  - correlation: not recomputed (a 20-step loss curve does not vary, so the check gives "
-                       "none)\n"),
-            std::string::npos)
-      << r.out;
+  EXPECT_THAT(r.out, ::testing::HasSubstr(
+                         "  - correlation: not recomputed (a 20-step loss curve does not vary, so the check gives "
+                         "none)\n"));
 }
 
 TEST(CheckRecipeCli, a_mistyped_field_names_the_nearest_one_and_a_folder_outside_a_registry_says_where_recipes_live) {
@@ -119,21 +117,19 @@ TEST(CheckRecipeCli, a_mistyped_field_names_the_nearest_one_and_a_folder_outside
   write_file_atomic(file, yaml);
   auto r = testing::run_cli({"check", "recipe", s.recipe("ref").string()});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("unknown field 'steps_per_runs' (fix: did you mean 'steps_per_run'?"), std::string::npos)
-      << r.err;
+  EXPECT_THAT(r.err, ::testing::HasSubstr("unknown field 'steps_per_runs' (fix: did you mean 'steps_per_run'?"));
   // Two at once: both named in one round, each with the field it likely meant.
   write_file_atomic(file, yaml + "workld: x\n");
   auto two = testing::run_cli({"check", "recipe", s.recipe("ref").string()});
   EXPECT_EQ(two.exit_code, 2);
-  EXPECT_NE(two.err.find("2 unknown fields: 'steps_per_runs' (did you mean 'steps_per_run'?), 'workld' (did you mean "
-                         "'workload'?)"),
-            std::string::npos)
-      << two.err;
+  EXPECT_THAT(two.err, ::testing::HasSubstr(
+                           "2 unknown fields: 'steps_per_runs' (did you mean 'steps_per_run'?), 'workld' (did you mean "
+                           "'workload'?)"));
   testing::TempDir lone;
   fs::copy(s.recipe("mbs2"), lone / "mbs2", fs::copy_options::recursive);
   auto outside = testing::run_cli({"check", "recipe", (lone / "mbs2").string()});
   EXPECT_EQ(outside.exit_code, 2);
-  EXPECT_NE(outside.err.find("not inside a registry"), std::string::npos) << outside.err;
+  EXPECT_THAT(outside.err, ::testing::HasSubstr("not inside a registry"));
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "testing/megatron_logs.h"
@@ -65,7 +66,7 @@ TEST(MeasureCli, steps_per_run_that_disagrees_with_the_logs_own_length_is_an_err
   OPENRECIPES_REQUIRE_FIXTURES();
   auto r = run_cli({"measure", fixture("mbs2.log"), "--steps-per-run", "14"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--steps-per-run: 14 steps, but the log says the run has 20"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, ::testing::HasSubstr("--steps-per-run: 14 steps, but the log says the run has 20"));
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(run_cli({"measure", fixture("mbs2.log"), "--steps-per-run", "20"}).exit_code, 0);
 }
@@ -77,11 +78,11 @@ TEST(MeasureCli, a_run_without_a_protocol_window_does_not_blame_an_option_the_us
   auto r = run_cli({"measure", log});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(log + ": a 1000-step run has no protocol window"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("(fix: pass --window FIRST-LAST"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, ::testing::HasSubstr("(fix: pass --window FIRST-LAST"));
   EXPECT_EQ(r.err.find("--window:"), std::string::npos) << r.err;
   auto w = run_cli({"measure", log, "--window", "5to19"});
   EXPECT_EQ(w.exit_code, 2);
-  EXPECT_NE(w.err.find("--window: '5to19' is not FIRST-LAST (fix: "), std::string::npos) << w.err;
+  EXPECT_THAT(w.err, ::testing::HasSubstr("--window: '5to19' is not FIRST-LAST (fix: "));
   EXPECT_EQ(run_cli({"measure", log, "--window", "5-19"}).exit_code, 0);
 }
 
@@ -125,13 +126,12 @@ TEST(CheckCli, a_log_with_log_interval_10_is_read_with_its_interval_and_refused_
   testing::TempDir d;
   auto arm = d.write("interval10.log", testing::relogged_every(slurp(fixture("mbs2.log")), 10)).string();
   auto m = run_cli({"measure", arm});  // measure reads the same interval: its window 5–19 cuts steps 0–9
-  EXPECT_NE(m.err.find("this record averages steps 0–9 (a logging interval of 10)"), std::string::npos) << m.err;
+  EXPECT_THAT(m.err, ::testing::HasSubstr("this record averages steps 0–9 (a logging interval of 10)"));
   auto c = run_cli({"check", "convergence", arm, fixture("ref.log")});
   EXPECT_EQ(c.exit_code, 2);
-  EXPECT_NE(c.err.find("this record averages the loss over 10 steps; the convergence check needs the loss of every "
-                       "step (fix: re-run the arm with --log-interval 1)"),
-            std::string::npos)
-      << c.err;
+  EXPECT_THAT(c.err, ::testing::HasSubstr(
+                         "this record averages the loss over 10 steps; the convergence check needs the loss of every "
+                         "step (fix: re-run the arm with --log-interval 1)"));
 }
 
 TEST(CheckCli, a_golden_values_file_with_python_nan_fails_the_check_with_exit_1_not_2) {
@@ -145,18 +145,17 @@ TEST(CheckCli, a_golden_values_file_with_python_nan_fails_the_check_with_exit_1_
   ASSERT_EQ(py.exit_code, 0) << py.err;
   auto r = run_cli({"check", "convergence", (d.path() / "nan.json").string(), real, "--format", "golden-values"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.out.find("convergence check: fail"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("problem: step 7 loss is nan in the recipe's arm"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, ::testing::HasSubstr("convergence check: fail"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("problem: step 7 loss is nan in the recipe's arm"));
 }
 
 TEST(MeasureCli, the_step_time_definition_of_each_log_format_is_printed) {
   OPENRECIPES_REQUIRE_FIXTURES();
   auto r = run_cli({"measure", fixture("ref.log")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("  step time is  'elapsed time per iteration (ms)': Megatron-LM's timer of each training "
-                       "iteration"),
-            std::string::npos)
-      << r.out;
+  EXPECT_THAT(r.out, ::testing::HasSubstr(
+                         "  step time is  'elapsed time per iteration (ms)': Megatron-LM's timer of each training "
+                         "iteration"));
   testing::TempDir d;
   std::string slime;
   for (int s = 0; s < 20; ++s)
@@ -165,10 +164,9 @@ TEST(MeasureCli, the_step_time_definition_of_each_log_format_is_printed) {
   auto log = d.write("slime.log", slime).string();
   auto j = run_cli({"measure", log, "--format", "slime", "--gpus", "8", "--steps-per-run", "20", "--json"});
   EXPECT_EQ(j.exit_code, 0) << j.err;
-  EXPECT_NE(j.out.find("\"step_time_definition\": \"'perf/total_train_time' (perf/step_time's name before "
-                       "2025-10-30) = train_wait + train"),
-            std::string::npos)
-      << j.out;
+  EXPECT_THAT(j.out,
+              ::testing::HasSubstr("\"step_time_definition\": \"'perf/total_train_time' (perf/step_time's name before "
+                                   "2025-10-30) = train_wait + train"));
 }
 
 TEST(MeasureCli, slime_and_miles_logs_give_the_gpu_count_and_run_length_from_their_argument_dump) {
@@ -194,8 +192,7 @@ TEST(MeasureCli, slime_and_miles_logs_give_the_gpu_count_and_run_length_from_the
     EXPECT_DOUBLE_EQ(j.at("tokens_per_s_per_gpu").get<double>(), 32768.0) << r.out;
     auto wrong = run_cli({"measure", log, "--format", fw, "--window", "1-4", "--steps-per-run", "20"});
     EXPECT_EQ(wrong.exit_code, 2);
-    EXPECT_NE(wrong.err.find("20 steps, but the log's argument dump gives a 6-step run"), std::string::npos)
-        << wrong.err;
+    EXPECT_THAT(wrong.err, ::testing::HasSubstr("20 steps, but the log's argument dump gives a 6-step run"));
   }
   // A dump that claims more GPUs than a recipe may record is refused, not measured.
   auto dump = testing::slime_dump_values(command, "slime");
@@ -203,18 +200,16 @@ TEST(MeasureCli, slime_and_miles_logs_give_the_gpu_count_and_run_length_from_the
   const auto huge = d.write("huge.log", testing::slime_run_log(dump, "slime", 6, {1.5}, 4.0)).string();
   auto r = run_cli({"measure", huge, "--format", "slime", "--window", "1-4"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("the argument dump gives 8000000 GPUs, beyond 100000"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, ::testing::HasSubstr("the argument dump gives 8000000 GPUs, beyond 100000"));
   // No run length in the dump (slime given --num-epoch, say): the message names what it read, and the fix.
   dump = testing::slime_dump_values(command, "slime");
   dump["num_rollout"] = "None";
   const auto epochs = d.write("epochs.log", testing::slime_run_log(dump, "slime", 6, {1.5}, 4.0)).string();
   auto e = run_cli({"measure", epochs, "--format", "slime", "--window", "1-4"});
   EXPECT_EQ(e.exit_code, 2);
-  EXPECT_NE(e.err.find("num_rollout, start_rollout_id, rollout_batch_size, n_samples_per_prompt and "
-                       "global_batch_size give no run length"),
-            std::string::npos)
-      << e.err;
-  EXPECT_NE(e.err.find("pass --steps-per-run"), std::string::npos) << e.err;
+  EXPECT_THAT(e.err, ::testing::HasSubstr("num_rollout, start_rollout_id, rollout_batch_size, n_samples_per_prompt and "
+                                          "global_batch_size give no run length"));
+  EXPECT_THAT(e.err, ::testing::HasSubstr("pass --steps-per-run"));
 }
 
 TEST(CheckCli, constant_loss_curves_print_an_undefined_correlation_on_every_path) {
@@ -229,8 +224,8 @@ TEST(CheckCli, constant_loss_curves_print_an_undefined_correlation_on_every_path
            {"check", "convergence", flat_jsonl, flat_jsonl, "--format", "steps-jsonl"}}) {
     auto r = run_cli(args);
     EXPECT_EQ(r.exit_code, 1) << r.err;  // upstream: nan >= 0.95 is false, so the correlation test fails
-    EXPECT_NE(r.out.find("correlation undefined (a constant curve)"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("failed: correlation"), std::string::npos) << r.out;
+    EXPECT_THAT(r.out, ::testing::HasSubstr("correlation undefined (a constant curve)"));
+    EXPECT_THAT(r.out, ::testing::HasSubstr("failed: correlation"));
     EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
   }
 }
@@ -239,9 +234,8 @@ TEST(CheckCli, an_unknown_model_family_is_an_error_listing_the_known_ones) {
   OPENRECIPES_REQUIRE_FIXTURES();
   auto r = run_cli({"check", "config", fixture("mbs2.log"), fixture("ref.log"), "--family", "evil"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--family: unknown model family 'evil' (fix: use one of: qwen3, qwen3.5, qwen3.6"),
-            std::string::npos)
-      << r.err;
+  EXPECT_THAT(r.err,
+              ::testing::HasSubstr("--family: unknown model family 'evil' (fix: use one of: qwen3, qwen3.5, qwen3.6"));
   EXPECT_EQ(run_cli({"check", "config", fixture("mbs2.log"), fixture("ref.log"), "--family", "qwen3"}).exit_code, 0);
 }
 
@@ -252,7 +246,7 @@ TEST(CheckCli, a_rules_path_that_is_not_a_rules_file_says_so) {
   auto r = run_cli({"check", "config", fixture("mbs2.log"), fixture("ref.log"), "--rules", passwd});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find(passwd + ": not an argument-rules file"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("registry/rules/arguments.yaml"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, ::testing::HasSubstr("registry/rules/arguments.yaml"));
   EXPECT_EQ(r.err.find("recipe-format"), std::string::npos) << r.err;
 }
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -102,7 +103,7 @@ TEST(Serve, serves_the_site_and_nothing_outside_it) {
   // A second serve on the same port is refused (no SO_REUSEPORT), with the address named.
   auto second = testing::run_cli({"serve", (d / "site").string(), "--port", std::to_string(s.port)});
   EXPECT_EQ(second.exit_code, 2);
-  EXPECT_NE(second.err.find("cannot listen"), std::string::npos) << second.err;
+  EXPECT_THAT(second.err, ::testing::HasSubstr("cannot listen"));
   int status = s.stop();
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
@@ -112,14 +113,13 @@ TEST(Serve, a_folder_that_is_not_a_site_is_a_usage_error) {
   testing::TempDir d;
   auto r = testing::run_cli({"serve", d.path().string(), "--port", "0"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("is not a site openrecipes built"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("openrecipes build -o"), std::string::npos) << r.err;
+  EXPECT_THAT(r.err, ::testing::HasSubstr("is not a site openrecipes built"));
+  EXPECT_THAT(r.err, ::testing::HasSubstr("openrecipes build -o"));
   // The registry itself, given by mistake: the fix builds its site beside it.
   auto reg = testing::run_cli({"serve", (testing::source_dir() / "registry").string(), "--port", "0"});
   EXPECT_EQ(reg.exit_code, 2);
-  EXPECT_NE(reg.err.find(": it is a registry (fix: build its site first: openrecipes build "), std::string::npos)
-      << reg.err;
-  EXPECT_NE(reg.err.find(" -o site/, then openrecipes serve site)"), std::string::npos) << reg.err;
+  EXPECT_THAT(reg.err, ::testing::HasSubstr(": it is a registry (fix: build its site first: openrecipes build "));
+  EXPECT_THAT(reg.err, ::testing::HasSubstr(" -o site/, then openrecipes serve site)"));
 }
 
 }  // namespace

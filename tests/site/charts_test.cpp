@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 namespace openrecipes::site {
@@ -40,14 +41,13 @@ TEST(Charts, line_chart_escapes_its_text_skips_non_finite_points_and_shades_the_
   EXPECT_NE(svg.find("measured window 1–1"), std::string::npos);
   // y ticks for 2..3 step 0.2; x ticks 0..2 step 0.2 (raw 0.2 for ~10 steps). The plot spans x 72..624,
   // y 252 (bottom, 2.0) .. 30 (top, 3.0). Point (0, 2.0) -> (72.00, 252.00); (2, 3.0) -> (624.00, 30.00).
-  EXPECT_NE(svg.find("<polyline points=\"72.00,252.00 624.00,30.00\""), std::string::npos) << svg;
+  EXPECT_THAT(svg, ::testing::HasSubstr("<polyline points=\"72.00,252.00 624.00,30.00\""));
   // The second series: dashed and wide (3), hollow markers; (2, 2.75) -> y = 252 - 0.75 * 222 = 85.50.
-  EXPECT_NE(svg.find("<polyline points=\"72.00,141.00 624.00,85.50\" fill=\"none\" stroke=\"#c2410c\" "
-                     "stroke-width=\"3\" stroke-dasharray=\"6 4\"/>"),
-            std::string::npos)
-      << svg;
+  EXPECT_THAT(svg,
+              ::testing::HasSubstr("<polyline points=\"72.00,141.00 624.00,85.50\" fill=\"none\" stroke=\"#c2410c\" "
+                                   "stroke-width=\"3\" stroke-dasharray=\"6 4\"/>"));
   // The shaded window 0.5..1.5: x = 72 + 0.25 * 552 = 210.00, width 276.00.
-  EXPECT_NE(svg.find("<rect x=\"210.00\" y=\"30.00\" width=\"276.00\""), std::string::npos) << svg;
+  EXPECT_THAT(svg, ::testing::HasSubstr("<rect x=\"210.00\" y=\"30.00\" width=\"276.00\""));
   EXPECT_EQ(svg, line_chart_svg(ch));
 }
 

@@ -4,6 +4,7 @@
 
 #include <regex>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "site/site_files.h"
@@ -29,7 +30,7 @@ TEST(Html, layout_escapes_fields_and_keeps_their_template_tags_as_text) {
                          {"body", "<p>the tool's own markup</p>"},
                          {"version", "openrecipes 0.1.0"}};
   const std::string html = render_template("layout", view);
-  EXPECT_NE(html.find("<title>&lt;script&gt;alert(1)&lt;/script&gt;{{version}}</title>"), std::string::npos) << html;
+  EXPECT_THAT(html, ::testing::HasSubstr("<title>&lt;script&gt;alert(1)&lt;/script&gt;{{version}}</title>"));
   EXPECT_EQ(html.find("<img"), std::string::npos);
   EXPECT_NE(html.find("href=\"&quot;&gt;&lt;img src=x onerror=alert(2)&gt;assets/style.css\""), std::string::npos);
   EXPECT_NE(html.find("<p>the tool's own markup</p>"), std::string::npos);  // {{{body}}}: written by the tool

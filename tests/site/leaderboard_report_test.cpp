@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "registry/leaderboard.h"
@@ -55,7 +56,7 @@ TEST(LeaderboardText, escape_in_a_recipe_id_or_folder_name_is_shown_escaped) {
   EXPECT_FALSE(has_raw_control(text)) << text;
   EXPECT_NE(unwrapped(text).find("id 'mbs2\\x1b[31m' does not match the recipe's folder 'mbs2'"), std::string::npos)
       << text;
-  EXPECT_NE(text.find("  qwen3-0.6b/H200/x\\x1b]0;pwned\\x07\n"), std::string::npos) << text;
+  EXPECT_THAT(text, ::testing::HasSubstr("  qwen3-0.6b/H200/x\\x1b]0;pwned\\x07\n"));
   const auto json = leaderboard_json(b.reg, pairs).dump(2);
   EXPECT_FALSE(has_raw_control(json)) << json;
   EXPECT_NE(json.find("mbs2\\u001b[31m"), std::string::npos);  // nlohmann's own escape
@@ -73,10 +74,10 @@ TEST(LeaderboardText, a_previews_unverified_recipe_takes_no_rank_and_moves_no_ve
   ASSERT_EQ(pairs[0].ranked.size(), 4u);  // mbs2, ref, ref2 (ties by id), lr10
   EXPECT_EQ(pairs[0].within_noise_of_above, (std::vector<bool>{false, false, false, false}));
   const auto text = leaderboard_text(b.reg, pairs);
-  EXPECT_NE(text.find("\n     1  mbs2 "), std::string::npos) << text;
-  EXPECT_NE(text.find("\n     2  ref "), std::string::npos) << text;
-  EXPECT_NE(text.find("\n     -  ref2 "), std::string::npos) << text;
-  EXPECT_NE(text.find("\n     -  lr10 "), std::string::npos) << text;
+  EXPECT_THAT(text, ::testing::HasSubstr("\n     1  mbs2 "));
+  EXPECT_THAT(text, ::testing::HasSubstr("\n     2  ref "));
+  EXPECT_THAT(text, ::testing::HasSubstr("\n     -  ref2 "));
+  EXPECT_THAT(text, ::testing::HasSubstr("\n     -  lr10 "));
   const auto j = leaderboard_json(b.reg, pairs);
   const auto& ranked = j["pairs"][0]["ranked"];
   EXPECT_EQ(ranked[1]["rank"], 2);
@@ -106,8 +107,8 @@ TEST(LeaderboardText, recipe_whose_interval_overlaps_the_one_above_is_marked_wit
   ASSERT_EQ(pairs[0].ranked.size(), 4u);  // tulu3-tuned, tulu3-mbs16, tulu3-ref, tulu3-cefusion
   EXPECT_EQ(pairs[0].within_noise_of_above, (std::vector<bool>{false, true, false, false}));
   const auto text = leaderboard_text(b.reg, pairs);
-  EXPECT_NE(text.find("\n    ≈2  tulu3-mbs16 "), std::string::npos) << text;
-  EXPECT_NE(text.find("\n     3  tulu3-ref "), std::string::npos) << text;
+  EXPECT_THAT(text, ::testing::HasSubstr("\n    ≈2  tulu3-mbs16 "));
+  EXPECT_THAT(text, ::testing::HasSubstr("\n     3  tulu3-ref "));
   std::string flat;  // every line break with the next line's indent read as one space
   for (std::size_t i = 0; i < text.size(); ++i) {
     if (text[i] != '\n') {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "registry/leaderboard.h"
@@ -63,9 +64,9 @@ TEST(RecipesExport, a_recipe_ranked_for_a_preview_is_listed_once_as_preview) {
   EXPECT_FALSE(out["recipes"][2].contains("rank"));  // a preview takes no rank (the verified recipes' ranks stay)
   const std::string csv = recipes_csv(board);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);  // the header and three recipes
-  EXPECT_NE(csv.find("\"qwen3-0.6b/H200/lr10\",\"qwen3-0.6b\",\"H200\",\"megatron-mock-seq2048-gbs32\",true,preview,,"),
-            std::string::npos)
-      << csv;
+  EXPECT_THAT(csv,
+              ::testing::HasSubstr(
+                  "\"qwen3-0.6b/H200/lr10\",\"qwen3-0.6b\",\"H200\",\"megatron-mock-seq2048-gbs32\",true,preview,,"));
 }
 
 }  // namespace
