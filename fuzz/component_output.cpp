@@ -1,9 +1,9 @@
 // Fuzz target: a component test's raw output (the runner's JSON, kept as a recipe's evidence; SPEC §4.2;
-// checks/component_test.h), parsed, its verdict recomputed, and checked as build checks it against the bundled
+// checks/component_check.h), parsed, its verdict recomputed, and checked as build checks it against the bundled
 // tulu3-cefusion's context (the Qwen3-0.6B layer shape, L 512, micro-batch 4, its stack and its two argument dumps).
 #include <cmath>
 
-#include "checks/component_test.h"
+#include "checks/component_check.h"
 #include "fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

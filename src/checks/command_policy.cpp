@@ -165,8 +165,14 @@ CommandPolicy CommandPolicy::parse(std::string_view text, const std::string& fil
     }
   if (root["external_arguments"].defined()) {
     auto x = root["external_arguments"];
-    x.reject_unknown_keys({"why", "prefixes", "refused_words"});
+    x.reject_unknown_keys({"why", "prefixes", "refused_words", "only_with", "only_with_why"});
     out.external_why_ = x.require("why").as_string(600);
+    if (x["only_with"].defined()) {
+      out.external_only_with_ = x["only_with"].as_string(100);
+      out.external_only_with_why_ = x.require("only_with_why").as_string(600);
+      if (!out.external_only_with_.starts_with("--"))
+        throw InputError(x["only_with"].where(), "'" + out.external_only_with_ + "' is not a flag");
+    }
     out.external_prefixes_ = strings(x.require("prefixes"));
     out.external_refused_words_ = strings(x.require("refused_words"));
     for (const auto& p : out.external_prefixes_)
@@ -375,11 +381,10 @@ std::vector<PathArgument> CommandPolicy::check_script_arguments(
     const std::vector<std::string>& patch_modules,
     const std::function<void(const CommandWord*, const char*, const std::string&, const std::string&)>& problem) const {
   std::vector<PathArgument> paths;
-  // slime's and miles' SGLang parser reads the command only when training runs beside rollouts; with
-  // --debug-train-only it never parses (slime/backends/sglang_utils/arguments.py).
-  bool train_only = false;
+  // The switch without which external arguments are refused (command.yaml external_arguments.only_with).
+  bool external_allowed = external_only_with_.empty();
   for (std::size_t i = first; i < words.size(); ++i)
-    train_only = train_only || words[i].literal() == "--debug-train-only";
+    external_allowed = external_allowed || words[i].literal() == external_only_with_;
   for (std::size_t i = first; i < words.size(); ++i) {
     const CommandWord& w = words[i];
     if (!is_option_word(w, table)) continue;
@@ -399,13 +404,10 @@ std::vector<PathArgument> CommandPolicy::check_script_arguments(
         problem(&w, "command.argument",
                 fmt::format("{} is refused: its name says it names a file ('{}'), and {}", flag, *word, external_why_),
                 "remove it: an SFT recipe runs no SGLang engine (slime's --debug-train-only)");
-      else if (external && !train_only)
+      else if (external && !external_allowed)
         problem(&w, "command.argument",
-                fmt::format("{} is refused: without --debug-train-only slime hands it to SGLang's parser, which reads "
-                            "abbreviations of its options (--sglang-conf is --sglang-config) and whose table is not "
-                            "compiled in",
-                            flag),
-                "train only (--debug-train-only: an SFT recipe runs no SGLang engine), or remove it");
+                fmt::format("{} is refused: without {} {}", flag, external_only_with_, external_only_with_why_),
+                fmt::format("train only ({}: an SFT recipe runs no SGLang engine), or remove it", external_only_with_));
       continue;
     }
     const ScriptArgument& a = rule->second;

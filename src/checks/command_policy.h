@@ -122,6 +122,8 @@ class CommandPolicy {
   // the name (split at '-') is one of refused_words_.
   std::vector<std::string> external_prefixes_, external_refused_words_;
   std::string external_why_;
+  // The switch without which any of them is refused ("" for none), and why.
+  std::string external_only_with_, external_only_with_why_;
 };
 
 }  // namespace openrecipes::checks

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "checks/argument_rules.h"
-#include "checks/component_test.h"
+#include "checks/component_check.h"
 
 namespace openrecipes::checks {
 

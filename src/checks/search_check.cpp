@@ -6,13 +6,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "core/error.h"
 #include "core/text.h"
 #include "evidence/megatron_args.h"
 #include "evidence/megatron_memory.h"
 #include "evidence/step_log.h"
-#include "layout/plan.h"
+#include "layout/planner.h"
 #include "measure/throughput.h"
 #include "measure/window.h"
 
@@ -41,6 +42,8 @@ std::vector<std::pair<std::string, std::string>> knob_differences(const evidence
   differ("PP", std::to_string(c.layout.pp), std::to_string(l.pp));
   differ("CP", std::to_string(c.layout.cp), std::to_string(l.cp));
   differ("EP", std::to_string(c.layout.ep), std::to_string(l.ep));
+  // ETP where experts are in play (Megatron's ETP defaults to TP, and tune names it only then).
+  if (c.layout.ep > 1 || l.ep > 1) differ("ETP", std::to_string(c.layout.etp), std::to_string(l.etp));
   differ("DP", std::to_string(c.layout.dp), std::to_string(l.dp));
   differ("VPP", c.layout.vpp ? std::to_string(*c.layout.vpp) : "none", l.vpp ? std::to_string(*l.vpp) : "none");
   differ("micro-batch", std::to_string(c.micro_batch), std::to_string(l.micro_batch));
@@ -68,9 +71,9 @@ std::vector<std::string> outcome_problems(const evidence::TuneSearch& s, const e
                               best ? "score of its own" : "before it"));
   else if (!measure::interval_falls_short(interval_of(t), interval_of(*best)))
     out.push_back(
-        fmt::format("trial {} is marked cut as slower, and its interval does not fall more than 5% below "
+        fmt::format("trial {} is marked cut as slower, and its interval does not fall more than {:g}% below "
                     "the best's (trial {}): tune would not have cut it",
-                    t.trial, best->trial));
+                    t.trial, measure::kCutMargin * 100, best->trial));
   return out;
 }
 
@@ -167,12 +170,21 @@ void check_record(const evidence::TuneSearch& s, const SearchSubject& subject, R
 
 }  // namespace
 
+namespace {
+
+// tune's rule: a measured trial with a score interval is the new best when there is none yet, or when its interval
+// clears the best's.
+bool replaces_best(const evidence::SearchTrial& t, const evidence::SearchTrial* best) {
+  return t.outcome == evidence::TrialOutcome::measured && t.score_low &&
+         (!best || measure::interval_clears(interval_of(t), interval_of(*best)));
+}
+
+}  // namespace
+
 std::optional<std::int64_t> best_trial(const evidence::TuneSearch& s) {
   const evidence::SearchTrial* best = nullptr;
-  for (const auto& t : s.trials) {
-    if (t.outcome != evidence::TrialOutcome::measured || !t.score_low) continue;
-    if (!best || measure::interval_clears(interval_of(t), interval_of(*best))) best = &t;
-  }
+  for (const auto& t : s.trials)
+    if (replaces_best(t, best)) best = &t;
   return best ? std::optional<std::int64_t>(best->trial) : std::nullopt;
 }
 
@@ -184,9 +196,7 @@ Reasons check_search(const evidence::TuneSearch& s, const SearchSubject& subject
     for (auto& p : trial_problems(s, t, subject)) out.push_back({Stage::search, "search.trial", std::move(p), kFix});
     for (auto& p : outcome_problems(s, t, best_so_far))
       out.push_back({Stage::search, "search.rules", std::move(p), kFix});
-    if (t.outcome == evidence::TrialOutcome::measured && t.score_low &&
-        (!best_so_far || measure::interval_clears(interval_of(t), interval_of(*best_so_far))))
-      best_so_far = &t;
+    if (replaces_best(t, best_so_far)) best_so_far = &t;
   }
   // The planner's verdicts: against the recipe's GPU type's memory, as tune asked it.
   if (subject.memory_mib && std::abs(s.memory_mib - *subject.memory_mib) > 0.5)
@@ -203,7 +213,8 @@ Reasons check_search(const evidence::TuneSearch& s, const SearchSubject& subject
                                s.usable_memory_mib ? fmt::format("{:.1f}", *s.usable_memory_mib) : "none", s.memory_mib,
                                usable ? fmt::format("{:.1f}", *usable) : "none"),
                    kFix});
-  auto fits = [&](double peak) { return !usable || peak <= *usable; };
+  auto fits = [&](double peak) { return layout::fits_memory(peak, s.memory_mib); };
+  std::map<std::string, std::optional<CandidatePrediction>> predictions;  // by candidate name, each computed once
   for (const auto& c : s.candidates) {
     if (c.planner_fits != fits(c.predicted_peak_mib))
       out.push_back({Stage::search, "search.rules",
@@ -212,14 +223,13 @@ Reasons check_search(const evidence::TuneSearch& s, const SearchSubject& subject
                                  c.name, c.planner_fits ? "fits" : "does not fit", c.predicted_peak_mib,
                                  fits(c.predicted_peak_mib) ? "is within" : "is over"),
                      kFix});
-    if (subject.candidate_setup) {
-      const auto setup = subject.candidate_setup(c.command);
-      if (setup)
-        for (const auto& d : knob_differences(c, *setup))
-          out.push_back({Stage::search, "search.rules",
-                         fmt::format("candidate {} records {}, and its command sets {}", c.name, d.first, d.second),
-                         kFix});
-    }
+    if (!subject.predict) continue;
+    const auto& p = predictions[c.name] = subject.predict(c.command);
+    if (p)
+      for (const auto& d : knob_differences(c, p->setup))
+        out.push_back({Stage::search, "search.rules",
+                       fmt::format("candidate {} records {}, and its command sets {}", c.name, d.first, d.second),
+                       kFix});
   }
   for (const auto& t : s.trials)
     if (const auto* c = s.find_candidate(t.candidate);
@@ -227,18 +237,18 @@ Reasons check_search(const evidence::TuneSearch& s, const SearchSubject& subject
       out.push_back({Stage::search, "search.rules",
                      fmt::format("trial {} records another prediction than its candidate {}", t.trial, c->name), kFix});
   // Its winner by tune's own rule, and every prediction recomputed from each candidate's command.
-  const auto best = best_trial(s);
+  const auto best = best_so_far ? std::optional<std::int64_t>(best_so_far->trial) : std::nullopt;  // best_trial's
   if (s.winner && best != s.winner->trial)
     out.push_back({Stage::search, "search.rules",
                    fmt::format("its winner is trial {}, and by tune's rule (a trial replaces the best only when its "
                                "whole 95% interval lies above the best's) the best of its measured trials is {}",
                                s.winner->trial, best ? "trial " + std::to_string(*best) : std::string("none")),
                    kFix});
-  if (subject.predicted_peak_mib)
+  if (subject.predict)
     for (const auto& t : s.trials) {
-      const auto* c = s.find_candidate(t.candidate);
-      if (!c) continue;
-      const auto predicted = subject.predicted_peak_mib(c->command);
+      const auto at = predictions.find(t.candidate);
+      if (at == predictions.end()) continue;  // a candidate the record does not list: check_record names it
+      const std::optional<double> predicted = at->second ? at->second->peak_mib : std::nullopt;
       if (!predicted)
         out.push_back({Stage::search, "search.rules",
                        fmt::format("trial {}'s candidate command gives the planner no shape and setup", t.trial),

@@ -15,6 +15,13 @@
 
 namespace openrecipes::checks {
 
+/// What the planner reads from and predicts for one candidate's command (registry::candidate_prediction).
+struct CandidatePrediction {
+  layout::TrainingSetup setup;     ///< the training setup the command gives: the record's knobs are held to it
+  std::optional<double> peak_mib;  ///< the predicted peak per GPU (MiB, rounded as tune.json records it); nullopt:
+                                   ///< the planner gives none for that setup
+};
+
 /// What the build knows of the recipe a search is held to.
 struct SearchSubject {
   std::string where;            ///< the record's file, for messages ("recipes/<id>/evidence/search.json")
@@ -28,12 +35,10 @@ struct SearchSubject {
   std::optional<std::string> reference_command;
   /// The text of a trial's log, by its path relative to the recipe's folder; throws InputError when it does not read.
   std::function<std::string(const std::string& relative)> read;
-  /// The planner's predicted peak (MiB, rounded) for a candidate's command, or nullopt when the command gives no
-  /// shape and setup (registry::predicted_peak_mib); empty: predictions are not checked.
-  std::function<std::optional<double>(const std::string& command)> predicted_peak_mib;
-  /// The training setup a candidate's command gives (registry::candidate_setup); empty: the record's knobs are not
-  /// checked against the commands.
-  std::function<std::optional<layout::TrainingSetup>(const std::string& command)> candidate_setup;
+  /// The planner's reading of and prediction for a candidate's command, or nullopt when the command gives no shape and
+  /// setup (registry::candidate_prediction); called once per candidate. Empty: neither the record's knobs nor its
+  /// predictions are checked.
+  std::function<std::optional<CandidatePrediction>(const std::string& command)> predict;
   /// One GPU's memory in MiB as the registry's gpus.yaml gives it for the recipe's GPU type (the search's memory_mib
   /// and every fit verdict are held to it); nullopt: not checked.
   std::optional<double> memory_mib;

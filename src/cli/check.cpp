@@ -185,11 +185,9 @@ int run_recipe(const CheckOptions& o) {
     }
     has_claims = !e.recipe->claims.configuration.empty();
   }
-  const auto results = registry::evaluate_registry(reg);
-  const auto it = std::find_if(results.begin(), results.end(), [&](const auto& r) { return r.id == id; });
-  if (it == results.end())
+  if (std::none_of(reg.recipes.begin(), reg.recipes.end(), [&](const auto& e) { return e.id == id; }))
     throw InputError(dir.string(), "the registry holds no recipe " + id, "check the folder's place in the registry");
-  const registry::RecipeResult& r = *it;
+  const registry::RecipeResult r = registry::evaluate_recipe(reg, id);
   // A disagreement with the recipe's own claims: with no claims yet it is no problem (the block is printed below).
   auto about_claims = [](const Reason& why) { return why.rule == "measurement.claim" || why.rule == "claims.checks"; };
   Reasons reasons;

@@ -79,7 +79,9 @@ measure::Window parse_window(const std::string& text) {
 // both values (the score would be of another run than the log's).
 void resolve_shape(const MeasureOptions& o, const GivenOptions& g, const std::optional<evidence::ArgumentDump>& dump,
                    const StepLog& log, RunFacts& f) {
-  f.gpus = g.gpus.value_or(dump ? evidence::gpu_count_of(*dump).value_or(0) : 0);
+  const auto dump_gpus = dump ? evidence::gpu_count_of(*dump) : std::nullopt;
+  const auto dump_batch = dump_int(dump, "global_batch_size");
+  f.gpus = g.gpus.value_or(dump_gpus.value_or(0));
   if (f.gpus < 1) throw InputError(o.log, "the GPU count is not in the log", "pass --gpus N");
   if (f.gpus > kGpus.max)
     throw InputError(o.log, fmt::format("the argument dump gives {} GPUs, beyond {}", f.gpus, kGpus.max),
@@ -93,13 +95,13 @@ void resolve_shape(const MeasureOptions& o, const GivenOptions& g, const std::op
                                    "you mean",
                                    option, what));
   };
-  contradicts("--gpus", g.gpus, dump ? evidence::gpu_count_of(*dump) : std::nullopt, "world_size");
+  contradicts("--gpus", g.gpus, dump_gpus, "world_size");
   // slime and miles print a placeholder seq_length (4096 when unset, notes/slime.md §4.2): the rows their
   // plugin feeds are the protocol's unless --row-length says otherwise, and measure says it assumed so.
   const bool dump_has_row_length = o.format == "megatron" || o.format == "megatron-bridge";
   const auto dump_row = dump_has_row_length ? dump_int(dump, "seq_length") : std::nullopt;
   contradicts("--row-length", g.row_length, dump_row, "seq_length");
-  contradicts("--global-batch", g.global_batch, dump_int(dump, "global_batch_size"), "global_batch_size");
+  contradicts("--global-batch", g.global_batch, dump_batch, "global_batch_size");
   f.row_source = g.row_length ? "--row-length" : "the argument dump's seq_length";
   if (!g.row_length && !dump_row) {
     if (dump_has_row_length)
@@ -113,7 +115,7 @@ void resolve_shape(const MeasureOptions& o, const GivenOptions& g, const std::op
         o.format);
   }
   f.row_length = g.row_length.value_or(dump_row.value_or(protocol::kRowLength));
-  f.global_batch = g.global_batch.value_or(dump_int(dump, "global_batch_size").value_or(0));
+  f.global_batch = g.global_batch.value_or(dump_batch.value_or(0));
   if (!f.global_batch)
     for (const auto& r : log.records)
       if (r.rows) f.global_batch = *r.rows;

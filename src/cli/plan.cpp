@@ -19,7 +19,7 @@
 #include "evidence/megatron_memory.h"
 #include "layout/layout_json.h"
 #include "layout/model_rules.h"
-#include "layout/plan.h"
+#include "layout/planner.h"
 #include "registry/gpus.h"
 #include "registry/model.h"
 #include "registry/recipe_memory.h"
@@ -124,7 +124,7 @@ int run_logs(const PlanOptions& o) {
 
 // The planned layouts as JSON (docs/memory-model.md): the request, the counts and each layout (layout_json).
 int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const std::string& model_name,
-                     const std::string& gpu_key, std::vector<layout::PlannedLayout>& plans, std::int64_t fitting,
+                     const std::string& gpu_key, const std::vector<layout::PlannedLayout>& plans, std::int64_t fitting,
                      const std::optional<double>& measured) {
   const double usable = layout::usable_memory_mib(q.memory_mib);
   nlohmann::ordered_json j{{"model", model_name},
@@ -180,12 +180,8 @@ int print_plans_table(const PlanOptions& o, const layout::PlanRequest& q, const 
         p.fits ? "yes" : "no", p.relative_time);
     for (const auto& w : p.warnings) std::cout << "      warning: " << w << "\n";
   }
-  if (fitting == 0) {
-    if (plans.size() == 1) print_terms(plans.front(), measured);
-    return static_cast<int>(ExitCode::check_failed);
-  }
   if (plans.size() == 1) print_terms(plans.front(), measured);
-  return 0;
+  return fitting == 0 ? static_cast<int>(ExitCode::check_failed) : 0;
 }
 
 int run(const PlanOptions& o) {

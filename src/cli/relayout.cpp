@@ -13,7 +13,7 @@
 #include "cli/command.h"
 #include "core/error.h"
 #include "layout/layout_json.h"
-#include "layout/plan.h"
+#include "layout/planner.h"
 #include "layout/relayout.h"
 #include "registry/gpus.h"
 #include "registry/recipe.h"

@@ -20,7 +20,7 @@
 #include "run/execute.h"
 #include "run/node.h"
 #include "run/patches.h"
-#include "run/plan.h"
+#include "run/run_plan.h"
 #include "run/slurm.h"
 
 namespace openrecipes::cli {

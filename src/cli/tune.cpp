@@ -42,8 +42,7 @@ int tune(TuneOptions& o) {
     for (std::size_t i = 0; i < cands.size(); ++i) {
       const auto& c = cands[i];
       // The change from the start last, whole (as tune's table): it is what tells two candidates apart.
-      std::cout << fmt::format("  {:>3}  predicted peak {:>9} MiB{}  {}\n", i + 1,
-                               with_thousands(static_cast<std::int64_t>(std::llround(c.memory.peak_mib))),
+      std::cout << fmt::format("  {:>3}  predicted peak {:>9} MiB{}  {}\n", i + 1, run::mib_text(c.memory.peak_mib),
                                c.fits ? "" : " (does not fit)", terminal_safe(c.knobs, false));
       for (const auto& ch : c.changes) std::cout << "         " << terminal_safe(ch, false) << "\n";
     }

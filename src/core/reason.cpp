@@ -1,30 +1,31 @@
 // The stages' names (core/reason.h).
 #include "core/reason.h"
 
-#include <array>
+#include <utility>
 
 namespace openrecipes {
 
 const char* stage_name(Stage stage) {
-  // In the order of the enum: a stage added there needs its name here (the size check below).
-  static constexpr std::array<const char*, 15> kNames = {"recipe",
-                                                         "measurement",
-                                                         "evidence",
-                                                         "layout",
-                                                         "model",
-                                                         "stack",
-                                                         "device",
-                                                         "command",
-                                                         "patches",
-                                                         "rows",
-                                                         "reference",
-                                                         "configuration check",
-                                                         "convergence check",
-                                                         "search",
-                                                         "claims"};
-  static_assert(static_cast<std::size_t>(Stage::claims) + 1 == kNames.size(), "a name for every stage");
-  const auto i = static_cast<std::size_t>(stage);
-  return i < kNames.size() ? kNames[i] : "?";
+  static constexpr std::pair<Stage, const char*> kNames[] = {
+      {Stage::recipe, "recipe"},
+      {Stage::measurement, "measurement"},
+      {Stage::evidence, "evidence"},
+      {Stage::layout, "layout"},
+      {Stage::model, "model"},
+      {Stage::stack, "stack"},
+      {Stage::device, "device"},
+      {Stage::command, "command"},
+      {Stage::patches, "patches"},
+      {Stage::rows, "rows"},
+      {Stage::reference, "reference"},
+      {Stage::configuration, "configuration check"},
+      {Stage::convergence, "convergence check"},
+      {Stage::search, "search"},
+      {Stage::claims, "claims"},
+  };
+  for (const auto& [s, name] : kNames)
+    if (s == stage) return name;
+  return "?";  // a stage added to the enum without its name here
 }
 
 }  // namespace openrecipes

@@ -34,23 +34,26 @@ class Reader {
     if (it == o.end()) throw bad(fmt::format("{} has no field '{}'", where, key));
     return *it;
   }
-  // A string field; control characters refused (`lines`: but newlines and tabs, as a command holds).
-  std::string text(const json& o, const char* key, const std::string& where, bool lines = false) const {
-    const json& v = field(o, key, where);
-    if (!v.is_string()) throw bad(fmt::format("{}.{} is not a string", where, key));
+  // A string value (`where` names it); control characters refused (`lines`: but newlines and tabs, as a command
+  // holds).
+  std::string text_at(const json& v, const std::string& where, bool lines = false) const {
+    if (!v.is_string()) throw bad(where + " is not a string");
     auto s = v.get<std::string>();
-    if (s.size() > kMaxSearchString) throw bad(fmt::format("{}.{} is longer than 64 KiB", where, key));
+    if (s.size() > kMaxSearchString) throw bad(where + " is longer than 64 KiB");
     for (unsigned char c : s)
       if ((c < 0x20 && !(lines && (c == '\n' || c == '\t'))) || c == 0x7f)
-        throw bad(fmt::format("{}.{} holds a control character", where, key));
+        throw bad(where + " holds a control character");
     return s;
+  }
+  std::string text(const json& o, const char* key, const std::string& where, bool lines = false) const {
+    return text_at(field(o, key, where), where + "." + key, lines);
   }
   // A string field that may be null ("").
   std::string maybe_text(const json& o, const char* key, const std::string& where) const {
     const json& v = field(o, key, where);
     if (v.is_null()) return {};
     if (!v.is_string()) throw bad(fmt::format("{}.{} is not a string or null", where, key));
-    return text(o, key, where);
+    return text_at(v, where + "." + key);
   }
   bool flag(const json& o, const char* key, const std::string& where) const {
     const json& v = field(o, key, where);
@@ -81,12 +84,18 @@ class Reader {
   std::vector<std::string> texts(const json& o, const char* key, const std::string& where) const {
     std::vector<std::string> out;
     const json& v = list(o, key, where);
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (!v[i].is_string()) throw bad(fmt::format("{}.{}[{}] is not a string", where, key, i));
-      json one = {{"x", v[i]}};
-      out.push_back(text(one, "x", fmt::format("{}.{}[{}]", where, key, i)));
-    }
+    for (std::size_t i = 0; i < v.size(); ++i) out.push_back(text_at(v[i], fmt::format("{}.{}[{}]", where, key, i)));
     return out;
+  }
+  // A score's 95% interval, [low, high] (high null: unbounded), or null: into `low` and `high`.
+  void interval(const json& o, const char* key, const std::string& where, std::optional<double>& low,
+                std::optional<double>& high) const {
+    const json& v = field(o, key, where);
+    if (v.is_null()) return;
+    const std::string at = where + "." + key;
+    if (!v.is_array() || v.size() != 2) throw bad(at + " is not [low, high]");
+    low = number_at(v[0], at + "[0]", false);
+    high = number_at(v[1], at + "[1]", true);
   }
   const json& list(const json& o, const char* key, const std::string& where) const {
     const json& v = field(o, key, where);
@@ -221,12 +230,7 @@ TuneSearch parse_tune_search(std::string_view text, const std::string& file) {
     x.measured_peak_mib = r.maybe(t, "measured_peak_mib", where);
     x.steps_measured = r.count(t, "steps_measured", where);
     x.tokens_per_s_per_gpu = r.maybe(t, "tokens_per_s_per_gpu", where);
-    const json& in = r.field(t, "tokens_per_s_per_gpu_interval", where);
-    if (!in.is_null()) {
-      if (!in.is_array() || in.size() != 2) throw r.bad(where + ".tokens_per_s_per_gpu_interval is not [low, high]");
-      x.score_low = r.number_at(in[0], where + ".tokens_per_s_per_gpu_interval[0]", false);
-      x.score_high = r.number_at(in[1], where + ".tokens_per_s_per_gpu_interval[1]", true);
-    }
+    r.interval(t, "tokens_per_s_per_gpu_interval", where, x.score_low, x.score_high);
     if (x.tokens_per_s_per_gpu.has_value() != x.score_low.has_value())
       throw r.bad(where + " has a score without its interval, or an interval without a score");
     // (a zero-width interval, equal step times, holds its score to the last bits of the division)
@@ -251,12 +255,7 @@ TuneSearch parse_tune_search(std::string_view text, const std::string& file) {
     x.run_dir = r.maybe_text(w, "run_dir", "winner");
     x.status = r.maybe_text(w, "status", "winner");
     x.tokens_per_s_per_gpu = r.maybe(w, "tokens_per_s_per_gpu", "winner");
-    const json& wi = r.field(w, "tokens_per_s_per_gpu_interval", "winner");
-    if (!wi.is_null()) {
-      if (!wi.is_array() || wi.size() != 2) throw r.bad("winner.tokens_per_s_per_gpu_interval is not [low, high]");
-      x.score_low = r.number_at(wi[0], "winner.tokens_per_s_per_gpu_interval[0]", false);
-      x.score_high = r.number_at(wi[1], "winner.tokens_per_s_per_gpu_interval[1]", true);
-    }
+    r.interval(w, "tokens_per_s_per_gpu_interval", "winner", x.score_low, x.score_high);
     if (x.trial < 1 || x.trial > static_cast<std::int64_t>(s.trials.size()) ||
         s.trials[static_cast<std::size_t>(x.trial - 1)].candidate != x.candidate)
       throw r.bad("the winner is not one of the record's trials");

@@ -23,7 +23,8 @@ std::string trial_log_path(const std::string& search_relative, std::int64_t tria
 /// How a trial of the search ended (docs/tune.md "Trials"): the one list tune writes and the reader accepts.
 enum class TrialOutcome : unsigned char {
   measured,     ///< "measured": it ran its steps and was scored
-  cut_slower,   ///< "cut: slower": its interval fell more than 5% below the best's (checks the cut rule: cut_as_slower)
+  cut_slower,   ///< "cut: slower": its interval fell more than 5% below the best's (the cut rule:
+                ///< measure::interval_falls_short)
   cut_budget,   ///< "cut: budget": the budget ran out during it
   oom,          ///< "oom": the GPU ran out of memory
   crashed,      ///< "crashed": another failure

@@ -1,6 +1,6 @@
 // The parallel layout of a run and its rules (SPEC §6 "Relayout"): what a replica takes, which GPU counts a layout
 // fits, and whether a run's argument dump shows the layout its recipe records. `build` checks recipes with these
-// rules; `relayout` and `plan` apply them (layout/relayout.h, layout/plan.h). Knows nothing of recipes' files:
+// rules; `relayout` and `plan` apply them (layout/relayout.h, layout/planner.h). Knows nothing of recipes' files:
 // registry/ and cli/ call it with numbers.
 #pragma once
 

@@ -1,5 +1,6 @@
-// A parallel layout as JSON: the one form every output writes it in (plan.json, plan --json, relayout --json, the
-// site's leaderboard.json), and its reader.
+// A parallel layout as JSON: the one form every output of a layout writes (plan.json, plan --json, relayout --json,
+// the site's recipes.json and leaderboard.json), and its reader. tune.json keeps its own record schema
+// (evidence/tune_search.h: evidence/ comes before layout/ and cannot include it).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -8,8 +9,9 @@
 
 namespace openrecipes::layout {
 
-/// `l` as {"tp", "pp", "cp", "ep", "etp", "vpp", "dp", "micro_batch", "max_tokens_per_gpu"}, in that order: whole
-/// numbers, vpp and max_tokens_per_gpu null when unset (docs/memory-model.md "JSON").
+/// `l` as {"tp", "pp", "cp", "ep", "etp", "vpp", "dp", "micro_batch", "max_tokens_per_gpu"} (in that order where the
+/// output keeps order; the site's JSON sorts keys): whole numbers, vpp and max_tokens_per_gpu null when unset
+/// (docs/memory-model.md "JSON").
 nlohmann::ordered_json layout_to_json(const Layout& l);
 
 /// Reads layout_to_json's form. Throws nlohmann::json's exceptions for a missing key or a value of another type (the

@@ -10,7 +10,7 @@
 #include "core/error.h"
 #include "layout/command.h"
 #include "layout/model_rules.h"
-#include "layout/plan.h"
+#include "layout/planner.h"
 #include "layout/setup_flags.h"
 
 namespace openrecipes::layout {
@@ -110,27 +110,20 @@ RelayoutResult start_result(const RelayoutRequest& q) {
   return r;
 }
 
-// The model's own rules and the predicted peak of the new layout, into r's violations, warnings and memory. `setup`
-// becomes the new layout's setup; the result says whether relayout turns on sequence parallelism.
-bool check_model(const RelayoutRequest& q, bool command_has_sp, TrainingSetup& setup, RelayoutResult& r) {
+// The model's own rules and the predicted peak of the new layout (`setup`, its sequence parallelism decided), into
+// r's violations, warnings and memory.
+void check_model(const RelayoutRequest& q, TrainingSetup& setup, RelayoutResult& r) {
   const ModelShape& model = *q.model;
   if (r.layout.dp == 0) {  // no whole replica: the model's rules at DP 1 (the batch rules are relayout_violations')
-    TrainingSetup t = q.setup;
+    TrainingSetup t = setup;
     t.layout = r.layout;
     t.layout.dp = 1;
     t.global_batch = t.layout.micro_batch;
     for (auto& v : model_violations(model, t)) r.violations.push_back(std::move(v));
-    return false;
+    return;
   }
   setup.layout = r.layout;
   setup.layout.max_tokens_per_gpu.reset();
-  // Megatron-LM records sequence parallelism off at TP 1 whatever the command says (validate_args turns it off):
-  // at a new TP the command's own --sequence-parallel decides.
-  setup.sequence_parallel = setup.layout.tp > 1 && (q.setup.sequence_parallel || command_has_sp);
-  bool add_sequence_parallel = false;
-  // MoE training at TP > 1 needs it (Megatron-LM's moe_layer.py raises without it): relayout turns it on.
-  if (model.experts > 0 && setup.layout.tp > 1 && !setup.sequence_parallel)
-    setup.sequence_parallel = add_sequence_parallel = true;
   setup.global_batch = q.global_batch;
   const bool batch_rule = std::any_of(r.violations.begin(), r.violations.end(), [](const Violation& v) {
     return v.what.find("global batch") != std::string::npos;
@@ -140,14 +133,12 @@ bool check_model(const RelayoutRequest& q, bool command_has_sp, TrainingSetup& s
   r.warnings = model_warnings(setup, q.gpus_per_node);
   if (r.violations.empty()) {
     r.memory = estimate_memory(model, setup);
-    const double usable = usable_memory_mib(q.memory_mib);
-    if (q.memory_mib > 0 && r.memory->peak_mib > usable)
+    if (!fits_memory(r.memory->peak_mib, q.memory_mib))
       r.violations.push_back({fmt::format("the predicted peak of {:.0f} MiB a GPU is over the {:.0f} MiB usable "
                                           "(docs/memory-model.md)",
-                                          r.memory->peak_mib, usable),
+                                          r.memory->peak_mib, usable_memory_mib(q.memory_mib)),
                               ""});
   }
-  return add_sequence_parallel;
 }
 
 // Up to 3 structural changes that fit on these GPUs (RelayoutResult::suggestions), into r.
@@ -232,15 +223,18 @@ void find_nearest_counts(const RelayoutRequest& q, const TrainingSetup& setup, R
     t.global_batch = q.global_batch;
     if (q.launch == Launch::slime) t.global_batch = t.layout.dp * t.layout.micro_batch;  // slime packs its own
     if (!model_violations(*q.model, t).empty()) return false;
-    return q.memory_mib <= 0 || estimate_memory(*q.model, t).peak_mib <= usable_memory_mib(q.memory_mib);
+    return fits_memory(estimate_memory(*q.model, t).peak_mib, q.memory_mib);
   };
-  const std::int64_t top = std::min(kMaxGpus, replica * q.global_batch);
-  for (std::int64_t g = q.gpus - 1; g >= 1; --g)
+  // Beyond replica × global batch no DP divides the batch (the product is bounded first: sizes reach 2^20 each).
+  const std::int64_t top =
+      replica > kMaxGpus / q.global_batch ? kMaxGpus : std::min(kMaxGpus, replica * q.global_batch);
+  // Only whole replicas can fit (relayout_violations' first rule): the search steps by the replica.
+  for (std::int64_t g = (q.gpus - 1) / replica * replica; g >= replica; g -= replica)
     if (fits(g)) {
       r.nearest_below = g;
       break;
     }
-  for (std::int64_t g = q.gpus + 1; g <= top; ++g)
+  for (std::int64_t g = (q.gpus / replica + 1) * replica; g <= top; g += replica)
     if (fits(g)) {
       r.nearest_above = g;
       break;
@@ -297,9 +291,15 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
     setup.row_length = r.row_length;
   else if (r.layout.max_tokens_per_gpu)
     setup.row_length = *r.layout.max_tokens_per_gpu * r.layout.cp;
-  bool add_sequence_parallel = false;
+  // Sequence parallelism at the new TP: Megatron-LM records it off at TP 1 whatever the command says (validate_args
+  // turns it off), so the command's own --sequence-parallel decides; MoE training at TP > 1 needs it (Megatron-LM's
+  // moe_layer.py raises without it), so relayout turns it on. Decided once: the checks at G and at every nearest
+  // count use it.
+  const bool asked_sp = r.layout.tp > 1 && (q.setup.sequence_parallel || cmd.has({"--sequence-parallel"}));
+  const bool add_sequence_parallel = q.model && q.model->experts > 0 && r.layout.tp > 1 && !asked_sp;
   if (q.model) {
-    add_sequence_parallel = check_model(q, cmd.has({"--sequence-parallel"}), setup, r);
+    setup.sequence_parallel = asked_sp || add_sequence_parallel;
+    check_model(q, setup, r);
     if (!r.violations.empty()) suggest_changes(q, setup, r);
   }
   find_nearest_counts(q, setup, r);

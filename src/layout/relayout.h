@@ -51,9 +51,11 @@ struct RelayoutResult {
   /// The nearest GPU counts below and above G at which the new layout fits (same TP, PP, CP, EP, ETP, row length and
   /// node size); nullopt where none does (a rule that no GPU count fixes is broken, or none exists in range).
   std::optional<std::int64_t> nearest_below, nearest_above;
-  std::string command;                   ///< the recipe's command with the flags rewritten (when it fits)
-  std::vector<FlagChange> changes;       ///< what changed in it, in order
-  std::vector<std::string> notes;        ///< flags given as variables, which relayout cannot rewrite
+  std::string command;              ///< the recipe's command with the flags rewritten (when it fits)
+  std::vector<FlagChange> changes;  ///< what changed in it, in order
+  /// Flags given as variables, which relayout cannot rewrite, and what it added of its own (--sequence-parallel for
+  /// MoE at TP > 1).
+  std::vector<std::string> notes;
   bool convergence_rerun = false;        ///< a change beyond layout and packing (a new row length): re-run the check
   std::string why;                       ///< what must be re-done, in one sentence
   std::optional<MemoryEstimate> memory;  ///< the new layout's predicted peak (when the model is known)
@@ -71,9 +73,12 @@ struct RelayoutResult {
 std::vector<Violation> relayout_violations(const Layout& l, std::int64_t gpus, std::int64_t gpus_per_node,
                                            std::int64_t global_batch, std::int64_t row_length, Launch launch);
 
-/// Relayouts `command` (the recipe's, as text) per `r`. With the model known, also its rules (model_violations) and
-/// the predicted peak against the GPU's usable memory (a violation when over), and suggestions. Throws InputError
-/// (from split_command, naming `where`) for a command that is not plain words, and for sizes below 1.
+/// Relayouts `command` (the recipe's, as text) per `r`; its flags are written by write_setup_flags (setup_flags.h).
+/// With the model known, also its rules (model_violations), the predicted peak against the GPU's usable memory (a
+/// violation when over), and suggestions; MoE training at TP > 1 gets --sequence-parallel (Megatron-LM's
+/// moe_layer.py raises without it), said in `notes`. Throws InputError for a command that is not plain words (from
+/// split_command, naming `where`), a size below 1 or over relayout's bound (2^20 GPUs), --micro-batch on a slime or
+/// miles recipe, and --recompute none over a command's recompute flags.
 RelayoutResult relayout(const RelayoutRequest& r, const std::string& command, const std::string& where);
 
 }  // namespace openrecipes::layout

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "checks/component_test.h"
+#include "checks/component_check.h"
 #include "evidence/megatron_args.h"
 #include "registry/registry.h"
 

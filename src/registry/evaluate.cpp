@@ -6,16 +6,13 @@
 // orchestrates and turns each stage's sentences into typed reasons.
 #include "registry/evaluate.h"
 
-#include "registry/evaluation_context.h"
-
-#include "registry/recipe_evidence.h"
-#include "registry/recipe_memory.h"
-
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -30,25 +27,25 @@
 #include "checks/stack.h"
 #include "core/error.h"
 #include "core/files.h"
-#include "core/protocol.h"
-#include "core/sha256.h"
 #include "core/text.h"
-#include "evidence/launch.h"
 #include "evidence/megatron_args.h"
-#include "evidence/megatron_memory.h"
 #include "evidence/scheduler_times.h"
-#include "evidence/step_log.h"
 #include "evidence/tune_search.h"
 #include "evidence/versions.h"
-#include "layout/command.h"
+#include "layout/layout.h"
+#include "layout/memory.h"
 #include "layout/model_rules.h"
+#include "layout/model_shape.h"
 #include "measure/claims.h"
 #include "measure/cost.h"
 #include "params/mfu.h"
 #include "registry/component_tests.h"
+#include "registry/evaluation_context.h"
 #include "registry/evidence_origin.h"
 #include "registry/model_params.h"
 #include "registry/predicted_memory.h"
+#include "registry/recipe_evidence.h"
+#include "registry/recipe_memory.h"
 #include "registry/references.h"
 
 namespace openrecipes::registry {
@@ -360,11 +357,8 @@ void check_search(const Context& c, const Recipe& r, RecipeResult& out) {
       const Recipe& start = *ref->second->recipe;
       if (start.gpus == s.gpus) subject.reference_command = start.command;
       if (const auto& rev = c.loaded.at(ref->second->id); rev.args) {
-        subject.predicted_peak_mib = [&start, &rev, gpus = s.gpus](const std::string& command) {
-          return predicted_peak_mib(start, *rev.args, command, gpus);
-        };
-        subject.candidate_setup = [&start, &rev, gpus = s.gpus](const std::string& command) {
-          return candidate_setup(start, *rev.args, command, gpus);
+        subject.predict = [&start, &rev, gpus = s.gpus](const std::string& command) {
+          return candidate_prediction(start, *rev.args, command, gpus);
         };
       }
     }
@@ -375,10 +369,11 @@ void check_search(const Context& c, const Recipe& r, RecipeResult& out) {
   if (problems.empty()) out.search = std::move(s);
 }
 
-}  // namespace
-
-std::vector<RecipeResult> evaluate_registry(const Registry& reg,
-                                            const std::map<std::string, std::filesystem::path>& checkpoints) {
+// Evaluates the recipes of `reg` at `which` (indices into reg.recipes), every recipe's evidence read for the
+// duplicate-run rule; `which` must hold each one's reference chain, for require_verified_references.
+std::vector<RecipeResult> evaluate_recipes(const Registry& reg,
+                                           const std::map<std::string, std::filesystem::path>& checkpoints,
+                                           const std::vector<std::size_t>& which) {
   std::map<std::string, ModelCount> counts;  // N per model, recounted once (SPEC §3)
   for (const auto& [id, m] : reg.models) {
     auto ck = checkpoints.find(id);
@@ -417,9 +412,9 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
           ? std::map<std::string, std::string>()
           : duplicate_run_reasons(
                 runs, is_git_registry(reg.root) ? std::optional<std::filesystem::path>(reg.root) : std::nullopt);
-  std::vector<RecipeResult> results(reg.recipes.size());
-  tbb::parallel_for(std::size_t{0}, reg.recipes.size(), [&](std::size_t i) {
-    const RecipeEntry& e = reg.recipes[i];
+  std::vector<RecipeResult> results(which.size());
+  tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t i) {
+    const RecipeEntry& e = reg.recipes[which[i]];
     RecipeResult& out = results[i];
     out.id = e.id;
     out.entry = &e;
@@ -469,6 +464,33 @@ std::vector<RecipeResult> evaluate_registry(const Registry& reg,
         for (std::size_t at; root.size() > 1 && (at = s->find(root)) != std::string::npos;) s->erase(at, root.size());
   require_verified_references(results);  // SPEC §4, §5
   return results;
+}
+
+}  // namespace
+
+std::vector<RecipeResult> evaluate_registry(const Registry& reg,
+                                            const std::map<std::string, std::filesystem::path>& checkpoints) {
+  std::vector<std::size_t> every(reg.recipes.size());
+  std::iota(every.begin(), every.end(), std::size_t{0});
+  return evaluate_recipes(reg, checkpoints, every);
+}
+
+RecipeResult evaluate_recipe(const Registry& reg, const std::string& id,
+                             const std::map<std::string, std::filesystem::path>& checkpoints) {
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < reg.recipes.size(); ++i) index.emplace(reg.recipes[i].id, i);
+  // The recipe and its reference chain, in that order (a cycle ends the walk: its reason is the recipe's own).
+  std::vector<std::size_t> chain;
+  std::set<std::size_t> seen;
+  for (auto at = index.find(id); at != index.end() && seen.insert(at->second).second;) {
+    chain.push_back(at->second);
+    const auto& e = reg.recipes[at->second];
+    at = e.recipe && e.recipe->reference ? index.find(*e.recipe->reference) : index.end();
+  }
+  if (chain.empty())
+    throw InputError(reg.root.string(), "the registry holds no recipe " + id,
+                     "name a recipe as <model>/<gpu>/<name> of the registry's recipes/ folder");
+  return std::move(evaluate_recipes(reg, checkpoints, chain).front());
 }
 
 namespace {

@@ -114,10 +114,21 @@ struct RecipeResult {
 ///   world size (checks/device.h);
 /// - no argument dump: without one a recipe can neither be checked against its reference nor serve as one;
 /// - a patch whose file does not have the sha256 the recipe records, or a file in patches/ it does not list;
-/// - a search record (evidence.search) that does not read, did not start from the recipe's reference, or whose
-///   winner has another command or scored other than the recipe's evidence does.
+/// - a step log (or separate arm) that records the very steps of another recipe's (evidence_origin.h: one run published
+///   twice; in a git registry the one whose file was committed first by ancestry keeps its rank, else none ranks);
+/// - an argument dump whose shape is not the model file's (layout::shape_differences) or that breaks the model's
+///   layout rules (layout::model_violations);
+/// - a search record (evidence.search) that does not read or does not hold, by every rule of checks::check_search
+///   (its start, its trials recomputed from their logs, tune's cut and best rules, the knobs, the planner's
+///   predictions and fits, the GPU memory).
 std::vector<RecipeResult> evaluate_registry(const Registry& reg,
                                             const std::map<std::string, std::filesystem::path>& checkpoints = {});
+
+/// Evaluates the one recipe `id` ("<model>/<gpu>/<name>") of `reg`: the result evaluate_registry gives it, with
+/// `entry` pointing into `reg`. Only the recipe and its reference chain are evaluated (every recipe's evidence is still
+/// read, for the duplicate-run rule). Throws InputError naming the registry when it holds no recipe `id`.
+RecipeResult evaluate_recipe(const Registry& reg, const std::string& id,
+                             const std::map<std::string, std::filesystem::path>& checkpoints = {});
 
 /// The claims block `r`'s evidence supports, as recipe.yaml records them (tokens/s/GPU to 2 decimals, CV to 5,
 /// GPU-hours to 6 significant digits, correlation to 4 decimals, final-loss difference to 3 significant digits): what

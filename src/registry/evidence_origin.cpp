@@ -55,7 +55,8 @@ std::optional<std::string> first_commit(const fs::path& root, const fs::path& fi
     for (auto line : lines_of(r.out))
       if (!trim(line).empty()) added.emplace_back(trim(line));
     for (const auto& c : added)
-      if (std::all_of(added.begin(), added.end(), [&](const std::string& o) { return is_ancestor(root, c, o); }))
+      if (std::all_of(added.begin(), added.end(),
+                      [&](const std::string& o) { return o == c || is_ancestor(root, c, o); }))
         return c;
     return std::nullopt;
   } catch (const InputError&) {

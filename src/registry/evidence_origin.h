@@ -3,7 +3,6 @@
 // git registry, the recipe whose file was added by a commit the others' commits descend from keeps its rank.
 #pragma once
 
-#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>

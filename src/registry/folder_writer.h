@@ -13,7 +13,9 @@ namespace openrecipes::registry {
 /// 2. check: `check(staged)` reads the staged folder as the registry will and throws to refuse it;
 /// 3. swap: the staged folder is renamed onto `target` (an existing `target` is removed first only when `replace`).
 /// Throws what `fill` or `check` throw, std::filesystem::filesystem_error on I/O, and InputError (naming `target`)
-/// when `target` exists and `replace` is false. Whatever fails, `target` is as it was and no staging folder is left.
+/// when `target` exists and `replace` is false. Whatever fails before the swap, `target` is as it was and no staging
+/// folder is left; with `replace`, the old folder is removed just before the rename, so a rename that fails then (a
+/// full or read-only disk) leaves no folder at `target`.
 void write_folder(const std::filesystem::path& target, const std::filesystem::path& nest, const char* purpose,
                   bool replace, const std::function<void(const std::filesystem::path&)>& fill,
                   const std::function<void(const std::filesystem::path&)>& check);

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checks/component_test.h"
+#include "checks/component_check.h"
 
 namespace openrecipes::registry {
 

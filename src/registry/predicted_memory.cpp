@@ -1,8 +1,6 @@
 // The planner's prediction for a candidate's command (registry/predicted_memory.h).
 #include "registry/predicted_memory.h"
 
-#include <fmt/format.h>
-
 #include <cmath>
 #include <map>
 
@@ -47,12 +45,6 @@ std::map<std::string, std::string> command_values(const std::string& command, co
 
 }  // namespace
 
-std::optional<double> predicted_peak_mib(const Recipe& start, const evidence::ArgumentDump& start_dump,
-                                         const std::string& candidate_command, std::int64_t gpus) {
-  const auto m = predicted_memory(start, start_dump, candidate_command, gpus);
-  return m ? std::optional<double>(std::round(m->peak_mib)) : std::nullopt;
-}
-
 namespace {
 
 // The start's dump with the candidate's command over it, and the shape and setup recipe_memory reads from it.
@@ -95,12 +87,6 @@ std::optional<RecipeMemory> candidate_memory(const Recipe& start, const evidence
 
 }  // namespace
 
-std::optional<layout::TrainingSetup> candidate_setup(const Recipe& start, const evidence::ArgumentDump& start_dump,
-                                                     const std::string& candidate_command, std::int64_t gpus) {
-  const auto rm = candidate_memory(start, start_dump, candidate_command, gpus);
-  return rm ? std::optional<layout::TrainingSetup>(rm->setup) : std::nullopt;
-}
-
 std::optional<layout::MemoryEstimate> predicted_memory(const Recipe& start, const evidence::ArgumentDump& start_dump,
                                                        const std::string& candidate_command, std::int64_t gpus) {
   const auto rm = candidate_memory(start, start_dump, candidate_command, gpus);
@@ -110,6 +96,20 @@ std::optional<layout::MemoryEstimate> predicted_memory(const Recipe& start, cons
   } catch (const InputError&) {
     return std::nullopt;
   }
+}
+
+std::optional<checks::CandidatePrediction> candidate_prediction(const Recipe& start,
+                                                                const evidence::ArgumentDump& start_dump,
+                                                                const std::string& candidate_command,
+                                                                std::int64_t gpus) {
+  const auto rm = candidate_memory(start, start_dump, candidate_command, gpus);
+  if (!rm) return std::nullopt;
+  checks::CandidatePrediction out{rm->setup, std::nullopt};
+  try {
+    out.peak_mib = std::round(layout::estimate_memory(rm->shape, rm->setup).peak_mib);
+  } catch (const InputError&) {
+  }
+  return out;
 }
 
 }  // namespace openrecipes::registry

@@ -276,13 +276,15 @@ void read_stack(const YamlField& y, Recipe& r, bool draft) {
 // patches (each inside the folder, with its sha256) and component tests.
 void read_patches_and_component_tests(const YamlField& y, const fs::path& dir, Recipe& r) {
   if (y["patches"].defined()) {
+    // resolve_inside gives resolved paths: the folder is compared resolved too (it may be relative or via a link).
+    const fs::path resolved_dir = fs::weakly_canonical(dir);
     for (const auto& p : y["patches"].items()) {
       p.reject_unknown_keys({"path", "sha256"});
       Patch patch;
       patch.relative = p.require("path").as_string(400);
       patch.path = resolve_inside(dir, patch.relative, p["path"].where());
       // A recipe's patches are the files of its patches/ folder (the one run puts on PYTHONPATH and applies from).
-      if (const auto rel = patch.path.lexically_relative(dir); rel.empty() || *rel.begin() != "patches")
+      if (const auto rel = patch.path.lexically_relative(resolved_dir); rel.empty() || *rel.begin() != "patches")
         throw InputError(p["path"].where(), quote_for_message(patch.relative) + " is not in the recipe's patches/",
                          "keep every patch in patches/ and list it as patches/<file>");
       patch.sha256 = p.require("sha256").as_string(64);
@@ -416,7 +418,8 @@ std::vector<std::string> patch_modules(const Recipe& recipe) {
   std::vector<std::string> out;
   for (const auto& p : recipe.patches) {
     if (!is_patch_module(p)) continue;
-    const fs::path rel = p.path.lexically_relative(recipe.dir);  // patches/<top>[/...]
+    std::error_code ec;
+    const fs::path rel = p.path.lexically_relative(fs::weakly_canonical(recipe.dir, ec));  // patches/<top>[/...]
     auto it = rel.begin();
     if (it == rel.end() || *it != "patches" || ++it == rel.end()) continue;
     const auto name = patch_import_name(it->string(), std::next(it) != rel.end());

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "checks/component_test.h"
+#include "checks/component_check.h"
 #include "checks/stack.h"
 #include "layout/layout.h"
 #include "measure/window.h"

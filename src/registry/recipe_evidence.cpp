@@ -56,7 +56,11 @@ void load_arm(const Recipe& r, std::optional<std::int64_t> interval, EvidenceTex
       if (r.convergence_arm->path != r.log.path)
         arm_interval = out.arm_args ? evidence::log_interval_of(*out.arm_args) : std::nullopt;
       evidence::require_step_log_format(r.convergence_arm->format, r.convergence_arm->relative);
-      auto arm = evidence::parse_step_log(text, r.convergence_arm->format, arm_interval, r.convergence_arm->relative);
+      // The arm that is the step log itself, read the same way, is the log already parsed.
+      const bool is_the_log = r.convergence_arm->path == r.log.path && r.convergence_arm->format == r.log.format;
+      auto arm = is_the_log && out.log ? *out.log
+                                       : evidence::parse_step_log(text, r.convergence_arm->format, arm_interval,
+                                                                  r.convergence_arm->relative);
       checks::require_arm_length(arm);
       if (r.convergence_arm->path != r.log.path) out.arm_fingerprint = steps_fingerprint(arm);
       out.arm = checks::loss_curve_from_log(arm);

@@ -47,11 +47,10 @@ void run_reference_checks(const EvaluationContext& c, const Recipe& r, const Rec
   out.is_reference = res.is_reference;
   if (res.problem) out.reasons.push_back(*res.problem);
   if (ev.arm) out.arm = ArmCurve{ev.arm_file, ev.arm->loss};
-  if (res.reference && c.loaded.at(res.reference->id).arm)
-    out.reference_arm = ArmCurve{c.loaded.at(res.reference->id).arm_file, c.loaded.at(res.reference->id).arm->loss};
   if (res.reference) {
     const Recipe& ref = *res.reference;
     const RecipeEvidence& rev = c.loaded.at(ref.id);
+    if (rev.arm) out.reference_arm = ArmCurve{rev.arm_file, rev.arm->loss};
     if (!ev.arm_sha256.empty() && ev.arm_sha256 == rev.arm_sha256)
       add_reason(out, Stage::convergence, "convergence.same-arm",
                  fmt::format("the recipe's arm is byte-identical to the reference's arm '{}/{}'", ref.id, rev.arm_file),
@@ -85,8 +84,7 @@ void run_reference_checks(const EvaluationContext& c, const Recipe& r, const Rec
       options.environment = [](const std::string& name) {
         return checks::CommandPolicy::bundled().environment_class(name);
       };
-      out.component_tests = judge_component_tests(c.reg, r, ev.args ? &*ev.args : nullptr,
-                                                  rev.args ? &*rev.args : nullptr, facts.layer_shape);
+      out.component_tests = judge_component_tests(c.reg, r, &*ev.args, &*rev.args, facts.layer_shape);
       out.configuration = checks::check_configuration(ev.args->values, rev.args->values, c.reg.rules,
                                                       out.component_tests, facts, options);
     }

@@ -114,13 +114,18 @@ void require_verified_references(std::vector<RecipeResult>& results) {
       walk.push_back(*cur);
       cur = reference_of(*cur);
     }
-    // Settle from the far end of the walk back to `start` (a cycle's members already carry their reason).
+    // The walk ends in a cycle when it comes back to a recipe on it: from that recipe on, every one is a member.
+    const auto cycle_from = cur && state[*cur] == 1 ? std::find(walk.begin(), walk.end(), *cur) - walk.begin()
+                                                    : std::ptrdiff_t(walk.size());
+    // Settle from the far end of the walk back to `start`. A cycle's members already carry their reason and take none
+    // from each other, so what each is told does not depend on where the walk started.
     for (auto it = walk.rbegin(); it != walk.rend(); ++it) {
       RecipeResult& res = results[*it];
       const bool own = !res.reasons.empty();
       if (own) cause[*it] = {res.id, res.reasons.front().text()};
+      const bool in_cycle = walk.rend() - it - 1 >= cycle_from;
       auto ref = reference_of(*it);
-      if (ref && state[*ref] == 2 && !results[*ref].reasons.empty()) {
+      if (!in_cycle && ref && state[*ref] == 2 && !results[*ref].reasons.empty()) {
         const RecipeResult& rr = results[*ref];
         const auto& [where, why] = cause[*ref];
         std::string detail = where == rr.id ? why : "it is tuned from '" + where + "', which is not verified: " + why;

@@ -41,7 +41,8 @@ ReferenceResolution resolve_reference(const Recipe& r, const RecipesById& by_id,
 /// A recipe is verified only if its reference is, transitively to the pair's root (SPEC §4): each recipe whose
 /// reference is not verified gets a reason naming it and the first reason of the recipe where the chain breaks
 /// ("reference: 'X' is not verified (it is tuned from 'Y', which is not verified: …)"); then every `verified` is
-/// set from the reasons. Cycles were given their reason by resolve_reference.
+/// set from the reasons. Cycles were given their reason by resolve_reference, and a cycle's members take none from
+/// each other, so the reasons do not depend on the order of `results`.
 void require_verified_references(std::vector<RecipeResult>& results);
 
 }  // namespace openrecipes::registry

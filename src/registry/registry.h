@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "checks/argument_rules.h"
-#include "checks/component_test.h"
+#include "checks/component_check.h"
 #include "registry/gpus.h"
 #include "registry/model.h"
 #include "registry/recipe.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "run/plan.h"
+#include "run/run_plan.h"
 
 namespace openrecipes::run {
 

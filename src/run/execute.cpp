@@ -32,13 +32,28 @@ RunRecord execute_run(const RunPlan& plan, const ExecuteOptions& o) {
       throw;
     }
   };
-  std::vector<std::string> applied;  // the diffs this run applied: taken back when it ends
-  std::string patches_txt;
+  // The diffs this run applied are taken back when it ends, however it ends (a launch that throws, a patch git
+  // refuses after others applied): the checkout is left as the run found it.
+  struct AppliedPatches {
+    const RunPlan& plan;
+    std::vector<std::string> paths;
+    std::string text;  // patches.txt: what was applied, then what was reverted
+    ~AppliedPatches() {
+      if (!paths.empty()) revert_patches(plan, paths);  // never throws
+    }
+    // The normal end: reverted now, and patches.txt says so.
+    void revert_and_record() {
+      if (paths.empty()) return;
+      text += revert_patches(plan, paths);
+      paths.clear();
+      write_file_atomic(fs::path(plan.run_dir) / "patches.txt", text);
+    }
+  } patches{plan, {}, {}};
   before_launch([&] {
     write_file_atomic(fs::path(plan.run_dir) / "plan.json", plan_json(plan));
     if (!plan.patches.empty()) {
-      patches_txt = apply_patches(plan, false, &applied);
-      write_file_atomic(fs::path(plan.run_dir) / "patches.txt", patches_txt);
+      patches.text = apply_patches(plan, false, &patches.paths);
+      write_file_atomic(fs::path(plan.run_dir) / "patches.txt", patches.text);
     }
   });
   install_stop_handlers();
@@ -73,8 +88,7 @@ RunRecord execute_run(const RunPlan& plan, const ExecuteOptions& o) {
     so.stop = stop;
     run_slurm(plan, so, record, before_launch);
   }
-  if (!applied.empty())
-    write_file_atomic(fs::path(plan.run_dir) / "patches.txt", patches_txt + revert_patches(plan, applied));
+  patches.revert_and_record();
   write_run_record(plan, record);
   return record;
 }

@@ -6,7 +6,7 @@
 #include <csignal>
 
 #include "run/capture.h"
-#include "run/plan.h"
+#include "run/run_plan.h"
 #include "run/slurm.h"
 
 namespace openrecipes::run {

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "run/plan.h"
+#include "run/run_plan.h"
 
 namespace openrecipes::run {
 

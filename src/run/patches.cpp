@@ -2,6 +2,7 @@
 #include "run/patches.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.h"
 #include "core/subprocess.h"
@@ -10,11 +11,14 @@
 namespace openrecipes::run {
 
 std::string apply_patches(const RunPlan& p, bool dry_run, std::vector<std::string>* applied_out) {
-  std::string out, applied;
+  std::string out;
+  std::vector<std::string> applied;
   for (const auto& patch : p.patches) {
-    if (!patch.diff()) continue;  // a module of patches/: it goes on PYTHONPATH, there is nothing to apply
+    const registry::Patch recorded{patch.path, patch.path, patch.sha256};
+    // A module of patches/ goes on PYTHONPATH: there is nothing to apply.
+    if (!registry::is_patch_diff(recorded)) continue;
     // The patch rule's one home (registry/recipe.h): checked again just before git applies it.
-    if (auto problem = registry::patch_problem({patch.path, patch.path, patch.sha256}))
+    if (auto problem = registry::patch_problem(recorded))
       throw InputError("patches", *problem,
                        "the patch was changed after the recipe was written: restore it, or record its new sha256");
     const std::string& got = patch.sha256;
@@ -29,16 +33,17 @@ std::string apply_patches(const RunPlan& p, bool dry_run, std::vector<std::strin
         out += fmt::format("already applied {} (sha256 {})\n", patch.path, got);
         continue;
       }
-      throw InputError(patch.path,
-                       fmt::format("git cannot apply it to {}: {}{}", p.framework_dir, check.err.substr(0, 2000),
-                                   applied.empty() ? "" : " (applied before it: " + applied + ")"),
-                       "check out the framework commit the recipe names (stack.framework.commit)");
+      throw InputError(
+          patch.path,
+          fmt::format("git cannot apply it to {}: {}{}", p.framework_dir, check.err.substr(0, 2000),
+                      applied.empty() ? "" : fmt::format(" (applied before it: {})", fmt::join(applied, ", "))),
+          "check out the framework commit the recipe names (stack.framework.commit)");
     }
     const auto apply = run_process({"git", "-C", p.framework_dir, "apply", patch.path});
     if (apply.exit_code != 0)
       throw InputError(patch.path, "git apply failed: " + apply.err.substr(0, 2000),
                        "check out the framework commit the recipe names");
-    applied += (applied.empty() ? "" : ", ") + patch.path;
+    applied.push_back(patch.path);
     if (applied_out) applied_out->push_back(patch.path);
     out += fmt::format("applied {} (sha256 {})\n", patch.path, got);
   }

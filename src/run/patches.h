@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "run/plan.h"
+#include "run/run_plan.h"
 
 namespace openrecipes::run {
 

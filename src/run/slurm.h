@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "run/capture.h"
-#include "run/plan.h"
+#include "run/run_plan.h"
 
 namespace openrecipes::run {
 

@@ -9,7 +9,7 @@
 
 #include "checks/command_check.h"
 #include "checks/command_policy.h"
-#include "checks/component_test.h"
+#include "checks/component_check.h"
 #include "checks/stack.h"
 #include "core/atomic_output.h"
 #include "core/error.h"
@@ -26,7 +26,7 @@
 #include "registry/recipe.h"
 #include "registry/registry.h"
 #include "run/capture.h"
-#include "run/component_test.h"
+#include "run/component_plan.h"
 #include "run/model_args.h"
 #include "run/tune_candidates.h"
 
@@ -48,14 +48,11 @@ std::string seen(const evidence::VersionDump& d, const std::string& name) {
   return *v.rbegin();
 }
 
+// The submitted recipe as the registry evaluates it (its entry pointer cleared: the registry read here is gone).
 registry::RecipeResult evaluate_one(const fs::path& registry_root, const std::string& id) {
-  const auto reg = registry::load_registry(registry_root);
-  for (auto& r : registry::evaluate_registry(reg))
-    if (r.id == id) {
-      r.entry = nullptr;
-      return r;
-    }
-  throw InputError(registry_root.string(), "the submitted recipe " + id + " is not in the registry after writing it");
+  auto r = registry::evaluate_recipe(registry::load_registry(registry_root), id);
+  r.entry = nullptr;
+  return r;
 }
 
 // The run ended well: completed, exit 0 on every node and in the record, a convergence arm.

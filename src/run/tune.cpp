@@ -16,7 +16,7 @@
 #include "core/text.h"
 #include "evidence/megatron_args.h"
 #include "evidence/step_log.h"
-#include "layout/plan.h"
+#include "layout/planner.h"
 #include "measure/window.h"
 #include "registry/folder_writer.h"
 #include "registry/recipe.h"
@@ -27,11 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-std::string fmt_mib(const std::optional<double>& v) {
-  return v ? with_thousands(static_cast<std::int64_t>(std::llround(*v))) : std::string("-");
-}
+std::string fmt_mib(const std::optional<double>& v) { return v ? mib_text(*v) : std::string("-"); }
 
 // A score with its interval's relative half-width, the board's ±95% (h / mean step time).
 std::string score_text(const measure::ScoreInterval& i, double score) {

@@ -1,5 +1,5 @@
 // `openrecipes tune` (docs/tune.md): the fastest structural variant of a recipe, found by short measured trials. The
-// candidates are the planner's layouts that fit (layout/plan.h) over the structural knobs only (TP, PP, VPP, CP, EP,
+// candidates are the planner's layouts that fit (layout/planner.h) over the structural knobs only (TP, PP, VPP, CP, EP,
 // ETP, the micro-batch, recompute, the distributed optimizer with its overlap flags), so the winner keeps the
 // recipe's math by construction; each trial is a run through the `run` machinery (run/execute.h: the same plan,
 // program policy, capture), cut to warm-up + N steps and measured over its N steps after warm-up with the score's 95%
@@ -72,8 +72,10 @@ struct TuneResult {
 /// would end past the budget, keeping time for the winner's run. Each same-math swap of tune_swaps is tried on every
 /// configuration that becomes the best (the start aside), right after it: a candidate of that command plus the swap,
 /// never itself the base of another. A winner with a swap needs its own component test at its shape before submit
-/// (tune_table says how). Throws InputError (nothing run) for a TUNE_DIR that exists and is not empty, sizes below 1,
-/// and whatever tune_candidates or run's planning refuse for the start.
+/// (tune_table says how). Throws InputError (nothing run) for a recipe that is not Megatron-LM's, a request
+/// check_tune_request refuses (sizes below 1, a budget not finite or over a week), warm-up + trial steps longer than
+/// the recipe's run (check_trial_length), a TUNE_DIR that exists and is not empty, and whatever tune_candidates or
+/// run's planning refuse for the start.
 TuneResult tune(const registry::Recipe& start, const TuneRequest& request);
 
 /// The search as tune.json records it (evidence/tune_search.h writes it): the request, every candidate, every trial,

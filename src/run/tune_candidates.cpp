@@ -10,14 +10,14 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "layout/command.h"
-#include "layout/plan.h"
+#include "layout/planner.h"
 #include "layout/relayout.h"
 #include "layout/setup_flags.h"
 #include "registry/component_tests.h"
 #include "registry/predicted_memory.h"
 #include "registry/recipe_memory.h"
 #include "registry/registry.h"
-#include "run/plan.h"
+#include "run/run_plan.h"
 
 namespace openrecipes::run {
 namespace {
@@ -229,7 +229,7 @@ std::vector<TuneCandidate> tune_candidates(const registry::Recipe& recipe, std::
       add(t, it->memory, it->fits, it->relative_time, true);
     } else {
       const auto m = layout::estimate_memory(rm.shape, start);
-      add(start, m, memory_mib <= 0 || m.peak_mib <= layout::usable_memory_mib(memory_mib),
+      add(start, m, layout::fits_memory(m.peak_mib, memory_mib),
           layout::relative_time(rm.shape, start, pq.gpus_per_node), true);
     }
   }
@@ -255,7 +255,7 @@ std::optional<TuneCandidate> swap_candidate(const registry::Recipe& start, const
   if (start_dump)
     if (auto m = registry::predicted_memory(start, *start_dump, c.command, gpus)) {
       c.memory = *m;
-      c.fits = memory_mib <= 0 || m->peak_mib <= layout::usable_memory_mib(memory_mib);
+      c.fits = layout::fits_memory(m->peak_mib, memory_mib);
     }
   std::string words;
   for (const auto& a : swap.arguments)

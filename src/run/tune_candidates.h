@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "checks/component_test.h"
+#include "checks/component_check.h"
 #include "evidence/megatron_args.h"
 #include "layout/memory.h"
 #include "registry/recipe.h"
@@ -33,8 +33,10 @@ struct TuneCandidate {
 /// baseline every speed-up is stated against), then every layout plan_layouts finds that fits one GPU's `memory_mib`
 /// (0: no fit verdict), in its order, each once (layouts whose commands come out equal are one candidate). Needs a
 /// Megatron-LM recipe whose shape and setup are known (registry/recipe_memory.h); slime and miles recipes keep their
-/// micro-batch and recompute (their commands do not set Megatron's). Throws InputError naming the recipe for a shape
-/// that cannot be read, and when no layout fits.
+/// micro-batch and recompute (their commands do not set Megatron's). When no other layout fits, the start is the only
+/// candidate. Throws InputError naming the recipe for a shape that cannot be read, for a start whose own layout does
+/// not fit these GPUs (run::plan_command's refusal, with the nearest counts that fit), and when the model has no valid
+/// layout on them at all.
 std::vector<TuneCandidate> tune_candidates(const registry::Recipe& recipe, std::int64_t gpus, std::int64_t nodes,
                                            double memory_mib);
 

@@ -14,17 +14,13 @@
 #include "core/text.h"
 #include "evidence/megatron_memory.h"
 #include "evidence/step_log.h"
-#include "layout/plan.h"
+#include "layout/planner.h"
 #include "run/node.h"
 
 namespace openrecipes::run {
 namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-double seconds_from(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-std::string mib(double v) { return with_thousands(static_cast<std::int64_t>(std::llround(v))); }
 
 // The step records a trial's log text holds so far (its text up to the last full line); none while it does not parse.
 std::vector<StepRecord> records_in(std::string_view text, const fs::path& log) {
@@ -139,15 +135,16 @@ class TrialWatch {
       const std::int64_t seen = std::min(last_step_seen(records), last_);
       if (seen >= 0) {
         std::lock_guard<std::mutex> g(m_);
-        if (!first_step_s_) first_step_s_ = seconds_from(started);
+        if (!first_step_s_) first_step_s_ = seconds_since(started);
       }
       if (!best_ || seen - warmup_ + 1 < 3 || seen >= last_) continue;
       if (auto s = score_of(records, log_.string(), warmup_, seen, shape_);
           s && measure::interval_falls_short(s->interval, *best_))
         cut(TrialOutcome::cut_slower,
             fmt::format(
-                "after {} measured steps its 95% interval ends at {} tokens/s/GPU, more than 5% below the best's {}",
-                seen - warmup_ + 1, with_thousands(s->interval.score_high, 1), with_thousands(best_->score_low, 1)));
+                "after {} measured steps its 95% interval ends at {} tokens/s/GPU, more than {:g}% below the best's {}",
+                seen - warmup_ + 1, with_thousands(s->interval.score_high, 1), measure::kCutMargin * 100,
+                with_thousands(best_->score_low, 1)));
     }
   }
   fs::path log_;
@@ -188,7 +185,7 @@ TuneTrial run_trial(const TrialSetup& q) {
       cut_reason = watch.cut_reason();
       t.startup_s = watch.first_step_s();
     }
-    t.wall_s = seconds_from(trial_start);
+    t.wall_s = seconds_since(trial_start);
     const std::string text = read_file(log, std::size_t{64} << 20);
     const auto records = records_in(text, log);
     const std::int64_t seen = std::min(last_step_seen(records), trial_iters - 1);
@@ -216,20 +213,25 @@ TuneTrial run_trial(const TrialSetup& q) {
   } catch (const InputError& e) {
     t.outcome = TrialOutcome::refused;
     t.reason = e.what();
-    t.wall_s = seconds_from(trial_start);
+    t.wall_s = seconds_since(trial_start);
   }
   return t;
 }
 
 std::string planner_verdict(const TuneTrial& t, double predicted_mib, bool fits, double memory_mib) {
   if (t.outcome == TrialOutcome::oom)
-    return fits ? fmt::format("wrong: it predicted {} MiB, within the usable {} MiB", mib(predicted_mib),
-                              mib(layout::usable_memory_mib(memory_mib)))
+    return fits ? fmt::format("wrong: it predicted {} MiB, within the usable {} MiB", mib_text(predicted_mib),
+                              mib_text(layout::usable_memory_mib(memory_mib)))
                 : "right: it predicted no fit";
   if (t.measured_peak_mib)
     return fmt::format("{} fits; predicted {} MiB, measured {} MiB ({:+.1f}%)", fits ? "right:" : "wrong: ran, yet",
-                       mib(predicted_mib), mib(*t.measured_peak_mib), (predicted_mib / *t.measured_peak_mib - 1) * 100);
+                       mib_text(predicted_mib), mib_text(*t.measured_peak_mib),
+                       (predicted_mib / *t.measured_peak_mib - 1) * 100);
   return "";
 }
+
+std::string mib_text(double mib) { return with_thousands(static_cast<std::int64_t>(std::llround(mib))); }
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 }  // namespace openrecipes::run

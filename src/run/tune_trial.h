@@ -12,7 +12,7 @@
 #include "evidence/tune_search.h"
 #include "measure/throughput.h"
 #include "run/execute.h"
-#include "run/plan.h"
+#include "run/run_plan.h"
 
 namespace openrecipes::run {
 
@@ -50,6 +50,12 @@ struct TrialSetup {
 /// and reads Megatron's max allocated. "measured" when it ran all its steps, else how it stopped: cut, "oom" (PyTorch's
 /// CUDA out-of-memory error in its log) or "crashed" (with the log's last error line). Never throws.
 TuneTrial run_trial(const TrialSetup& setup);
+
+/// A MiB figure as tune prints it: rounded to a whole MiB, with thousands separators ("16,154").
+std::string mib_text(double mib);
+
+/// Seconds elapsed since `t` on the steady clock (a trial's and a search's wall time).
+double seconds_since(std::chrono::steady_clock::time_point t);
 
 /// The planner's verdict against what the trial showed: for an "oom", right when it predicted no fit; for a trial
 /// whose log printed its peak, whether it fit and the prediction's error; "" when there is nothing to judge.

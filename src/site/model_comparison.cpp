@@ -28,25 +28,22 @@ json comparison_view(const std::string& key, const std::vector<const json*>& pai
                 2};
   json all_rows = json::array();  // every verified recipe per GPU type in rank order: the filters pick the best
   for (const json* p : pairs) {
-    const json* best = best_verified(*p);
-    for (const auto& e : (*p)["ranked"])
-      if (is_verified_entry(e)) {
-        json row = entry_row(*p, e, root);
-        row["best"] = &e == best;
-        all_rows.push_back(row);
+    const json* best = best_verified(*p);  // the first verified entry in rank order
+    for (const auto& e : (*p)["ranked"]) {
+      if (!is_verified_entry(e)) continue;
+      json row = entry_row(*p, e, root);
+      if (&e == best) {
+        rows.push_back(row);
+        const double tps = e["tokens_per_s_per_gpu"].get<double>();
+        speed.bars.push_back({(*p)["gpu"].get<std::string>(), tps, format_tokens_per_s(tps)});
+        if (auto d = number(e, "dollars_per_million_tokens"))
+          cost.bars.push_back({(*p)["gpu"].get<std::string>(), *d, format_dollars(*d)});
       }
+      row["best"] = &e == best;
+      all_rows.push_back(std::move(row));
+    }
   }
   cmp["all_rows"] = all_rows;
-  for (const json* p : pairs) {
-    const json* best = best_verified(*p);
-    if (!best) continue;
-    json row = entry_row(*p, *best, root);
-    rows.push_back(row);
-    double tps = (*best)["tokens_per_s_per_gpu"].get<double>();
-    speed.bars.push_back({(*p)["gpu"].get<std::string>(), tps, format_tokens_per_s(tps)});
-    if (auto d = number(*best, "dollars_per_million_tokens"))
-      cost.bars.push_back({(*p)["gpu"].get<std::string>(), *d, format_dollars(*d)});
-  }
   cmp["rows"] = rows;
   cmp["single"] = rows.size() == 1;
   cmp["none"] = rows.empty();

@@ -9,6 +9,7 @@
 #include "registry/evaluate.h"
 #include "site/model_comparison.h"
 #include "site/page_parts.h"
+#include "site/site_paths.h"
 
 namespace openrecipes::site {
 
@@ -94,7 +95,7 @@ json pair_view(const json& p, const std::string& root, FilterOptions& options) {
 json model_view(const json& board, const std::string& model) {
   using namespace parts;
   json v = model_facts(board["models"][model], model);
-  const std::string root = "../";
+  const std::string root = root_of(model_page_path(model));
   json pairs = json::array();
   FilterOptions options;
   // Per workload, the best verified recipe of each GPU type (the comparison is only fair on one workload).

@@ -17,11 +17,12 @@ namespace {
 // with its title, the tool's version and the build time.
 std::string page(const json& board, const std::string& path, const std::string& title, const std::string& template_name,
                  json view) {
-  view["root"] = root_of(path);
+  const std::string root = root_of(path);
+  view["root"] = root;
   std::string body = render_template(template_name, view);
   const json& site = board.contains("site") ? board["site"] : json::object();
   json layout = {{"title", title},
-                 {"root", root_of(path)},
+                 {"root", root},
                  {"body", body},
                  {"version", kToolVersion},
                  {"built_at", site.contains("built_at") ? site["built_at"] : json(false)}};

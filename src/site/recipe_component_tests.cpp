@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "checks/component_test.h"
+#include "checks/component_check.h"
 #include "core/text.h"
 #include "site/page_parts.h"
 

@@ -50,7 +50,7 @@ std::string loss_chart(const nlohmann::json& e);
 /// and whether it lies inside the measurement window. recipe_charts.cpp.
 nlohmann::json step_table(const nlohmann::json& e);
 
-/// The component tests (checks/component_test.h) as the table lists them, each with its raw output where the entry
+/// The component tests (checks/component_check.h) as the table lists them, each with its raw output where the entry
 /// records one: swapped arguments, run shape, versions, effect, and per tensor the error, largest first.
 /// recipe_component_tests.cpp.
 nlohmann::json component_tests_view(const nlohmann::json& e, const std::string& id, const std::string& root);

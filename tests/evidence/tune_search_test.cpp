@@ -127,9 +127,16 @@ TEST(TuneSearch, a_record_written_and_read_back_is_the_same_and_the_same_bytes) 
   const auto bundled = testing::source_dir() / "registry/recipes/qwen3-0.6b/H200/tulu3-tuned/evidence/search.json";
   const std::string file = read_file(bundled);
   EXPECT_EQ(tune_search_json(parse_tune_search(file, bundled.string())), file);
-  for (auto o : {TrialOutcome::measured, TrialOutcome::cut_slower, TrialOutcome::cut_budget, TrialOutcome::oom,
-                 TrialOutcome::crashed, TrialOutcome::refused, TrialOutcome::interrupted})
-    EXPECT_EQ(outcome_named(outcome_name(o)), o);
+  // Each outcome as docs/tune.md "Trials" spells it, both ways.
+  const std::pair<TrialOutcome, const char*> spelled[] = {
+      {TrialOutcome::measured, "measured"},      {TrialOutcome::cut_slower, "cut: slower"},
+      {TrialOutcome::cut_budget, "cut: budget"}, {TrialOutcome::oom, "oom"},
+      {TrialOutcome::crashed, "crashed"},        {TrialOutcome::refused, "refused"},
+      {TrialOutcome::interrupted, "interrupted"}};
+  for (const auto& [o, name] : spelled) {
+    EXPECT_STREQ(outcome_name(o), name);
+    EXPECT_EQ(outcome_named(name), o) << name;
+  }
   EXPECT_EQ(outcome_named("fast"), std::nullopt);
 }
 

@@ -211,7 +211,11 @@ TEST(Relayout, an_moe_recipe_that_passes_sequence_parallel_keeps_it_at_a_new_tp)
   q.tp = 2;
   const std::string with_sp = kMegatron.substr(0, kMegatron.size() - 1) + " --sequence-parallel\n";
   auto r = relayout(q, with_sp, "c");
-  EXPECT_THAT(whats(r), ::testing::Not(::testing::Contains(HasSubstr("needs sequence parallelism")))) << r.command;
+  ASSERT_THAT(whats(r), IsEmpty()) << r.command;
+  EXPECT_THAT(r.command, HasSubstr("--tensor-model-parallel-size 2 "));
+  EXPECT_THAT(r.command, HasSubstr("--lr 1e-5 --sequence-parallel --tensor"));  // kept where the recipe wrote it
+  EXPECT_THAT(r.notes, IsEmpty());                                              // nothing added of relayout's own
+  ASSERT_TRUE(r.memory);
   // Without the flag (relayout once refused, and refused its own TP-2 suggestion the same way) it is added, after the
   // TP it needs, and said: moe_layer.py raises at TP > 1 without it.
   auto without = relayout(q, kMegatron, "c");
@@ -223,9 +227,10 @@ TEST(Relayout, an_moe_recipe_that_passes_sequence_parallel_keeps_it_at_a_new_tp)
   ASSERT_TRUE(without.memory);
   EXPECT_EQ(without.memory->peak_mib, r.memory->peak_mib);  // planned as the run with the flag given
   // A dense model at TP 2 is left as the command says (sequence parallelism is its choice there).
+  const auto file = testing::fixtures_dir() / "configs/Qwen3-8B/config.json";
+  OPENRECIPES_REQUIRE_FIXTURE_FILE(file);
   RelayoutRequest d = dense(8);
   d.global_batch = 128;
-  const auto file = testing::fixtures_dir() / "configs/Qwen3-8B/config.json";
   d.model = shape_from_config(parse_json_strict(read_file(file), file.string(), ""), "Qwen3-8B");
   d.setup.layout = d.layout;
   d.tp = 2;
@@ -233,6 +238,27 @@ TEST(Relayout, an_moe_recipe_that_passes_sequence_parallel_keeps_it_at_a_new_tp)
   ASSERT_THAT(whats(dense_r), IsEmpty());
   EXPECT_NE(dense_r.command.find("--tensor-model-parallel-size 2"), std::string::npos) << dense_r.command;
   EXPECT_EQ(dense_r.command.find("--sequence-parallel"), std::string::npos) << dense_r.command;
+}
+
+// Regression: relayout turned sequence parallelism on for MoE at TP > 1 only where the GPUs made whole replicas, so
+// at 9 GPUs (no whole replica of TP 2) it blamed a missing --sequence-parallel, and found no nearest count at all.
+TEST(Relayout, an_moe_recipe_at_a_new_tp_on_a_gpu_count_without_whole_replicas_names_the_nearest_counts) {
+  OPENRECIPES_REQUIRE_FIXTURE_FILE(testing::fixtures_dir() / "configs/Qwen3-30B-A3B/config.json");
+  RelayoutRequest q = dense(9);
+  q.global_batch = 128;
+  q.layout.ep = 8;
+  q.model = qwen3_30b_a3b();
+  q.setup.layout = q.layout;
+  q.tp = 2;
+  const auto r = relayout(q, kMegatron, "c");
+  // The GPU-count rules alone (9 is odd, not a multiple of EP 8 x ETP 1, and more than one node of 8 without filling
+  // two): no rule of the model, so sequence parallelism is on for TP 2.
+  EXPECT_THAT(whats(r), ElementsAre("9 GPUs do not make whole replicas of TP 2 x PP 1 x CP 1 = 2 GPUs",
+                                    "GPUs per pipeline stage (9 / PP 1 = 9) is not a multiple of EP 8 x ETP 1",
+                                    "9 GPUs do not fill whole nodes of 8 GPUs"));
+  // TP 2 x EP 8 (ETP 1): 8 GPUs make DP 4 with EP 8 over a pipeline stage's 8 GPUs; 16 the next multiple of 8.
+  EXPECT_EQ(r.nearest_below, 8);
+  EXPECT_EQ(r.nearest_above, 16);
 }
 
 // Regression: a slime recipe that did not fit was given a suggestion with new recompute, and relayout then refused its

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "core/error.h"
 #include "registry/leaderboard.h"
 #include "registry/scratch_registry.h"
 
@@ -54,6 +55,43 @@ TEST(ReferenceChain, break_two_links_up_is_named_through_the_chain) {
   EXPECT_TRUE(gives_reason(c,
                            "reference: 'qwen3-0.6b/H200/lr10b' is not verified (it is tuned from "
                            "'qwen3-0.6b/H200/lr10', which is not verified: configuration check: ineligible"));
+}
+
+// evaluate_recipe evaluates one recipe and its reference chain: each recipe gets the very result the whole
+// registry's evaluation gives it, a break two links up and a cycle included.
+TEST(ReferenceChain, one_recipe_evaluated_alone_gets_the_result_the_whole_registry_gives_it) {
+  Scratch s;
+  add_lr10b(s);
+  s.copy_recipe("lr10b", "lr10c");
+  s.replace(s.recipe("lr10c") / "recipe.yaml", "reference: lr10", "reference: lr10b");
+  s.another_run("lr10c");
+  for (const bool cycle : {false, true}) {
+    SCOPED_TRACE(cycle ? "ref and mbs2 form a cycle" : "lr10c's chain breaks at lr10");
+    if (cycle) s.replace(s.recipe("ref") / "recipe.yaml", "reference: null", "reference: mbs2");
+    const auto b = build(s.root);
+    ASSERT_EQ(b.results.size(), 5u);
+    for (const auto& whole : b.results) {
+      SCOPED_TRACE(whole.id);
+      const RecipeResult alone = evaluate_recipe(b.reg, whole.id);
+      EXPECT_EQ(alone.id, whole.id);
+      EXPECT_EQ(alone.entry, whole.entry);
+      EXPECT_EQ(alone.verified, whole.verified);
+      EXPECT_EQ(reasons_of(alone), reasons_of(whole));
+      EXPECT_EQ(alone.throughput.has_value(), whole.throughput.has_value());
+      if (alone.throughput && whole.throughput) {
+        EXPECT_EQ(alone.throughput->tokens_per_s_per_gpu, whole.throughput->tokens_per_s_per_gpu);
+      }
+    }
+    EXPECT_FALSE(b.get("lr10c").verified);  // the chain's break reached it, so the comparison above saw one
+  }
+  const auto reg = load_registry(s.root);
+  try {
+    evaluate_recipe(reg, "qwen3-0.6b/H200/nope");
+    ADD_FAILURE() << "an unknown id was evaluated";
+  } catch (const openrecipes::InputError& e) {
+    EXPECT_EQ(e.where(), reg.root.string());
+    EXPECT_EQ(e.problem(), "the registry holds no recipe qwen3-0.6b/H200/nope");
+  }
 }
 
 TEST(PairReference, second_root_in_a_pair_is_not_verified_and_the_most_used_root_stays_the_reference) {

@@ -3,6 +3,10 @@
 // by hand from the rules in references.h.
 #include "registry/references.h"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -124,6 +128,39 @@ TEST(References, a_recipe_is_verified_only_when_its_chain_is_and_the_break_is_na
                                              "not verified: measurement: step 7 is missing)"));
   EXPECT_TRUE(results[3].verified);
   EXPECT_TRUE(results[4].verified);
+}
+
+// a → b → c → b: b and c form a cycle (each already carries the cycle's reason), a is tuned from it. Whatever the
+// order of the results, b and c keep their own reason alone and a is told its reference is not verified.
+TEST(References, a_cycles_members_take_no_reason_from_each_other_in_any_order) {
+  Fake f;
+  f.add("a", "b");
+  f.add("b", "c");
+  f.add("c", "b");
+  f.index();
+  const Reason cycle{Stage::reference, "reference.cycle", "the references form a cycle", ""};
+  std::vector<std::size_t> order{0, 1, 2};
+  do {
+    std::vector<RecipeResult> results;
+    for (std::size_t i : order) {
+      RecipeResult r;
+      r.id = f.reg.recipes[i].id;
+      r.entry = &f.reg.recipes[i];
+      if (r.id != "a") r.reasons = {cycle};
+      results.push_back(r);
+    }
+    require_verified_references(results);
+    for (const auto& r : results) {
+      SCOPED_TRACE(fmt::format("{} in the order {}", r.id, fmt::join(order, ",")));
+      std::vector<std::string> texts;
+      for (const auto& x : r.reasons) texts.push_back(x.text());
+      if (r.id == "a")
+        EXPECT_THAT(texts, ElementsAre("reference: 'b' is not verified (reference: the references form a cycle)"));
+      else
+        EXPECT_THAT(texts, ElementsAre("reference: the references form a cycle"));
+      EXPECT_FALSE(r.verified);
+    }
+  } while (std::next_permutation(order.begin(), order.end()));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "registry/recipe.h"
 #include "registry/scratch_registry.h"
 
 namespace openrecipes::registry {
@@ -36,6 +37,24 @@ TEST(RegistryFolders, gpu_folder_that_is_a_symlink_is_listed_too) {
   ASSERT_EQ(reg.recipes.size(), 4u);
   EXPECT_EQ(reg.recipes[0].id, "qwen3-0.6b/H100");  // sorted by id
   EXPECT_NE(reg.recipes[0].load_error.find("symbolic link"), std::string::npos);
+}
+
+// Regression: a recipe's patches were held to its folder as given, while their paths are resolved, so through a
+// relative or linked path to the registry every patch was refused as "not in the recipe's patches/".
+TEST(RecipePatches, a_recipes_patches_load_through_a_linked_path_to_the_registry) {
+  Scratch s;
+  fs::create_directories(s.recipe("ref") / "patches");
+  s.write(s.recipe("ref") / "patches/openrecipes_probe.py", "x = 1\n");
+  s.replace(s.recipe("ref") / "recipe.yaml", "\ncommand: |",
+            "\npatches:\n  - path: patches/openrecipes_probe.py\n"
+            "    sha256: 9e26bf369911c45c243c684147b23fc9e1dcfcf257d299a1c632016a6fcd33f4\ncommand: |");
+  const fs::path link = s.dir / "linked-registry";
+  fs::create_directory_symlink(s.root, link);
+  const Recipe r = load_recipe(link / "recipes/qwen3-0.6b/H200/ref");
+  ASSERT_EQ(r.patches.size(), 1u);
+  EXPECT_EQ(r.patches[0].relative, "patches/openrecipes_probe.py");
+  EXPECT_EQ(patch_modules(r), std::vector<std::string>{"openrecipes_probe"});
+  EXPECT_EQ(patch_problem(r.patches[0]), std::nullopt);  // the sha256 above is `printf 'x = 1\n' | sha256sum`
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// component-test planning and records (run/component_test.h).
-#include "run/component_test.h"
+// component-test planning and records (run/component_plan.h).
+#include "run/component_plan.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "checks/framework_options.h"
 #include "core/error.h"
 #include "core/text.h"
-#include "run/plan.h"
+#include "run/run_plan.h"
 
 namespace openrecipes::run {
 namespace {

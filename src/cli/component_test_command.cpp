@@ -8,7 +8,7 @@
 #include <iostream>
 #include <memory>
 
-#include "checks/component_test.h"
+#include "checks/component_check.h"
 #include "cli/command.h"
 #include "core/atomic_output.h"
 #include "core/error.h"
@@ -17,8 +17,8 @@
 #include "core/text.h"
 #include "registry/model.h"
 #include "registry/recipe.h"
-#include "run/component_test.h"
-#include "run/plan.h"
+#include "run/component_plan.h"
+#include "run/run_plan.h"
 
 namespace openrecipes::cli {
 namespace {

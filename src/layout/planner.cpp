@@ -1,5 +1,5 @@
 // The planner's search (SPEC §7; docs/memory-model.md "Fits", "Order"): enumerate, check, estimate, order.
-#include "layout/plan.h"
+#include "layout/planner.h"
 
 #include <fmt/format.h>
 
@@ -32,6 +32,10 @@ void require(std::int64_t v, const char* what, std::int64_t max = std::int64_t{1
 }  // namespace
 
 double usable_memory_mib(double memory_mib) { return (memory_mib - 1024) * 0.9; }
+
+bool fits_memory(double peak_mib, double memory_mib) {
+  return memory_mib <= 0 || peak_mib <= usable_memory_mib(memory_mib);
+}
 
 double relative_time(const ModelShape& m, const TrainingSetup& t, std::int64_t gpus_per_node) {
   const Layout& l = t.layout;
@@ -68,7 +72,6 @@ std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& 
       q.recompute
           ? std::vector<Recomputation>{*q.recompute}
           : std::vector<Recomputation>{{Recompute::none, 1}, {Recompute::selective, 1}, {Recompute::full_uniform, 1}};
-  const double usable = usable_memory_mib(q.memory_mib);
   std::vector<PlannedLayout> out;
   for (auto tp : tps)
     for (auto pp : choices(q.pp, divisors(G / std::max<std::int64_t>(1, tp)))) {
@@ -130,7 +133,7 @@ std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& 
                     if (!model_violations(m, t).empty()) continue;
                     PlannedLayout p;
                     p.memory = estimate_memory(m, t);
-                    p.fits = q.memory_mib <= 0 || p.memory.peak_mib <= usable;
+                    p.fits = fits_memory(p.memory.peak_mib, q.memory_mib);
                     p.relative_time = relative_time(m, t, q.gpus_per_node);
                     p.warnings = model_warnings(t, q.gpus_per_node);
                     p.setup = std::move(t);

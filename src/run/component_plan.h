@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "checks/component_test.h"
+#include "checks/component_check.h"
 #include "registry/recipe.h"
 
 namespace openrecipes::run {

@@ -48,9 +48,6 @@ struct RunRequest {
 struct PlannedPatch {
   std::string path;    ///< absolute path of the patch file in the registry
   std::string sha256;  ///< its sha256 (the recipe's, equal to the file's)
-  /// A diff git applies to the framework checkout (registry::is_patch_diff: .patch or .diff); else a module of
-  /// patches/, which is on PYTHONPATH and never applied.
-  bool diff() const { return path.ends_with(".patch") || path.ends_with(".diff"); }
 };
 
 /// Everything a node task needs, as written to plan.json (format_version 1).

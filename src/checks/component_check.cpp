@@ -1,5 +1,5 @@
-// Component tests (SPEC §4.2): rules, records and the runner's raw output (checks/component_test.h).
-#include "checks/component_test.h"
+// Component tests (SPEC §4.2): rules, records and the runner's raw output (checks/component_check.h).
+#include "checks/component_check.h"
 
 #include <fmt/format.h>
 

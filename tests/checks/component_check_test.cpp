@@ -1,6 +1,6 @@
 // Component tests (SPEC §4.2): the rules file's names against arguments.yaml's same-math swaps, the raw output's
 // parse, the verdict recomputed by hand, and every way a record's evidence can fail to back it.
-#include "checks/component_test.h"
+#include "checks/component_check.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 
 #include "core/files.h"
 #include "layout/model_rules.h"
-#include "layout/plan.h"
+#include "layout/planner.h"
 #include "layout/relayout.h"
 #include "testing/support.h"
 

@@ -39,6 +39,10 @@ struct PlannedLayout {
 /// its cache and retries before it fails).
 double usable_memory_mib(double memory_mib);
 
+/// Whether a predicted peak of `peak_mib` fits a GPU of `memory_mib`: within its usable memory, or always when
+/// `memory_mib` ≤ 0 (no GPU memory given: no verdict). The one fit rule of plan, relayout, tune and the build.
+bool fits_memory(double peak_mib, double memory_mib);
+
 /// plan_order's speed heuristic (not a measurement; `tune` measures): step time relative to an ideal layout =
 /// recompute (none 1, selective 1.05, full 4/3: one more forward) × (1 + the 1F1B bubble (PP - 1) / (micro-batches ×
 /// VPP)) × (1 + 0.04 (TP - 1), + 0.5 when TP leaves the node) × (1 + 0.03 (CP - 1)) × (1 + 0.02 (EP - 1)) × (1 +

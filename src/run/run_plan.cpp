@@ -1,6 +1,6 @@
 // The run plan: relayout, --profile, variables, MODEL_ARGS and patches resolved into one argument vector
 // (PROTOCOL.md "Running a recipe", SPEC §6), and plan.json, the file every node task reads.
-#include "run/plan.h"
+#include "run/run_plan.h"
 
 #include <fmt/format.h>
 
@@ -268,8 +268,7 @@ void plan_patches(const RunRequest& q, const registry::Recipe& recipe, const std
                        "the patch was changed after the recipe was written: restore it, or record its new sha256");
     p.patches.push_back({fs::absolute(patch.path).lexically_normal().string(), patch.sha256});
   }
-  if (std::any_of(p.patches.begin(), p.patches.end(), [](const PlannedPatch& x) { return x.diff(); }) &&
-      p.framework_dir.empty())
+  if (std::any_of(recipe.patches.begin(), recipe.patches.end(), registry::is_patch_diff) && p.framework_dir.empty())
     throw InputError(recipe.file.string() + ": patches", "the recipe's patches apply to the framework checkout",
                      fmt::format("give it: --var {}=PATH", fw_var));
 
