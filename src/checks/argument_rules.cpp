@@ -7,33 +7,28 @@
 
 #include <fmt/format.h>
 
+#include "core/enum_names.h"
 #include "core/error.h"
 #include "core/yaml.h"
 
 namespace openrecipes::checks {
 
-std::string to_string(ArgClass c) {
-  switch (c) {
-    case ArgClass::structural:
-      return "structural";
-    case ArgClass::same_math_swap:
-      return "same-math swap";
-    case ArgClass::bookkeeping:
-      return "bookkeeping";
-    case ArgClass::math:
-      return "math";
-    case ArgClass::unclassified:
-      return "unclassified";
-  }
-  return "unclassified";
-}
+// How each class prints, and how arguments.yaml and command.yaml spell it (unclassified is never written there).
+constexpr EnumName<ArgClass> kArgClassPrinted[] = {{ArgClass::structural, "structural"},
+                                                   {ArgClass::same_math_swap, "same-math swap"},
+                                                   {ArgClass::bookkeeping, "bookkeeping"},
+                                                   {ArgClass::math, "math"},
+                                                   {ArgClass::unclassified, "unclassified"}};
+constexpr EnumName<ArgClass> kArgClassSpelled[] = {{ArgClass::structural, "structural"},
+                                                   {ArgClass::same_math_swap, "same_math_swap"},
+                                                   {ArgClass::bookkeeping, "bookkeeping"},
+                                                   {ArgClass::math, "math"}};
+
+std::string to_string(ArgClass c) { return std::string(name_of(kArgClassPrinted, c)); }
 
 ArgClass parse_arg_class(const std::string& cls, const std::string& where) {
-  if (cls == "structural") return ArgClass::structural;
-  if (cls == "same_math_swap") return ArgClass::same_math_swap;
-  if (cls == "bookkeeping") return ArgClass::bookkeeping;
-  if (cls == "math") return ArgClass::math;
-  throw InputError(where, "unknown class '" + cls + "'", "use structural, same_math_swap, bookkeeping or math");
+  if (const auto c = value_named(kArgClassSpelled, cls)) return *c;
+  throw InputError(where, "unknown class '" + cls + "'", "use " + names_listed(kArgClassSpelled));
 }
 
 bool glob_match(std::string_view p, std::string_view t) {

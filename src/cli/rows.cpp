@@ -120,14 +120,11 @@ int run_build(const RowsOptions& o) {
   b.dataset_id = o.dataset_id;
   b.dataset_revision = o.dataset_revision;
   b.output = o.output;
-  if (o.compression == "zstd")
-    b.writer.compression = rows::RowsCompression::zstd;
-  else if (o.compression == "snappy")
-    b.writer.compression = rows::RowsCompression::snappy;
-  else if (o.compression == "none")
-    b.writer.compression = rows::RowsCompression::uncompressed;
-  else
-    throw InputError("--compression", "unknown compression '" + o.compression + "'", "use zstd, snappy or none");
+  const auto compression = value_named(rows::kRowsCompressionFlags, o.compression);
+  if (!compression)
+    throw InputError("--compression", "unknown compression '" + o.compression + "'",
+                     "use " + names_listed(rows::kRowsCompressionFlags));
+  b.writer.compression = *compression;
   bool tty = !o.quiet && isatty(STDERR_FILENO);
   if (tty) b.progress = print_progress;
   auto r = rows::build_rows(b);
@@ -255,7 +252,8 @@ const bool registered_rows = register_command(
        build->add_option("--date", o->date, "The date strftime_now() gives templates")->capture_default_str();
        build->add_option("--dataset-id", o->dataset_id, "Dataset id for the manifest, e.g. allenai/tulu-3-sft-mixture");
        build->add_option("--dataset-revision", o->dataset_revision, "Dataset revision for the manifest");
-       build->add_option("--compression", o->compression, "zstd, snappy or none")->capture_default_str();
+       build->add_option("--compression", o->compression, names_listed(rows::kRowsCompressionFlags))
+           ->capture_default_str();
        build->add_option("-o,--output", o->output, "rows.parquet to write (the manifest goes beside it)")->required();
        build->add_flag("--json", o->json, "Machine-readable summary");
        build->add_flag("--quiet", o->quiet, "No progress display");

@@ -1,12 +1,12 @@
 // The stages' names (core/reason.h).
 #include "core/reason.h"
 
-#include <utility>
+#include "core/enum_names.h"
 
 namespace openrecipes {
 
 const char* stage_name(Stage stage) {
-  static constexpr std::pair<Stage, const char*> kNames[] = {
+  static constexpr EnumName<Stage> kNames[] = {
       {Stage::recipe, "recipe"},
       {Stage::measurement, "measurement"},
       {Stage::evidence, "evidence"},
@@ -23,9 +23,7 @@ const char* stage_name(Stage stage) {
       {Stage::search, "search"},
       {Stage::claims, "claims"},
   };
-  for (const auto& [s, name] : kNames)
-    if (s == stage) return name;
-  return "?";  // a stage added to the enum without its name here
+  return name_of(kNames, stage).data();  // each name is a literal: its data() ends in '\0'
 }
 
 }  // namespace openrecipes

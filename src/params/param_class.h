@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string_view>
 
 namespace openrecipes::params {
@@ -56,6 +57,9 @@ constexpr bool is_counted(ParamClass c) {
 
 /// Stable snake_case name ("routed_expert"), used in tables and JSON.
 std::string_view param_class_name(ParamClass c);
+
+/// The class whose param_class_name is `name` (a models/*.yaml breakdown key); nullopt for none.
+std::optional<ParamClass> param_class_named(std::string_view name);
 
 /// One line: what the class holds and, for excluded classes, why N leaves it out (SPEC §3).
 std::string_view param_class_reason(ParamClass c);

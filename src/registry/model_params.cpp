@@ -13,15 +13,12 @@ void compare(const ModelInfo& m, const params::ParamCount& c, const std::string&
   if (c.n_active != m.active_params)
     out.problems.push_back(fmt::format("{} records N = {}, but {} gives {}", m.file, m.active_params, how, c.n_active));
   for (const auto& [cls, recorded] : m.breakdown) {
-    bool found = false;
-    for (auto pc : params::kAllParamClasses) {
-      if (params::param_class_name(pc) != cls) continue;
-      found = true;
-      if (c.of(pc).active != recorded)
-        out.problems.push_back(fmt::format("{} records {} = {} in N's breakdown, but {} gives {}", m.file, cls,
-                                           recorded, how, c.of(pc).active));
-    }
-    if (!found) out.problems.push_back(fmt::format("{}: breakdown class '{}' is not a class of N", m.file, cls));
+    const auto pc = params::param_class_named(cls);
+    if (!pc)
+      out.problems.push_back(fmt::format("{}: breakdown class '{}' is not a class of N", m.file, cls));
+    else if (c.of(*pc).active != recorded)
+      out.problems.push_back(fmt::format("{} records {} = {} in N's breakdown, but {} gives {}", m.file, cls, recorded,
+                                         how, c.of(*pc).active));
   }
 }
 

@@ -35,6 +35,14 @@ TEST(ModelParams, a_recorded_n_its_config_does_not_give_is_a_problem) {
   EXPECT_NE(c.problems[1].find("records output_projection = 311164928"), std::string::npos) << c.problems[1];
 }
 
+TEST(ModelParams, a_breakdown_class_that_is_not_a_class_of_n_is_a_problem) {
+  auto m = bundled_model();
+  m.breakdown["routed experts"] = 0;  // the reason's words, not the class's name (routed_expert)
+  auto c = recount_active_params(m, std::nullopt);
+  ASSERT_EQ(c.problems.size(), 1u);
+  EXPECT_EQ(c.problems[0], m.file + ": breakdown class 'routed experts' is not a class of N");
+}
+
 TEST(ModelParams, checkpoint_headers_recount_n_when_given) {
   auto m = bundled_model();
   testing::TempDir d;

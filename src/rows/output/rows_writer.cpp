@@ -77,17 +77,10 @@ struct Feed {
   }
 };
 
-const char* compression_name(RowsCompression c) {
-  switch (c) {
-    case RowsCompression::zstd:
-      return "zstd";
-    case RowsCompression::snappy:
-      return "snappy";
-    case RowsCompression::uncompressed:
-      return "uncompressed";
-  }
-  return "zstd";
-}
+// Each compression as DuckDB's COPY ... (COMPRESSION x) names it.
+constexpr EnumName<RowsCompression> kDuckdbCompression[] = {{RowsCompression::zstd, "zstd"},
+                                                            {RowsCompression::snappy, "snappy"},
+                                                            {RowsCompression::uncompressed, "uncompressed"}};
 
 // ---- The Arrow stream DuckDB scans: struct<input_ids: list<int32>>, one array per batch ----
 
@@ -344,7 +337,7 @@ RowsParquetWriter::RowsParquetWriter(const fs::path& path, std::uint32_t row_len
   const std::string sql = fmt::format(
       "COPY (SELECT input_ids FROM openrecipes_rows_feed) TO {} (FORMAT parquet, COMPRESSION {}, ROW_GROUP_SIZE {}, "
       "PARQUET_VERSION {}, USE_TMP_FILE false)",
-      temp_sql, compression_name(options.compression), group_rows,
+      temp_sql, name_of(kDuckdbCompression, options.compression), group_rows,
       options.parquet_version == RowsParquetVersion::v2 ? "V2" : "V1");
   State* s = s_.get();
   s_->copier = std::thread([s, sql] {

@@ -8,6 +8,8 @@
 #include <span>
 #include <string>
 
+#include "core/enum_names.h"
+
 namespace openrecipes {
 class CoreBudget;
 }
@@ -16,6 +18,10 @@ namespace openrecipes::rows {
 
 /// Parquet page compression for rows.parquet.
 enum class RowsCompression { zstd, snappy, uncompressed };
+
+/// Each compression as `rows build --compression` takes it ("none": no compression).
+inline constexpr EnumName<RowsCompression> kRowsCompressionFlags[] = {
+    {RowsCompression::zstd, "zstd"}, {RowsCompression::snappy, "snappy"}, {RowsCompression::uncompressed, "none"}};
 
 /// Parquet format flavour. v1 (DuckDB's default: data pages v1, PLAIN ids) is what every parquet reader takes;
 /// v2 (data pages v2, DELTA_BINARY_PACKED ids) writes about twice as fast and a little smaller but needs a

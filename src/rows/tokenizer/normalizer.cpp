@@ -98,20 +98,6 @@ std::string_view strip(std::string_view in, bool left, bool right) {
   return in.substr(b, e - b);
 }
 
-const char* form_name(NormForm f) {
-  switch (f) {
-    case NormForm::NFC:
-      return "NFC";
-    case NormForm::NFD:
-      return "NFD";
-    case NormForm::NFKC:
-      return "NFKC";
-    case NormForm::NFKD:
-      return "NFKD";
-  }
-  return "?";
-}
-
 }  // namespace
 
 std::string_view NormalizerChain::apply(std::string_view in, std::string& buffer) const {
@@ -150,7 +136,7 @@ std::string NormalizerChain::describe() const {
     if (!s.empty()) s += ", ";
     switch (st.kind) {
       case NormalizerStep::Kind::unicode:
-        s += form_name(st.form);
+        s += name_of(kNormFormNames, st.form);
         break;
       case NormalizerStep::Kind::lowercase:
         s += "Lowercase";

@@ -217,12 +217,9 @@ class Loader {
       fail(path, fmt::format("Sequence nested more than {} levels deep", kMaxDepth), "flatten the normalizer");
     const std::string type = type_of(n, path);
     NormalizerStep st;
-    if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD") {
+    if (const auto form = value_named(kNormFormNames, type)) {
       st.kind = NormalizerStep::Kind::unicode;
-      st.form = type == "NFC"    ? NormForm::NFC
-                : type == "NFD"  ? NormForm::NFD
-                : type == "NFKC" ? NormForm::NFKC
-                                 : NormForm::NFKD;
+      st.form = *form;
     } else if (type == "Sequence") {
       const json& list = member(n, "normalizers", path);
       if (!list.is_array()) fail(path + ".normalizers", "expected an array", "fix the Sequence");

@@ -8,9 +8,15 @@
 #include <string>
 #include <string_view>
 
+#include "core/enum_names.h"
+
 namespace openrecipes::rows::tok {
 
 enum class NormForm { NFC, NFD, NFKC, NFKD };
+
+/// Each form as tokenizer.json names its normalizer ("type": "NFKC").
+inline constexpr EnumName<NormForm> kNormFormNames[] = {
+    {NormForm::NFC, "NFC"}, {NormForm::NFD, "NFD"}, {NormForm::NFKC, "NFKC"}, {NormForm::NFKD, "NFKD"}};
 
 /// Normalizes valid UTF-8 `in` to `form`. Returns false when `in` is already normalized (then `out` is left
 /// untouched), true when `out` holds the normalized text. Thread-safe; never throws for valid UTF-8.
