@@ -40,6 +40,11 @@ std::string bundled_path(const std::string& relative);
 /// checkout first, then the working folder's. Throws InputError when neither holds data/pretokenized_sft_rollout.py.
 std::filesystem::path data_dir();
 
+/// Adds the Slurm launcher's options `run` and `tune` share (docs/running.md "Slurm"): --sbatch-arg, one extra sbatch
+/// option a flag, repeatable, for `applies_to` ("the job", "every trial"), and --no-gres (no --gpus-per-node).
+void add_slurm_options(CLI::App& app, std::vector<std::string>& sbatch_args, bool& no_gres,
+                       const std::string& applies_to);
+
 /// This executable's absolute path (/proc/self/exe), or "openrecipes" when it cannot be read: what a Slurm task runs.
 std::string self_exe();
 

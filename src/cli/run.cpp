@@ -173,9 +173,7 @@ const bool registered_run = register_command(
        app.add_flag("--dry-run", o->dry_run, "print every command and file the run would run or write, and stop");
        app.add_flag("--profile", o->request.profile, "a profiler run: to step 24, not a convergence arm");
        app.add_option("-o,--run-dir", o->run_dir, "RUN_DIR, a new folder for the evidence (default runs/<id>-<time>)");
-       app.add_option("--sbatch-arg", o->sbatch_args, "an extra sbatch option, e.g. --sbatch-arg=--partition=gpu");
-       app.add_flag("--no-gres", o->no_gres,
-                    "Slurm: do not ask for GPUs with --gpus-per-node (no GRES on the cluster)");
+       add_slurm_options(app, o->sbatch_args, o->no_gres, "the job");
        app.footer(
            "Exit codes: 0 the run completed (its evidence is in RUN_DIR); 1 it failed or was cancelled (the evidence "
            "so far is kept and run.json says why); 2 bad input (nothing was run).");

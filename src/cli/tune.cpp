@@ -86,9 +86,7 @@ const bool registered_tune = register_command(
        app.add_option("--var", o->request.vars, "NAME=VALUE for a variable of the command, as run takes it");
        app.add_flag("--dry-run", o->dry_run, "list the candidates in the order they would be tried, and stop");
        app.add_option("-o,--tune-dir", o->tune_dir, "TUNE_DIR, a new folder for the search");
-       app.add_option("--sbatch-arg", o->sbatch_args, "an extra sbatch option for every trial (Slurm)");
-       app.add_flag("--no-gres", o->no_gres,
-                    "Slurm: do not ask for GPUs with --gpus-per-node (no GRES on the cluster)");
+       add_slurm_options(app, o->sbatch_args, o->no_gres, "every trial");
        app.footer(
            "Exit codes: 0 a winner ran its full length (or the start stayed fastest); 1 nothing was measured or the "
            "winner's run failed; 2 bad input (nothing was run). TUNE_DIR/tune.txt and tune.json hold every trial.");

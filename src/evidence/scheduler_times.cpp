@@ -29,6 +29,17 @@ void check_interval(const RunTimes& t, const std::string& where, const char* sta
                      fix);
 }
 
+// The Unix seconds of Slurm's calendar time `text` (YYYY-MM-DDTHH:MM:SS, UTC), the value of the field `name` at
+// `where`; InputError naming the field, its text and why it is no time, with the fix of `tool` (sacct, scontrol).
+double slurm_seconds(std::string_view text, std::string_view name, const std::string& where, std::string_view tool) {
+  const char* why = "";
+  const auto t = parse_calendar_time(text, 'T', &why);
+  if (!t)
+    throw InputError(where, fmt::format("{} {} is {}", name, quote_for_message(text), why),
+                     fmt::format("give {} output for a finished job (times as YYYY-MM-DDTHH:MM:SS)", tool));
+  return t->seconds;
+}
+
 }  // namespace
 
 RunTimes parse_launcher_times(std::string_view text, const std::string& file, const std::string& run) {
@@ -96,15 +107,7 @@ RunTimes parse_sacct_times(std::string_view text, const std::string& file, const
     if (trim(cells[col["JobID"]]) != job_id) continue;
     std::string where = fmt::format("{}:{}", file, i + 1);
     if (found) throw InputError(where, fmt::format("job {} appears twice (also line {})", job_id, found->line), fix);
-    auto time_of = [&](const char* name) {
-      std::string_view cell = trim(cells[col[name]]);
-      const char* why = "";
-      auto v = parse_calendar_time(cell, 'T', &why);
-      if (!v)
-        throw InputError(where, fmt::format("{} {} is {}", name, quote_for_message(cell), why),
-                         "give sacct output for a finished job (times as YYYY-MM-DDTHH:MM:SS)");
-      return v->seconds;
-    };
+    auto time_of = [&](const char* name) { return slurm_seconds(trim(cells[col[name]]), name, where, "sacct"); };
     RunTimes t;
     t.admitted_s = time_of("Start");
     t.finished_s = time_of("End");
@@ -143,12 +146,7 @@ RunTimes parse_scontrol_times(std::string_view text, const std::string& file, co
     auto time_of = [&](const char* name) {
       auto v = value_of(line, name);
       if (!v) throw InputError(where, fmt::format("no {} field", name), fix);
-      const char* why = "";
-      auto t = parse_calendar_time(*v, 'T', &why);
-      if (!t)
-        throw InputError(where, fmt::format("{} {} is {}", name, quote_for_message(*v), why),
-                         "give scontrol output for a finished job (times as YYYY-MM-DDTHH:MM:SS)");
-      return t->seconds;
+      return slurm_seconds(*v, name, where, "scontrol");
     };
     RunTimes t;
     t.admitted_s = time_of("StartTime");

@@ -66,6 +66,31 @@ TEST(SchedulerTimes, a_run_longer_than_a_year_is_an_error) {
   EXPECT_NO_THROW(parse_launcher_times("a rc=0 start=0 end=31622400\n", "t.txt", "a"));  // 366 days exactly
 }
 
+// One line of `scontrol show job -o` (fields trimmed to those read, plus a few it passes over).
+const char* const kScontrolLine =
+    "JobId=42 JobName=ref UserId=u(1000) JobState=COMPLETED Reason=None ExitCode=0:0 RunTime=00:01:26 "
+    "SubmitTime=2026-10-11T09:04:58 StartTime=2026-10-11T09:05:00 EndTime=2026-10-11T09:06:26 NumNodes=1\n";
+
+TEST(SchedulerTimes, scontrol_line_gives_the_jobs_span_exit_code_and_state) {
+  const auto t = parse_scontrol_times(std::string("JobId=41 StartTime=x EndTime=y\n") + kScontrolLine, "j.txt", "42");
+  EXPECT_EQ(t.finished_s - t.admitted_s, 86.0);  // 09:05:00 to 09:06:26
+  EXPECT_EQ(t.exit_code, 0);
+  EXPECT_EQ(t.state, "COMPLETED");
+  EXPECT_EQ(t.line, 2u);
+}
+
+TEST(SchedulerTimes, scontrol_time_that_is_no_time_or_missing_is_an_error_naming_the_field) {
+  std::string bad = kScontrolLine;
+  bad.replace(bad.find("2026-10-11T09:05:00"), 19, "2026-02-30T09:05:00");
+  auto m = testing::message_of([&] { parse_scontrol_times(bad, "j.txt", "42"); });
+  EXPECT_NE(m.find("j.txt:1: StartTime '2026-02-30T09:05:00' is not a date or time of day"), std::string::npos) << m;
+  EXPECT_NE(m.find("give scontrol output for a finished job"), std::string::npos) << m;
+  std::string no_end = kScontrolLine;
+  no_end.replace(no_end.find(" EndTime="), 28, "");
+  m = testing::message_of([&] { parse_scontrol_times(no_end, "j.txt", "42"); });
+  EXPECT_NE(m.find("j.txt:1: no EndTime field"), std::string::npos) << m;
+}
+
 TEST(SchedulerTimes, sacct_column_named_twice_is_an_error) {
   auto m =
       sacct_error("JobID|Start|End|End|ExitCode\n7|2026-10-11T09:05:00|2026-10-11T09:06:26|2026-10-11T19:06:26|0:0\n");

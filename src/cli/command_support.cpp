@@ -1,5 +1,6 @@
-// Where a default into the bundled registry lives when a command runs outside the checkout (README commands
-// work from any directory).
+// What several commands share (cli/command.h): where a default into the bundled registry lives when a command runs
+// outside the checkout (README commands work from any directory), data/, this executable, a GPU type's memory, and the
+// Slurm options of run and tune.
 #include <filesystem>
 #include <system_error>
 
@@ -47,6 +48,13 @@ double gpu_memory_mib(const std::filesystem::path& recipe_dir, const std::string
   const auto gpus = registry::load_gpus(file);
   const auto g = gpus.find(gpu);
   return g == gpus.end() ? 0 : g->second.memory_mib;
+}
+
+void add_slurm_options(CLI::App& app, std::vector<std::string>& sbatch_args, bool& no_gres,
+                       const std::string& applies_to) {
+  app.add_option("--sbatch-arg", sbatch_args,
+                 "Slurm: an extra sbatch option for " + applies_to + ", e.g. --sbatch-arg=--partition=gpu");
+  app.add_flag("--no-gres", no_gres, "Slurm: do not ask for GPUs with --gpus-per-node (no GRES on the cluster)");
 }
 
 }  // namespace openrecipes::cli
