@@ -198,17 +198,24 @@ ModelShape qwen3_30b_a3b() {
   return shape_from_config(parse_json_strict(read_file(file), file.string(), ""), "Qwen3-30B-A3B");
 }
 
-// Regression: an MoE relayout from TP 1 to TP 2 was refused for missing sequence parallelism when the command passes
-// --sequence-parallel (Megatron-LM's dump records it off at TP 1).
-TEST(Relayout, an_moe_recipe_that_passes_sequence_parallel_keeps_it_at_a_new_tp) {
-  OPENRECIPES_REQUIRE_FIXTURE_FILE(testing::fixtures_dir() / "configs/Qwen3-30B-A3B/config.json");
-  RelayoutRequest q = dense(8);
+// Qwen3-30B-A3B run at TP 1, EP 8 on `gpus` GPUs (a batch of 128 rows), asked for TP 2. Its setup has sequence
+// parallelism off, as the argument dump of a TP-1 run records it.
+RelayoutRequest qwen3_30b_a3b_to_tp2(std::int64_t gpus) {
+  RelayoutRequest q = dense(gpus);
   q.global_batch = 128;
   q.layout.ep = 8;
   q.model = qwen3_30b_a3b();
   q.setup.layout = q.layout;
-  q.setup.sequence_parallel = false;  // as the dump of a TP-1 run records it
+  q.setup.sequence_parallel = false;
   q.tp = 2;
+  return q;
+}
+
+// Regression: an MoE relayout from TP 1 to TP 2 was refused for missing sequence parallelism when the command passes
+// --sequence-parallel (Megatron-LM's dump records it off at TP 1).
+TEST(Relayout, an_moe_recipe_that_passes_sequence_parallel_keeps_it_at_a_new_tp) {
+  OPENRECIPES_REQUIRE_FIXTURE_FILE(testing::fixtures_dir() / "configs/Qwen3-30B-A3B/config.json");
+  const RelayoutRequest q = qwen3_30b_a3b_to_tp2(8);
   const std::string with_sp = kMegatron.substr(0, kMegatron.size() - 1) + " --sequence-parallel\n";
   auto r = relayout(q, with_sp, "c");
   ASSERT_THAT(whats(r), IsEmpty()) << r.command;
@@ -244,12 +251,7 @@ TEST(Relayout, an_moe_recipe_that_passes_sequence_parallel_keeps_it_at_a_new_tp)
 // at 9 GPUs (no whole replica of TP 2) it blamed a missing --sequence-parallel, and found no nearest count at all.
 TEST(Relayout, an_moe_recipe_at_a_new_tp_on_a_gpu_count_without_whole_replicas_names_the_nearest_counts) {
   OPENRECIPES_REQUIRE_FIXTURE_FILE(testing::fixtures_dir() / "configs/Qwen3-30B-A3B/config.json");
-  RelayoutRequest q = dense(9);
-  q.global_batch = 128;
-  q.layout.ep = 8;
-  q.model = qwen3_30b_a3b();
-  q.setup.layout = q.layout;
-  q.tp = 2;
+  const RelayoutRequest q = qwen3_30b_a3b_to_tp2(9);
   const auto r = relayout(q, kMegatron, "c");
   // The GPU-count rules alone (9 is odd, not a multiple of EP 8 x ETP 1, and more than one node of 8 without filling
   // two): no rule of the model, so sequence parallelism is on for TP 2.

@@ -28,6 +28,14 @@ void add_lr10b(const Scratch& s) {
   s.another_run("lr10b");
 }
 
+// lr10b, and lr10c tuned from it (a run of its own): a chain ref <- lr10 <- lr10b <- lr10c that breaks at lr10.
+void add_lr10b_and_lr10c(const Scratch& s) {
+  add_lr10b(s);
+  s.copy_recipe("lr10b", "lr10c");
+  s.replace(s.recipe("lr10c") / "recipe.yaml", "reference: lr10", "reference: lr10b");
+  s.another_run("lr10c");
+}
+
 TEST(ReferenceChain, recipe_tuned_from_an_unverified_recipe_is_not_verified_and_names_it) {
   Scratch s;
   add_lr10b(s);
@@ -45,10 +53,7 @@ TEST(ReferenceChain, recipe_tuned_from_an_unverified_recipe_is_not_verified_and_
 
 TEST(ReferenceChain, break_two_links_up_is_named_through_the_chain) {
   Scratch s;
-  add_lr10b(s);
-  s.copy_recipe("lr10b", "lr10c");
-  s.replace(s.recipe("lr10c") / "recipe.yaml", "reference: lr10", "reference: lr10b");
-  s.another_run("lr10c");
+  add_lr10b_and_lr10c(s);
   auto b = build(s.root);
   const auto& c = b.get("lr10c");
   EXPECT_FALSE(c.verified);
@@ -61,10 +66,7 @@ TEST(ReferenceChain, break_two_links_up_is_named_through_the_chain) {
 // registry's evaluation gives it, a break two links up and a cycle included.
 TEST(ReferenceChain, one_recipe_evaluated_alone_gets_the_result_the_whole_registry_gives_it) {
   Scratch s;
-  add_lr10b(s);
-  s.copy_recipe("lr10b", "lr10c");
-  s.replace(s.recipe("lr10c") / "recipe.yaml", "reference: lr10", "reference: lr10b");
-  s.another_run("lr10c");
+  add_lr10b_and_lr10c(s);
   for (const bool cycle : {false, true}) {
     SCOPED_TRACE(cycle ? "ref and mbs2 form a cycle" : "lr10c's chain breaks at lr10");
     if (cycle) s.replace(s.recipe("ref") / "recipe.yaml", "reference: null", "reference: mbs2");
