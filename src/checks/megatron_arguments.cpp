@@ -1,0 +1,209 @@
+// A Megatron-LM command's arguments as its argument dump would print them (checks/megatron_arguments.h).
+#include "checks/megatron_arguments.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.h"
+#include "core/text.h"
+
+namespace openrecipes::checks {
+namespace {
+
+constexpr std::size_t kMaxPatternEntries = std::size_t{1} << 20;
+const char* const kCommandFix = "give the training command as the run starts it (the arguments of pretrain_gpt.py)";
+
+// A --moe-layer-freq pattern, read as Python evaluates it: sums of lists, lists times a whole number, parentheses.
+class PatternReader {
+ public:
+  PatternReader(std::string_view text, const std::string& where) : s_(text), where_(where) {}
+  std::vector<int> read() {
+    auto v = sum();
+    skip();
+    if (at_ < s_.size()) bad("unexpected '" + std::string(1, s_[at_]) + "'");
+    return v;
+  }
+
+ private:
+  std::string_view s_;
+  const std::string& where_;
+  std::size_t at_ = 0;
+
+  [[noreturn]] void bad(const std::string& why) const {
+    throw InputError(where_ + ": --moe-layer-freq",
+                     fmt::format("{} at character {} of {}", why, at_ + 1, quote_for_message(s_)),
+                     "give a whole number or a pattern of 0/1 lists such as ([0]*1+[1]*15)");
+  }
+  void skip() {
+    while (at_ < s_.size() && s_[at_] == ' ') ++at_;
+  }
+  bool take(char c) {
+    skip();
+    if (at_ < s_.size() && s_[at_] == c) return ++at_, true;
+    return false;
+  }
+  std::int64_t number() {
+    skip();
+    const std::size_t from = at_;
+    while (at_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[at_]))) ++at_;
+    const auto n = parse_int(s_.substr(from, at_ - from));
+    if (!n) bad("expected a whole number");
+    return *n;
+  }
+  std::vector<int> repeated(const std::vector<int>& v, std::int64_t n) {
+    if (n < 0 || (n > 0 && v.size() > kMaxPatternEntries / static_cast<std::size_t>(n)))
+      bad(fmt::format("a list repeated {} times", n));
+    std::vector<int> out;
+    for (std::int64_t i = 0; i < n; ++i) out.insert(out.end(), v.begin(), v.end());
+    return out;
+  }
+  std::vector<int> factor() {
+    if (take('(')) {
+      auto v = sum();
+      if (!take(')')) bad("expected ')'");
+      return v;
+    }
+    if (take('[')) {
+      std::vector<int> v;
+      if (take(']')) return v;
+      do {
+        const auto n = number();
+        if (n != 0 && n != 1) bad("a layer is 1 (MoE) or 0 (dense), not " + std::to_string(n));
+        v.push_back(static_cast<int>(n));
+      } while (take(','));
+      if (!take(']')) bad("expected ']'");
+      return v;
+    }
+    skip();
+    if (at_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[at_]))) {  // N * [..]
+      const auto n = number();
+      if (!take('*')) bad("expected '*' after a count");
+      return repeated(factor(), n);
+    }
+    bad("expected a list, '(' or a count");
+  }
+  std::vector<int> product() {
+    auto v = factor();
+    while (take('*')) v = repeated(v, number());
+    return v;
+  }
+  std::vector<int> sum() {
+    auto v = product();
+    while (take('+')) {
+      const auto w = product();
+      if (v.size() + w.size() > kMaxPatternEntries) bad("a pattern of more than 2^20 layers");
+      v.insert(v.end(), w.begin(), w.end());
+    }
+    return v;
+  }
+};
+
+// A repr() from the table as the dump prints the value: a string without its quotes.
+std::string printed_default(const std::string& repr) {
+  if (repr.size() >= 2 && (repr.front() == '\'' || repr.front() == '"') && repr.back() == repr.front())
+    return repr.substr(1, repr.size() - 2);
+  return repr;
+}
+
+std::string word_text(const layout::CommandWord& w) { return w.literal().value_or(w.shown()); }
+
+}  // namespace
+
+std::string moe_layer_freq_printed(const std::string& value, const std::string& where) {
+  if (value.find('[') == std::string::npos) {
+    const auto n = parse_int(value);
+    if (!n || *n < 1)
+      throw InputError(where + ": --moe-layer-freq", "is " + quote_for_message(value) + ", not a whole number from 1",
+                       "give a whole number or a pattern of 0/1 lists such as ([0]*1+[1]*15)");
+    return std::to_string(*n);
+  }
+  return fmt::format("[{}]", fmt::join(PatternReader(value, where).read(), ", "));
+}
+
+std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<layout::CommandWord>& args,
+                                                              const OptionTable& table, std::int64_t world_size,
+                                                              const std::string& where) {
+  std::map<std::string, std::string> v;
+  for (const auto& o : table.options()) v.emplace(o.dest, printed_default(o.default_value));
+  const auto parsed = parse_arguments(args, &table, {});
+  if (!parsed.problems.empty()) {
+    const auto& p = parsed.problems.front();
+    throw InputError(p.word ? fmt::format("{}:{}:{}", where, p.word->line, p.word->column) : where, p.what,
+                     kCommandFix);
+  }
+  for (const auto& [dest, a] : parsed.by_dest) {
+    if (!a.spec) throw InputError(where, a.flag + " is not an argument of Megatron-LM's parser", kCommandFix);
+    if (a.constant) {
+      v[dest] = *a.constant;
+      continue;
+    }
+    const auto& words = a.occurrences.back();
+    std::vector<std::string> texts;
+    for (const auto& w : words) texts.push_back(word_text(w));
+    v[dest] = texts.size() == 1 ? texts[0] : fmt::format("[{}]", fmt::join(texts, ", "));
+  }
+
+  // validate_args (megatron/training/arguments.py at d98e8a64).
+  auto number = [&](const std::string& dest) -> std::optional<std::int64_t> {
+    auto it = v.find(dest);
+    if (it == v.end() || it->second == "None") return std::nullopt;
+    const auto n = parse_int(it->second);
+    if (!n)
+      throw InputError(where, fmt::format("{} is {}, not a whole number", dest, quote_for_message(it->second)),
+                       kCommandFix);
+    return n;
+  };
+  auto on = [&](const std::string& dest) { return v.count(dest) && v[dest] == "True"; };
+  const std::int64_t tp = number("tensor_model_parallel_size").value_or(1);
+  const std::int64_t pp = number("pipeline_model_parallel_size").value_or(1);
+  const std::int64_t cp = number("context_parallel_size").value_or(1);
+  if (world_size < 1 || tp < 1 || pp < 1 || cp < 1 || world_size % (tp * pp * cp) != 0)
+    throw InputError(where, fmt::format("{} GPUs are not a multiple of TP {} x PP {} x CP {}", world_size, tp, pp, cp),
+                     "give a GPU count that makes whole model replicas");
+  v["world_size"] = std::to_string(world_size);
+  v["data_parallel_size"] = std::to_string(world_size / (tp * pp * cp));
+  const auto hidden = number("hidden_size"), heads = number("num_attention_heads");
+  if (hidden && !number("ffn_hidden_size"))
+    v["ffn_hidden_size"] = std::to_string(on("swiglu") ? (4 * *hidden * 2 / 3) / 64 * 64 : 4 * *hidden);
+  if (hidden && heads && *heads > 0 && !number("kv_channels")) v["kv_channels"] = std::to_string(*hidden / *heads);
+  if (number("num_experts").value_or(0) == 0) v["num_experts"] = "None";
+  if (v["num_experts"] != "None" && !number("moe_ffn_hidden_size")) v["moe_ffn_hidden_size"] = v["ffn_hidden_size"];
+  if (!number("expert_tensor_parallel_size")) v["expert_tensor_parallel_size"] = std::to_string(tp);
+  if (tp == 1) v["sequence_parallel"] = "False";
+  // The virtual pipeline size (a --pipeline-model-parallel-layout is not read here: plan refuses it by name).
+  if (const auto stages = number("num_virtual_stages_per_pipeline_rank")) {
+    v["virtual_pipeline_model_parallel_size"] = *stages == 1 ? "None" : std::to_string(*stages);
+  } else if (const auto per_stage = number("num_layers_per_virtual_pipeline_stage")) {
+    std::int64_t layers = number("num_layers").value_or(0) + (on("account_for_embedding_in_pipeline_split") ? 1 : 0) +
+                          (on("account_for_loss_in_pipeline_split") ? 1 : 0);
+    if (layers % pp != 0 || (layers / pp) % *per_stage != 0)
+      throw InputError(where,
+                       fmt::format("{} layers do not split into PP {} stages of whole virtual stages of {} layers",
+                                   layers, pp, *per_stage),
+                       "give --num-layers-per-virtual-pipeline-stage that divides the layers of a pipeline stage");
+    const std::int64_t vpp = layers / pp / *per_stage;
+    v["virtual_pipeline_model_parallel_size"] = vpp == 1 ? "None" : std::to_string(vpp);
+  } else {
+    v["virtual_pipeline_model_parallel_size"] = "None";
+  }
+  if (auto it = v.find("moe_layer_freq"); it != v.end() && it->second != "None") {
+    it->second = moe_layer_freq_printed(it->second, where);
+    const auto layers = number("num_layers");
+    const auto entries = it->second.front() == '[' ? std::count(it->second.begin(), it->second.end(), ',') + 1 : 0;
+    if (layers && entries && entries != *layers)
+      throw InputError(where + ": --moe-layer-freq",
+                       fmt::format("gives {} layers, the model has {} (--num-layers)", entries, *layers),
+                       "give one 0 or 1 per layer");
+  }
+  if (const auto vocab = number("vocab_size")) {
+    const std::int64_t multiple = number("make_vocab_size_divisible_by").value_or(128) * tp;
+    v["padded_vocab_size"] = std::to_string((*vocab + multiple - 1) / multiple * multiple);
+  }
+  return v;
+}
+
+}  // namespace openrecipes::checks

@@ -1,0 +1,198 @@
+// Tests for src/checks/megatron_arguments on Megatron-LM's own CI training runs (tests/data/megatron_ci/cases.jsonl,
+// written by tools/megatron_ci_cases.py from Megatron-LM d98e8a64): the table holds together, every run's arguments
+// read with the argparse table compiled into openrecipes (registry/rules/options/megatron-lm.json, the same commit)
+// without a problem or an unknown flag, and resolve to the values validate_args derives, worked out by hand from
+// megatron/training/arguments.py for the runs named below.
+#include "checks/megatron_arguments.h"
+
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "core/text.h"
+#include "layout/command.h"
+#include "layout/memory.h"
+#include "layout/model_shape.h"
+#include "testing/support.h"
+
+namespace openrecipes::checks {
+namespace {
+
+std::vector<nlohmann::json> cases() {
+  const auto file = testing::source_dir() / "tests/data/megatron_ci/cases.jsonl";
+  const std::string text = read_file(file);
+  std::vector<nlohmann::json> out;
+  for (const auto line : lines_of(text))
+    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+// The argv as a command line: each word quoted whole, a ${VARIABLE} left for the reader to see as one.
+std::string command_of(const nlohmann::json& arguments) {
+  std::string text = "python pretrain_gpt.py";
+  for (const auto& a : arguments) {
+    const std::string w = a.get<std::string>();
+    if (w.find("${") != std::string::npos) {
+      text += " \"" + w + "\"";
+    } else {
+      std::string quoted;
+      for (char c : w) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      text += " '" + quoted + "'";
+    }
+  }
+  return text;
+}
+
+TEST(MegatronCiCases, the_table_holds_together) {
+  const auto rows = cases();
+  ASSERT_EQ(rows.size(), 209u);  // tools/megatron_ci_cases.py at d98e8a64: the GPT and MoE runs with a GPU count
+  std::set<std::string> keys, families;
+  for (const auto& r : rows) {
+    SCOPED_TRACE(r.dump().substr(0, 120));
+    const std::string c = r.at("case");
+    families.insert(c.substr(0, c.find('/')));
+    EXPECT_TRUE(keys.insert(fmt::format("{} {} {}", c, r.at("environment").get<std::string>(),
+                                        r.at("platform").get<std::string>()))
+                    .second);
+    EXPECT_EQ(r.at("gpus").get<int>(), r.at("nodes").get<int>() * r.at("gpus_per_node").get<int>());
+    EXPECT_GT(r.at("peak_bytes").get<std::int64_t>(), 0);
+    EXPECT_GE(r.at("peak_step").get<int>(), 1);
+    EXPECT_EQ(r.at("commit"), "d98e8a64dd");
+    const std::string platform = r.at("platform"), environment = r.at("environment");
+    EXPECT_TRUE((environment == "dev" && (platform == "dgx_h100" || platform == "dgx_a100")) ||
+                (environment == "lts" && platform == "dgx_a100"));
+  }
+  EXPECT_EQ(families, (std::set<std::string>{"gpt", "moe"}));  // no Mixtral case is scheduled by a recipe there
+}
+
+TEST(MegatronCiCases, every_runs_arguments_read_with_megatrons_own_argparse_table) {
+  const OptionTable* megatron = OptionTable::bundled("megatron-lm");
+  ASSERT_NE(megatron, nullptr);
+  std::size_t read = 0;
+  for (const auto& r : cases()) {
+    const std::string where = r.at("case");
+    SCOPED_TRACE(where);
+    const auto words = layout::split_command(command_of(r.at("arguments")), where);
+    ASSERT_GE(words.size(), 2u);
+    const std::vector<layout::CommandWord> args(words.begin() + 2, words.end());
+    const auto parsed = parse_arguments(args, megatron, {});
+    for (const auto& p : parsed.problems) ADD_FAILURE() << (p.word ? p.word->shown() + ": " : "") << p.what;
+    for (const auto& [dest, a] : parsed.by_dest) EXPECT_NE(a.spec, nullptr) << a.flag << " is no flag of Megatron-LM";
+    EXPECT_TRUE(parsed.by_dest.count("num_layers")) << "every run sets its layer count";
+    read += parsed.problems.empty();
+  }
+  EXPECT_EQ(read, 209u);
+}
+
+// The run of `name` on `platform` (dev container).
+nlohmann::json run_of(const std::string& name, const std::string& platform = "dgx_h100") {
+  for (auto& r : cases())
+    if (r.at("case") == name && r.at("platform") == platform && r.at("environment") == "dev") return r;
+  throw std::runtime_error("no run " + name);
+}
+
+std::map<std::string, std::string> resolved(const nlohmann::json& run) {
+  const auto words = layout::split_command(command_of(run.at("arguments")), run.at("case").get<std::string>());
+  return resolve_megatron_arguments({words.begin() + 2, words.end()}, *OptionTable::bundled("megatron-lm"),
+                                    run.at("gpus").get<std::int64_t>(), run.at("case"));
+}
+
+TEST(MegatronArguments, a_dense_run_gets_the_sizes_validate_args_derives) {
+  const auto v = resolved(run_of("gpt/gpt3_7b_tp1_pp4_memory_speed"));  // 8 GPUs, TP 1, PP 4, no --swiglu
+  EXPECT_EQ(v.at("world_size"), "8");
+  EXPECT_EQ(v.at("data_parallel_size"), "2");                    // 8 / (TP 1 x PP 4 x CP 1)
+  EXPECT_EQ(v.at("ffn_hidden_size"), "16384");                   // 4 x 4096
+  EXPECT_EQ(v.at("kv_channels"), "128");                         // 4096 / 32 heads
+  EXPECT_EQ(v.at("virtual_pipeline_model_parallel_size"), "8");  // 32 layers / PP 4 / 1 layer a virtual stage
+  EXPECT_EQ(v.at("padded_vocab_size"), "131200");                // 131073 up to a multiple of 128 x TP 1: 1025 x 128
+  EXPECT_EQ(v.at("sequence_parallel"), "False");                 // TP 1
+  EXPECT_EQ(v.at("num_experts"), "None");
+  EXPECT_EQ(v.at("expert_tensor_parallel_size"), "1");
+  EXPECT_EQ(v.at("tokenizer_type"), "NullTokenizer");  // the command's value
+  EXPECT_EQ(v.at("distributed_backend"), "nccl");      // the command's, as the default's repr would print it too
+  const auto setup = layout::setup_from_arguments(v, "7b");
+  EXPECT_EQ(setup.layout.pp, 4);
+  EXPECT_EQ(setup.layout.dp, 2);
+  EXPECT_EQ(setup.layout.vpp, 8);
+  const auto shape = layout::shape_from_arguments(v, "7b");
+  EXPECT_EQ(shape.ffn_hidden, 16384);
+  EXPECT_EQ(shape.vocab, 131200);
+}
+
+TEST(MegatronArguments, an_moe_run_gets_its_layer_pattern_and_virtual_stages) {
+  const auto v = resolved(run_of("moe/gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed"));     // 8 GPUs, TP 2, PP 2, EP 4
+  EXPECT_EQ(v.at("data_parallel_size"), "2");                                             // 8 / (2 x 2)
+  EXPECT_EQ(v.at("moe_layer_freq"), "[0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]");  // ([0]*1+[1]*15)
+  EXPECT_EQ(v.at("virtual_pipeline_model_parallel_size"), "4");  // --num-virtual-stages-per-pipeline-rank 4
+  EXPECT_EQ(v.at("sequence_parallel"), "True");                  // TP 2 keeps it
+  EXPECT_EQ(v.at("moe_ffn_hidden_size"), "1024");                // given
+  EXPECT_EQ(v.at("expert_tensor_parallel_size"), "1");           // given
+  const auto setup = layout::setup_from_arguments(v, "moe");
+  EXPECT_EQ(setup.layout.ep, 4);
+  EXPECT_EQ(setup.layout.etp, 1);
+  EXPECT_TRUE(setup.sequence_parallel);
+}
+
+TEST(MegatronArguments, every_ci_run_resolves_to_a_training_setup_of_its_gpus) {
+  std::size_t shapes = 0;
+  for (const auto& run : cases()) {
+    SCOPED_TRACE(run.at("case").get<std::string>());
+    const auto v = resolved(run);
+    const auto setup = layout::setup_from_arguments(v, "run");
+    const auto& l = setup.layout;
+    EXPECT_EQ(l.tp * l.pp * l.cp * l.dp, run.at("gpus").get<std::int64_t>());
+    if (v.at("padded_vocab_size") != "None") {  // the runs with --vocab-size: the others read a tokenizer's vocabulary
+      try {
+        layout::shape_from_arguments(v, "run");
+        ++shapes;
+      } catch (const InputError& e) {
+        ADD_FAILURE() << e.what();
+      }
+    }
+  }
+  EXPECT_EQ(shapes, 6u);  // the six runs that give --vocab-size (NullTokenizer)
+}
+
+TEST(MegatronArguments, a_moe_layer_freq_pattern_reads_as_python_evaluates_it) {
+  EXPECT_EQ(moe_layer_freq_printed("2", "c"), "2");
+  EXPECT_EQ(moe_layer_freq_printed("([0]*1+[1]*3)", "c"), "[0, 1, 1, 1]");
+  EXPECT_EQ(moe_layer_freq_printed("([1]*3+[0]*2)*2", "c"), "[1, 1, 1, 0, 0, 1, 1, 1, 0, 0]");
+  EXPECT_EQ(moe_layer_freq_printed("[0] + 2 * [1, 0]", "c"), "[0, 1, 0, 1, 0]");
+  EXPECT_EQ(moe_layer_freq_printed("[0,1]", "c"), "[0, 1]");
+  auto refused = [](const std::string& v) { return testing::message_of([&] { moe_layer_freq_printed(v, "c"); }); };
+  EXPECT_THAT(refused("([0]*1+[2]*3)"), ::testing::HasSubstr("a layer is 1 (MoE) or 0 (dense), not 2"));
+  EXPECT_THAT(refused("([0]*1+[1]*3"), ::testing::HasSubstr("expected ')'"));
+  EXPECT_THAT(refused("[1]*99999999999"), ::testing::HasSubstr("a list repeated 99999999999 times"));
+  EXPECT_THAT(refused("__import__('os')+[1]"), ::testing::HasSubstr("expected a list, '(' or a count at character 1"));
+  EXPECT_THAT(refused("__import__('os')"), ::testing::HasSubstr("not a whole number from 1"));
+  EXPECT_THAT(refused("0"), ::testing::HasSubstr("not a whole number from 1"));
+}
+
+TEST(MegatronArguments, what_argparse_or_validate_args_refuses_is_an_error_naming_it) {
+  const OptionTable& table = *OptionTable::bundled("megatron-lm");
+  auto refused = [&](const std::string& args, std::int64_t gpus) {
+    const auto words = layout::split_command("python pretrain_gpt.py " + args, "cmd");
+    return testing::message_of([&] {
+      resolve_megatron_arguments({words.begin() + 2, words.end()}, table, gpus, "cmd");
+    });
+  };
+  EXPECT_THAT(refused("--num-layers 4 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 2", 6),
+              ::testing::HasSubstr("6 GPUs are not a multiple of TP 2 x PP 2 x CP 1"));
+  EXPECT_THAT(refused("--num-layers 4 --moe-layer-freq '([0]*1+[1]*4)'", 8),
+              ::testing::HasSubstr("gives 5 layers, the model has 4 (--num-layers)"));
+  EXPECT_THAT(refused("--num-layers 6 --pipeline-model-parallel-size 2 --num-layers-per-virtual-pipeline-stage 2", 8),
+              ::testing::HasSubstr("6 layers do not split into PP 2 stages of whole virtual stages of 2 layers"));
+  EXPECT_EQ(refused("--num-layers 4 --no-such-flag 1", 8),
+            "cmd: --no-such-flag is not an argument of Megatron-LM's parser (fix: give the training command as the run "
+            "starts it (the arguments of pretrain_gpt.py))");
+  EXPECT_THAT(refused("--num-layers", 8), ::testing::HasSubstr("cmd:1:"));  // argparse: expected one argument
+}
+
+}  // namespace
+}  // namespace openrecipes::checks
