@@ -126,7 +126,8 @@ std::string moe_layer_freq_printed(const std::string& value, const std::string& 
 
 std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<layout::CommandWord>& args,
                                                               const OptionTable& table, std::int64_t world_size,
-                                                              const std::string& where) {
+                                                              const std::string& where,
+                                                              std::optional<std::int64_t> tokenizer_vocab) {
   std::map<std::string, std::string> v;
   for (const auto& o : table.options()) v.emplace(o.dest, printed_default(o.default_value));
   const auto parsed = parse_arguments(args, &table, {});
@@ -199,11 +200,104 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
                        fmt::format("gives {} layers, the model has {} (--num-layers)", entries, *layers),
                        "give one 0 or 1 per layer");
   }
-  if (const auto vocab = number("vocab_size")) {
+  auto vocab = number("vocab_size");
+  if (!vocab) vocab = tokenizer_vocab;
+  if (vocab) {
     const std::int64_t multiple = number("make_vocab_size_divisible_by").value_or(128) * tp;
     v["padded_vocab_size"] = std::to_string((*vocab + multiple - 1) / multiple * multiple);
   }
   return v;
+}
+
+namespace {
+
+// What the memory model does not cover: destination, its flag, and what it would leave out (docs/memory-model.md).
+struct NotModelled {
+  const char* dest;
+  const char* flag;
+  const char* what;
+};
+constexpr NotModelled kNotModelled[] = {
+    {"fp8", "--fp8-format", "FP8 weight casts, transposes and scaling state"},
+    {"fp8_param_gather", "--fp8-param-gather", "FP8 parameters kept for the all-gather"},
+    {"fp4", "--fp4-format", "FP4 weights"},
+    {"mtp_num_layers", "--mtp-num-layers", "multi-token prediction layers"},
+    {"cpu_offloading", "--cpu-offloading", "activations offloaded to the host"},
+    {"fine_grained_activation_offloading", "--fine-grained-activation-offloading", "activations offloaded to the host"},
+    {"optimizer_cpu_offload", "--optimizer-cpu-offload", "optimizer state offloaded to the host"},
+    {"use_torch_fsdp2", "--use-torch-fsdp2", "FSDP's sharded weights and gradients"},
+    {"use_megatron_fsdp", "--use-megatron-fsdp", "FSDP's sharded weights and gradients"},
+    {"pipeline_model_parallel_layout", "--pipeline-model-parallel-layout", "a hand-written pipeline layout"},
+    {"account_for_embedding_in_pipeline_split", "--account-for-embedding-in-pipeline-split",
+     "the embedding counted as a layer of the pipeline split"},
+    {"account_for_loss_in_pipeline_split", "--account-for-loss-in-pipeline-split",
+     "the loss counted as a layer of the pipeline split"},
+    {"hybrid_layer_pattern", "--hybrid-layer-pattern", "Mamba and hybrid layers"},
+};
+
+// The value `spellings` give among words [first, last) as a whole number, when they give one.
+std::optional<std::int64_t> count_of(const std::vector<layout::CommandWord>& words,
+                                     const std::vector<std::string>& spellings, std::size_t first, std::size_t last,
+                                     const std::string& where) {
+  const auto text = layout::flag_value(words, spellings, first, last);
+  if (!text) return std::nullopt;
+  const auto n = parse_int(*text);
+  if (!n || *n < 1)
+    throw InputError(where,
+                     fmt::format("{} is {}, not a whole number from 1", spellings.front(), quote_for_message(*text)),
+                     "give the GPU count as a number, or give plan --gpus G");
+  return n;
+}
+
+}  // namespace
+
+TrainingCommand read_training_command(std::string_view text, const std::string& where, std::optional<std::int64_t> gpus,
+                                      std::optional<std::int64_t> tokenizer_vocab) {
+  const auto words = layout::split_command(text, where);
+  const std::size_t env_end = layout::assignment_count(words);
+  std::size_t args_from = env_end;  // bare arguments: the first word a flag
+  std::string script;
+  if (env_end < words.size() && !words[env_end].leading_literal().starts_with("-")) {
+    for (std::size_t i = env_end; i < words.size(); ++i)
+      if (const auto lit = words[i].literal(); lit && lit->ends_with(".py")) {
+        script = *lit, args_from = i + 1;
+        break;
+      }
+    if (script.empty())
+      throw InputError(where, "no entry script (a word ending in .py) and no arguments of one",
+                       "give the training command (torchrun ... pretrain_gpt.py --num-layers ...) or its arguments");
+  }
+  TrainingCommand out;
+  const bool slime = script.ends_with("train.py") && !script.ends_with("pretrain_gpt.py");
+  out.framework = slime ? "slime" : "megatron-lm";
+  const OptionTable* table = OptionTable::bundled(out.framework);
+  if (gpus) {
+    out.gpus = *gpus, out.gpus_from = "--gpus";
+  } else if (slime) {
+    const auto nodes = count_of(words, {"--actor-num-nodes"}, args_from, words.size(), where);
+    const auto per_node = count_of(words, {"--actor-num-gpus-per-node"}, args_from, words.size(), where);
+    if (per_node) out.gpus = nodes.value_or(1) * *per_node, out.gpus_from = "slime";
+  } else if (args_from > env_end) {
+    const auto per_node = count_of(words, {"--nproc-per-node", "--nproc_per_node"}, env_end, args_from - 1, where);
+    const auto nodes = count_of(words, {"--nnodes"}, env_end, args_from - 1, where);
+    if (per_node) out.gpus = nodes.value_or(1) * *per_node, out.gpus_from = "torchrun";
+  }
+  if (out.gpus < 1)
+    throw InputError(where, "the command does not say how many GPUs it runs on",
+                     "give plan --gpus G (or torchrun's --nproc-per-node and --nnodes in the command)");
+  out.arguments = resolve_megatron_arguments({words.begin() + static_cast<std::ptrdiff_t>(args_from), words.end()},
+                                             *table, out.gpus, where, tokenizer_vocab);
+  for (const auto& n : kNotModelled) {
+    const auto it = out.arguments.find(n.dest);
+    if (it != out.arguments.end() && it->second != "None" && it->second != "False")
+      throw InputError(
+          where, fmt::format("{} is not modelled: the memory model has no term for {}", n.flag, n.what),
+          fmt::format("plan the command without {} (docs/memory-model.md, \"What is not modelled\")", n.flag));
+  }
+  if (out.arguments["padded_vocab_size"] == "None")
+    throw InputError(where, "the command does not give the vocabulary size (its tokenizer's)",
+                     "give plan --vocab-size V, the tokenizer's vocabulary (Megatron pads it as the run would)");
+  return out;
 }
 
 }  // namespace openrecipes::checks

@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checks/framework_options.h"
@@ -18,8 +20,8 @@ namespace openrecipes::checks {
 /// or a framework's that extends it) for a run of `world_size` processes. Returns destination -> value as the dump
 /// prints it ("True", "8", "None", "[0, 1, 1]"):
 /// 1. every option's default (the table's repr, a string's quotes removed: 'nccl' -> nccl);
-/// 2. the command's values over them: a switch its constant ("True", "False"), a value its word (a variable as
-///    written, ${DATA_PATH}/x), several words a list ("[1, 2]");
+/// 2. the command's values over them: a switch its constant ("True", "False"), a value its word (a variable left
+///    unexpanded, as $NAME: $DATA_PATH/x), several words a list ("[1, 2]");
 /// 3. validate_args' derivations: world_size; data_parallel_size = world / (TP x PP x CP); ffn_hidden_size (4h, or
 ///    with --swiglu int(8h/3 / 64) x 64); kv_channels = h / heads; moe_ffn_hidden_size = ffn_hidden_size (with
 ///    experts); expert_tensor_parallel_size = TP; sequence_parallel off at TP 1; the VPP size from
@@ -32,9 +34,32 @@ namespace openrecipes::checks {
 /// an unknown flag, a missing or refused value, a world size that is not a multiple of TP x PP x CP, layers that do
 /// not split into the virtual stages asked for, or a --moe-layer-freq pattern that does not parse or does not give one
 /// 0 or 1 per layer.
+/// `tokenizer_vocab`, when given, is the tokenizer's vocabulary for a command without --vocab-size (padded the same
+/// way).
 std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<layout::CommandWord>& args,
                                                               const OptionTable& table, std::int64_t world_size,
-                                                              const std::string& where);
+                                                              const std::string& where,
+                                                              std::optional<std::int64_t> tokenizer_vocab = {});
+
+/// A training command as the planner reads it (`plan --command`).
+struct TrainingCommand {
+  std::map<std::string, std::string> arguments;  ///< resolve_megatron_arguments' map
+  std::int64_t gpus = 0;                         ///< the world size it was resolved for
+  std::string gpus_from;                         ///< where that count came from: "--gpus", "torchrun", "slime"
+  std::string framework;                         ///< the argument table read with: "megatron-lm" or "slime"
+};
+
+/// Reads `text`, a training command as a recipe writes it (NAME=value words, a launcher such as torchrun or python3,
+/// an entry script *.py, its arguments; variables left unexpanded) or bare Megatron-LM arguments (the first word a
+/// flag). slime's and miles' train.py is read with slime's table (Megatron-LM's and slime's own flags). The GPUs are
+/// `gpus` when given, else torchrun's --nproc-per-node x --nnodes, else slime's --actor-num-nodes x
+/// --actor-num-gpus-per-node. Refuses by name, never guesses: what the memory model does not cover (FP8 and FP4,
+/// --fp8-param-gather, MTP layers, activation and optimizer offloading, FSDP, a --pipeline-model-parallel-layout, the
+/// embedding or loss counted in the pipeline split, a hybrid layer pattern) and a command without a GPU count or
+/// vocabulary size (`tokenizer_vocab`, when given, stands for --vocab-size). Throws InputError naming `where`, the flag
+/// and the fix.
+TrainingCommand read_training_command(std::string_view text, const std::string& where, std::optional<std::int64_t> gpus,
+                                      std::optional<std::int64_t> tokenizer_vocab);
 
 /// Megatron-LM's --moe-layer-freq value as the dump prints it: a whole number N as "N" (every N-th layer), or a
 /// pattern of 0/1 lists, `+` and `*` (Megatron's moe_freq_type evaluates it as Python: "([0]*1+[1]*3)") as the list

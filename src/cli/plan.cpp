@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "checks/megatron_arguments.h"
 #include "cli/command.h"
 #include "core/error.h"
 #include "core/files.h"
@@ -29,8 +30,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct PlanOptions {
-  std::string model, gpu, from, registry = "registry";
-  std::optional<std::int64_t> gpus, row_length, global_batch, tp, pp, cp, ep, etp, vpp, micro_batch;
+  std::string model, gpu, from, command, registry = "registry";
+  std::optional<std::int64_t> gpus, row_length, global_batch, tp, pp, cp, ep, etp, vpp, micro_batch, vocab_size;
   std::int64_t gpus_per_node = 8;
   std::string recompute, impl;
   bool distributed_optimizer = false, no_distributed_optimizer = false;
@@ -125,7 +126,7 @@ int run_logs(const PlanOptions& o) {
 // The planned layouts as JSON (docs/memory-model.md): the request, the counts and each layout (layout_json).
 int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const std::string& model_name,
                      const std::string& gpu_key, const std::vector<layout::PlannedLayout>& plans, std::int64_t fitting,
-                     const std::optional<double>& measured) {
+                     const std::optional<double>& measured, const nlohmann::ordered_json& stages = nullptr) {
   const double usable = layout::usable_memory_mib(q.memory_mib);
   nlohmann::ordered_json j{{"model", model_name},
                            {"gpu", gpu_key},
@@ -140,6 +141,7 @@ int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const s
   auto a = nlohmann::ordered_json::array();
   const std::size_t n = o.top ? std::min<std::size_t>(plans.size(), static_cast<std::size_t>(*o.top)) : plans.size();
   for (std::size_t i = 0; i < n; ++i) a.push_back(layout_json(plans[i]));
+  if (!stages.is_null() && !a.empty()) a.front()["stages"] = stages;
   j["layouts"] = std::move(a);
   std::cout << j.dump(2) << "\n";
   return plans.empty() ? static_cast<int>(ExitCode::check_failed) : 0;
@@ -184,7 +186,79 @@ int print_plans_table(const PlanOptions& o, const layout::PlanRequest& q, const 
   return fitting == 0 ? static_cast<int>(ExitCode::check_failed) : 0;
 }
 
+// Every knob of `q` fixed to `t`'s: the one layout a recipe or a command runs.
+void fix_every_knob(layout::PlanRequest& q, const layout::TrainingSetup& t) {
+  q.row_length = t.row_length;
+  q.global_batch = t.global_batch;
+  q.impl = t.impl;
+  q.fused_cross_entropy = t.fused_cross_entropy;
+  q.tp = t.layout.tp, q.pp = t.layout.pp, q.cp = t.layout.cp, q.ep = t.layout.ep, q.etp = t.layout.etp;
+  q.vpp = t.layout.vpp;
+  q.micro_batch = t.layout.micro_batch;
+  q.recompute = t.recompute;
+  q.distributed_optimizer = t.distributed_optimizer;
+  q.sequence_parallel = t.sequence_parallel;
+}
+
+// One GPU of `gpu_key`'s memory from the registry's gpus.yaml (MiB); InputError naming the fix when there is none.
+double gpu_memory(const fs::path& registry_dir, const std::string& gpu_key) {
+  if (gpu_key.empty()) throw InputError("plan", "no GPU type", "give --gpu (a key of gpus.yaml: H100, H200, B200)");
+  const auto gpus = registry::load_gpus(registry_dir / "gpus.yaml");
+  auto g = gpus.find(gpu_key);
+  if (g == gpus.end())
+    throw InputError("--gpu", "no GPU type " + quote_for_message(gpu_key) + " in gpus.yaml", "use H100, H200 or B200");
+  if (!(g->second.memory_mib > 0))
+    throw InputError((registry_dir / "gpus.yaml").string() + ": " + gpu_key,
+                     "has no memory_mib: plan cannot say whether a layout fits",
+                     "add memory_mib (nvidia-smi's memory.total, MiB) and memory_source to the GPU type");
+  return g->second.memory_mib;
+}
+
+// `plan --command`: the one layout a training command runs, planned stage by stage (docs/memory-model.md "A
+// command"). The JSON adds "stages" to the layout; the text a line a pipeline stage.
+int run_command(const PlanOptions& o) {
+  if (!o.model.empty() || !o.from.empty())
+    throw InputError("--command", "reads the command's own model and layout",
+                     "give --command without --model or --from");
+  const auto cmd =
+      checks::read_training_command(read_file(o.command, layout::kMaxCommandBytes), o.command, o.gpus, o.vocab_size);
+  const auto shape = layout::shape_from_arguments(cmd.arguments, o.command);
+  const auto setup = layout::setup_from_arguments(cmd.arguments, o.command);
+  if (const auto broken = layout::model_violations(shape, setup); !broken.empty())
+    throw InputError(o.command, "its layout breaks a rule of its model: " + broken.front().what,
+                     "fix the layout (openrecipes plan --model lists the ones that work)");
+  layout::PlanRequest q;
+  q.gpus = cmd.gpus;
+  q.gpus_per_node = o.gpus_per_node;
+  fix_every_knob(q, setup);
+  q.memory_mib = gpu_memory(bundled_path(o.registry), o.gpu);
+  std::vector<layout::PlannedLayout> plans{layout::plan_setup(shape, setup, q.memory_mib, q.gpus_per_node)};
+  auto stages = nlohmann::ordered_json::array();
+  for (std::int64_t s = 0; s < setup.layout.pp; ++s) {
+    const auto e = layout::estimate_memory(shape, plans.front().setup, s);
+    auto terms = nlohmann::ordered_json::object();
+    for (const auto& t : e.terms) terms[t.name] = std::round(t.mib * 10) / 10;
+    stages.push_back({{"pp_rank", s},
+                      {"peak_memory_mib", std::round(e.peak_mib * 10) / 10},
+                      {"moment", e.moment},
+                      {"terms", std::move(terms)}});
+  }
+  const std::string name = fmt::format("{} ({} GPUs from {})", o.command, cmd.gpus, cmd.gpus_from);
+  if (o.json) return print_plans_json(o, q, name, o.gpu, plans, plans.front().fits ? 1 : 0, std::nullopt, stages);
+  const int rc = print_plans_table(o, q, name, o.gpu, plans, plans.front().fits ? 1 : 0, std::nullopt);
+  std::cout << "by pipeline stage (the last is the rank Megatron's tensorboard writer reports):\n";
+  for (const auto& s : stages)
+    std::cout << fmt::format("  stage {:>3}  {:>9.0f} MiB  at the {}\n", s["pp_rank"].get<std::int64_t>(),
+                             s["peak_memory_mib"].get<double>(), s["moment"].get<std::string>());
+  return rc;
+}
+
 int run(const PlanOptions& o) {
+  if (!o.command.empty()) {
+    if (!o.logs.empty()) throw InputError("--command", "given with --log", "give one of them");
+    return run_command(o);
+  }
+  if (o.vocab_size) throw InputError("--vocab-size", "is for --command", "give it with --command");
   if (!o.logs.empty()) {
     if (!o.model.empty() || !o.from.empty() || o.gpus)
       throw InputError("--log", "reads each log's own model and layout",
@@ -207,18 +281,14 @@ int run(const PlanOptions& o) {
     if (auto root = registry::registry_root(recipe.dir)) registry_dir = *root;
     const auto& t = rm.setup;
     q.gpus = recipe.gpus;
-    q.row_length = t.row_length;
-    q.global_batch = t.global_batch;
-    q.impl = t.impl;
-    q.fused_cross_entropy = t.fused_cross_entropy;
     if (!o.gpus) {  // the recipe's own layout, every knob fixed
-      q.tp = t.layout.tp, q.pp = t.layout.pp, q.cp = t.layout.cp, q.ep = t.layout.ep, q.etp = t.layout.etp;
-      q.vpp = t.layout.vpp;
-      q.micro_batch = t.layout.micro_batch;
-      q.recompute = t.recompute;
-      q.distributed_optimizer = t.distributed_optimizer;
-      q.sequence_parallel = t.sequence_parallel;
+      fix_every_knob(q, t);
       if (rm.measured) measured = rm.measured->max_allocated_mib;
+    } else {
+      q.row_length = t.row_length;
+      q.global_batch = t.global_batch;
+      q.impl = t.impl;
+      q.fused_cross_entropy = t.fused_cross_entropy;
     }
   } else {
     if (o.model.empty())
@@ -246,16 +316,7 @@ int run(const PlanOptions& o) {
     }
     q.impl = layout::Impl::te;
   }
-  if (gpu_key.empty()) throw InputError("plan", "no GPU type", "give --gpu (a key of gpus.yaml: H100, H200, B200)");
-  const auto gpus = registry::load_gpus(registry_dir / "gpus.yaml");
-  auto g = gpus.find(gpu_key);
-  if (g == gpus.end())
-    throw InputError("--gpu", "no GPU type " + quote_for_message(gpu_key) + " in gpus.yaml", "use H100, H200 or B200");
-  q.memory_mib = g->second.memory_mib;
-  if (!(q.memory_mib > 0))
-    throw InputError((registry_dir / "gpus.yaml").string() + ": " + gpu_key,
-                     "has no memory_mib: plan cannot say whether a layout fits",
-                     "add memory_mib (nvidia-smi's memory.total, MiB) and memory_source to the GPU type");
+  q.memory_mib = gpu_memory(registry_dir, gpu_key);
   if (o.gpus) q.gpus = *o.gpus;
   if (o.from.empty() && !o.gpus) throw InputError("plan", "no GPU count", "give --gpus G");
   q.gpus_per_node = o.gpus_per_node;
@@ -293,6 +354,11 @@ const bool registered_plan = register_command(
        app.add_option("--row-length", o->row_length, "L, tokens a row (default 8192, the protocol's)");
        app.add_option("--global-batch", o->global_batch, "rows a step (default 128, the protocol's)");
        app.add_option("--from", o->from, "a recipe: its model, run setup and measured peak (with --gpus: re-plan it)");
+       app.add_option("--command", o->command,
+                      "FILE: a training command (torchrun ... pretrain_gpt.py ..., slime's train.py, or bare "
+                      "Megatron-LM arguments): its one layout, stage by stage");
+       app.add_option("--vocab-size", o->vocab_size,
+                      "with --command: the tokenizer's vocabulary when the command does not give --vocab-size");
        app.add_option("--tp", o->tp, "fix TP");
        app.add_option("--pp", o->pp, "fix PP");
        app.add_option("--cp", o->cp, "fix CP");

@@ -91,7 +91,7 @@ std::vector<std::int64_t> stage_layers(const ModelShape& m, const TrainingSetup&
   return out;
 }
 
-MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t) {
+MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, std::optional<std::int64_t> only_stage) {
   const Layout& l = t.layout;
   const double tp = positive(l.tp, "TP"), pp = positive(l.pp, "PP"), cp = positive(l.cp, "CP");
   const double ep = positive(l.ep, "EP"), etp = positive(l.etp, "ETP"), dp = positive(l.dp, "DP");
@@ -138,9 +138,12 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t) {
   MemoryEstimate best;
   best.peak_mib = -1;
   const std::int64_t P = l.pp;
-  for (std::int64_t stage = 0; stage < P; ++stage) {
+  if (only_stage && (*only_stage < 0 || *only_stage >= P))
+    throw InputError("estimate_memory", fmt::format("stage {} is not one of PP {}'s", *only_stage, P),
+                     "give a stage from 0 to PP - 1");
+  for (std::int64_t stage = only_stage.value_or(0); stage < (only_stage ? *only_stage + 1 : P); ++stage) {
     // Stages with the same layers as stage 1 and neither end hold fewer micro-batches than it: skip them.
-    if (stage > 1 && stage < P - 1 && layers[static_cast<std::size_t>(stage)] <= layers[1]) continue;
+    if (!only_stage && stage > 1 && stage < P - 1 && layers[static_cast<std::size_t>(stage)] <= layers[1]) continue;
     const double Ls = double(layers[static_cast<std::size_t>(stage)]);
     const double share = m.layers > 0 ? Ls / double(m.layers) : 0;
     const bool first = stage == 0, last = stage == P - 1;
@@ -264,7 +267,10 @@ TrainingSetup setup_from_arguments(const std::map<std::string, std::string>& arg
   l.pp = size("pipeline_model_parallel_size", 1);
   l.cp = size("context_parallel_size", 1);
   l.ep = size("expert_model_parallel_size", 1);
-  l.etp = size("expert_tensor_parallel_size", l.tp);
+  // A dense model's dump prints ETP = TP (validate_args sets it whatever the experts): without experts it is 1.
+  const auto experts = args.find("num_experts");
+  const bool has_experts = experts != args.end() && experts->second != "None" && experts->second != "0";
+  l.etp = has_experts ? size("expert_tensor_parallel_size", l.tp) : 1;
   const std::int64_t world = size("world_size", l.tp * l.pp * l.cp);
   l.dp = std::max<std::int64_t>(1, world / (l.tp * l.pp * l.cp));
   if (auto it = args.find("virtual_pipeline_model_parallel_size"); it != args.end() && it->second != "None")
@@ -292,6 +298,8 @@ TrainingSetup setup_from_arguments(const std::map<std::string, std::string>& arg
   t.sequence_parallel = flag("sequence_parallel") && l.tp > 1;
   t.fused_cross_entropy = flag("cross_entropy_loss_fusion");
   t.impl = text("transformer_impl") == "local" ? Impl::local : Impl::te;
+  if (auto it = args.find("microbatch_group_size_per_vp_stage"); it != args.end() && it->second != "None")
+    t.microbatch_group = size("microbatch_group_size_per_vp_stage", 1);
   if (auto it = args.find("decoder_first_pipeline_num_layers"); it != args.end() && it->second != "None")
     t.first_stage_layers = size("decoder_first_pipeline_num_layers", 1);
   if (auto it = args.find("decoder_last_pipeline_num_layers"); it != args.end() && it->second != "None")

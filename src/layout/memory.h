@@ -49,6 +49,9 @@ struct TrainingSetup {
   Impl impl = Impl::local;
   /// --decoder-first/last-pipeline-num-layers, when the layers do not divide evenly over PP.
   std::optional<std::int64_t> first_stage_layers, last_stage_layers;
+  /// --microbatch-group-size-per-virtual-pipeline-stage: the interleaved schedule's run of contiguous micro-batches
+  /// (unset: PP, Megatron's default).
+  std::optional<std::int64_t> microbatch_group;
   bool operator==(const TrainingSetup&) const = default;
 };
 
@@ -70,15 +73,18 @@ struct MemoryEstimate {
 /// when they do not add up (use model_violations first).
 std::vector<std::int64_t> stage_layers(const ModelShape& m, const TrainingSetup& t);
 
-/// The predicted peak of `t` on `m` (see the file comment). The setup must be valid for the model
-/// (model_violations empty); sizes below 1 throw InputError.
-MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t);
+/// The predicted peak of `t` on `m` (see the file comment): the largest over the pipeline stages, or with `only_stage`
+/// (0-based, below PP) that stage's own (the last, PP - 1, is the rank Megatron's tensorboard writer reports). The
+/// setup must be valid for the model (model_violations empty); sizes below 1 and a stage out of range throw
+/// InputError.
+MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t,
+                               std::optional<std::int64_t> only_stage = std::nullopt);
 
 /// The setup a Megatron-LM run used, from its argument dump: parallel sizes, micro_batch_size, seq_length,
 /// global_batch_size, recompute_granularity/method/num_layers (selective recomputes core attention),
 /// use_distributed_optimizer, sequence_parallel, cross_entropy_loss_fusion, transformer_impl and the first/last
-/// stage layer counts. DP is world_size / (TP × PP × CP). Throws InputError naming `where` for a missing or
-/// malformed size.
+/// stage layer counts. ETP is expert_tensor_parallel_size with experts, 1 without (the dump prints TP there). DP is
+/// world_size / (TP × PP × CP). Throws InputError naming `where` for a missing or malformed size.
 TrainingSetup setup_from_arguments(const std::map<std::string, std::string>& args, const std::string& where);
 
 }  // namespace openrecipes::layout

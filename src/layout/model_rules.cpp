@@ -50,12 +50,22 @@ std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup
       out.push_back({"virtual pipeline stages need PP > 1", "drop --num-layers-per-virtual-pipeline-stage"});
     else if (t.first_stage_layers || t.last_stage_layers || m.layers % l.pp != 0 || (m.layers / l.pp) % *l.vpp != 0)
       out.push_back({fmt::format("VPP {} does not divide every stage's layers evenly", *l.vpp), ""});
-    // schedules.py: the interleaved schedule runs whole rounds of PP micro-batches.
-    if (l.pp > 1 && micro_batches % l.pp != 0)
+    // schedules.py (forward_backward_pipelining_with_interleaving): groups of N contiguous micro-batches, N from PP
+    // (the default) to the step's M, the last group whole or at least PP.
+    const std::int64_t group = t.microbatch_group.value_or(l.pp);
+    if (l.pp > 1 && group == l.pp && micro_batches % l.pp != 0)
       out.push_back({fmt::format("the interleaved schedule needs the {} micro-batches of a step to be a multiple of "
                                  "PP {}",
                                  micro_batches, l.pp),
                      "change the micro-batch or the global batch, or leave VPP unset"});
+    else if (l.pp > 1 && (group < l.pp || group > micro_batches))
+      out.push_back({fmt::format("the interleaved schedule's groups of {} micro-batches need PP {} to the step's {}",
+                                 group, l.pp, micro_batches),
+                     "set --microbatch-group-size-per-virtual-pipeline-stage from PP to the micro-batches of a step"});
+    else if (l.pp > 1 && micro_batches % group != 0 && micro_batches % group < l.pp)
+      out.push_back({fmt::format("the interleaved schedule's last group of {} micro-batches is fewer than PP {}",
+                                 micro_batches % group, l.pp),
+                     "make the micro-batches of a step a multiple of the group, or the remainder at least PP"});
   }
   if (l.cp > 1 && t.impl == Impl::local)
     out.push_back({"context parallelism needs Transformer Engine's attention; --transformer-impl local has none",

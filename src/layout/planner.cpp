@@ -54,6 +54,16 @@ double relative_time(const ModelShape& m, const TrainingSetup& t, std::int64_t g
   return x;
 }
 
+PlannedLayout plan_setup(const ModelShape& m, TrainingSetup t, double memory_mib, std::int64_t gpus_per_node) {
+  PlannedLayout p;
+  p.memory = estimate_memory(m, t);
+  p.fits = fits_memory(p.memory.peak_mib, memory_mib);
+  p.relative_time = relative_time(m, t, gpus_per_node);
+  p.warnings = model_warnings(t, gpus_per_node);
+  p.setup = std::move(t);
+  return p;
+}
+
 std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& q) {
   require(q.gpus, "--gpus", std::int64_t{1} << 20);
   require(q.gpus_per_node, "--gpus-per-node");
@@ -131,13 +141,7 @@ std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& 
                     t.first_stage_layers = first;
                     t.last_stage_layers = last;
                     if (!model_violations(m, t).empty()) continue;
-                    PlannedLayout p;
-                    p.memory = estimate_memory(m, t);
-                    p.fits = fits_memory(p.memory.peak_mib, q.memory_mib);
-                    p.relative_time = relative_time(m, t, q.gpus_per_node);
-                    p.warnings = model_warnings(t, q.gpus_per_node);
-                    p.setup = std::move(t);
-                    out.push_back(std::move(p));
+                    out.push_back(plan_setup(m, std::move(t), q.memory_mib, q.gpus_per_node));
                   }
                 }
               }

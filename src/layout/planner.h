@@ -58,4 +58,9 @@ double relative_time(const ModelShape& m, const TrainingSetup& t, std::int64_t g
 /// fit first, then by relative_time, then by peak memory. Throws InputError for sizes below 1.
 std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& q);
 
+/// One setup planned as plan_layouts plans each of its layouts: the predicted peak, whether it fits in `memory_mib`
+/// (fits_memory), the relative time on nodes of `gpus_per_node` and the warnings. `t` must keep the model's rules
+/// (model_violations empty); sizes below 1 throw InputError.
+PlannedLayout plan_setup(const ModelShape& m, TrainingSetup t, double memory_mib, std::int64_t gpus_per_node);
+
 }  // namespace openrecipes::layout

@@ -194,5 +194,58 @@ TEST(MegatronArguments, what_argparse_or_validate_args_refuses_is_an_error_namin
   EXPECT_THAT(refused("--num-layers", 8), ::testing::HasSubstr("cmd:1:"));  // argparse: expected one argument
 }
 
+// A command as a recipe writes it: environment words, the launcher and its flags, the entry script, its arguments.
+const char* const kTorchrun =
+    "CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nproc-per-node 4 --nnodes 2 pretrain_gpt.py --num-layers 8 "
+    "--hidden-size 1024 --num-attention-heads 16 --seq-length 4096 --max-position-embeddings 4096 "
+    "--micro-batch-size 1 --global-batch-size 32 --tensor-model-parallel-size 2 --vocab-size 32000 "
+    "--data-path \"${DATA}/text\"\n";
+
+TEST(TrainingCommand, torchruns_processes_are_the_gpus_and_the_entry_scripts_words_the_arguments) {
+  const auto c = read_training_command(kTorchrun, "cmd", std::nullopt, std::nullopt);
+  EXPECT_EQ(c.gpus, 8);  // 4 a node x 2 nodes
+  EXPECT_EQ(c.gpus_from, "torchrun");
+  EXPECT_EQ(c.framework, "megatron-lm");
+  EXPECT_EQ(c.arguments.at("data_parallel_size"), "4");     // 8 / TP 2
+  EXPECT_EQ(c.arguments.at("padded_vocab_size"), "32000");  // already a multiple of 128 x TP 2
+  EXPECT_EQ(c.arguments.at("data_path"), "$DATA/text");     // the variable left unexpanded
+  EXPECT_EQ(read_training_command(kTorchrun, "cmd", 16, std::nullopt).arguments.at("data_parallel_size"), "8");
+}
+
+TEST(TrainingCommand, bare_arguments_need_a_gpu_count_and_a_vocabulary) {
+  const std::string bare =
+      "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --seq-length 128 "
+      "--max-position-embeddings 128 --micro-batch-size 1 --global-batch-size 8\n";
+  EXPECT_EQ(testing::message_of([&] { read_training_command(bare, "cmd", std::nullopt, 50257); }),
+            "cmd: the command does not say how many GPUs it runs on (fix: give plan --gpus G (or torchrun's "
+            "--nproc-per-node and --nnodes in the command))");
+  EXPECT_EQ(testing::message_of([&] { read_training_command(bare, "cmd", 8, std::nullopt); }),
+            "cmd: the command does not give the vocabulary size (its tokenizer's) (fix: give plan --vocab-size V, the "
+            "tokenizer's vocabulary (Megatron pads it as the run would))");
+  const auto c = read_training_command(bare, "cmd", 8, 50257);
+  EXPECT_EQ(c.arguments.at("padded_vocab_size"), "50304");  // GPT-2's 50,257 up to a multiple of 128: 393 x 128
+  EXPECT_EQ(c.gpus_from, "--gpus");
+}
+
+TEST(TrainingCommand, slimes_actor_gpus_and_table_are_used_for_its_train_py) {
+  const auto c = read_training_command(
+      "python3 train.py --actor-num-nodes 2 --actor-num-gpus-per-node 8 --num-layers 2 --hidden-size 256 "
+      "--num-attention-heads 4 --seq-length 128 --vocab-size 1000\n",
+      "cmd", std::nullopt, std::nullopt);
+  EXPECT_EQ(c.framework, "slime");
+  EXPECT_EQ(c.gpus, 16);
+  EXPECT_EQ(c.gpus_from, "slime");
+}
+
+TEST(TrainingCommand, what_the_memory_model_does_not_cover_is_refused_by_name) {
+  const std::string base = "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --vocab-size 1000 ";
+  EXPECT_THAT(testing::message_of([&] { read_training_command(base + "--fp8-format hybrid\n", "cmd", 8, {}); }),
+              ::testing::StartsWith("cmd: --fp8-format is not modelled: the memory model has no term for FP8"));
+  EXPECT_THAT(testing::message_of([&] { read_training_command(base + "--mtp-num-layers 1\n", "cmd", 8, {}); }),
+              ::testing::StartsWith("cmd: --mtp-num-layers is not modelled"));
+  EXPECT_THAT(testing::message_of([&] { read_training_command(base + "--fp9-format x\n", "cmd", 8, {}); }),
+              ::testing::HasSubstr("--fp9-format is not an argument of Megatron-LM's parser"));
+}
+
 }  // namespace
 }  // namespace openrecipes::checks

@@ -1,0 +1,74 @@
+// `openrecipes plan --command FILE` as a user runs it: the one layout a training command runs, planned stage by stage
+// (the JSON's "stages"), and what the memory model does not cover refused by name.
+#include <algorithm>
+#include <string>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "testing/support.h"
+
+namespace openrecipes {
+namespace {
+using ::testing::HasSubstr;
+using testing::run_cli;
+
+// 8 layers on TP 2 x PP 2 x DP 2 (torchrun: 8 processes), the distributed optimizer on.
+const char* const kCommand =
+    "torchrun --nproc-per-node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 --num-attention-heads 16 "
+    "--seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 32 "
+    "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --vocab-size 32000 --use-distributed-optimizer "
+    "--transformer-impl transformer_engine\n";
+
+TEST(PlanCommandCli, a_torchrun_command_is_planned_stage_by_stage) {
+  testing::TempDir d;
+  const auto file = d.write("train.sh", kCommand).string();
+  const auto r = run_cli({"plan", "--command", file, "--gpu", "H100", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("gpus"), 8);
+  ASSERT_EQ(j.at("layouts").size(), 1u);
+  const auto& l = j.at("layouts")[0];
+  EXPECT_EQ(l.at("tp"), 2);
+  EXPECT_EQ(l.at("pp"), 2);
+  EXPECT_EQ(l.at("dp"), 2);  // 8 / (TP 2 x PP 2)
+  EXPECT_EQ(l.at("distributed_optimizer"), true);
+  EXPECT_EQ(l.at("sequence_parallel"), false);  // not asked for
+  const auto& stages = l.at("stages");
+  ASSERT_EQ(stages.size(), 2u);
+  double largest = 0;
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    EXPECT_EQ(stages[s].at("pp_rank"), s);
+    double sum = 0;
+    for (const auto& [name, mib] : stages[s].at("terms").items()) sum += mib.get<double>();
+    EXPECT_NEAR(sum, stages[s].at("peak_memory_mib").get<double>(), 0.5) << "a stage's terms sum to its peak";
+    largest = std::max(largest, stages[s].at("peak_memory_mib").get<double>());
+  }
+  EXPECT_EQ(stages[1].at("moment"), "loss");  // the last stage holds the logits
+  EXPECT_NEAR(largest, l.at("peak_memory_mib").get<double>(), 0.1) << "the layout's peak is its largest stage's";
+
+  const auto text = run_cli({"plan", "--command", file, "--gpu", "H100"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("(8 GPUs from torchrun)"));
+  EXPECT_THAT(text.out, HasSubstr("  stage   1 "));
+}
+
+TEST(PlanCommandCli, what_is_not_modelled_and_mixed_options_are_refused_naming_them) {
+  testing::TempDir d;
+  std::string fp8 = kCommand;
+  fp8.insert(fp8.size() - 1, " --fp8-format hybrid");
+  const auto file = d.write("fp8.sh", fp8).string();
+  const auto r = run_cli({"plan", "--command", file, "--gpu", "H100"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr(file + ": --fp8-format is not modelled"));
+  const auto both = run_cli({"plan", "--command", file, "--model", "qwen3-0.6b", "--gpu", "H100"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_THAT(both.err, HasSubstr("--command: reads the command's own model and layout"));
+  const auto vocab = run_cli({"plan", "--model", "qwen3-0.6b", "--gpu", "H100", "--gpus", "8", "--vocab-size", "9"});
+  EXPECT_EQ(vocab.exit_code, 2);
+  EXPECT_THAT(vocab.err, HasSubstr("--vocab-size: is for --command"));
+}
+
+}  // namespace
+}  // namespace openrecipes
