@@ -64,6 +64,17 @@ def main():
                 lines.append(line[2:])
             add("command_check", os.path.basename(os.path.dirname(path)) + ".txt",
                 "\n".join(lines).encode() + b"\0" + open(log, "rb").read())
+    # training_command: Megatron-LM's CI runs as commands (tests/data/megatron_ci/cases.jsonl), one of each case.
+    seen_cases = set()
+    for line in open(os.path.join(ROOT, "tests/data/megatron_ci/cases.jsonl"), encoding="utf-8"):
+        run = json.loads(line)
+        if run["case"] in seen_cases:
+            continue
+        seen_cases.add(run["case"])
+        words = ['"%s"' % w if "${" in w else "'" + w.replace("'", "'\\''") + "'" for w in run["arguments"]]
+        add("training_command", run["case"].replace("/", "_") + ".sh",
+            f"torchrun --nproc-per-node {run['gpus_per_node']} --nnodes {run['nodes']} pretrain_gpt.py "
+            + " ".join(words) + "\n")
     for path in sorted(glob.glob(os.path.join(ROOT, "tests/run/device/drafts/*.yaml"))):
         name = os.path.splitext(os.path.basename(path))[0]
         add("recipe_yaml", f"draft-{name}.yaml",

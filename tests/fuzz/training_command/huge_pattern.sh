@@ -1,0 +1,1 @@
+--num-layers 4 --hidden-size 256 --num-attention-heads 4 --seq-length 512 --max-position-embeddings 512 --micro-batch-size 1 --global-batch-size 8 --moe-layer-freq "([1]*2+[0])*99999999999"
