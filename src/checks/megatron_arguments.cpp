@@ -15,6 +15,9 @@ namespace openrecipes::checks {
 namespace {
 
 constexpr std::size_t kMaxPatternEntries = std::size_t{1} << 20;
+constexpr int kMaxPatternDepth = 64;  // nested '(' (Megatron's patterns use one)
+// Sizes a command may give (layers, widths, parallel sizes, the vocabulary): up to 2^31, so products of two stay exact.
+constexpr std::int64_t kMaxCommandSize = std::int64_t{1} << 31;
 const char* const kCommandFix = "give the training command as the run starts it (the arguments of pretrain_gpt.py)";
 
 // A --moe-layer-freq pattern, read as Python evaluates it: sums of lists, lists times a whole number, parentheses.
@@ -32,6 +35,13 @@ class PatternReader {
   std::string_view s_;
   const std::string& where_;
   std::size_t at_ = 0;
+  int depth_ = 0;
+  std::size_t built_ = 0;  // entries built in all, across every step: the work a pattern may ask for is bounded too
+
+  void build(std::size_t n) {
+    built_ += n;
+    if (built_ > 4 * kMaxPatternEntries) bad("a pattern that builds more than 2^22 entries in all");
+  }
 
   [[noreturn]] void bad(const std::string& why) const {
     throw InputError(where_ + ": --moe-layer-freq",
@@ -39,7 +49,7 @@ class PatternReader {
                      "give a whole number or a pattern of 0/1 lists such as ([0]*1+[1]*15)");
   }
   void skip() {
-    while (at_ < s_.size() && s_[at_] == ' ') ++at_;
+    while (at_ < s_.size() && (s_[at_] == ' ' || s_[at_] == '\t')) ++at_;
   }
   bool take(char c) {
     skip();
@@ -57,20 +67,25 @@ class PatternReader {
   std::vector<int> repeated(const std::vector<int>& v, std::int64_t n) {
     if (n < 0 || (n > 0 && v.size() > kMaxPatternEntries / static_cast<std::size_t>(n)))
       bad(fmt::format("a list repeated {} times", n));
+    if (v.empty() || n == 0) return {};
+    build(v.size() * static_cast<std::size_t>(n));
     std::vector<int> out;
     for (std::int64_t i = 0; i < n; ++i) out.insert(out.end(), v.begin(), v.end());
     return out;
   }
   std::vector<int> factor() {
     if (take('(')) {
+      if (++depth_ > kMaxPatternDepth) bad(fmt::format("parentheses nested more than {} deep", kMaxPatternDepth));
       auto v = sum();
       if (!take(')')) bad("expected ')'");
+      --depth_;
       return v;
     }
     if (take('[')) {
       std::vector<int> v;
       if (take(']')) return v;
       do {
+        if (v.size() >= kMaxPatternEntries) bad("a list of more than 2^20 layers");
         const auto n = number();
         if (n != 0 && n != 1) bad("a layer is 1 (MoE) or 0 (dense), not " + std::to_string(n));
         v.push_back(static_cast<int>(n));
@@ -96,6 +111,7 @@ class PatternReader {
     while (take('+')) {
       const auto w = product();
       if (v.size() + w.size() > kMaxPatternEntries) bad("a pattern of more than 2^20 layers");
+      build(w.size());
       v.insert(v.end(), w.begin(), w.end());
     }
     return v;
@@ -137,7 +153,8 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
                      kCommandFix);
   }
   for (const auto& [dest, a] : parsed.by_dest) {
-    if (!a.spec) throw InputError(where, a.flag + " is not an argument of Megatron-LM's parser", kCommandFix);
+    if (!a.spec)
+      throw InputError(where, quote_for_message(a.flag) + " is not an argument of Megatron-LM's parser", kCommandFix);
     if (a.constant) {
       v[dest] = *a.constant;
       continue;
@@ -146,23 +163,41 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
     std::vector<std::string> texts;
     for (const auto& w : words) texts.push_back(word_text(w));
     v[dest] = texts.size() == 1 ? texts[0] : fmt::format("[{}]", fmt::join(texts, ", "));
+    const auto& choices = a.spec->choices;  // argparse: invalid choice
+    if (!choices.empty() && texts.size() == 1 && words[0].literal() &&
+        std::find(choices.begin(), choices.end(), texts[0]) == choices.end())
+      throw InputError(fmt::format("{}:{}:{}", where, words[0].line, words[0].column),
+                       fmt::format("{} {} is not one of its choices: {}", a.flag, quote_for_message(texts[0]),
+                                   fmt::join(choices, ", ")),
+                       kCommandFix);
   }
 
   // validate_args (megatron/training/arguments.py at d98e8a64).
+  // A size the command gives: a whole number from 1 to 2^31 (a variable cannot be planned: its value is not here).
   auto number = [&](const std::string& dest) -> std::optional<std::int64_t> {
     auto it = v.find(dest);
     if (it == v.end() || it->second == "None") return std::nullopt;
     const auto n = parse_int(it->second);
-    if (!n)
-      throw InputError(where, fmt::format("{} is {}, not a whole number", dest, quote_for_message(it->second)),
-                       kCommandFix);
+    if (!n || *n < 1 || *n > kMaxCommandSize) {
+      std::string flag = dest;  // the option's first spelling ("--tensor-model-parallel-size"), else its dest
+      for (const auto& o : table.options())
+        if (o.dest == dest && !o.flags.empty()) {
+          flag = o.flags.front();
+          break;
+        }
+      throw InputError(where,
+                       fmt::format("{} is {}, not a whole number from 1 to 2^31", flag, quote_for_message(it->second)),
+                       "give the number in the command (plan reads it as written: a variable has no value here)");
+    }
     return n;
   };
+  if (v["num_experts"] == "0") v["num_experts"] = "None";  // validate_args: 0 experts is none
   auto on = [&](const std::string& dest) { return v.count(dest) && v[dest] == "True"; };
   const std::int64_t tp = number("tensor_model_parallel_size").value_or(1);
   const std::int64_t pp = number("pipeline_model_parallel_size").value_or(1);
   const std::int64_t cp = number("context_parallel_size").value_or(1);
-  if (world_size < 1 || tp < 1 || pp < 1 || cp < 1 || world_size % (tp * pp * cp) != 0)
+  if (world_size < 1 || world_size > kMaxCommandSize || tp * pp > kMaxCommandSize || tp * pp * cp > kMaxCommandSize ||
+      world_size % (tp * pp * cp) != 0)
     throw InputError(where, fmt::format("{} GPUs are not a multiple of TP {} x PP {} x CP {}", world_size, tp, pp, cp),
                      "give a GPU count that makes whole model replicas");
   v["world_size"] = std::to_string(world_size);
@@ -170,12 +205,21 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
   const auto hidden = number("hidden_size"), heads = number("num_attention_heads");
   if (hidden && !number("ffn_hidden_size"))
     v["ffn_hidden_size"] = std::to_string(on("swiglu") ? (4 * *hidden * 2 / 3) / 64 * 64 : 4 * *hidden);
-  if (hidden && heads && *heads > 0 && !number("kv_channels")) v["kv_channels"] = std::to_string(*hidden / *heads);
-  if (number("num_experts").value_or(0) == 0) v["num_experts"] = "None";
+  if (hidden && heads && !number("kv_channels")) {
+    if (*hidden % *heads != 0)  // validate_args asserts it
+      throw InputError(where,
+                       fmt::format("--hidden-size {} is not a multiple of --num-attention-heads {}", *hidden, *heads),
+                       "give --kv-channels, or a hidden size the heads divide");
+    v["kv_channels"] = std::to_string(*hidden / *heads);
+  }
   if (v["num_experts"] != "None" && !number("moe_ffn_hidden_size")) v["moe_ffn_hidden_size"] = v["ffn_hidden_size"];
   if (!number("expert_tensor_parallel_size")) v["expert_tensor_parallel_size"] = std::to_string(tp);
   if (tp == 1) v["sequence_parallel"] = "False";
   // The virtual pipeline size (a --pipeline-model-parallel-layout is not read here: plan refuses it by name).
+  if (number("num_virtual_stages_per_pipeline_rank") && number("num_layers_per_virtual_pipeline_stage"))
+    throw InputError(
+        where, "--num-layers-per-virtual-pipeline-stage and --num-virtual-stages-per-pipeline-rank are both given",
+        "give one of them (validate_args allows one)");
   if (const auto stages = number("num_virtual_stages_per_pipeline_rank")) {
     v["virtual_pipeline_model_parallel_size"] = *stages == 1 ? "None" : std::to_string(*stages);
   } else if (const auto per_stage = number("num_layers_per_virtual_pipeline_stage")) {
@@ -194,14 +238,19 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
   if (auto it = v.find("moe_layer_freq"); it != v.end() && it->second != "None") {
     it->second = moe_layer_freq_printed(it->second, where);
     const auto layers = number("num_layers");
-    const auto entries = it->second.front() == '[' ? std::count(it->second.begin(), it->second.end(), ',') + 1 : 0;
-    if (layers && entries && entries != *layers)
+    const bool listed = it->second.front() == '[';
+    const auto entries =
+        std::count(it->second.begin(), it->second.end(), '0') + std::count(it->second.begin(), it->second.end(), '1');
+    if (layers && listed && entries != *layers)
       throw InputError(where + ": --moe-layer-freq",
                        fmt::format("gives {} layers, the model has {} (--num-layers)", entries, *layers),
                        "give one 0 or 1 per layer");
   }
   auto vocab = number("vocab_size");
   if (!vocab) vocab = tokenizer_vocab;
+  if (vocab && (*vocab < 1 || *vocab > kMaxCommandSize))
+    throw InputError(where, fmt::format("a vocabulary of {} is not a size from 1 to 2^31", *vocab),
+                     "give the tokenizer's vocabulary");
   if (vocab) {
     const std::int64_t multiple = number("make_vocab_size_divisible_by").value_or(128) * tp;
     v["padded_vocab_size"] = std::to_string((*vocab + multiple - 1) / multiple * multiple);
@@ -233,19 +282,39 @@ constexpr NotModelled kNotModelled[] = {
     {"account_for_loss_in_pipeline_split", "--account-for-loss-in-pipeline-split",
      "the loss counted as a layer of the pipeline split"},
     {"hybrid_layer_pattern", "--hybrid-layer-pattern", "Mamba and hybrid layers"},
+    {"tensor_parallel_num_weight_shards", "--tensor-parallel-num-weight-shards", "weights sharded beyond TP"},
+    {"expert_tensor_parallel_num_weight_shards", "--expert-tensor-parallel-num-weight-shards",
+     "expert weights sharded beyond ETP"},
 };
 
-// The value `spellings` give among words [first, last) as a whole number, when they give one.
+// The GPU count a launcher flag gives among words [first, last): the last occurrence wins, as argparse reads it (`--f
+// v` or `--f=v`); nullopt when absent. A variable, or anything but a whole number from 1 to 2^24, is refused: plan
+// cannot count GPUs it does not see.
 std::optional<std::int64_t> count_of(const std::vector<layout::CommandWord>& words,
                                      const std::vector<std::string>& spellings, std::size_t first, std::size_t last,
                                      const std::string& where) {
-  const auto text = layout::flag_value(words, spellings, first, last);
-  if (!text) return std::nullopt;
-  const auto n = parse_int(*text);
-  if (!n || *n < 1)
-    throw InputError(where,
-                     fmt::format("{} is {}, not a whole number from 1", spellings.front(), quote_for_message(*text)),
-                     "give the GPU count as a number, or give plan --gpus G");
+  std::optional<std::string> value;
+  const layout::CommandWord* at = nullptr;
+  bool variable = false;
+  for (std::size_t i = first; i < std::min(last, words.size()); ++i)
+    for (const auto& f : spellings) {
+      const std::string lead = words[i].leading_literal();
+      if (lead == f && !words[i].literal()) continue;  // "--f$X": not this flag
+      if (words[i].literal() == f && i + 1 < std::min(last, words.size())) {
+        value = words[i + 1].literal(), variable = !value, at = &words[i + 1];
+      } else if (const auto lit = words[i].literal(); lit && lit->starts_with(f + "=")) {
+        value = lit->substr(f.size() + 1), variable = false, at = &words[i];
+      } else if (!words[i].literal() && lead.starts_with(f + "=")) {
+        value.reset(), variable = true, at = &words[i];
+      }
+    }
+  if (!at) return std::nullopt;
+  const auto n = value ? parse_int(*value) : std::nullopt;
+  if (variable || !n || *n < 1 || *n > (std::int64_t{1} << 24))
+    throw InputError(fmt::format("{}:{}:{}", where, at->line, at->column),
+                     fmt::format("{} is {}, not a GPU count plan can read", spellings.front(),
+                                 variable ? at->shown() : quote_for_message(value.value_or(""))),
+                     "give plan --gpus G (the GPUs the command runs on)");
   return n;
 }
 
@@ -272,28 +341,45 @@ TrainingCommand read_training_command(std::string_view text, const std::string& 
   out.framework = slime ? "slime" : "megatron-lm";
   const OptionTable* table = OptionTable::bundled(out.framework);
   if (gpus) {
+    if (*gpus < 1 || *gpus > (std::int64_t{1} << 24))
+      throw InputError("--gpus", fmt::format("{} is not a GPU count", *gpus), "give a whole number from 1");
     out.gpus = *gpus, out.gpus_from = "--gpus";
   } else if (slime) {
     const auto nodes = count_of(words, {"--actor-num-nodes"}, args_from, words.size(), where);
     const auto per_node = count_of(words, {"--actor-num-gpus-per-node"}, args_from, words.size(), where);
     if (per_node) out.gpus = nodes.value_or(1) * *per_node, out.gpus_from = "slime";
+    if (nodes && !per_node)
+      throw InputError(where, "--actor-num-nodes without --actor-num-gpus-per-node", "give plan --gpus G");
   } else if (args_from > env_end) {
     const auto per_node = count_of(words, {"--nproc-per-node", "--nproc_per_node"}, env_end, args_from - 1, where);
     const auto nodes = count_of(words, {"--nnodes"}, env_end, args_from - 1, where);
     if (per_node) out.gpus = nodes.value_or(1) * *per_node, out.gpus_from = "torchrun";
+    if (nodes && !per_node) throw InputError(where, "--nnodes without --nproc-per-node", "give plan --gpus G");
   }
   if (out.gpus < 1)
     throw InputError(where, "the command does not say how many GPUs it runs on",
                      "give plan --gpus G (or torchrun's --nproc-per-node and --nnodes in the command)");
   out.arguments = resolve_megatron_arguments({words.begin() + static_cast<std::ptrdiff_t>(args_from), words.end()},
                                              *table, out.gpus, where, tokenizer_vocab);
+  std::map<std::string, std::string> defaults;
+  for (const auto& o : table->options()) defaults.emplace(o.dest, printed_default(o.default_value));
   for (const auto& n : kNotModelled) {
     const auto it = out.arguments.find(n.dest);
-    if (it != out.arguments.end() && it->second != "None" && it->second != "False")
+    if (it != out.arguments.end() && it->second != defaults[n.dest])
       throw InputError(
           where, fmt::format("{} is not modelled: the memory model has no term for {}", n.flag, n.what),
           fmt::format("plan the command without {} (docs/memory-model.md, \"What is not modelled\")", n.flag));
   }
+  // The interleaved schedule's group of micro-batches sets how many a stage holds (schedules.py's warm-up:
+  // (PP - rank - 1) x 2 + (VPP - 1) x group); the model counts the default group of PP only.
+  if (const auto g = out.arguments["microbatch_group_size_per_vp_stage"];
+      g != "None" && out.arguments["virtual_pipeline_model_parallel_size"] != "None" &&
+      g != out.arguments["pipeline_model_parallel_size"])
+    throw InputError(where,
+                     "--microbatch-group-size-per-virtual-pipeline-stage " + quote_for_message(g) +
+                         " is not modelled: the memory model counts the in-flight micro-batches of the default group "
+                         "(PP)",
+                     "plan the command without it (docs/memory-model.md, \"What is not modelled\")");
   if (out.arguments["padded_vocab_size"] == "None")
     throw InputError(where, "the command does not give the vocabulary size (its tokenizer's)",
                      "give plan --vocab-size V, the tokenizer's vocabulary (Megatron pads it as the run would)");

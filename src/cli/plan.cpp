@@ -220,13 +220,30 @@ int run_command(const PlanOptions& o) {
   if (!o.model.empty() || !o.from.empty())
     throw InputError("--command", "reads the command's own model and layout",
                      "give --command without --model or --from");
+  const bool knobs = o.tp || o.pp || o.cp || o.ep || o.etp || o.vpp || o.micro_batch || o.row_length ||
+                     o.global_batch || o.top || !o.recompute.empty() || !o.impl.empty() || o.distributed_optimizer ||
+                     o.no_distributed_optimizer;
+  if (knobs)
+    throw InputError("--command",
+                     "plans the command's own layout: --tp, --pp, --micro-batch, --recompute and the like are for "
+                     "--model and --from",
+                     "change the command, or give them with --model");
+  if (o.gpus_per_node < 1)
+    throw InputError("--gpus-per-node", fmt::format("{} is not a count", o.gpus_per_node), "give 1 or more");
   const auto cmd =
       checks::read_training_command(read_file(o.command, layout::kMaxCommandBytes), o.command, o.gpus, o.vocab_size);
-  const auto shape = layout::shape_from_arguments(cmd.arguments, o.command);
-  const auto setup = layout::setup_from_arguments(cmd.arguments, o.command);
+  layout::ModelShape shape;
+  layout::TrainingSetup setup;
+  try {  // the readers' own fixes speak of argument dumps: here the values are the command's
+    shape = layout::shape_from_arguments(cmd.arguments, o.command);
+    setup = layout::setup_from_arguments(cmd.arguments, o.command);
+  } catch (const InputError& e) {
+    throw InputError(e.where(), e.problem(),
+                     "give the model's sizes in the command (--num-layers, --hidden-size, ...)");
+  }
   if (const auto broken = layout::model_violations(shape, setup); !broken.empty())
     throw InputError(o.command, "its layout breaks a rule of its model: " + broken.front().what,
-                     "fix the layout (openrecipes plan --model lists the ones that work)");
+                     broken.front().fix.empty() ? "fix the layout in the command" : broken.front().fix);
   layout::PlanRequest q;
   q.gpus = cmd.gpus;
   q.gpus_per_node = o.gpus_per_node;
@@ -243,7 +260,7 @@ int run_command(const PlanOptions& o) {
                       {"moment", e.moment},
                       {"terms", std::move(terms)}});
   }
-  const std::string name = fmt::format("{} ({} GPUs from {})", o.command, cmd.gpus, cmd.gpus_from);
+  const std::string name = fmt::format("{} ({} GPUs from {})", display_word(o.command), cmd.gpus, cmd.gpus_from);
   if (o.json) return print_plans_json(o, q, name, o.gpu, plans, plans.front().fits ? 1 : 0, std::nullopt, stages);
   const int rc = print_plans_table(o, q, name, o.gpu, plans, plans.front().fits ? 1 : 0, std::nullopt);
   std::cout << "by pipeline stage (the last is the rank Megatron's tensorboard writer reports):\n";

@@ -160,11 +160,13 @@ TEST(MegatronArguments, every_ci_run_resolves_to_a_training_setup_of_its_gpus) {
 }
 
 TEST(MegatronArguments, a_moe_layer_freq_pattern_reads_as_python_evaluates_it) {
-  EXPECT_EQ(moe_layer_freq_printed("2", "c"), "2");
-  EXPECT_EQ(moe_layer_freq_printed("([0]*1+[1]*3)", "c"), "[0, 1, 1, 1]");
-  EXPECT_EQ(moe_layer_freq_printed("([1]*3+[0]*2)*2", "c"), "[1, 1, 1, 0, 0, 1, 1, 1, 0, 0]");
-  EXPECT_EQ(moe_layer_freq_printed("[0] + 2 * [1, 0]", "c"), "[0, 1, 0, 1, 0]");
-  EXPECT_EQ(moe_layer_freq_printed("[0,1]", "c"), "[0, 1]");
+  // Each pattern and the list Python gives for it (its docstring's examples among them).
+  const std::pair<const char*, const char*> read[] = {{"2", "2"},
+                                                      {"([0]*1+[1]*3)", "[0, 1, 1, 1]"},
+                                                      {"([1]*3+[0]*2)*2", "[1, 1, 1, 0, 0, 1, 1, 1, 0, 0]"},
+                                                      {"[0] + 2 * [1, 0]", "[0, 1, 0, 1, 0]"},
+                                                      {"[0,1]", "[0, 1]"}};
+  for (const auto& [pattern, printed] : read) EXPECT_EQ(moe_layer_freq_printed(pattern, "c"), printed) << pattern;
   auto refused = [](const std::string& v) { return testing::message_of([&] { moe_layer_freq_printed(v, "c"); }); };
   EXPECT_THAT(refused("([0]*1+[2]*3)"), ::testing::HasSubstr("a layer is 1 (MoE) or 0 (dense), not 2"));
   EXPECT_THAT(refused("([0]*1+[1]*3"), ::testing::HasSubstr("expected ')'"));
@@ -188,9 +190,10 @@ TEST(MegatronArguments, what_argparse_or_validate_args_refuses_is_an_error_namin
               ::testing::HasSubstr("gives 5 layers, the model has 4 (--num-layers)"));
   EXPECT_THAT(refused("--num-layers 6 --pipeline-model-parallel-size 2 --num-layers-per-virtual-pipeline-stage 2", 8),
               ::testing::HasSubstr("6 layers do not split into PP 2 stages of whole virtual stages of 2 layers"));
-  EXPECT_EQ(refused("--num-layers 4 --no-such-flag 1", 8),
-            "cmd: --no-such-flag is not an argument of Megatron-LM's parser (fix: give the training command as the run "
-            "starts it (the arguments of pretrain_gpt.py))");
+  EXPECT_EQ(
+      refused("--num-layers 4 --no-such-flag 1", 8),
+      "cmd: '--no-such-flag' is not an argument of Megatron-LM's parser (fix: give the training command as the run "
+      "starts it (the arguments of pretrain_gpt.py))");
   EXPECT_THAT(refused("--num-layers", 8), ::testing::HasSubstr("cmd:1:"));  // argparse: expected one argument
 }
 
@@ -244,7 +247,49 @@ TEST(TrainingCommand, what_the_memory_model_does_not_cover_is_refused_by_name) {
   EXPECT_THAT(testing::message_of([&] { read_training_command(base + "--mtp-num-layers 1\n", "cmd", 8, {}); }),
               ::testing::StartsWith("cmd: --mtp-num-layers is not modelled"));
   EXPECT_THAT(testing::message_of([&] { read_training_command(base + "--fp9-format x\n", "cmd", 8, {}); }),
-              ::testing::HasSubstr("--fp9-format is not an argument of Megatron-LM's parser"));
+              ::testing::HasSubstr("'--fp9-format' is not an argument of Megatron-LM's parser"));
+}
+
+// A hostile review's inputs (each crashed, hung or planned a wrong number before): refused, naming what and why.
+TEST(TrainingCommand, hostile_sizes_patterns_and_launcher_counts_are_refused_naming_them) {
+  const std::string base = "--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --vocab-size 32000 ";
+  auto refused = [&](const std::string& args, std::optional<std::int64_t> gpus = 8) {
+    return testing::message_of([&] { read_training_command(args + "\n", "cmd", gpus, std::nullopt); });
+  };
+  using ::testing::HasSubstr;
+  EXPECT_THAT(refused(base + "--tensor-model-parallel-size 4294967296 --pipeline-model-parallel-size 4294967296"),
+              HasSubstr("--tensor-model-parallel-size is '4294967296', not a whole number from 1 to 2^31"));
+  EXPECT_THAT(refused(base + "--pipeline-model-parallel-size 2 --num-layers-per-virtual-pipeline-stage 0"),
+              HasSubstr("--num-layers-per-virtual-pipeline-stage is '0'"));
+  EXPECT_THAT(refused(base + "--make-vocab-size-divisible-by 0"), HasSubstr("--make-vocab-size-divisible-by is '0'"));
+  EXPECT_THAT(refused(base + "--make-vocab-size-divisible-by -100"), HasSubstr("is '-100'"));
+  EXPECT_THAT(refused(base + "--moe-layer-freq '" + std::string(100, '(') + "[1]" + std::string(100, ')') + "'"),
+              HasSubstr("parentheses nested more than 64 deep"));
+  EXPECT_THAT(refused(base + "--moe-layer-freq '[0]*1+[]*9223372036854775807'"), HasSubstr("gives 1 layers"));
+  std::string many = "[1]*1";
+  for (int i = 0; i < 8; ++i) many += "+[1]*1048576*0+[1]*1048576*0";
+  EXPECT_THAT(refused(base + "--moe-layer-freq '" + many + "'"), HasSubstr("builds more than 2^22 entries"));
+  EXPECT_THAT(refused(base + "--moe-layer-freq '[]'"), HasSubstr("gives 0 layers, the model has 8"));
+  EXPECT_THAT(refused("torchrun --nnodes $N --nproc-per-node 4 pretrain_gpt.py " + base, std::nullopt),
+              HasSubstr("--nnodes is $N, not a GPU count plan can read"));
+  EXPECT_EQ(read_training_command("torchrun --nproc-per-node 4 --nproc-per-node=8 pretrain_gpt.py " + base + "\n",
+                                  "cmd", std::nullopt, std::nullopt)
+                .gpus,
+            8);  // argparse keeps the last
+  EXPECT_THAT(refused("--num-layers 8 --hidden-size 1024 --num-attention-heads 24 --vocab-size 32000"),
+              HasSubstr("--hidden-size 1024 is not a multiple of --num-attention-heads 24"));
+  EXPECT_THAT(refused(base + "--pipeline-model-parallel-size 2 --num-layers-per-virtual-pipeline-stage 2 "
+                             "--num-virtual-stages-per-pipeline-rank 2"),
+              HasSubstr("are both given"));
+  EXPECT_THAT(refused(base + "--tensor-model-parallel-size 2 --tensor-parallel-num-weight-shards 4"),
+              HasSubstr("--tensor-parallel-num-weight-shards is not modelled"));
+  EXPECT_THAT(refused(base + "--pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 1 "
+                             "--global-batch-size 64 --microbatch-group-size-per-virtual-pipeline-stage 16"),
+              HasSubstr("--microbatch-group-size-per-virtual-pipeline-stage '16' is not modelled"));
+  EXPECT_THAT(refused(base + "--transformer-impl xyz"),
+              HasSubstr("--transformer-impl 'xyz' is not one of its choices"));
+  EXPECT_THAT(refused(base, 0), HasSubstr("0 is not a GPU count"));
+  EXPECT_THAT(refused(base + "--foo\u202egnp.exe"), HasSubstr("'--foo\\xe2\\x80\\xaegnp.exe'"));  // bidi, inert
 }
 
 }  // namespace

@@ -1,0 +1,1 @@
+--num-layers 1 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 --moe-layer-freq '[0]*1+[]*9223372036854775807'

@@ -1,0 +1,1 @@
+--num-layers 1 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 --tensor-model-parallel-size 4294967296 --pipeline-model-parallel-size 4294967296
