@@ -143,7 +143,8 @@ int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const s
   for (std::size_t i = 0; i < n; ++i) a.push_back(layout_json(plans[i]));
   if (!stages.is_null() && !a.empty()) a.front()["stages"] = stages;
   j["layouts"] = std::move(a);
-  std::cout << j.dump(2) << "\n";
+  // A file name is bytes, not always UTF-8: invalid bytes come out as U+FFFD, never an error.
+  std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
   return plans.empty() ? static_cast<int>(ExitCode::check_failed) : 0;
 }
 

@@ -70,5 +70,13 @@ TEST(PlanCommandCli, what_is_not_modelled_and_mixed_options_are_refused_naming_t
   EXPECT_THAT(vocab.err, HasSubstr("--vocab-size: is for --command"));
 }
 
+TEST(PlanCommandCli, a_file_name_that_is_not_utf8_is_shown_not_an_internal_error) {
+  testing::TempDir d;
+  const auto file = d.write("train\xff.sh", kCommand).string();
+  const auto r = run_cli({"plan", "--command", file, "--gpu", "H100", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(nlohmann::json::parse(r.out).at("model").get<std::string>(), HasSubstr("train\xef\xbf\xbd.sh"));
+}
+
 }  // namespace
 }  // namespace openrecipes
