@@ -235,6 +235,10 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
   } else {
     v["virtual_pipeline_model_parallel_size"] = "None";
   }
+  // validate_args: the interleaved schedule without P2P overlap needs PP > 2.
+  if (v["virtual_pipeline_model_parallel_size"] != "None" && v["overlap_p2p_comm"] == "False" && pp <= 2)
+    throw InputError(where, fmt::format("--no-overlap-p2p-communication with virtual stages needs PP > 2, not {}", pp),
+                     "drop --no-overlap-p2p-communication, or use PP 3 or more");
   if (auto it = v.find("moe_layer_freq"); it != v.end() && it->second != "None") {
     it->second = moe_layer_freq_printed(it->second, where);
     const auto layers = number("num_layers");

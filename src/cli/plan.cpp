@@ -30,7 +30,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct PlanOptions {
-  std::string model, gpu, from, command, registry = "registry";
+  std::string model, gpu, from, registry = "registry";
+  std::optional<std::string> command;  // set when --command is given, even as
   std::optional<std::int64_t> gpus, row_length, global_batch, tp, pp, cp, ep, etp, vpp, micro_batch, vocab_size;
   std::int64_t gpus_per_node = 8;
   std::string recompute, impl;
@@ -218,6 +219,8 @@ double gpu_memory(const fs::path& registry_dir, const std::string& gpu_key) {
 // `plan --command`: the one layout a training command runs, planned stage by stage (docs/memory-model.md "A
 // command"). The JSON adds "stages" to the layout; the text a line a pipeline stage.
 int run_command(const PlanOptions& o) {
+  const std::string& file = *o.command;
+  if (file.empty()) throw InputError("--command", "is empty", "give the file that holds the training command");
   if (!o.model.empty() || !o.from.empty())
     throw InputError("--command", "reads the command's own model and layout",
                      "give --command without --model or --from");
@@ -231,19 +234,18 @@ int run_command(const PlanOptions& o) {
                      "change the command, or give them with --model");
   if (o.gpus_per_node < 1)
     throw InputError("--gpus-per-node", fmt::format("{} is not a count", o.gpus_per_node), "give 1 or more");
-  const auto cmd =
-      checks::read_training_command(read_file(o.command, layout::kMaxCommandBytes), o.command, o.gpus, o.vocab_size);
+  const auto cmd = checks::read_training_command(read_file(file, layout::kMaxCommandBytes), file, o.gpus, o.vocab_size);
   layout::ModelShape shape;
   layout::TrainingSetup setup;
   try {  // the readers' own fixes speak of argument dumps: here the values are the command's
-    shape = layout::shape_from_arguments(cmd.arguments, o.command);
-    setup = layout::setup_from_arguments(cmd.arguments, o.command);
+    shape = layout::shape_from_arguments(cmd.arguments, file);
+    setup = layout::setup_from_arguments(cmd.arguments, file);
   } catch (const InputError& e) {
     throw InputError(e.where(), e.problem(),
                      "give the model's sizes in the command (--num-layers, --hidden-size, ...)");
   }
   if (const auto broken = layout::model_violations(shape, setup); !broken.empty())
-    throw InputError(o.command, "its layout breaks a rule of its model: " + broken.front().what,
+    throw InputError(file, "its layout breaks a rule of its model: " + broken.front().what,
                      broken.front().fix.empty() ? "fix the layout in the command" : broken.front().fix);
   layout::PlanRequest q;
   q.gpus = cmd.gpus;
@@ -261,7 +263,7 @@ int run_command(const PlanOptions& o) {
                       {"moment", e.moment},
                       {"terms", std::move(terms)}});
   }
-  const std::string name = fmt::format("{} ({} GPUs from {})", display_word(o.command), cmd.gpus, cmd.gpus_from);
+  const std::string name = fmt::format("{} ({} GPUs from {})", display_word(file), cmd.gpus, cmd.gpus_from);
   if (o.json) return print_plans_json(o, q, name, o.gpu, plans, plans.front().fits ? 1 : 0, std::nullopt, stages);
   const int rc = print_plans_table(o, q, name, o.gpu, plans, plans.front().fits ? 1 : 0, std::nullopt);
   std::cout << "by pipeline stage (the last is the rank Megatron's tensorboard writer reports):\n";
@@ -272,7 +274,7 @@ int run_command(const PlanOptions& o) {
 }
 
 int run(const PlanOptions& o) {
-  if (!o.command.empty()) {
+  if (o.command) {
     if (!o.logs.empty()) throw InputError("--command", "given with --log", "give one of them");
     return run_command(o);
   }

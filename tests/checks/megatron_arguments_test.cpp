@@ -289,6 +289,9 @@ TEST(TrainingCommand, hostile_sizes_patterns_and_launcher_counts_are_refused_nam
   EXPECT_THAT(refused(base + "--transformer-impl xyz"),
               HasSubstr("--transformer-impl 'xyz' is not one of its choices"));
   EXPECT_THAT(refused(base, 0), HasSubstr("0 is not a GPU count"));
+  EXPECT_THAT(refused(base + "--pipeline-model-parallel-size 2 --num-virtual-stages-per-pipeline-rank 2 "
+                             "--no-overlap-p2p-communication"),
+              HasSubstr("--no-overlap-p2p-communication with virtual stages needs PP > 2, not 2"));
   EXPECT_THAT(refused(base + "--foo\u202egnp.exe"), HasSubstr("'--foo\\xe2\\x80\\xaegnp.exe'"));  // bidi, inert
 }
 

@@ -65,6 +65,9 @@ TEST(PlanCommandCli, what_is_not_modelled_and_mixed_options_are_refused_naming_t
   const auto both = run_cli({"plan", "--command", file, "--model", "qwen3-0.6b", "--gpu", "H100"});
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_THAT(both.err, HasSubstr("--command: reads the command's own model and layout"));
+  const auto empty = run_cli({"plan", "--command", "", "--gpu", "H100"});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_THAT(empty.err, HasSubstr("--command: is empty"));
   const auto vocab = run_cli({"plan", "--model", "qwen3-0.6b", "--gpu", "H100", "--gpus", "8", "--vocab-size", "9"});
   EXPECT_EQ(vocab.exit_code, 2);
   EXPECT_THAT(vocab.err, HasSubstr("--vocab-size: is for --command"));
