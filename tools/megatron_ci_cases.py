@@ -108,8 +108,6 @@ def render_value(key, value):
     if value in ("true", "True", "TRUE"):
         return [key]
     value = value.strip()
-    if re.fullmatch(r"\([^)]+\)", value):
-        return [key, value]
     if re.fullmatch(r"\[[^\]]+\]", value):
         return [key, *value[1:-1].split()]
     return [key, value]  # one word, with or without a space, '|', '(' or ')' (those are quoted whole)

@@ -125,6 +125,13 @@ std::string printed_default(const std::string& repr) {
   return repr;
 }
 
+// Every destination of `table` with its default as the dump prints it.
+std::map<std::string, std::string> printed_defaults(const OptionTable& table) {
+  std::map<std::string, std::string> out;
+  for (const auto& o : table.options()) out.emplace(o.dest, printed_default(o.default_value));
+  return out;
+}
+
 std::string word_text(const layout::CommandWord& w) { return w.literal().value_or(w.shown()); }
 
 }  // namespace
@@ -144,8 +151,7 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
                                                               const OptionTable& table, std::int64_t world_size,
                                                               const std::string& where,
                                                               std::optional<std::int64_t> tokenizer_vocab) {
-  std::map<std::string, std::string> v;
-  for (const auto& o : table.options()) v.emplace(o.dest, printed_default(o.default_value));
+  std::map<std::string, std::string> v = printed_defaults(table);
   const auto parsed = parse_arguments(args, &table, {});
   if (!parsed.problems.empty()) {
     const auto& p = parsed.problems.front();
@@ -365,11 +371,10 @@ TrainingCommand read_training_command(std::string_view text, const std::string& 
                      "give plan --gpus G (or torchrun's --nproc-per-node and --nnodes in the command)");
   out.arguments = resolve_megatron_arguments({words.begin() + static_cast<std::ptrdiff_t>(args_from), words.end()},
                                              *table, out.gpus, where, tokenizer_vocab);
-  std::map<std::string, std::string> defaults;
-  for (const auto& o : table->options()) defaults.emplace(o.dest, printed_default(o.default_value));
+  const auto defaults = printed_defaults(*table);
   for (const auto& n : kNotModelled) {
     const auto it = out.arguments.find(n.dest);
-    if (it != out.arguments.end() && it->second != defaults[n.dest])
+    if (it != out.arguments.end() && it->second != defaults.at(n.dest))
       throw InputError(
           where, fmt::format("{} is not modelled: the memory model has no term for {}", n.flag, n.what),
           fmt::format("plan the command without {} (docs/memory-model.md, \"What is not modelled\")", n.flag));

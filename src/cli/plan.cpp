@@ -188,12 +188,17 @@ int print_plans_table(const PlanOptions& o, const layout::PlanRequest& q, const 
   return fitting == 0 ? static_cast<int>(ExitCode::check_failed) : 0;
 }
 
-// Every knob of `q` fixed to `t`'s: the one layout a recipe or a command runs.
-void fix_every_knob(layout::PlanRequest& q, const layout::TrainingSetup& t) {
+// The run `t` describes, its layout left to the planner: row length, batch, implementation, fused cross-entropy.
+void take_run(layout::PlanRequest& q, const layout::TrainingSetup& t) {
   q.row_length = t.row_length;
   q.global_batch = t.global_batch;
   q.impl = t.impl;
   q.fused_cross_entropy = t.fused_cross_entropy;
+}
+
+// Every knob of `q` fixed to `t`'s: the one layout a recipe runs.
+void fix_every_knob(layout::PlanRequest& q, const layout::TrainingSetup& t) {
+  take_run(q, t);
   q.tp = t.layout.tp, q.pp = t.layout.pp, q.cp = t.layout.cp, q.ep = t.layout.ep, q.etp = t.layout.etp;
   q.vpp = t.layout.vpp;
   q.micro_batch = t.layout.micro_batch;
@@ -250,7 +255,7 @@ int run_command(const PlanOptions& o) {
   layout::PlanRequest q;
   q.gpus = cmd.gpus;
   q.gpus_per_node = o.gpus_per_node;
-  fix_every_knob(q, setup);
+  take_run(q, setup);  // what the printers show of the request; the layout is planned by plan_setup below
   q.memory_mib = gpu_memory(bundled_path(o.registry), o.gpu);
   std::vector<layout::PlannedLayout> plans{layout::plan_setup(shape, setup, q.memory_mib, q.gpus_per_node)};
   auto stages = nlohmann::ordered_json::array();
@@ -305,10 +310,7 @@ int run(const PlanOptions& o) {
       fix_every_knob(q, t);
       if (rm.measured) measured = rm.measured->max_allocated_mib;
     } else {
-      q.row_length = t.row_length;
-      q.global_batch = t.global_batch;
-      q.impl = t.impl;
-      q.fused_cross_entropy = t.fused_cross_entropy;
+      take_run(q, t);
     }
   } else {
     if (o.model.empty())

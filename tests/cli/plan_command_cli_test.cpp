@@ -46,6 +46,11 @@ TEST(PlanCommandCli, a_torchrun_command_is_planned_stage_by_stage) {
     largest = std::max(largest, stages[s].at("peak_memory_mib").get<double>());
   }
   EXPECT_EQ(stages[1].at("moment"), "loss");  // the last stage holds the logits
+  // The last stage's weights by hand (docs/memory-model.md: BF16, 2 bytes a parameter the rank holds): 4 of the 8
+  // layers, each attention 1024 x (1024 + 2 x 1024) + 1024 x 1024 = 4,194,304 and MLP 2 x 1024 x 4096 = 8,388,608,
+  // split by TP 2: 25,165,824; the norms' share unsplit, (2 x 1024 x 8 + 1024) / 2 = 8,704; the output layer (untied
+  // on the last stage of PP > 1) 32,000 x 1024 / TP 2 = 16,384,000. 2 x 41,558,528 bytes = 79.27 MiB.
+  EXPECT_NEAR(stages[1].at("terms").at("weights").get<double>(), 79.3, 0.05);
   EXPECT_NEAR(largest, l.at("peak_memory_mib").get<double>(), 0.1) << "the layout's peak is its largest stage's";
 
   const auto text = run_cli({"plan", "--command", file, "--gpu", "H100"});
