@@ -118,10 +118,13 @@ class PatternReader {
   }
 };
 
-// A repr() from the table as the dump prints the value: a string without its quotes.
+// A repr() from the table as the dump prints the value: a string without its quotes, an enum member
+// ("<AttnBackend.auto: 5>") as str() prints it ("AttnBackend.auto").
 std::string printed_default(const std::string& repr) {
   if (repr.size() >= 2 && (repr.front() == '\'' || repr.front() == '"') && repr.back() == repr.front())
     return repr.substr(1, repr.size() - 2);
+  if (repr.size() >= 2 && repr.front() == '<' && repr.back() == '>' && repr.find(": ") != std::string::npos)
+    return repr.substr(1, repr.find(": ") - 1);
   return repr;
 }
 
@@ -169,6 +172,19 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
     std::vector<std::string> texts;
     for (const auto& w : words) texts.push_back(word_text(w));
     v[dest] = texts.size() == 1 ? texts[0] : fmt::format("[{}]", fmt::join(texts, ", "));
+    if (a.spec->type == "enum" && texts.size() == 1) {  // the member as the dump prints it: AttnBackend.unfused
+      const auto member = a.spec->enum_values.find(texts[0]);
+      if (member != a.spec->enum_values.end()) {
+        v[dest] = member->second;
+      } else if (words[0].literal()) {  // argparse: invalid value (the enum has no such member)
+        std::vector<std::string> names;
+        for (const auto& [name, printed] : a.spec->enum_values) names.push_back(name);
+        throw InputError(fmt::format("{}:{}:{}", where, words[0].line, words[0].column),
+                         fmt::format("{} {} is not one of its values: {}", a.flag, quote_for_message(texts[0]),
+                                     fmt::join(names, ", ")),
+                         kCommandFix);
+      }
+    }
     const auto& choices = a.spec->choices;  // argparse: invalid choice
     if (!choices.empty() && texts.size() == 1 && words[0].literal() &&
         std::find(choices.begin(), choices.end(), texts[0]) == choices.end())
@@ -379,16 +395,6 @@ TrainingCommand read_training_command(std::string_view text, const std::string& 
           where, fmt::format("{} is not modelled: the memory model has no term for {}", n.flag, n.what),
           fmt::format("plan the command without {} (docs/memory-model.md, \"What is not modelled\")", n.flag));
   }
-  // The interleaved schedule's group of micro-batches sets how many a stage holds (schedules.py's warm-up:
-  // (PP - rank - 1) x 2 + (VPP - 1) x group); the model counts the default group of PP only.
-  if (const auto g = out.arguments["microbatch_group_size_per_vp_stage"];
-      g != "None" && out.arguments["virtual_pipeline_model_parallel_size"] != "None" &&
-      g != out.arguments["pipeline_model_parallel_size"])
-    throw InputError(where,
-                     "--microbatch-group-size-per-virtual-pipeline-stage " + quote_for_message(g) +
-                         " is not modelled: the memory model counts the in-flight micro-batches of the default group "
-                         "(PP)",
-                     "plan the command without it (docs/memory-model.md, \"What is not modelled\")");
   if (out.arguments["padded_vocab_size"] == "None")
     throw InputError(where, "the command does not give the vocabulary size (its tokenizer's)",
                      "give plan --vocab-size V, the tokenizer's vocabulary (Megatron pads it as the run would)");

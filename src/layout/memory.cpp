@@ -33,6 +33,19 @@ std::int64_t positive(std::int64_t v, const char* what) {
   return v;
 }
 
+// Micro-batches whose activations pipeline stage `stage` holds at once, in whole-stage units (Megatron-LM d98e8a64
+// schedules.py get_pp_rank_microbatches: the warm-up forwards plus the first steady-state one, capped at the step's).
+// 1F1B: PP - stage. Interleaved (VPP v chunks a rank, groups of g micro-batches, g = PP by default): (PP - stage - 1)
+// x 2 + (v - 1) x g chunk forwards of warm-up, + 1, out of M x v; each chunk holds 1/v of the stage's layers.
+double micro_batches_in_flight(const TrainingSetup& t, std::int64_t stage, double micro_batches) {
+  const std::int64_t P = t.layout.pp;
+  if (P == 1) return 1.0;
+  if (!t.layout.vpp) return std::min(double(P - stage), micro_batches);
+  const double v = double(*t.layout.vpp), group = double(t.microbatch_group.value_or(P));
+  const double chunks = double(P - stage - 1) * 2 + (v - 1) * group + 1;
+  return std::min(chunks, micro_batches * v) / v;
+}
+
 }  // namespace
 
 std::optional<Recomputation> parse_recompute(const std::string& text) {
@@ -110,27 +123,36 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, std:
   const double O = double(m.heads) * double(m.v_head_dim);
   const double Vv = m.mla ? O : K;
   const bool local = t.impl == Impl::local;
-  const double r = t.sequence_parallel ? 1.0 / tp : 1.0;  // residual-sized tensors: split by SP, else replicated
+  const bool materialised = local || t.unfused_attention;  // the attention scores exist as a b x heads x s x s tensor
+  const double r = t.sequence_parallel ? 1.0 / tp : 1.0;   // residual-sized tensors: split by SP, else replicated
   const double s_rank = S / cp;
-  const double s2 = local ? 2.0 * b * (double(m.heads) / tp) * s_rank * s_rank : 0.0;  // one BF16 score tensor
+  const double s2 = materialised ? 2.0 * b * (double(m.heads) / tp) * s_rank * s_rank : 0.0;  // one BF16 score tensor
+  // Attention dropout on materialised scores keeps its 1-byte mask and the 2-byte dropped probabilities for the
+  // backward (torch's dropout; the next bmm saves its input): 1.5 score tensors. Flash and fused attention keep only
+  // the RNG state.
+  const double s2_dropout = t.attention_dropout ? 1.5 * s2 : 0.0;
 
-  // Bytes kept per token by one layer. LN1 input, QKV input, LN2 input and the MLP/router input: 4 × 2h.
-  const double norms = 8 * h * r;
+  // Bytes kept per token by one layer. LN1 input, QKV input, LN2 input and the MLP/router input: 4 × 2h; with hidden
+  // dropout the 1-byte masks of the two bias-dropout-adds.
+  const double norms = (8 + (t.hidden_dropout ? 2 : 0)) * h * r;
   const double attn_common = (2 * (Q + K + Vv) + 2 * Q + 2 * O) / tp;  // fused QKV output, roped q, projection input
   const bool gqa = m.heads > std::max(m.query_groups, l.tp);
   // Local attention, nothing recomputed: baddbmm and bmm keep k and v repeated to every head (GQA) or as they are.
-  const double attn_none =
-      local ? attn_common + (gqa ? 2 * Q + 2 * O : 2 * K) / tp : attn_common + 2 * K / tp + 4 * double(m.heads) / tp;
-  const double attn_sel = local ? attn_common + 2 * K / tp : attn_none;  // the roped k kept for the recompute
+  const double attn_none = materialised ? attn_common + (gqa ? 2 * Q + 2 * O : 2 * K) / tp
+                                        : attn_common + 2 * K / tp + 4 * double(m.heads) / tp;
+  const double attn_sel = materialised ? attn_common + 2 * K / tp : attn_none;  // the roped k kept for the recompute
   const double mlp_factor = m.gated ? 8 : 4;
   const double dense_mlp = mlp_factor * double(m.ffn_hidden) / tp;
-  // Routed experts: about T × top_k token copies per rank (balanced routing), each keeping its 2h input and
-  // (gated) 10 f' of FC1 output, activation, weighted activation and FC2 input (calibrated on moe2/moe3/moe4).
-  const double moe_mlp = double(m.top_k) * (2 * h + (m.gated ? 10 : 6) * double(m.expert_ffn_hidden) / etp) +
+  // Routed experts: a rank's experts get its T × r token shard (sequence parallelism: 1/TP) from each of the EP × ETP
+  // ranks of its dispatch group, top_k copies each, 1/EP of them its own under balanced routing: T × r × ETP × top_k
+  // copies (token_dispatcher.py: the all-to-all over EP, then the all-gather over ETP; the all-gather dispatcher
+  // gathers over ETP × EP at once). Each keeps its 2h input and (gated) 10 f'/ETP of FC1 output, activation, weighted
+  // activation and FC2 input (calibrated on moe2/moe3/moe4).
+  const double moe_mlp = double(m.top_k) * r * etp * (2 * h + (m.gated ? 10 : 6) * double(m.expert_ffn_hidden) / etp) +
                          mlp_factor * double(m.shared_ffn_hidden) / tp;
   const double moe_share = m.layers > 0 ? double(m.moe_layers) / double(m.layers) : 0;
   const double mlp = (1 - moe_share) * dense_mlp + moe_share * moe_mlp;
-  const double layer_none = T * (norms + attn_none + mlp) + s2;
+  const double layer_none = T * (norms + attn_none + mlp) + s2 + s2_dropout;
   const double layer_sel = T * (norms + attn_sel + mlp);
   const double layer_input = T * 2 * h * r;
 
@@ -169,7 +191,7 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, std:
         break;
       case Recompute::selective:
         stored = Ls * layer_sel;
-        attention_transient = kScoreTensorsRecomputed * s2;
+        attention_transient = kScoreTensorsRecomputed * s2 + s2_dropout;  // the recomputed forward's dropout too
         break;
       case Recompute::full_uniform: {
         const double chunk = std::min(Ls, double(t.recompute.layers));
@@ -184,15 +206,12 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, std:
         break;
       }
     }
-    if (first) stored += T * 2 * h * r;  // the embedding's output
-    // Micro-batches in flight under 1F1B: stage i holds PP - i; interleaving (VPP v) adds (PP - 1) / v on each.
-    double in_flight = P == 1 ? 1.0 : double(P - stage);
-    if (l.vpp && P > 1) in_flight += (pp - 1) / double(*l.vpp);
-    in_flight = std::min(in_flight, micro_batches);
+    if (first) stored += T * (t.hidden_dropout ? 3 : 2) * h * r;  // the embedding's output (and its dropout mask)
+    const double in_flight = micro_batches_in_flight(t, stage, micro_batches);
     const double activations = in_flight * stored;
     const double logits = last ? (t.fused_cross_entropy ? kFusedLogitBytes : kLogitBytes) * T * V / tp + T * 2 * h : 0;
     const double optimizer_step = local ? 4 * owned : 0;  // torch AdamW (foreach): one FP32 copy of its parameters
-    const double buffer = s2;  // local attention's persistent baddbmm buffer ("mpu" global memory buffer)
+    const double buffer = local ? s2 : 0;  // local attention's persistent baddbmm buffer ("mpu" global memory buffer)
 
     double transient = attention_transient;
     std::string moment = t.recompute.kind == Recompute::full_uniform ? "recomputed layer" : "attention backward";
@@ -249,6 +268,18 @@ std::int64_t arg_size(const std::map<std::string, std::string>& args, const char
   return *v;
 }
 
+// Whether a dropout probability of the dump is above 0 (absent: 0, as in dumps that predate it). InputError for
+// anything but a number from 0 to 1.
+bool dropout(const std::map<std::string, std::string>& args, const char* name, const std::string& where) {
+  auto it = args.find(name);
+  if (it == args.end()) return false;
+  const auto p = parse_double(it->second);
+  if (!p || !(*p >= 0 && *p <= 1))
+    throw InputError(where + ": " + name, "is " + quote_for_message(it->second) + ", not a probability from 0 to 1",
+                     "give the unedited argument dump");
+  return *p > 0;
+}
+
 }  // namespace
 
 TrainingSetup setup_from_arguments(const std::map<std::string, std::string>& args, const std::string& where) {
@@ -298,6 +329,10 @@ TrainingSetup setup_from_arguments(const std::map<std::string, std::string>& arg
   t.sequence_parallel = flag("sequence_parallel") && l.tp > 1;
   t.fused_cross_entropy = flag("cross_entropy_loss_fusion");
   t.impl = text("transformer_impl") == "local" ? Impl::local : Impl::te;
+  const std::string backend = text("attention_backend");
+  t.unfused_attention = backend == "AttnBackend.unfused" || backend == "AttnBackend.local";
+  t.attention_dropout = dropout(args, "attention_dropout", where);
+  t.hidden_dropout = dropout(args, "hidden_dropout", where);
   if (auto it = args.find("microbatch_group_size_per_vp_stage"); it != args.end() && it->second != "None")
     t.microbatch_group = size("microbatch_group_size_per_vp_stage", 1);
   if (auto it = args.find("decoder_first_pipeline_num_layers"); it != args.end() && it->second != "None")

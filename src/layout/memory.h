@@ -52,6 +52,12 @@ struct TrainingSetup {
   /// --microbatch-group-size-per-virtual-pipeline-stage: the interleaved schedule's run of contiguous micro-batches
   /// (unset: PP, Megatron's default).
   std::optional<std::int64_t> microbatch_group;
+  /// Transformer Engine with --attention-backend unfused (or local): the attention scores are materialised as in the
+  /// local implementation, without its persistent score buffer. Ignored with Impl::local (always materialised).
+  bool unfused_attention = false;
+  /// --attention-dropout and --hidden-dropout above 0 (Megatron's defaults are 0.1; SFT recipes set 0): materialised
+  /// attention then keeps a dropout mask and the dropped probabilities, and every bias-dropout-add keeps its mask.
+  bool attention_dropout = false, hidden_dropout = false;
   bool operator==(const TrainingSetup&) const = default;
 };
 

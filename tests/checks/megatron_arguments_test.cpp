@@ -114,9 +114,14 @@ TEST(MegatronArguments, a_dense_run_gets_the_sizes_validate_args_derives) {
   EXPECT_EQ(v.at("sequence_parallel"), "False");                 // TP 1
   EXPECT_EQ(v.at("num_experts"), "None");
   EXPECT_EQ(v.at("expert_tensor_parallel_size"), "1");
-  EXPECT_EQ(v.at("tokenizer_type"), "NullTokenizer");  // the command's value
-  EXPECT_EQ(v.at("distributed_backend"), "nccl");      // the command's, as the default's repr would print it too
+  EXPECT_EQ(v.at("tokenizer_type"), "NullTokenizer");        // the command's value
+  EXPECT_EQ(v.at("distributed_backend"), "nccl");            // the command's, as the default's repr would print it too
+  EXPECT_EQ(v.at("attention_backend"), "AttnBackend.auto");  // the default <AttnBackend.auto: 5> as str() prints it
+  EXPECT_EQ(v.at("attention_dropout"), "0.1");               // Megatron's default
   const auto setup = layout::setup_from_arguments(v, "7b");
+  EXPECT_FALSE(setup.unfused_attention);  // auto: flash or fused attention under Transformer Engine
+  EXPECT_TRUE(setup.attention_dropout);
+  EXPECT_TRUE(setup.hidden_dropout);
   EXPECT_EQ(setup.layout.pp, 4);
   EXPECT_EQ(setup.layout.dp, 2);
   EXPECT_EQ(setup.layout.vpp, 8);
@@ -133,7 +138,9 @@ TEST(MegatronArguments, an_moe_run_gets_its_layer_pattern_and_virtual_stages) {
   EXPECT_EQ(v.at("sequence_parallel"), "True");                  // TP 2 keeps it
   EXPECT_EQ(v.at("moe_ffn_hidden_size"), "1024");                // given
   EXPECT_EQ(v.at("expert_tensor_parallel_size"), "1");           // given
+  EXPECT_EQ(v.at("attention_backend"), "AttnBackend.unfused");   // --attention-backend unfused, as the dump prints it
   const auto setup = layout::setup_from_arguments(v, "moe");
+  EXPECT_TRUE(setup.unfused_attention);
   EXPECT_EQ(setup.layout.ep, 4);
   EXPECT_EQ(setup.layout.etp, 1);
   EXPECT_TRUE(setup.sequence_parallel);
@@ -283,9 +290,8 @@ TEST(TrainingCommand, hostile_sizes_patterns_and_launcher_counts_are_refused_nam
               HasSubstr("are both given"));
   EXPECT_THAT(refused(base + "--tensor-model-parallel-size 2 --tensor-parallel-num-weight-shards 4"),
               HasSubstr("--tensor-parallel-num-weight-shards is not modelled"));
-  EXPECT_THAT(refused(base + "--pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 1 "
-                             "--global-batch-size 64 --microbatch-group-size-per-virtual-pipeline-stage 16"),
-              HasSubstr("--microbatch-group-size-per-virtual-pipeline-stage '16' is not modelled"));
+  EXPECT_THAT(refused(base + "--attention-backend xyz"),
+              HasSubstr("--attention-backend 'xyz' is not one of its values: auto, flash, fused, local, unfused"));
   EXPECT_THAT(refused(base + "--transformer-impl xyz"),
               HasSubstr("--transformer-impl 'xyz' is not one of its choices"));
   EXPECT_THAT(refused(base, 0), HasSubstr("0 is not a GPU count"));

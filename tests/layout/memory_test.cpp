@@ -1,7 +1,7 @@
 // The memory model against measured peaks (SPEC §7; docs/memory-model.md): every ground-truth run of tests/data/memory
 // (one H200, Megatron-LM d98e8a64, tests/run/device/memory/run.py), every bundled recipe's evidence and
-// ../shared/fixtures/runs, each within 10% of Megatron's own "max allocated"; and a hand calculation of the terms on a
-// toy shape.
+// ../shared/fixtures/runs, each within 10% of Megatron's own "max allocated" (the ground truth within 2%); and hand
+// calculations of the terms on a toy shape.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,7 +27,9 @@ struct Checked {
   double predicted = 0, measured = 0;
 };
 
-Checked check_log(const fs::path& log) {
+// `tolerance`: the bound on |predicted - measured| / measured (10%, SPEC §7's; 2% for the project's own ground truth,
+// issue 41's bound on the single-H200 runs).
+Checked check_log(const fs::path& log, double tolerance = 0.10) {
   const std::string text = read_file(log);
   const auto dump = evidence::parse_megatron_args(text, log.string());
   const auto memory = evidence::parse_megatron_memory(text, log.string());
@@ -38,7 +40,7 @@ Checked check_log(const fs::path& log) {
   c.setup = setup_from_arguments(dump.values, log.string());
   c.predicted = estimate_memory(c.shape, c.setup).peak_mib;
   c.measured = memory ? memory->max_allocated_mib : 0;
-  EXPECT_LE(std::abs(c.predicted - c.measured), 0.10 * c.measured)
+  EXPECT_LE(std::abs(c.predicted - c.measured), tolerance * c.measured)
       << log << ": predicted " << c.predicted << " MiB, measured " << c.measured << " MiB";
   return c;
 }
@@ -46,7 +48,7 @@ Checked check_log(const fs::path& log) {
 TEST(MemoryModel, GroundTruthRunsWithinTenPercent) {
   std::vector<Checked> runs;
   for (const auto& e : fs::directory_iterator(testing::source_dir() / "tests/data/memory"))
-    if (e.path().extension() == ".log") runs.push_back(check_log(e.path()));
+    if (e.path().extension() == ".log") runs.push_back(check_log(e.path(), 0.02));
   // The issue's span: at least 10 runs, micro-batch 1-8, sequence 2,048-8,192, every recompute kind, the distributed
   // optimizer, and the MoE shape.
   ASSERT_GE(runs.size(), 10u);
@@ -130,6 +132,113 @@ TEST(MemoryModel, HandCalculation) {
   double sum = 0;
   for (const auto& x : e.terms) sum += x.mib;
   EXPECT_DOUBLE_EQ(e.peak_mib, sum);
+}
+
+// The toy shape of HandCalculation.
+ModelShape toy_shape() {
+  ModelShape m;
+  m.layers = 2;
+  m.hidden = 64;
+  m.vocab = 1000;
+  m.heads = 4;
+  m.query_groups = 2;
+  m.head_dim = m.v_head_dim = 16;
+  m.ffn_hidden = 128;
+  m.attention_params = 2 * 12288;
+  m.dense_mlp_params = 2 * 24576;
+  m.norm_params = 2 * 2 * 64 + 64;
+  m.embedding_params = 64000;
+  return m;
+}
+
+double term_of(const MemoryEstimate& e, const std::string& name) {
+  for (const auto& x : e.terms)
+    if (x.name == name) return x.mib;
+  ADD_FAILURE() << "no term " << name;
+  return 0.0;
+}
+
+// HandCalculation's run under Transformer Engine with --attention-backend unfused and Megatron's default dropout
+// (0.1 for attention and hidden): TE's unfused attention materialises the scores without a persistent buffer, the
+// attention dropout keeps its mask and the dropped probabilities, each bias-dropout-add (2 a layer) and the
+// embedding's dropout keep a 1-byte mask.
+TEST(MemoryModel, UnfusedAttentionAndDropoutByHand) {
+  TrainingSetup t;
+  t.layout.micro_batch = 2;
+  t.row_length = 32;
+  t.global_batch = 4;
+  t.impl = Impl::te;
+  t.unfused_attention = t.attention_dropout = t.hidden_dropout = true;
+  const auto e = estimate_memory(toy_shape(), t);
+  const double MiB = 1048576.0;
+  EXPECT_DOUBLE_EQ(term_of(e, "attention_buffer"), 0);
+  // Per token per layer: norms 8 x 64 + 2 masks x 64 = 640; attention as HandCalculation's 768; MLP 1,024: 2,432
+  // bytes x 64 tokens x 2 layers = 311,296. Score tensors (16,384 bytes each) a layer: the probabilities 1, the mask
+  // 0.5 and the dropped copy 1: 2.5 x 16,384 x 2 layers = 81,920. The embedding's output and mask: 64 x 3 x 64 =
+  // 12,288. In all 405,504 bytes.
+  EXPECT_DOUBLE_EQ(term_of(e, "activations"), 405504 / MiB);
+  EXPECT_EQ(e.moment, "loss");  // 392,192 bytes, above the attention backward's 3 x 16,384; TE's Adam adds no copy
+  EXPECT_DOUBLE_EQ(term_of(e, "logits_and_loss"), 392192 / MiB);
+  // The same run with flash attention (the default backend): no score tensor at all, dropout keeps only its RNG
+  // state: per token per layer 640 + TE's attention (256 + 128 + 128 + roped k 2 x 32 + softmax statistics 4 x 4 =
+  // 592) + 1,024 = 2,256 bytes x 128 = 288,768, + 12,288 = 301,056.
+  t.unfused_attention = false;
+  EXPECT_DOUBLE_EQ(term_of(estimate_memory(toy_shape(), t), "activations"), 301056 / MiB);
+}
+
+// The interleaved schedule's warm-up (schedules.py get_pp_rank_microbatches): 8 layers on PP 4 with VPP 2 (one layer
+// a model chunk), 8 micro-batches a step. Stage s runs (4 - s - 1) x 2 + (2 - 1) x group chunk forwards before its
+// first backward and holds one more: the last stage 0 + 4 + 1 = 5 chunks (2.5 micro-batches of its 2 layers) with the
+// default group of PP 4, 0 + 8 + 1 = 9 (4.5) with a group of 8; the first stage 6 + 4 + 1 = 11 (5.5), and with a
+// group of 8 6 + 8 + 1 = 15 of its 16.
+TEST(MemoryModel, InterleavedInFlightMicroBatchesByHand) {
+  ModelShape m = toy_shape();
+  m.layers = 8;
+  m.attention_params = 8 * 12288;
+  m.dense_mlp_params = 8 * 24576;
+  TrainingSetup t;
+  t.impl = Impl::te;
+  t.layout.pp = 4;
+  t.layout.vpp = 2;
+  t.layout.micro_batch = 1;
+  t.row_length = 32;
+  t.global_batch = 8;
+  const auto last = estimate_memory(m, t, 3), first = estimate_memory(m, t, 0);
+  t.microbatch_group = 8;
+  const auto last8 = estimate_memory(m, t, 3), first8 = estimate_memory(m, t, 0);
+  EXPECT_EQ(last.in_flight, 3);  // 2.5, rounded up
+  EXPECT_EQ(first.in_flight, 6);
+  EXPECT_DOUBLE_EQ(term_of(last8, "activations") / term_of(last, "activations"), 4.5 / 2.5);
+  EXPECT_DOUBLE_EQ(term_of(first8, "activations") / term_of(first, "activations"), 7.5 / 5.5);
+}
+
+// Routed experts under sequence parallelism: a rank's experts get its 1/TP token shard from each rank of the EP x ETP
+// dispatch group. Toy MoE: 2 MoE layers of 4 experts, top-2, expert FFN 32 (gated), hidden 64, 64 tokens a
+// micro-batch, TP 2 with SP, EP 2. Routed bytes per token a layer: ETP 1: 2 x 1/2 x 1 x (2 x 64 + 10 x 32) = 448;
+// ETP 2: 2 x 1/2 x 2 x (2 x 64 + 10 x 32 / 2) = 576. The difference, 128 x 64 tokens x 2 layers = 16,384 bytes.
+TEST(MemoryModel, RoutedTokensFollowTheDispatchGroupByHand) {
+  ModelShape m = toy_shape();
+  m.moe_layers = 2;
+  m.experts = 4;
+  m.top_k = 2;
+  m.expert_ffn_hidden = 32;
+  m.dense_mlp_params = 0;
+  m.expert_params = 2 * 4 * 3 * 64 * 32;
+  m.router_params = 2 * 4 * 64;
+  TrainingSetup t;
+  t.impl = Impl::te;
+  t.layout.tp = 2;
+  t.layout.ep = 2;
+  t.layout.dp = 2;
+  t.layout.micro_batch = 2;
+  t.row_length = 32;
+  t.global_batch = 4;
+  t.sequence_parallel = true;
+  t.layout.etp = 1;
+  const double etp1 = term_of(estimate_memory(m, t), "activations");
+  t.layout.etp = 2;
+  const double etp2 = term_of(estimate_memory(m, t), "activations");
+  EXPECT_DOUBLE_EQ((etp2 - etp1) * 1048576.0, 16384);
 }
 
 TEST(MemoryModel, RecomputeSpellings) {
