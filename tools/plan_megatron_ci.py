@@ -5,8 +5,8 @@ tests/data/megatron_ci/cases.jsonl, its last pipeline stage's predicted peak bes
 Usage: /usr/bin/python3 tools/plan_megatron_ci.py build/openrecipes [tests/data/megatron_ci/cases.jsonl]
 
 Prints, by family and platform: runs, accepted (planned, not refused), within max(10%, 512 MiB) of the measured peak,
-and the worst error (signed: + over-predicts); the accepted runs of 8 GiB or more and how many are within 10%; then
-each refusal's reason with its count. A run whose command reads GPT-2's BPE files
+and the worst error (signed: + over-predicts); the share within on H100 and on A100 (dev and lts containers); the
+accepted runs of 8 GiB or more and how many are within 10%; then each refusal's reason with its count. A run whose command reads GPT-2's BPE files
 (--vocab-file, no --vocab-size) is planned with --vocab-size 50257 (GPT-2's vocabulary).
 """
 
@@ -56,6 +56,10 @@ def main():
     print(f"{'family':<8} {'platform':<14} {'runs':>5} {'accepted':>9} {'within':>7} {'worst error':>12}")
     for (family, platform), g in sorted(groups.items()):
         print(f"{family:<8} {platform:<14} {g['runs']:>5} {g['accepted']:>9} {g['within']:>7} {g['worst']:>+11.0%}")
+    for gpu in ("h100", "a100"):
+        accepted = sum(g["accepted"] for (_, platform), g in groups.items() if platform.endswith(gpu))
+        within = sum(g["within"] for (_, platform), g in groups.items() if platform.endswith(gpu))
+        print(f"{gpu.upper()}: {within} of {accepted} accepted runs within ({within / max(accepted, 1):.0%})")
     print(f"accepted runs with a measured peak of 8 GiB or more: {large['runs']}, within 10%: {large['within']}")
     for why, n in refusals.most_common():
         print(f"{n:>4} refused: {why}")

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/text.h"
+#include "layout/model_rules.h"
 
 namespace openrecipes::checks {
 namespace {
@@ -291,6 +292,7 @@ struct NotModelled {
   const char* dest;
   const char* flag;
   const char* what;
+  const char* neutral = nullptr;  ///< a value besides the default that means "off" (validate_args sets it so)
 };
 constexpr NotModelled kNotModelled[] = {
     {"fp8", "--fp8-format", "FP8 weight casts, transposes and scaling state"},
@@ -308,9 +310,9 @@ constexpr NotModelled kNotModelled[] = {
     {"account_for_loss_in_pipeline_split", "--account-for-loss-in-pipeline-split",
      "the loss counted as a layer of the pipeline split"},
     {"hybrid_layer_pattern", "--hybrid-layer-pattern", "Mamba and hybrid layers"},
-    {"tensor_parallel_num_weight_shards", "--tensor-parallel-num-weight-shards", "weights sharded beyond TP"},
+    {"tensor_parallel_num_weight_shards", "--tensor-parallel-num-weight-shards", "weights sharded beyond TP", "1"},
     {"expert_tensor_parallel_num_weight_shards", "--expert-tensor-parallel-num-weight-shards",
-     "expert weights sharded beyond ETP"},
+     "expert weights sharded beyond ETP", "1"},
 };
 
 // The GPU count a launcher flag gives among words [first, last): the last occurrence wins, as argparse reads it (`--f
@@ -353,9 +355,9 @@ TrainingCommand read_training_command(std::string_view text, const std::string& 
   std::size_t args_from = env_end;  // bare arguments: the first word a flag
   std::string script;
   if (env_end < words.size() && !words[env_end].leading_literal().starts_with("-")) {
-    for (std::size_t i = env_end; i < words.size(); ++i)
-      if (const auto lit = words[i].literal(); lit && lit->ends_with(".py")) {
-        script = *lit, args_from = i + 1;
+    for (std::size_t i = env_end; i < words.size(); ++i)  // the script may sit under a variable: $MEGATRON_LM/x.py
+      if (const std::string w = word_text(words[i]); w.ends_with(".py")) {
+        script = w, args_from = i + 1;
         break;
       }
     if (script.empty())
@@ -387,17 +389,38 @@ TrainingCommand read_training_command(std::string_view text, const std::string& 
                      "give plan --gpus G (or torchrun's --nproc-per-node and --nnodes in the command)");
   out.arguments = resolve_megatron_arguments({words.begin() + static_cast<std::ptrdiff_t>(args_from), words.end()},
                                              *table, out.gpus, where, tokenizer_vocab);
-  const auto defaults = printed_defaults(*table);
-  for (const auto& n : kNotModelled) {
-    const auto it = out.arguments.find(n.dest);
-    if (it != out.arguments.end() && it->second != defaults.at(n.dest))
-      throw InputError(
-          where, fmt::format("{} is not modelled: the memory model has no term for {}", n.flag, n.what),
-          fmt::format("plan the command without {} (docs/memory-model.md, \"What is not modelled\")", n.flag));
-  }
+  refuse_not_modelled(out.arguments, where);
   if (out.arguments["padded_vocab_size"] == "None")
     throw InputError(where, "the command does not give the vocabulary size (its tokenizer's)",
                      "give plan --vocab-size V, the tokenizer's vocabulary (Megatron pads it as the run would)");
+  return out;
+}
+
+void refuse_not_modelled(const std::map<std::string, std::string>& arguments, const std::string& where) {
+  static const auto defaults = printed_defaults(*OptionTable::bundled("megatron-lm"));
+  for (const auto& n : kNotModelled) {
+    const auto it = arguments.find(n.dest);
+    if (it != arguments.end() && it->second != defaults.at(n.dest) && !(n.neutral && it->second == n.neutral))
+      throw NotModelledError(
+          where, fmt::format("{} is not modelled: the memory model has no term for {}", n.flag, n.what),
+          fmt::format("plan the command without {} (docs/memory-model.md, \"What is not modelled\")", n.flag));
+  }
+}
+
+CommandRun read_command_run(std::string_view text, const std::string& where, std::optional<std::int64_t> gpus,
+                            std::optional<std::int64_t> tokenizer_vocab) {
+  CommandRun out;
+  out.command = read_training_command(text, where, gpus, tokenizer_vocab);
+  try {  // the readers' own fixes speak of argument dumps: here the values are the command's
+    out.shape = layout::shape_from_arguments(out.command.arguments, where);
+    out.setup = layout::setup_from_arguments(out.command.arguments, where);
+  } catch (const InputError& e) {
+    throw InputError(e.where(), e.problem(),
+                     "give the model's sizes in the command (--num-layers, --hidden-size, ...)");
+  }
+  if (const auto broken = layout::model_violations(out.shape, out.setup); !broken.empty())
+    throw InputError(where, "its layout breaks a rule of its model: " + broken.front().what,
+                     broken.front().fix.empty() ? "fix the layout in the command" : broken.front().fix);
   return out;
 }
 

@@ -12,7 +12,10 @@
 #include <vector>
 
 #include "checks/framework_options.h"
+#include "core/error.h"
 #include "layout/command.h"
+#include "layout/memory.h"
+#include "layout/model_shape.h"
 
 namespace openrecipes::checks {
 
@@ -60,6 +63,34 @@ struct TrainingCommand {
 /// and the fix.
 TrainingCommand read_training_command(std::string_view text, const std::string& where, std::optional<std::int64_t> gpus,
                                       std::optional<std::int64_t> tokenizer_vocab);
+
+/// What the memory model does not cover, named (refuse_not_modelled): an InputError a caller can tell from a command it
+/// cannot read.
+class NotModelledError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+/// Throws NotModelledError naming `where` and the flag for the first argument of `arguments` (a resolved command's or
+/// an argument dump's, as the dump prints them) that the memory model does not cover and that differs from
+/// Megatron-LM's default: FP8 and FP4, --fp8-param-gather, MTP layers, activation and optimizer offloading, FSDP, a
+/// --pipeline-model-parallel-layout, the embedding or loss counted in the pipeline split, a hybrid layer pattern,
+/// weight shards beyond TP or ETP. Arguments absent from the map (a dump of an older Megatron-LM) are not checked.
+void refuse_not_modelled(const std::map<std::string, std::string>& arguments, const std::string& where);
+
+/// A training command planned as it runs: the command, its model's shape and its training setup.
+struct CommandRun {
+  TrainingCommand command;
+  layout::ModelShape shape;
+  layout::TrainingSetup setup;
+};
+
+/// read_training_command of `text`, then layout::shape_from_arguments and setup_from_arguments of its arguments, held
+/// to the model's rules (layout::model_violations). `plan --command`, `plan --from` and `relayout` (a recipe without an
+/// argument dump) read a command through this. Throws InputError naming `where`: read_training_command's errors, a
+/// size the model needs that the command does not give, and the first rule the layout breaks, with its fix.
+CommandRun read_command_run(std::string_view text, const std::string& where, std::optional<std::int64_t> gpus,
+                            std::optional<std::int64_t> tokenizer_vocab);
 
 /// Megatron-LM's --moe-layer-freq value as the dump prints it: a whole number N as "N" (every N-th layer), or a
 /// pattern of 0/1 lists, `+` and `*` (Megatron's moe_freq_type evaluates it as Python: "([0]*1+[1]*3)") as the list

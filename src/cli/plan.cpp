@@ -239,19 +239,10 @@ int run_command(const PlanOptions& o) {
                      "change the command, or give them with --model");
   if (o.gpus_per_node < 1)
     throw InputError("--gpus-per-node", fmt::format("{} is not a count", o.gpus_per_node), "give 1 or more");
-  const auto cmd = checks::read_training_command(read_file(file, layout::kMaxCommandBytes), file, o.gpus, o.vocab_size);
-  layout::ModelShape shape;
-  layout::TrainingSetup setup;
-  try {  // the readers' own fixes speak of argument dumps: here the values are the command's
-    shape = layout::shape_from_arguments(cmd.arguments, file);
-    setup = layout::setup_from_arguments(cmd.arguments, file);
-  } catch (const InputError& e) {
-    throw InputError(e.where(), e.problem(),
-                     "give the model's sizes in the command (--num-layers, --hidden-size, ...)");
-  }
-  if (const auto broken = layout::model_violations(shape, setup); !broken.empty())
-    throw InputError(file, "its layout breaks a rule of its model: " + broken.front().what,
-                     broken.front().fix.empty() ? "fix the layout in the command" : broken.front().fix);
+  const auto run = checks::read_command_run(read_file(file, layout::kMaxCommandBytes), file, o.gpus, o.vocab_size);
+  const auto& cmd = run.command;
+  const auto& shape = run.shape;
+  const auto& setup = run.setup;
   layout::PlanRequest q;
   q.gpus = cmd.gpus;
   q.gpus_per_node = o.gpus_per_node;

@@ -1,6 +1,7 @@
 // A recipe's shape, setup and measured peak for the planner.
 #include "registry/recipe_memory.h"
 
+#include "checks/megatron_arguments.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "evidence/megatron_args.h"
@@ -21,10 +22,12 @@ void apply_packing(const Recipe& recipe, RecipeMemory& out) {
 
 RecipeMemory recipe_memory(const Recipe& recipe, const evidence::ArgumentDump& args,
                            std::optional<evidence::MemoryReport> measured) {
+  checks::refuse_not_modelled(args.values, args.file);
   RecipeMemory out;
   out.shape = layout::shape_from_arguments(args.values, args.file);
   out.setup = layout::setup_from_arguments(args.values, args.file);
   out.from_arguments = true;
+  out.setup_from = "argument dump";
   apply_packing(recipe, out);
   out.measured = std::move(measured);
   return out;
@@ -56,11 +59,23 @@ RecipeMemory recipe_memory(const Recipe& recipe) {
     throw InputError(recipe.file.string(), "model " + recipe.model + " has no config.json fields in models/",
                      "add the model's config: block (docs/models-format.md)");
   out.shape = layout::shape_from_config(it->second.config, it->second.file);
-  out.setup.layout = recipe.layout;
-  out.setup.row_length = recipe.workload.row_length;
+  // The command through plan --command's reader, with the model's vocabulary: its setup, where it reads. What the
+  // memory model does not cover is refused by name; a command it cannot read (a model-arguments array, a variable
+  // where a size goes) leaves the recorded layout under Transformer Engine, the planner's default.
+  try {
+    const auto cmd = checks::read_training_command(recipe.command, recipe.file.string(), recipe.gpus, out.shape.vocab);
+    out.setup = layout::setup_from_arguments(cmd.arguments, recipe.file.string());
+    out.setup_from = "command";
+  } catch (const checks::NotModelledError&) {
+    throw;
+  } catch (const InputError& e) {
+    out.setup = {};
+    out.setup.layout = recipe.layout;
+    out.setup.impl = layout::Impl::te;
+    out.setup_from = "recorded layout (its command does not read: " + e.problem() + ")";
+  }
+  out.setup.row_length = recipe.workload.row_length;  // the workload's, as the command may spell it otherwise
   out.setup.global_batch = recipe.workload.global_batch;
-  out.setup.impl =
-      recipe.command.find("--transformer-impl local") != std::string::npos ? layout::Impl::local : layout::Impl::te;
   apply_packing(recipe, out);
   out.measured = std::move(measured);
   return out;

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "checks/megatron_ci_cases.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/text.h"
@@ -23,31 +24,6 @@
 
 namespace openrecipes::checks {
 namespace {
-
-std::vector<nlohmann::json> cases() {
-  const auto file = testing::source_dir() / "tests/data/megatron_ci/cases.jsonl";
-  const std::string text = read_file(file);
-  std::vector<nlohmann::json> out;
-  for (const auto line : lines_of(text))
-    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
-  return out;
-}
-
-// The argv as a command line: each word quoted whole, a ${VARIABLE} left for the reader to see as one.
-std::string command_of(const nlohmann::json& arguments) {
-  std::string text = "python pretrain_gpt.py";
-  for (const auto& a : arguments) {
-    const std::string w = a.get<std::string>();
-    if (w.find("${") != std::string::npos) {
-      text += " \"" + w + "\"";
-    } else {
-      std::string quoted;
-      for (char c : w) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-      text += " '" + quoted + "'";
-    }
-  }
-  return text;
-}
 
 TEST(MegatronCiCases, the_table_holds_together) {
   const auto rows = cases();
@@ -220,6 +196,12 @@ TEST(TrainingCommand, torchruns_processes_are_the_gpus_and_the_entry_scripts_wor
   EXPECT_EQ(c.arguments.at("padded_vocab_size"), "32000");  // already a multiple of 128 x TP 2
   EXPECT_EQ(c.arguments.at("data_path"), "$DATA/text");     // the variable left unexpanded
   EXPECT_EQ(read_training_command(kTorchrun, "cmd", 16, std::nullopt).arguments.at("data_parallel_size"), "8");
+  // The entry script under a variable, as recipes write it ($MEGATRON_LM/pretrain_gpt.py): still the script.
+  std::string under_variable = kTorchrun;
+  under_variable.replace(under_variable.find(" pretrain_gpt.py"), 16, " $MEGATRON_LM/pretrain_gpt.py");
+  const auto v = read_training_command(under_variable, "cmd", std::nullopt, std::nullopt);
+  EXPECT_EQ(v.gpus, 8);
+  EXPECT_EQ(v.arguments.at("num_layers"), "8");
 }
 
 TEST(TrainingCommand, bare_arguments_need_a_gpu_count_and_a_vocabulary) {
