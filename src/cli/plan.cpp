@@ -139,13 +139,27 @@ int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const s
                            {"count", plans.size()},
                            {"fitting", fitting}};
   if (measured) j["measured_peak_mib"] = *measured;
-  auto a = nlohmann::ordered_json::array();
-  const std::size_t n = o.top ? std::min<std::size_t>(plans.size(), static_cast<std::size_t>(*o.top)) : plans.size();
-  for (std::size_t i = 0; i < n; ++i) a.push_back(layout_json(plans[i]));
-  if (!stages.is_null() && !a.empty()) a.front()["stages"] = stages;
-  j["layouts"] = std::move(a);
+  // Written a layout at a time, as dump(2) writes the whole document (the same bytes): DeepSeek-V3 on 256 GPUs has
+  // some 40,000 layouts, and one tree of them all costs more time in allocation than the planning (bench/plan.sh).
   // A file name is bytes, not always UTF-8: invalid bytes come out as U+FFFD, never an error.
-  std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+  constexpr auto kReplace = nlohmann::ordered_json::error_handler_t::replace;
+  std::string head = j.dump(2, ' ', false, kReplace);
+  head.resize(head.size() - 2);  // the closing "\n}"
+  std::cout << head << ",\n  \"layouts\": [";
+  const std::size_t n = o.top ? std::min<std::size_t>(plans.size(), static_cast<std::size_t>(*o.top)) : plans.size();
+  std::string text, indented;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto one = layout_json(plans[i]);
+    if (i == 0 && !stages.is_null()) one["stages"] = stages;
+    text = one.dump(2, ' ', false, kReplace);
+    indented.assign(i == 0 ? "\n    " : ",\n    ");
+    for (char c : text) {
+      indented += c;
+      if (c == '\n') indented += "    ";
+    }
+    std::cout << indented;
+  }
+  std::cout << (n == 0 ? "]\n}\n" : "\n  ]\n}\n");
   return plans.empty() ? static_cast<int>(ExitCode::check_failed) : 0;
 }
 
