@@ -24,7 +24,9 @@ std::map<std::string, GpuType> load_gpus(const std::filesystem::path& file) {
     auto g = gpus[key];
     if (!std::regex_match(key, key_re)) throw InputError(g.where(), "GPU type '" + key + "' is not a simple name");
     g.reject_unknown_keys({"name", "instance", "instance_dollars_per_hour", "dollars_per_gpu_hour", "dense_bf16_tflops",
-                           "price_source", "peak_source", "price_date", "device_names", "memory_mib", "memory_source"});
+                           "price_source", "peak_source", "price_date", "device_names", "memory_mib", "memory_source",
+                           "dense_fp8_tflops", "hbm_gb_per_s", "nvlink_gb_per_s", "node_network_gbit_per_s",
+                           "hardware_source"});
     GpuType t;
     t.key = key;
     t.name = g.require("name").as_string(200);
@@ -38,6 +40,26 @@ std::map<std::string, GpuType> load_gpus(const std::filesystem::path& file) {
     if (g["memory_mib"].defined()) {
       t.memory_mib = g.require("memory_mib").as_double(1024, 1e8);
       t.memory_source = g.require("memory_source").as_string(500);
+    }
+    static constexpr const char* kHardware[] = {"dense_fp8_tflops", "hbm_gb_per_s", "nvlink_gb_per_s",
+                                                "node_network_gbit_per_s", "hardware_source"};
+    int given = 0;
+    for (const char* f : kHardware) given += g[f].defined() ? 1 : 0;
+    if (given > 0 && given < 5) {
+      std::string missing;
+      for (const char* f : kHardware)
+        if (!g[f].defined()) missing += std::string(missing.empty() ? "" : ", ") + f;
+      throw InputError(g.where(), "GPU type '" + key + "' gives part of its hardware: " + missing + " missing",
+                       "give all five hardware fields (docs/step-time-model.md), or none");
+    }
+    if (given == 5) {
+      GpuHardware h;
+      h.dense_fp8_tflops = g.require("dense_fp8_tflops").as_double(1, 1e6);
+      h.hbm_gb_per_s = g.require("hbm_gb_per_s").as_double(1, 1e6);
+      h.nvlink_gb_per_s = g.require("nvlink_gb_per_s").as_double(1, 1e6);
+      h.node_network_gbit_per_s = g.require("node_network_gbit_per_s").as_double(1, 1e6);
+      h.hardware_source = g.require("hardware_source").as_string(500);
+      t.hardware = h;
     }
     for (const auto& n : g.require("device_names").items()) {
       t.device_names.push_back(n.as_string(100));

@@ -3,10 +3,21 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace openrecipes::registry {
+
+/// What a step-time model needs of a GPU type beyond its BF16 peak (issue 42): the vendor's figures for one SXM GPU and
+/// the instance's network, each from `hardware_source`.
+struct GpuHardware {
+  double dense_fp8_tflops = 0;  ///< dense FP8 peak, TFLOP/s (no sparsity)
+  double hbm_gb_per_s = 0;      ///< HBM bandwidth, GB/s (10^9 bytes)
+  double nvlink_gb_per_s = 0;   ///< NVLink bandwidth of one GPU, GB/s, both directions together (NVIDIA's figure)
+  double node_network_gbit_per_s = 0;  ///< the instance's inter-node network, Gbit/s for the node (all its NICs)
+  std::string hardware_source;
+};
 
 /// One GPU type. The rate is the instance's on-demand price divided by its 8 GPUs.
 struct GpuType {
@@ -23,10 +34,13 @@ struct GpuType {
   std::vector<std::string> device_names;
   double memory_mib = 0;      ///< one GPU's memory as nvidia-smi reports it (MiB); 0 when gpus.yaml does not say
   std::string memory_source;  ///< where memory_mib was read
+  std::optional<GpuHardware> hardware;  ///< absent when gpus.yaml gives none of its fields
 };
 
 /// Loads gpus.yaml. Throws InputError (file:line: field) on malformed YAML, missing or out-of-range fields,
-/// unknown fields, a rate that is not the instance price / 8 (to the cent's hundredth), or no device names.
+/// unknown fields, a rate that is not the instance price / 8 (to the cent's hundredth), no device names, or some of
+/// the hardware fields (dense_fp8_tflops, hbm_gb_per_s, nvlink_gb_per_s, node_network_gbit_per_s, hardware_source)
+/// without the others.
 std::map<std::string, GpuType> load_gpus(const std::filesystem::path& file);
 
 }  // namespace openrecipes::registry
