@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/text.h"
+#include "layout/layout.h"
 #include "layout/model_rules.h"
 
 namespace openrecipes::checks {
@@ -238,6 +239,13 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
   if (v["num_experts"] != "None" && !number("moe_ffn_hidden_size")) v["moe_ffn_hidden_size"] = v["ffn_hidden_size"];
   if (!number("expert_tensor_parallel_size")) v["expert_tensor_parallel_size"] = std::to_string(tp);
   if (tp == 1) v["sequence_parallel"] = "False";
+  if (on("recompute_activations")) v["recompute_granularity"] = "selective";  // and validate_args deletes the flag
+  if (v["recompute_granularity"] == "selective" && v["recompute_method"] != "None")
+    throw InputError(where, "--recompute-method with selective recompute",
+                     "drop --recompute-method (validate_args: it is for full recompute only)");
+  if (v["recompute_granularity"] == "full" && v["recompute_num_layers"] == "None")
+    throw InputError(where, "full recompute without --recompute-num-layers",
+                     "give --recompute-method and --recompute-num-layers (TransformerConfig raises without them)");
   // The virtual pipeline size (a --pipeline-model-parallel-layout is not read here: plan refuses it by name).
   if (number("num_virtual_stages_per_pipeline_rank") && number("num_layers_per_virtual_pipeline_stage"))
     throw InputError(
@@ -310,6 +318,8 @@ constexpr NotModelled kNotModelled[] = {
     {"account_for_loss_in_pipeline_split", "--account-for-loss-in-pipeline-split",
      "the loss counted as a layer of the pipeline split"},
     {"hybrid_layer_pattern", "--hybrid-layer-pattern", "Mamba and hybrid layers"},
+    {"grad_reduce_in_bf16", "--grad-reduce-in-bf16", "BF16 gradient buffers"},
+    {"use_precision_aware_optimizer", "--use-precision-aware-optimizer", "optimizer state in other precisions"},
     {"tensor_parallel_num_weight_shards", "--tensor-parallel-num-weight-shards", "weights sharded beyond TP", "1"},
     {"expert_tensor_parallel_num_weight_shards", "--expert-tensor-parallel-num-weight-shards",
      "expert weights sharded beyond ETP", "1"},
@@ -365,7 +375,12 @@ TrainingCommand read_training_command(std::string_view text, const std::string& 
                        "give the training command (torchrun ... pretrain_gpt.py --num-layers ...) or its arguments");
   }
   TrainingCommand out;
-  const bool slime = script.ends_with("train.py") && !script.ends_with("pretrain_gpt.py");
+  const std::string base =
+      script.substr(script.find_last_of('/') == std::string::npos ? 0 : script.find_last_of('/') + 1);
+  const bool slime = base == "train.py" || base == "train_async.py";  // slime's and miles' entry scripts
+  if (base.starts_with("pretrain_") && base != "pretrain_gpt.py")     // Megatron's T5, BERT, Mamba, VLM, ... entries
+    throw NotModelledError(where, quote_for_message(base) + " is not modelled: the memory model plans GPT decoders",
+                           "plan a pretrain_gpt.py command (or slime's train.py)");
   out.framework = slime ? "slime" : "megatron-lm";
   const OptionTable* table = OptionTable::bundled(out.framework);
   if (gpus) {
@@ -398,6 +413,23 @@ TrainingCommand read_training_command(std::string_view text, const std::string& 
 
 void refuse_not_modelled(const std::map<std::string, std::string>& arguments, const std::string& where) {
   static const auto defaults = printed_defaults(*OptionTable::bundled("megatron-lm"));
+  auto value = [&](const char* dest) {
+    const auto it = arguments.find(dest);
+    return it == arguments.end() ? std::string() : it->second;
+  };
+  const std::string fix = "(docs/memory-model.md, \"What is not modelled\")";
+  if (const std::string o = value("optimizer"); !o.empty() && o != "adam")
+    throw NotModelledError(where,
+                           "--optimizer " + quote_for_message(o) +
+                               " is not modelled: the memory model counts Adam's state (12 bytes a parameter)",
+                           "plan the command with --optimizer adam " + fix);
+  if (const std::string m = value("recompute_modules"); value("recompute_granularity") == "selective" && !m.empty() &&
+                                                        m != "None" && m != "core_attn" && m != "[core_attn]" &&
+                                                        m != "['core_attn']")
+    throw NotModelledError(where,
+                           "--recompute-modules " + m +
+                               " is not modelled: selective recompute is counted as recomputing core attention only",
+                           "plan the command without --recompute-modules " + fix);
   for (const auto& n : kNotModelled) {
     const auto it = arguments.find(n.dest);
     if (it != arguments.end() && it->second != defaults.at(n.dest) && !(n.neutral && it->second == n.neutral))
@@ -405,21 +437,74 @@ void refuse_not_modelled(const std::map<std::string, std::string>& arguments, co
           where, fmt::format("{} is not modelled: the memory model has no term for {}", n.flag, n.what),
           fmt::format("plan the command without {} (docs/memory-model.md, \"What is not modelled\")", n.flag));
   }
+  if (value("bf16") == "False" && value("fp16") == "False")
+    throw NotModelledError(where,
+                           "training without --bf16 or --fp16 (FP32) is not modelled: the memory model counts 2-byte "
+                           "weights and activations",
+                           "plan the command with --bf16 " + fix);
 }
+
+namespace {
+
+// What the memory model reads as a word rather than a size (a size's variable is refused where it is read): a variable
+// there would be read as no value at all.
+constexpr const char* kModelWords[] = {"transformer_impl",  "attention_backend", "recompute_granularity",
+                                       "recompute_method",  "recompute_modules", "position_embedding_type",
+                                       "attention_dropout", "hidden_dropout",    "optimizer"};
+
+// The option's first spelling ("--attention-backend") for a destination, else the destination.
+std::string flag_of(const std::string& dest) {
+  for (const auto& o : OptionTable::bundled("megatron-lm")->options())
+    if (o.dest == dest && !o.flags.empty()) return o.flags.front();
+  return dest;
+}
+
+}  // namespace
 
 CommandRun read_command_run(std::string_view text, const std::string& where, std::optional<std::int64_t> gpus,
                             std::optional<std::int64_t> tokenizer_vocab) {
   CommandRun out;
   out.command = read_training_command(text, where, gpus, tokenizer_vocab);
+  for (const char* dest : kModelWords)
+    if (const auto it = out.command.arguments.find(dest);
+        it != out.command.arguments.end() && it->second.find('$') != std::string::npos)
+      throw InputError(where,
+                       fmt::format("{} is {}: the memory model needs its value, and a variable has none here",
+                                   flag_of(dest), it->second),
+                       "give the value in the command");
   try {  // the readers' own fixes speak of argument dumps: here the values are the command's
     out.shape = layout::shape_from_arguments(out.command.arguments, where);
     out.setup = layout::setup_from_arguments(out.command.arguments, where);
   } catch (const InputError& e) {
+    // The readers name a dump's field ("file: num_layers", "the argument dump has no num_layers"): name the flag.
+    const std::string missing = "the argument dump has no ";
+    if (e.problem().starts_with(missing)) {
+      const std::string flag = flag_of(e.problem().substr(missing.size()));
+      throw InputError(where, "the command does not give " + flag, "give " + flag + " in the command");
+    }
+    if (e.where().starts_with(where + ": ")) {
+      const std::string flag = flag_of(e.where().substr(where.size() + 2));
+      throw InputError(where, flag + " " + e.problem(), "give " + flag + " its value in the command");
+    }
     throw InputError(e.where(), e.problem(),
-                     "give the model's sizes in the command (--num-layers, --hidden-size, ...)");
+                     "check the model's sizes in the command (--num-layers, --hidden-size, ...)");
   }
-  if (const auto broken = layout::model_violations(out.shape, out.setup); !broken.empty())
-    throw InputError(where, "its layout breaks a rule of its model: " + broken.front().what,
+  // slime and miles pack rows by --max-tokens-per-gpu under --use-dynamic-batch-size: a micro-batch is one bin of
+  // max_tokens_per_gpu x CP tokens (as registry::recipe_memory reads a recipe's recorded layout).
+  if (const auto& a = out.command.arguments; out.command.framework == "slime" && a.count("use_dynamic_batch_size") &&
+                                             a.at("use_dynamic_batch_size") == "True") {
+    const auto bin = a.count("max_tokens_per_gpu") ? parse_int(a.at("max_tokens_per_gpu")) : std::nullopt;
+    if (!bin || *bin < 1 || *bin > kMaxCommandSize)
+      throw InputError(where, "--use-dynamic-batch-size without a whole --max-tokens-per-gpu",
+                       "give --max-tokens-per-gpu N (tokens a GPU packs into one micro-batch)");
+    out.setup.layout.micro_batch = 1;
+    out.setup.layout.max_tokens_per_gpu = *bin;
+    out.setup.row_length = *bin * out.setup.layout.cp;
+  }
+  auto broken = layout::violations(out.setup.layout, out.command.gpus, out.setup.global_batch);  // SPEC §6's
+  if (broken.empty()) broken = layout::model_violations(out.shape, out.setup);
+  if (!broken.empty())
+    throw InputError(where, "its layout breaks a rule: " + broken.front().what,
                      broken.front().fix.empty() ? "fix the layout in the command" : broken.front().fix);
   return out;
 }

@@ -85,10 +85,15 @@ struct CommandRun {
   layout::TrainingSetup setup;
 };
 
-/// read_training_command of `text`, then layout::shape_from_arguments and setup_from_arguments of its arguments, held
-/// to the model's rules (layout::model_violations). `plan --command`, `plan --from` and `relayout` (a recipe without an
-/// argument dump) read a command through this. Throws InputError naming `where`: read_training_command's errors, a
-/// size the model needs that the command does not give, and the first rule the layout breaks, with its fix.
+/// read_training_command of `text`, then layout::shape_from_arguments and setup_from_arguments of its arguments
+/// (slime's
+/// --use-dynamic-batch-size: one bin of --max-tokens-per-gpu x CP tokens a micro-batch), held to SPEC §6's layout rules
+/// on its GPUs (layout::violations: whole replicas, EP x ETP dividing a pipeline stage's GPUs) and the model's
+/// (layout::model_violations). A variable where the model reads a word (--transformer-impl, --attention-backend, the
+/// recompute options, --position-embedding-type, the dropouts, --optimizer) is refused. `plan --command`, `plan --from`
+/// and `relayout` (a recipe without an argument dump) read a command through this. Throws InputError naming `where`:
+/// read_training_command's errors, a size the model needs that the command does not give, and the first rule the layout
+/// breaks, with its fix.
 CommandRun read_command_run(std::string_view text, const std::string& where, std::optional<std::int64_t> gpus,
                             std::optional<std::int64_t> tokenizer_vocab);
 

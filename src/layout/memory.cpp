@@ -36,13 +36,14 @@ std::int64_t positive(std::int64_t v, const char* what) {
 // Micro-batches whose activations pipeline stage `stage` holds at once, in whole-stage units (Megatron-LM d98e8a64
 // schedules.py get_pp_rank_microbatches: the warm-up forwards plus the first steady-state one, capped at the step's).
 // 1F1B: PP - stage. Interleaved (VPP v chunks a rank, groups of g micro-batches, g = PP by default): (PP - stage - 1)
-// x 2 + (v - 1) x g chunk forwards of warm-up, + 1, out of M x v; each chunk holds 1/v of the stage's layers.
+// x 2 + (v - 1) x g chunk forwards of warm-up (one more with --overlap-moe-expert-parallel-comm), + 1, out of M x v;
+// each chunk holds 1/v of the stage's layers.
 double micro_batches_in_flight(const TrainingSetup& t, std::int64_t stage, double micro_batches) {
   const std::int64_t P = t.layout.pp;
   if (P == 1) return 1.0;
   if (!t.layout.vpp) return std::min(double(P - stage), micro_batches);
   const double v = double(*t.layout.vpp), group = double(t.microbatch_group.value_or(P));
-  const double chunks = double(P - stage - 1) * 2 + (v - 1) * group + 1;
+  const double chunks = double(P - stage - 1) * 2 + (v - 1) * group + (t.overlap_moe_expert_parallel_comm ? 1 : 0) + 1;
   return std::min(chunks, micro_batches * v) / v;
 }
 
@@ -173,7 +174,7 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, std:
     double dense =
         (double(m.attention_params) + double(m.dense_mlp_params) + double(m.shared_expert_params)) * share / tp +
         (double(m.router_params) + double(m.norm_params)) * share;
-    if (first) dense += double(m.embedding_params) / tp;
+    if (first) dense += double(m.embedding_params) / tp + double(m.position_params);  // positions: not split by TP
     if (last && (P > 1 || !m.tied)) dense += double(m.embedding_params) / tp;
     const double experts = double(m.expert_params) * share / (ep * etp);
     const double weights = 2 * (dense + experts), grads = 4 * (dense + experts);
@@ -333,6 +334,7 @@ TrainingSetup setup_from_arguments(const std::map<std::string, std::string>& arg
   t.unfused_attention = backend == "AttnBackend.unfused" || backend == "AttnBackend.local";
   t.attention_dropout = dropout(args, "attention_dropout", where);
   t.hidden_dropout = dropout(args, "hidden_dropout", where);
+  t.overlap_moe_expert_parallel_comm = flag("overlap_moe_expert_parallel_comm");
   if (auto it = args.find("microbatch_group_size_per_vp_stage"); it != args.end() && it->second != "None")
     t.microbatch_group = size("microbatch_group_size_per_vp_stage", 1);
   if (auto it = args.find("decoder_first_pipeline_num_layers"); it != args.end() && it->second != "None")

@@ -58,6 +58,8 @@ struct TrainingSetup {
   /// --attention-dropout and --hidden-dropout above 0 (Megatron's defaults are 0.1; SFT recipes set 0): materialised
   /// attention then keeps a dropout mask and the dropped probabilities, and every bias-dropout-add keeps its mask.
   bool attention_dropout = false, hidden_dropout = false;
+  /// --overlap-moe-expert-parallel-comm: the interleaved schedule runs one more warm-up forward (schedules.py).
+  bool overlap_moe_expert_parallel_comm = false;
   bool operator==(const TrainingSetup&) const = default;
 };
 

@@ -14,7 +14,7 @@ namespace openrecipes::layout {
 
 std::int64_t ModelShape::total_params() const {
   return attention_params + dense_mlp_params + shared_expert_params + router_params + expert_params + norm_params +
-         embedding_params * (tied ? 1 : 2);
+         embedding_params * (tied ? 1 : 2) + position_params;
 }
 
 ModelShape shape_from_config(const nlohmann::json& config, const std::string& source) {
@@ -179,8 +179,12 @@ ModelShape shape_from_arguments(const std::map<std::string, std::string>& args, 
   s.shared_expert_params = product({g, h, s.shared_ffn_hidden, s.moe_layers}, where);
   s.router_params = product({h, s.experts, s.moe_layers}, where);
   s.embedding_params = product({s.vocab, h}, where);
+  // Megatron's default position embedding is a learned table of max_position_embeddings x h (LanguageModelEmbedding),
+  // on the first stage, not split by TP; rope and the others learn none.
+  if (const auto type = args.find("position_embedding_type"); type != args.end() && type->second == "learned_absolute")
+    s.position_params = product({a.need("max_position_embeddings"), h}, where);
   sum({s.attention_params, s.dense_mlp_params, s.expert_params, s.shared_expert_params, s.router_params,
-       s.embedding_params, s.embedding_params},
+       s.embedding_params, s.embedding_params, s.position_params},
       where);  // total_params must not overflow either
   s.norm_params = 2 * h * s.layers + h;
   return s;

@@ -27,6 +27,7 @@ struct ModelShape {
   // Parameter totals (elements).
   std::int64_t attention_params = 0, dense_mlp_params = 0, shared_expert_params = 0, router_params = 0;
   std::int64_t expert_params = 0, norm_params = 0, embedding_params = 0;  ///< embedding: vocab × hidden, one copy
+  std::int64_t position_params = 0;  ///< learned absolute position embeddings (max positions × hidden), else 0
 
   std::int64_t dense_layers() const { return layers - moe_layers; }
   /// Every parameter of the model: the embedding twice when the output projection is untied.
@@ -43,7 +44,8 @@ ModelShape shape_from_config(const nlohmann::json& config, const std::string& so
 /// The shape a Megatron-LM run trained, from its argument dump (name → Python repr): num_layers, hidden_size,
 /// ffn_hidden_size, num_attention_heads, num_query_groups (when group_query_attention), kv_channels,
 /// padded_vocab_size, untie_embeddings_and_output_weights, swiglu, num_experts, moe_router_topk, moe_ffn_hidden_size,
-/// moe_shared_expert_intermediate_size and moe_layer_freq (a number), and the MLA ranks when multi_latent_attention.
+/// moe_shared_expert_intermediate_size and moe_layer_freq (a number), and the MLA ranks when multi_latent_attention;
+/// with position_embedding_type learned_absolute (Megatron's default), max_position_embeddings.
 /// Parameter totals as Megatron's own theoretical_memory_usage.py counts them. Throws InputError naming `where` and
 /// the argument when one it needs is missing or not a positive whole number.
 ModelShape shape_from_arguments(const std::map<std::string, std::string>& args, const std::string& where);

@@ -185,7 +185,7 @@ const char* const kTorchrun =
     "CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nproc-per-node 4 --nnodes 2 pretrain_gpt.py --num-layers 8 "
     "--hidden-size 1024 --num-attention-heads 16 --seq-length 4096 --max-position-embeddings 4096 "
     "--micro-batch-size 1 --global-batch-size 32 --tensor-model-parallel-size 2 --vocab-size 32000 "
-    "--data-path \"${DATA}/text\"\n";
+    "--data-path \"${DATA}/text\" --bf16\n";
 
 TEST(TrainingCommand, torchruns_processes_are_the_gpus_and_the_entry_scripts_words_the_arguments) {
   const auto c = read_training_command(kTorchrun, "cmd", std::nullopt, std::nullopt);
@@ -207,7 +207,7 @@ TEST(TrainingCommand, torchruns_processes_are_the_gpus_and_the_entry_scripts_wor
 TEST(TrainingCommand, bare_arguments_need_a_gpu_count_and_a_vocabulary) {
   const std::string bare =
       "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --seq-length 128 "
-      "--max-position-embeddings 128 --micro-batch-size 1 --global-batch-size 8\n";
+      "--max-position-embeddings 128 --micro-batch-size 1 --global-batch-size 8 --bf16\n";
   EXPECT_EQ(testing::message_of([&] { read_training_command(bare, "cmd", std::nullopt, 50257); }),
             "cmd: the command does not say how many GPUs it runs on (fix: give plan --gpus G (or torchrun's "
             "--nproc-per-node and --nnodes in the command))");
@@ -222,7 +222,7 @@ TEST(TrainingCommand, bare_arguments_need_a_gpu_count_and_a_vocabulary) {
 TEST(TrainingCommand, slimes_actor_gpus_and_table_are_used_for_its_train_py) {
   const auto c = read_training_command(
       "python3 train.py --actor-num-nodes 2 --actor-num-gpus-per-node 8 --num-layers 2 --hidden-size 256 "
-      "--num-attention-heads 4 --seq-length 128 --vocab-size 1000\n",
+      "--num-attention-heads 4 --seq-length 128 --vocab-size 1000 --bf16\n",
       "cmd", std::nullopt, std::nullopt);
   EXPECT_EQ(c.framework, "slime");
   EXPECT_EQ(c.gpus, 16);
@@ -230,7 +230,7 @@ TEST(TrainingCommand, slimes_actor_gpus_and_table_are_used_for_its_train_py) {
 }
 
 TEST(TrainingCommand, what_the_memory_model_does_not_cover_is_refused_by_name) {
-  const std::string base = "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --vocab-size 1000 ";
+  const std::string base = "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --vocab-size 1000 --bf16 ";
   EXPECT_THAT(testing::message_of([&] { read_training_command(base + "--fp8-format hybrid\n", "cmd", 8, {}); }),
               ::testing::StartsWith("cmd: --fp8-format is not modelled: the memory model has no term for FP8"));
   EXPECT_THAT(testing::message_of([&] { read_training_command(base + "--mtp-num-layers 1\n", "cmd", 8, {}); }),
@@ -241,7 +241,7 @@ TEST(TrainingCommand, what_the_memory_model_does_not_cover_is_refused_by_name) {
 
 // A hostile review's inputs (each crashed, hung or planned a wrong number before): refused, naming what and why.
 TEST(TrainingCommand, hostile_sizes_patterns_and_launcher_counts_are_refused_naming_them) {
-  const std::string base = "--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --vocab-size 32000 ";
+  const std::string base = "--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --vocab-size 32000 --bf16 ";
   auto refused = [&](const std::string& args, std::optional<std::int64_t> gpus = 8) {
     return testing::message_of([&] { read_training_command(args + "\n", "cmd", gpus, std::nullopt); });
   };
@@ -281,6 +281,66 @@ TEST(TrainingCommand, hostile_sizes_patterns_and_launcher_counts_are_refused_nam
                              "--no-overlap-p2p-communication"),
               HasSubstr("--no-overlap-p2p-communication with virtual stages needs PP > 2, not 2"));
   EXPECT_THAT(refused(base + "--foo\u202egnp.exe"), HasSubstr("'--foo\\xe2\\x80\\xaegnp.exe'"));  // bidi, inert
+}
+
+// A review's findings (each planned a wrong number or refused a valid command before): what validate_args derives or
+// refuses, what the model does not cover, and what it reads of slime's packing, each named.
+TEST(TrainingCommand, validate_args_rules_the_models_refusals_and_slime_packing_hold) {
+  const std::string base =
+      "--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 4096 --max-position-embeddings 4096 "
+      "--micro-batch-size 1 --global-batch-size 32 --vocab-size 32000 --bf16 ";
+  auto read = [&](const std::string& extra) {
+    return read_command_run("pretrain_gpt.py " + base + extra, "cmd", 8, {});
+  };
+  auto refused = [&](const std::string& command) {
+    return testing::message_of([&] { read_command_run(command + "\n", "cmd", 8, std::nullopt); });
+  };
+  using ::testing::HasSubstr;
+  // arguments.py: --recompute-activations is selective recompute.
+  EXPECT_EQ(read("--recompute-activations").setup.recompute.kind, layout::Recompute::selective);
+  EXPECT_THAT(refused("pretrain_gpt.py " + base + "--recompute-granularity selective --recompute-method uniform"),
+              HasSubstr("--recompute-method with selective recompute"));
+  EXPECT_THAT(refused("pretrain_gpt.py " + base + "--recompute-granularity full --recompute-method uniform"),
+              HasSubstr("full recompute without --recompute-num-layers"));
+  // What the model does not cover, by name.
+  std::string fp32 = base;
+  fp32.erase(fp32.find("--bf16 "), 7);
+  EXPECT_THAT(refused("pretrain_gpt.py " + fp32),
+              HasSubstr("training without --bf16 or --fp16 (FP32) is not modelled"));
+  EXPECT_THAT(refused("pretrain_gpt.py " + base + "--optimizer sgd"), HasSubstr("--optimizer 'sgd' is not modelled"));
+  EXPECT_THAT(refused("pretrain_gpt.py " + base + "--grad-reduce-in-bf16"),
+              HasSubstr("--grad-reduce-in-bf16 is not modelled"));
+  EXPECT_THAT(refused("pretrain_gpt.py " + base + "--recompute-granularity selective --recompute-modules mlp"),
+              HasSubstr("--recompute-modules mlp is not modelled"));
+  EXPECT_EQ(read("--recompute-granularity selective --recompute-modules core_attn").setup.recompute.kind,
+            layout::Recompute::selective);
+  EXPECT_THAT(refused("pretrain_t5.py " + base), HasSubstr("'pretrain_t5.py' is not modelled"));
+  // A variable where the model reads a word, and a size the command lacks, named by flag.
+  EXPECT_THAT(refused("pretrain_gpt.py " + base + "--attention-backend $AB"),
+              HasSubstr("--attention-backend is $AB: the memory model needs its value"));
+  std::string no_layers = base;
+  no_layers.erase(0, std::string("--num-layers 8 ").size());
+  EXPECT_THAT(refused("pretrain_gpt.py " + no_layers), HasSubstr("the command does not give --num-layers"));
+  // SPEC §6 on the command's GPUs: EP 8 x ETP 2 (TP's) is 16 GPUs of a pipeline stage, and there are 8.
+  EXPECT_THAT(refused("pretrain_gpt.py " + base +
+                      "--num-experts 8 --expert-model-parallel-size 8 --tensor-model-parallel-size 2 "
+                      "--sequence-parallel"),
+              HasSubstr("is not a multiple of EP 8 x ETP 2"));
+  // Megatron's default position embedding is learned: 4,096 positions x 1,024 on the first stage; rope learns none.
+  EXPECT_EQ(read("").shape.position_params, 4096 * 1024);
+  EXPECT_EQ(read("--position-embedding-type rope").shape.position_params, 0);
+  // Only train.py and train_async.py are slime's; run_train.py under torchrun is Megatron's.
+  EXPECT_EQ(read_training_command("torchrun --nproc-per-node 8 run_train.py " + base + "\n", "cmd", std::nullopt, {})
+                .framework,
+            "megatron-lm");
+  // slime's packing: one bin of --max-tokens-per-gpu x CP tokens a micro-batch.
+  const auto packed = read_command_run("python3 train.py --actor-num-gpus-per-node 8 " + base +
+                                           "--context-parallel-size 2 --use-dynamic-batch-size --max-tokens-per-gpu "
+                                           "16384\n",
+                                       "cmd", std::nullopt, std::nullopt);
+  EXPECT_EQ(packed.setup.layout.micro_batch, 1);
+  EXPECT_EQ(packed.setup.row_length, 32768);  // 16,384 x CP 2
+  EXPECT_EQ(packed.setup.layout.max_tokens_per_gpu, 16384);
 }
 
 }  // namespace

@@ -58,8 +58,8 @@ TEST(MegatronCiPlan, every_accepted_run_is_within_max_10_percent_or_512_mib_of_i
       run = read_command_run(command_of(args), name, r.at("gpus").get<std::int64_t>(),
                              bpe ? std::optional<std::int64_t>(kGpt2Vocab) : std::nullopt);
     } catch (const InputError& e) {  // refused, naming what: an argument the model does not cover, or a broken rule
-      EXPECT_THAT(e.what(), ::testing::AnyOf(::testing::HasSubstr(" is not modelled: the memory model has no term"),
-                                             ::testing::HasSubstr("its layout breaks a rule of its model")));
+      EXPECT_THAT(e.what(), ::testing::AnyOf(::testing::HasSubstr(" is not modelled: "),
+                                             ::testing::HasSubstr("its layout breaks a rule: ")));
       continue;
     }
     ++tally.accepted;
@@ -79,11 +79,11 @@ TEST(MegatronCiPlan, every_accepted_run_is_within_max_10_percent_or_512_mib_of_i
   const int runs = by_gpu["H100"].runs + by_gpu["A100"].runs;
   const int accepted = by_gpu["H100"].accepted + by_gpu["A100"].accepted;
   EXPECT_EQ(runs, 209);
-  EXPECT_EQ(accepted, 192);  // the 17 refused: FSDP 6, FP8 4, the embedding in the split 3, MTP 2, offloading 1, a
-                             // global batch of 2 rows on DP 8 (its run skips what it cannot fill)
+  EXPECT_EQ(accepted, 190);  // the 19 refused: FSDP 6, the embedding in the split 3, FP8 3, --recompute-modules 3,
+                             // Muon 2, MTP 1, a global batch of 2 rows on DP 8 (its run skips what it cannot fill)
   EXPECT_GE(accepted, 0.75 * runs);
   for (const auto& [gpu, t] : by_gpu) EXPECT_GE(t.within, 0.90 * t.accepted) << gpu;
-  EXPECT_EQ(by_gpu["H100"].within, 70);
+  EXPECT_EQ(by_gpu["H100"].within, 68);
   EXPECT_EQ(by_gpu["A100"].within, 120);
   EXPECT_EQ(large, 4);
   EXPECT_EQ(large_within, large);

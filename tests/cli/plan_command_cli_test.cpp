@@ -19,7 +19,7 @@ const char* const kCommand =
     "torchrun --nproc-per-node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 --num-attention-heads 16 "
     "--seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 32 "
     "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2 --vocab-size 32000 --use-distributed-optimizer "
-    "--transformer-impl transformer_engine\n";
+    "--transformer-impl transformer_engine --bf16\n";
 
 TEST(PlanCommandCli, a_torchrun_command_is_planned_stage_by_stage) {
   testing::TempDir d;
