@@ -105,6 +105,38 @@ std::vector<std::int64_t> stage_layers(const ModelShape& m, const TrainingSetup&
   return out;
 }
 
+std::vector<double> stage_moe_layers(const ModelShape& m, const TrainingSetup& t,
+                                     const std::vector<std::int64_t>& layers) {
+  std::vector<double> out(layers.size(), 0.0);
+  const bool exact = !m.moe_layer.empty() && std::ssize(m.moe_layer) == m.layers;
+  if (!exact) {
+    for (std::size_t i = 0; i < layers.size(); ++i)
+      out[i] = m.layers > 0 ? double(layers[i]) * double(m.moe_layers) / double(m.layers) : 0;
+    return out;
+  }
+  std::vector<std::int64_t> before(m.moe_layer.size() + 1, 0);  // MoE layers before layer i
+  for (std::size_t i = 0; i < m.moe_layer.size(); ++i) before[i + 1] = before[i] + (m.moe_layer[i] ? 1 : 0);
+  auto count = [&](std::int64_t from, std::int64_t to) {
+    from = std::clamp<std::int64_t>(from, 0, m.layers), to = std::clamp<std::int64_t>(to, from, m.layers);
+    return double(before[static_cast<std::size_t>(to)] - before[static_cast<std::size_t>(from)]);
+  };
+  const std::int64_t P = std::ssize(layers);
+  const std::int64_t v = t.layout.vpp && P > 1 ? *t.layout.vpp : 1;
+  std::int64_t start = 0;
+  for (std::int64_t s = 0; s < P; ++s) {
+    const std::int64_t n = layers[static_cast<std::size_t>(s)];
+    if (v > 1 && n % v == 0) {  // interleaved: rank s holds model chunks s, s + PP, ... of n / v layers each
+      const std::int64_t c = n / v;
+      for (std::int64_t k = 0; k < v; ++k)
+        out[static_cast<std::size_t>(s)] += count((k * P + s) * c, (k * P + s + 1) * c);
+    } else {
+      out[static_cast<std::size_t>(s)] = count(start, start + n);
+    }
+    start += n;
+  }
+  return out;
+}
+
 MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, std::optional<std::int64_t> only_stage) {
   const Layout& l = t.layout;
   const double tp = positive(l.tp, "TP"), pp = positive(l.pp, "PP"), cp = positive(l.cp, "CP");
@@ -151,13 +183,13 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, std:
   // activation and FC2 input (calibrated on moe2/moe3/moe4).
   const double moe_mlp = double(m.top_k) * r * etp * (2 * h + (m.gated ? 10 : 6) * double(m.expert_ffn_hidden) / etp) +
                          mlp_factor * double(m.shared_ffn_hidden) / tp;
-  const double moe_share = m.layers > 0 ? double(m.moe_layers) / double(m.layers) : 0;
-  const double mlp = (1 - moe_share) * dense_mlp + moe_share * moe_mlp;
-  const double layer_none = T * (norms + attn_none + mlp) + s2 + s2_dropout;
-  const double layer_sel = T * (norms + attn_sel + mlp);
+  // A layer's bytes but its MLP's (added per stage: its dense and MoE layers differ).
+  const double layer_none = T * (norms + attn_none) + s2 + s2_dropout;
+  const double layer_sel = T * (norms + attn_sel);
   const double layer_input = T * 2 * h * r;
 
   const auto layers = stage_layers(m, t);
+  const auto moe_layers = stage_moe_layers(m, t, layers);
   MemoryEstimate best;
   best.peak_mib = -1;
   const std::int64_t P = l.pp;
@@ -165,18 +197,25 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, std:
     throw InputError("estimate_memory", fmt::format("stage {} is not one of PP {}'s", *only_stage, P),
                      "give a stage from 0 to PP - 1");
   for (std::int64_t stage = only_stage.value_or(0); stage < (only_stage ? *only_stage + 1 : P); ++stage) {
-    // Stages with the same layers as stage 1 and neither end hold fewer micro-batches than it: skip them.
-    if (!only_stage && stage > 1 && stage < P - 1 && layers[static_cast<std::size_t>(stage)] <= layers[1]) continue;
-    const double Ls = double(layers[static_cast<std::size_t>(stage)]);
+    const auto at = static_cast<std::size_t>(stage);
+    // Stages with no more layers (nor MoE layers) than stage 1 and neither end hold fewer micro-batches: skip them.
+    if (!only_stage && stage > 1 && stage < P - 1 && layers[at] <= layers[1] && moe_layers[at] <= moe_layers[1])
+      continue;
+    const double Ls = double(layers[at]), moe_in = moe_layers[at], dense_in = Ls - moe_in;
     const double share = m.layers > 0 ? Ls / double(m.layers) : 0;
     const bool first = stage == 0, last = stage == P - 1;
-    // Parameters held by this rank (elements).
-    double dense =
-        (double(m.attention_params) + double(m.dense_mlp_params) + double(m.shared_expert_params)) * share / tp +
-        (double(m.router_params) + double(m.norm_params)) * share;
+    // Parameters held by this rank (elements): attention and norms in every layer, a dense MLP in each dense layer,
+    // shared experts, the router and routed experts in each MoE layer.
+    auto per = [](std::int64_t total, std::int64_t count) { return count > 0 ? double(total) / double(count) : 0.0; };
+    double dense = (double(m.attention_params) * share + per(m.dense_mlp_params, m.dense_layers()) * dense_in +
+                    per(m.shared_expert_params, m.moe_layers) * moe_in) /
+                       tp +
+                   per(m.router_params, m.moe_layers) * moe_in + double(m.norm_params) * share;
     if (first) dense += double(m.embedding_params) / tp + double(m.position_params);  // positions: not split by TP
     if (last && (P > 1 || !m.tied)) dense += double(m.embedding_params) / tp;
-    const double experts = double(m.expert_params) * share / (ep * etp);
+    const double experts = per(m.expert_params, m.moe_layers) * moe_in / (ep * etp);
+    const double mlp = T * (dense_in * dense_mlp + moe_in * moe_mlp);  // the stage's MLP bytes, one micro-batch
+    const double mean_mlp = Ls > 0 ? mlp / Ls : 0;                     // a layer's, on average
     const double weights = 2 * (dense + experts), grads = 4 * (dense + experts);
     // The distributed optimizer shards dense state over the data- and context-parallel ranks (Megatron's
     // intra_dp_cp group), experts' over the expert-data-parallel group.
@@ -187,22 +226,22 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, std:
     double stored = 0, attention_transient = 0;
     switch (t.recompute.kind) {
       case Recompute::none:
-        stored = Ls * layer_none;
+        stored = Ls * layer_none + mlp;
         attention_transient = kScoreTensorsStored * s2;
         break;
       case Recompute::selective:
-        stored = Ls * layer_sel;
+        stored = Ls * layer_sel + mlp;
         attention_transient = kScoreTensorsRecomputed * s2 + s2_dropout;  // the recomputed forward's dropout too
         break;
       case Recompute::full_uniform: {
         const double chunk = std::min(Ls, double(t.recompute.layers));
         stored = (chunk > 0 ? std::ceil(Ls / chunk) : 0) * layer_input;
-        attention_transient = chunk * layer_none + kScoreTensorsStored * s2;
+        attention_transient = chunk * (layer_none + mean_mlp) + kScoreTensorsStored * s2;
         break;
       }
       case Recompute::full_block: {
         const double n = std::min(Ls, double(t.recompute.layers));
-        stored = n * layer_input + (Ls - n) * layer_none;
+        stored = n * layer_input + (Ls - n) * (layer_none + mean_mlp);
         attention_transient = kScoreTensorsStored * s2;
         break;
       }

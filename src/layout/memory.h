@@ -81,6 +81,13 @@ struct MemoryEstimate {
 /// when they do not add up (use model_violations first).
 std::vector<std::int64_t> stage_layers(const ModelShape& m, const TrainingSetup& t);
 
+/// MoE layers on each pipeline stage (of `layers`, stage_layers' counts): from the model's per-layer pattern
+/// (ModelShape::moe_layer) where it has one, in the layers the stage holds: contiguous, or under VPP v the model
+/// chunks stage, stage + PP, ... of layers / v each (Megatron's interleaved assignment); without a pattern, the stage's
+/// share of moe_layers in proportion.
+std::vector<double> stage_moe_layers(const ModelShape& m, const TrainingSetup& t,
+                                     const std::vector<std::int64_t>& layers);
+
 /// The predicted peak of `t` on `m` (see the file comment): the largest over the pipeline stages, or with `only_stage`
 /// (0-based, below PP) that stage's own (the last, PP - 1, is the rank Megatron's tensorboard writer reports). The
 /// setup must be valid for the model (model_violations empty); sizes below 1 and a stage out of range throw

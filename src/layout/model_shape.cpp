@@ -50,7 +50,10 @@ ModelShape shape_from_config(const nlohmann::json& config, const std::string& so
     s.top_k = cfg.top_k();
     const bool ffn_is_expert = cfg.family() == Family::gpt_oss || cfg.family() == Family::mixtral;
     s.expert_ffn_hidden = cfg.require_int(ffn_is_expert ? "intermediate_size" : "moe_intermediate_size");
-    for (std::int64_t i = 0; i < s.layers; ++i) s.moe_layers += cfg.is_moe_layer(i) ? 1 : 0;
+    for (std::int64_t i = 0; i < s.layers; ++i) {
+      s.moe_layer.push_back(cfg.is_moe_layer(i));
+      s.moe_layers += s.moe_layer.back() ? 1 : 0;
+    }
     if (cfg.family() == Family::deepseek_v3 || cfg.family() == Family::glm4_moe)
       s.shared_ffn_hidden = cfg.find_int("n_shared_experts").value_or(0) * s.expert_ffn_hidden;
     else if (auto shared = cfg.find_int("shared_expert_intermediate_size"))
@@ -164,13 +167,19 @@ ModelShape shape_from_arguments(const std::map<std::string, std::string>& args, 
     // moe_layer_freq: every n-th layer, or a list of 0/1 per layer ("[0, 1, 1]").
     auto it = args.find("moe_layer_freq");
     if (it != args.end() && !it->second.empty() && it->second.front() == '[') {
-      for (char c : it->second) s.moe_layers += c == '1' ? 1 : 0;
+      for (char c : it->second)
+        if (c == '0' || c == '1') s.moe_layer.push_back(c == '1');
+      for (bool moe : s.moe_layer) s.moe_layers += moe ? 1 : 0;
       if (s.moe_layers > s.layers)
         throw InputError(where + ": moe_layer_freq", "marks more MoE layers than num_layers",
                          "give the unedited argument dump");
+      if (std::ssize(s.moe_layer) != s.layers) s.moe_layer.clear();  // not one entry a layer: spread in proportion
     } else {
       const std::int64_t freq = a.find("moe_layer_freq").value_or(1);
-      for (std::int64_t i = 0; i < s.layers; ++i) s.moe_layers += i % freq == 0 ? 1 : 0;
+      for (std::int64_t i = 0; i < s.layers; ++i) {
+        s.moe_layer.push_back(i % freq == 0);
+        s.moe_layers += s.moe_layer.back() ? 1 : 0;
+      }
     }
   }
   s.attention_params = product({attention, s.layers}, where);

@@ -23,6 +23,7 @@ struct ModelShape {
   bool gated = true;                         ///< SwiGLU-style MLPs (fc1 doubled)
   std::int64_t ffn_hidden = 0;               ///< the dense layers' FFN width
   std::int64_t moe_layers = 0;               ///< layers with routed experts (the rest are dense)
+  std::vector<bool> moe_layer;               ///< per layer, whether it has routed experts (empty: not known)
   std::int64_t experts = 0, top_k = 0, expert_ffn_hidden = 0, shared_ffn_hidden = 0;
   // Parameter totals (elements).
   std::int64_t attention_params = 0, dense_mlp_params = 0, shared_expert_params = 0, router_params = 0;

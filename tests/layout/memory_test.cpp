@@ -244,6 +244,32 @@ TEST(MemoryModel, RoutedTokensFollowTheDispatchGroupByHand) {
   EXPECT_DOUBLE_EQ((etp2 - etp1) * 1048576.0, 16384);
 }
 
+// MoE layers by stage from the model's pattern, ([0]*1+[1]*15) on 16 layers: PP 2 gives layers 0-7 (7 MoE) and 8-15
+// (8). With VPP 4 (chunks of 2 layers) rank 0 holds chunks 0, 2, 4, 6 (layers 0-1, 4-5, 8-9, 12-13: 7 MoE) and rank 1
+// chunks 1, 3, 5, 7 (8). Without a pattern, each stage's share of the 15: 7.5.
+TEST(MemoryModel, MoeLayersFollowThePatternOverStagesAndChunks) {
+  ModelShape m = toy_shape();
+  m.layers = 16;
+  m.moe_layers = 15;
+  m.moe_layer.assign(16, true);
+  m.moe_layer[0] = false;
+  TrainingSetup t;
+  t.layout.pp = 2;
+  EXPECT_EQ(stage_moe_layers(m, t, {8, 8}), (std::vector<double>{7, 8}));
+  t.layout.vpp = 4;
+  EXPECT_EQ(stage_moe_layers(m, t, {8, 8}), (std::vector<double>{7, 8}));
+  m.moe_layer[0] = true;
+  m.moe_layer[4] = false;  // layer 4: rank 0's second chunk under VPP 4, stage 0's fifth layer without
+  EXPECT_EQ(stage_moe_layers(m, t, {8, 8}), (std::vector<double>{7, 8}));
+  m.moe_layer[4] = true;
+  m.moe_layer[2] = false;  // layer 2: rank 1's first chunk under VPP 4, stage 0's third layer without
+  EXPECT_EQ(stage_moe_layers(m, t, {8, 8}), (std::vector<double>{8, 7}));
+  t.layout.vpp.reset();
+  EXPECT_EQ(stage_moe_layers(m, t, {8, 8}), (std::vector<double>{7, 8}));
+  m.moe_layer.clear();
+  EXPECT_EQ(stage_moe_layers(m, t, {8, 8}), (std::vector<double>{7.5, 7.5}));
+}
+
 TEST(MemoryModel, RecomputeSpellings) {
   EXPECT_EQ(parse_recompute("full:2"), (Recomputation{Recompute::full_uniform, 2}));
   EXPECT_EQ(parse_recompute("block:14"), (Recomputation{Recompute::full_block, 14}));
