@@ -47,6 +47,29 @@ double micro_batches_in_flight(const TrainingSetup& t, std::int64_t stage, doubl
   return std::min(chunks, micro_batches * v) / v;
 }
 
+// Parameters one rank of a pipeline stage holds (elements), with `Ls` layers of which `moe_in` have experts: attention
+// and norms in every layer, a dense MLP in each dense layer, shared experts, the router and routed experts in each MoE
+// layer; the embedding (and learned positions) on the first stage, the output layer on the last. `dense` is what the
+// data-parallel ranks replicate, `experts` the routed experts (sharded over EP x ETP).
+struct StageParameters {
+  double dense = 0, experts = 0;
+};
+
+StageParameters stage_parameters(const ModelShape& m, const Layout& l, double Ls, double moe_in, bool first,
+                                 bool last) {
+  auto per = [](std::int64_t total, std::int64_t count) { return count > 0 ? double(total) / double(count) : 0.0; };
+  const double share = m.layers > 0 ? Ls / double(m.layers) : 0, dense_in = Ls - moe_in, tp = double(l.tp);
+  StageParameters out;
+  out.dense = (double(m.attention_params) * share + per(m.dense_mlp_params, m.dense_layers()) * dense_in +
+               per(m.shared_expert_params, m.moe_layers) * moe_in) /
+                  tp +
+              per(m.router_params, m.moe_layers) * moe_in + double(m.norm_params) * share;
+  if (first) out.dense += double(m.embedding_params) / tp + double(m.position_params);  // positions: not split by TP
+  if (last && (l.pp > 1 || !m.tied)) out.dense += double(m.embedding_params) / tp;
+  out.experts = per(m.expert_params, m.moe_layers) * moe_in / double(l.ep * l.etp);
+  return out;
+}
+
 }  // namespace
 
 std::optional<Recomputation> parse_recompute(const std::string& text) {
@@ -202,18 +225,8 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, std:
     if (!only_stage && stage > 1 && stage < P - 1 && layers[at] <= layers[1] && moe_layers[at] <= moe_layers[1])
       continue;
     const double Ls = double(layers[at]), moe_in = moe_layers[at], dense_in = Ls - moe_in;
-    const double share = m.layers > 0 ? Ls / double(m.layers) : 0;
     const bool first = stage == 0, last = stage == P - 1;
-    // Parameters held by this rank (elements): attention and norms in every layer, a dense MLP in each dense layer,
-    // shared experts, the router and routed experts in each MoE layer.
-    auto per = [](std::int64_t total, std::int64_t count) { return count > 0 ? double(total) / double(count) : 0.0; };
-    double dense = (double(m.attention_params) * share + per(m.dense_mlp_params, m.dense_layers()) * dense_in +
-                    per(m.shared_expert_params, m.moe_layers) * moe_in) /
-                       tp +
-                   per(m.router_params, m.moe_layers) * moe_in + double(m.norm_params) * share;
-    if (first) dense += double(m.embedding_params) / tp + double(m.position_params);  // positions: not split by TP
-    if (last && (P > 1 || !m.tied)) dense += double(m.embedding_params) / tp;
-    const double experts = per(m.expert_params, m.moe_layers) * moe_in / (ep * etp);
+    const auto [dense, experts] = stage_parameters(m, l, Ls, moe_in, first, last);
     const double mlp = T * (dense_in * dense_mlp + moe_in * moe_mlp);  // the stage's MLP bytes, one micro-batch
     const double mean_mlp = Ls > 0 ? mlp / Ls : 0;                     // a layer's, on average
     const double weights = 2 * (dense + experts), grads = 4 * (dense + experts);
