@@ -402,8 +402,16 @@ TrainingCommand read_training_command(std::string_view text, const std::string& 
   if (out.gpus < 1)
     throw InputError(where, "the command does not say how many GPUs it runs on",
                      "give plan --gpus G (or torchrun's --nproc-per-node and --nnodes in the command)");
-  out.arguments = resolve_megatron_arguments({words.begin() + static_cast<std::ptrdiff_t>(args_from), words.end()},
-                                             *table, out.gpus, where, tokenizer_vocab);
+  const std::vector<layout::CommandWord> args(words.begin() + static_cast<std::ptrdiff_t>(args_from), words.end());
+  try {
+    out.arguments = resolve_megatron_arguments(args, *table, out.gpus, where, tokenizer_vocab);
+  } catch (const InputError& e) {
+    // slime's and miles' entry script is train.py alike: a flag slime's table lacks may be one of miles' own.
+    const OptionTable* miles = OptionTable::bundled("miles");
+    if (!slime || !miles || e.problem().find("is not an argument of") == std::string::npos) throw;
+    out.arguments = resolve_megatron_arguments(args, *miles, out.gpus, where, tokenizer_vocab);
+    out.framework = "miles";
+  }
   refuse_not_modelled(out.arguments, where);
   if (out.arguments["padded_vocab_size"] == "None")
     throw InputError(where, "the command does not give the vocabulary size (its tokenizer's)",

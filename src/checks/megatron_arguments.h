@@ -49,12 +49,13 @@ struct TrainingCommand {
   std::map<std::string, std::string> arguments;  ///< resolve_megatron_arguments' map
   std::int64_t gpus = 0;                         ///< the world size it was resolved for
   std::string gpus_from;                         ///< where that count came from: "--gpus", "torchrun", "slime"
-  std::string framework;                         ///< the argument table read with: "megatron-lm" or "slime"
+  std::string framework;                         ///< the argument table read with: "megatron-lm", "slime" or "miles"
 };
 
 /// Reads `text`, a training command as a recipe writes it (NAME=value words, a launcher such as torchrun or python3,
 /// an entry script *.py, its arguments; variables left unexpanded) or bare Megatron-LM arguments (the first word a
-/// flag). slime's and miles' train.py is read with slime's table (Megatron-LM's and slime's own flags). The GPUs are
+/// flag). slime's and miles' train.py (or train_async.py) is read with slime's table (Megatron-LM's and slime's own
+/// flags), and with miles' where slime's lacks one of its flags. The GPUs are
 /// `gpus` when given, else torchrun's --nproc-per-node x --nnodes, else slime's --actor-num-nodes x
 /// --actor-num-gpus-per-node. Refuses by name, never guesses: what the memory model does not cover (FP8 and FP4,
 /// --fp8-param-gather, MTP layers, activation and optimizer offloading, FSDP, a --pipeline-model-parallel-layout, the

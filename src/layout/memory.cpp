@@ -383,6 +383,13 @@ TrainingSetup setup_from_arguments(const std::map<std::string, std::string>& arg
   t.fused_cross_entropy = flag("cross_entropy_loss_fusion");
   t.impl = text("transformer_impl") == "local" ? Impl::local : Impl::te;
   const std::string backend = text("attention_backend");
+  if (!backend.empty() && backend != "AttnBackend.auto" && backend != "AttnBackend.flash" &&
+      backend != "AttnBackend.fused" && backend != "AttnBackend.unfused" && backend != "AttnBackend.local")
+    throw InputError(where + ": attention_backend",
+                     "is " + quote_for_message(backend) +
+                         ", not one of AttnBackend's members (auto, flash, fused, "
+                         "unfused, local)",
+                     "give the unedited argument dump");
   t.unfused_attention = backend == "AttnBackend.unfused" || backend == "AttnBackend.local";
   t.attention_dropout = dropout(args, "attention_dropout", where);
   t.hidden_dropout = dropout(args, "hidden_dropout", where);

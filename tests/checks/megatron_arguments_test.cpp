@@ -227,6 +227,18 @@ TEST(TrainingCommand, slimes_actor_gpus_and_table_are_used_for_its_train_py) {
   EXPECT_EQ(c.framework, "slime");
   EXPECT_EQ(c.gpus, 16);
   EXPECT_EQ(c.gpus_from, "slime");
+  // A flag of miles' own (slime's table lacks it): the same train.py, read with miles' table.
+  const auto miles = read_training_command(
+      "python3 train.py --actor-num-gpus-per-node 8 --use-miles-router --num-layers 2 --hidden-size 256 "
+      "--num-attention-heads 4 --seq-length 128 --vocab-size 1000 --bf16\n",
+      "cmd", std::nullopt, std::nullopt);
+  EXPECT_EQ(miles.framework, "miles");
+  EXPECT_EQ(miles.gpus, 8);
+  EXPECT_THAT(testing::message_of([&] {
+                read_training_command("python3 train.py --actor-num-gpus-per-node 8 --no-such-flag --bf16\n", "cmd",
+                                      std::nullopt, 1000);
+              }),
+              ::testing::HasSubstr("'--no-such-flag' is not an argument of"));
 }
 
 TEST(TrainingCommand, what_the_memory_model_does_not_cover_is_refused_by_name) {

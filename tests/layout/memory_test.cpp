@@ -2,6 +2,7 @@
 // (one H200, Megatron-LM d98e8a64, tests/run/device/memory/run.py), every bundled recipe's evidence and
 // ../shared/fixtures/runs, each within 10% of Megatron's own "max allocated" (the ground truth within 2%); and hand
 // calculations of the terms on a toy shape.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -268,6 +269,26 @@ TEST(MemoryModel, MoeLayersFollowThePatternOverStagesAndChunks) {
   EXPECT_EQ(stage_moe_layers(m, t, {8, 8}), (std::vector<double>{7, 8}));
   m.moe_layer.clear();
   EXPECT_EQ(stage_moe_layers(m, t, {8, 8}), (std::vector<double>{7.5, 7.5}));
+}
+
+// A dump's attention backend and dropouts: read as Megatron prints them; anything else is an error naming the field.
+TEST(MemoryModel, SetupReadsTheAttentionBackendAndDropoutsOfADump) {
+  std::map<std::string, std::string> dump = {{"attention_backend", "AttnBackend.unfused"},
+                                             {"attention_dropout", "0.1"},
+                                             {"hidden_dropout", "0.0"},
+                                             {"transformer_impl", "transformer_engine"}};
+  const auto t = setup_from_arguments(dump, "dump");
+  EXPECT_TRUE(t.unfused_attention);
+  EXPECT_TRUE(t.attention_dropout);
+  EXPECT_FALSE(t.hidden_dropout);
+  dump["attention_backend"] = "AttnBackend.bogus";
+  EXPECT_THAT(
+      testing::message_of([&] { setup_from_arguments(dump, "dump"); }),
+      ::testing::HasSubstr("dump: attention_backend: is 'AttnBackend.bogus', not one of AttnBackend's members"));
+  dump["attention_backend"] = "AttnBackend.flash";
+  dump["hidden_dropout"] = "1.5";
+  EXPECT_THAT(testing::message_of([&] { setup_from_arguments(dump, "dump"); }),
+              ::testing::HasSubstr("dump: hidden_dropout: is '1.5', not a probability from 0 to 1"));
 }
 
 TEST(MemoryModel, RecomputeSpellings) {
