@@ -139,6 +139,46 @@ std::map<std::string, std::string> printed_defaults(const OptionTable& table) {
 
 std::string word_text(const layout::CommandWord& w) { return w.literal().value_or(w.shown()); }
 
+// validate_args' and TransformerConfig's recompute rules (--recompute-activations is selective; selective takes no
+// method or layer count; full needs a layer count) and position rules (the legacy RoPE flag; positions cover the
+// sequence), on `v` as resolve_megatron_arguments builds it. InputError naming `where` for what Megatron refuses.
+void validate_recompute_and_positions(std::map<std::string, std::string>& v, const std::string& where) {
+  if (v["recompute_activations"] == "True")
+    v["recompute_granularity"] = "selective";  // and validate_args deletes the flag
+  if (v["recompute_granularity"] == "selective" && v["recompute_method"] != "None")
+    throw InputError(where, "--recompute-method with selective recompute",
+                     "drop --recompute-method (validate_args: it is for full recompute only)");
+  if (v["recompute_granularity"] == "selective" && v["recompute_num_layers"] != "None")
+    throw InputError(where, "--recompute-num-layers with selective recompute",
+                     "drop --recompute-num-layers (TransformerConfig: it must be None for selective recompute)");
+  if (v["use_rotary_position_embeddings"] == "True") v["position_embedding_type"] = "rope";  // the legacy RoPE flag
+  if (const auto positions = parse_int(v["max_position_embeddings"]), seq = parse_int(v["seq_length"]);
+      positions && seq && *positions < *seq)
+    throw InputError(where, fmt::format("--max-position-embeddings {} is below --seq-length {}", *positions, *seq),
+                     "give --max-position-embeddings at least the sequence length (validate_args asserts it)");
+  if (v["recompute_granularity"] == "full" && v["recompute_num_layers"] == "None")
+    throw InputError(where, "full recompute without --recompute-num-layers",
+                     "give --recompute-method and --recompute-num-layers (TransformerConfig raises without them)");
+}
+
+// TransformerConfig's conditions for --overlap-moe-expert-parallel-comm: experts with EP > 1, the alltoall or flex
+// dispatcher, no full recompute, virtual stages when PP > 1.
+void validate_moe_overlap(std::map<std::string, std::string>& v, std::int64_t pp, const std::string& where) {
+  if (v["overlap_moe_expert_parallel_comm"] == "True") {  // TransformerConfig.__post_init__'s conditions
+    const char* broken = v["num_experts"] == "None" || parse_int(v["expert_model_parallel_size"]).value_or(1) < 2
+                             ? "expert parallelism (EP > 1)"
+                         : v["moe_token_dispatcher_type"] == "allgather" ? "the alltoall or flex token dispatcher"
+                         : v["recompute_granularity"] == "full"          ? "no full recompute"
+                         : pp > 1 && v["virtual_pipeline_model_parallel_size"] == "None" &&
+                                 v["pipeline_model_parallel_layout"] == "None"  // a layout sets the stages
+                             ? "virtual pipeline stages when PP > 1"
+                             : nullptr;
+    if (broken)
+      throw InputError(where, std::string("--overlap-moe-expert-parallel-comm needs ") + broken,
+                       "drop --overlap-moe-expert-parallel-comm, or give what it needs");
+  }
+}
+
 }  // namespace
 
 std::string moe_layer_freq_printed(const std::string& value, const std::string& where) {
@@ -239,13 +279,7 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
   if (v["num_experts"] != "None" && !number("moe_ffn_hidden_size")) v["moe_ffn_hidden_size"] = v["ffn_hidden_size"];
   if (!number("expert_tensor_parallel_size")) v["expert_tensor_parallel_size"] = std::to_string(tp);
   if (tp == 1) v["sequence_parallel"] = "False";
-  if (on("recompute_activations")) v["recompute_granularity"] = "selective";  // and validate_args deletes the flag
-  if (v["recompute_granularity"] == "selective" && v["recompute_method"] != "None")
-    throw InputError(where, "--recompute-method with selective recompute",
-                     "drop --recompute-method (validate_args: it is for full recompute only)");
-  if (v["recompute_granularity"] == "full" && v["recompute_num_layers"] == "None")
-    throw InputError(where, "full recompute without --recompute-num-layers",
-                     "give --recompute-method and --recompute-num-layers (TransformerConfig raises without them)");
+  validate_recompute_and_positions(v, where);
   // The virtual pipeline size (a --pipeline-model-parallel-layout is not read here: plan refuses it by name).
   if (number("num_virtual_stages_per_pipeline_rank") && number("num_layers_per_virtual_pipeline_stage"))
     throw InputError(
@@ -266,6 +300,7 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
   } else {
     v["virtual_pipeline_model_parallel_size"] = "None";
   }
+  validate_moe_overlap(v, pp, where);
   // validate_args: the interleaved schedule without P2P overlap needs PP > 2.
   if (v["virtual_pipeline_model_parallel_size"] != "None" && v["overlap_p2p_comm"] == "False" && pp <= 2)
     throw InputError(where, fmt::format("--no-overlap-p2p-communication with virtual stages needs PP > 2, not {}", pp),
@@ -469,17 +504,20 @@ std::string flag_of(const std::string& dest) {
 
 }  // namespace
 
-CommandRun read_command_run(std::string_view text, const std::string& where, std::optional<std::int64_t> gpus,
-                            std::optional<std::int64_t> tokenizer_vocab) {
-  CommandRun out;
-  out.command = read_training_command(text, where, gpus, tokenizer_vocab);
+void refuse_variable_words(const std::map<std::string, std::string>& arguments, const std::string& where) {
   for (const char* dest : kModelWords)
-    if (const auto it = out.command.arguments.find(dest);
-        it != out.command.arguments.end() && it->second.find('$') != std::string::npos)
+    if (const auto it = arguments.find(dest); it != arguments.end() && it->second.find('$') != std::string::npos)
       throw InputError(where,
                        fmt::format("{} is {}: the memory model needs its value, and a variable has none here",
                                    flag_of(dest), it->second),
                        "give the value in the command");
+}
+
+CommandRun read_command_run(std::string_view text, const std::string& where, std::optional<std::int64_t> gpus,
+                            std::optional<std::int64_t> tokenizer_vocab) {
+  CommandRun out;
+  out.command = read_training_command(text, where, gpus, tokenizer_vocab);
+  refuse_variable_words(out.command.arguments, where);
   try {  // the readers' own fixes speak of argument dumps: here the values are the command's
     out.shape = layout::shape_from_arguments(out.command.arguments, where);
     out.setup = layout::setup_from_arguments(out.command.arguments, where);

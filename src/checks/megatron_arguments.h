@@ -79,6 +79,11 @@ class NotModelledError : public InputError {
 /// weight shards beyond TP or ETP. Arguments absent from the map (a dump of an older Megatron-LM) are not checked.
 void refuse_not_modelled(const std::map<std::string, std::string>& arguments, const std::string& where);
 
+/// Throws InputError naming `where` and the flag where `arguments` (a resolved command's) hold a variable in place of a
+/// word the memory model reads (--transformer-impl, --attention-backend, the recompute options,
+/// --position-embedding-type, the dropouts, --optimizer): read as no value, it would plan something else.
+void refuse_variable_words(const std::map<std::string, std::string>& arguments, const std::string& where);
+
 /// A training command planned as it runs: the command, its model's shape and its training setup.
 struct CommandRun {
   TrainingCommand command;

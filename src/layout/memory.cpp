@@ -221,8 +221,9 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, std:
                      "give a stage from 0 to PP - 1");
   for (std::int64_t stage = only_stage.value_or(0); stage < (only_stage ? *only_stage + 1 : P); ++stage) {
     const auto at = static_cast<std::size_t>(stage);
-    // Stages with no more layers (nor MoE layers) than stage 1 and neither end hold fewer micro-batches: skip them.
-    if (!only_stage && stage > 1 && stage < P - 1 && layers[at] <= layers[1] && moe_layers[at] <= moe_layers[1])
+    // A middle stage with stage 1's layers, dense and MoE alike, holds its parameters and fewer micro-batches: skip
+    // it (only then: under EP a dense layer can weigh more than an MoE one).
+    if (!only_stage && stage > 1 && stage < P - 1 && layers[at] == layers[1] && moe_layers[at] == moe_layers[1])
       continue;
     const double Ls = double(layers[at]), moe_in = moe_layers[at], dense_in = Ls - moe_in;
     const bool first = stage == 0, last = stage == P - 1;

@@ -32,7 +32,8 @@ std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup
     std::int64_t rest = m.layers, stages = l.pp;
     if (t.first_stage_layers) rest -= *t.first_stage_layers, --stages;
     if (t.last_stage_layers && l.pp > 1) rest -= *t.last_stage_layers, --stages;
-    if (rest < 0 || (stages == 0 && rest != 0) || (stages > 0 && rest % stages != 0))
+    // transformer_config.py: middle stages need layers ("Mismatch: 0 middle layers remaining but N middle PP stages").
+    if (rest < 0 || (stages == 0 && rest != 0) || (stages > 0 && (rest == 0 || rest % stages != 0)))
       out.push_back(
           {fmt::format("the first/last-stage layer counts leave {} layers for {} middle stages", rest, stages),
            "make the middle stages' layers a whole number each"});

@@ -62,10 +62,9 @@ RecipeMemory recipe_memory(const Recipe& recipe) {
   // The command through plan --command's reader, with the model's vocabulary: its setup, where it reads. What the
   // memory model does not cover is refused by name; a command it cannot read (a model-arguments array, a variable
   // where a size goes) leaves the recorded layout under Transformer Engine, the planner's default.
+  std::optional<checks::TrainingCommand> cmd;
   try {
-    const auto cmd = checks::read_training_command(recipe.command, recipe.file.string(), recipe.gpus, out.shape.vocab);
-    out.setup = layout::setup_from_arguments(cmd.arguments, recipe.file.string());
-    out.setup_from = "command";
+    cmd = checks::read_training_command(recipe.command, recipe.file.string(), recipe.gpus, out.shape.vocab);
   } catch (const checks::NotModelledError&) {
     throw;
   } catch (const InputError& e) {
@@ -73,6 +72,11 @@ RecipeMemory recipe_memory(const Recipe& recipe) {
     out.setup.layout = recipe.layout;
     out.setup.impl = layout::Impl::te;
     out.setup_from = "recorded layout (its command does not read: " + e.problem() + ")";
+  }
+  if (cmd) {  // a command that reads: a variable where the model reads a word is refused, as plan --command does
+    checks::refuse_variable_words(cmd->arguments, recipe.file.string());
+    out.setup = layout::setup_from_arguments(cmd->arguments, recipe.file.string());
+    out.setup_from = "command";
   }
   out.setup.row_length = recipe.workload.row_length;  // the workload's, as the command may spell it otherwise
   out.setup.global_batch = recipe.workload.global_batch;

@@ -345,6 +345,30 @@ TEST(TrainingCommand, validate_args_rules_the_models_refusals_and_slime_packing_
   EXPECT_EQ(read_training_command("torchrun --nproc-per-node 8 run_train.py " + base + "\n", "cmd", std::nullopt, {})
                 .framework,
             "megatron-lm");
+  // A second review's: selective recompute with a layer count, the legacy RoPE flag, positions below the sequence,
+  // the MoE all-to-all overlap where TransformerConfig refuses it, and middle stages left with no layers.
+  EXPECT_THAT(refused("pretrain_gpt.py " + base + "--recompute-granularity selective --recompute-num-layers 2"),
+              HasSubstr("--recompute-num-layers with selective recompute"));
+  EXPECT_EQ(read("--use-rotary-position-embeddings").shape.position_params, 0);
+  EXPECT_THAT(refused("pretrain_gpt.py " + base + "--max-position-embeddings 2048"),
+              HasSubstr("--max-position-embeddings 2048 is below --seq-length 4096"));
+  EXPECT_THAT(refused("pretrain_gpt.py " + base + "--overlap-moe-expert-parallel-comm"),
+              HasSubstr("--overlap-moe-expert-parallel-comm needs expert parallelism (EP > 1)"));
+  EXPECT_THAT(refused("pretrain_gpt.py " + base +
+                      "--num-experts 8 --expert-model-parallel-size 2 --pipeline-model-parallel-size 2 "
+                      "--moe-token-dispatcher-type alltoall --overlap-moe-expert-parallel-comm"),
+              HasSubstr("--overlap-moe-expert-parallel-comm needs virtual pipeline stages when PP > 1"));
+  EXPECT_THAT(refused("pretrain_gpt.py " + base +
+                      "--num-experts 8 --expert-model-parallel-size 2 --overlap-moe-expert-parallel-comm"),
+              HasSubstr("needs the alltoall or flex token dispatcher"));  // allgather: Megatron's default
+  EXPECT_TRUE(read("--num-experts 8 --expert-model-parallel-size 2 --pipeline-model-parallel-size 2 "
+                   "--num-virtual-stages-per-pipeline-rank 2 --moe-token-dispatcher-type alltoall "
+                   "--overlap-moe-expert-parallel-comm")
+                  .setup.overlap_moe_expert_parallel_comm);
+  EXPECT_THAT(refused("pretrain_gpt.py " + base +
+                      "--pipeline-model-parallel-size 4 --decoder-first-pipeline-num-layers 4 "
+                      "--decoder-last-pipeline-num-layers 4"),
+              HasSubstr("the first/last-stage layer counts leave 0 layers for 2 middle stages"));
   // slime's packing: one bin of --max-tokens-per-gpu x CP tokens a micro-batch.
   const auto packed = read_command_run("python3 train.py --actor-num-gpus-per-node 8 " + base +
                                            "--context-parallel-size 2 --use-dynamic-batch-size --max-tokens-per-gpu "
