@@ -220,18 +220,18 @@ TEST(TrainingCommand, bare_arguments_need_a_gpu_count_and_a_vocabulary) {
 }
 
 TEST(TrainingCommand, slimes_actor_gpus_and_table_are_used_for_its_train_py) {
-  const auto c = read_training_command(
-      "python3 train.py --actor-num-nodes 2 --actor-num-gpus-per-node 8 --num-layers 2 --hidden-size 256 "
-      "--num-attention-heads 4 --seq-length 128 --vocab-size 1000 --bf16\n",
-      "cmd", std::nullopt, std::nullopt);
+  auto train = [](const std::string& launch) {
+    return read_training_command("python3 train.py " + launch +
+                                     " --num-layers 2 --hidden-size 256 --num-attention-heads 4 --seq-length 128 "
+                                     "--vocab-size 1000 --bf16\n",
+                                 "cmd", std::nullopt, std::nullopt);
+  };
+  const auto c = train("--actor-num-nodes 2 --actor-num-gpus-per-node 8");
   EXPECT_EQ(c.framework, "slime");
   EXPECT_EQ(c.gpus, 16);
   EXPECT_EQ(c.gpus_from, "slime");
   // A flag of miles' own (slime's table lacks it): the same train.py, read with miles' table.
-  const auto miles = read_training_command(
-      "python3 train.py --actor-num-gpus-per-node 8 --use-miles-router --num-layers 2 --hidden-size 256 "
-      "--num-attention-heads 4 --seq-length 128 --vocab-size 1000 --bf16\n",
-      "cmd", std::nullopt, std::nullopt);
+  const auto miles = train("--actor-num-gpus-per-node 8 --use-miles-router");
   EXPECT_EQ(miles.framework, "miles");
   EXPECT_EQ(miles.gpus, 8);
   EXPECT_THAT(testing::message_of([&] {

@@ -89,8 +89,8 @@ TEST(MemoryModel, FixtureRunsWithinTenPercent) {
 }
 
 // A toy shape worked by hand: 2 layers, hidden 64, 4 heads of 16 channels, 2 query groups, SwiGLU FFN 128,
-// vocabulary 1,000 tied; micro-batch 2 of 32 tokens, nothing recomputed, one GPU, local attention.
-TEST(MemoryModel, HandCalculation) {
+// vocabulary 1,000 tied. q 64x64 + k, v 64x32 each + o 64x64 = 12,288 a layer; MLP 3 x 64 x 128 = 24,576 a layer.
+ModelShape toy_shape() {
   ModelShape m;
   m.layers = 2;
   m.hidden = 64;
@@ -99,11 +99,43 @@ TEST(MemoryModel, HandCalculation) {
   m.query_groups = 2;
   m.head_dim = m.v_head_dim = 16;
   m.ffn_hidden = 128;
-  // q 64x64 + k, v 64x32 each + o 64x64 = 12,288 a layer; MLP 3 x 64 x 128 = 24,576 a layer.
   m.attention_params = 2 * 12288;
   m.dense_mlp_params = 2 * 24576;
   m.norm_params = 2 * 2 * 64 + 64;
   m.embedding_params = 64000;
+  return m;
+}
+
+// toy_shape with `layers` layers, `moe` of them routed to `experts` gated experts (top-k, FFN `f`), the dense ones'
+// FFN `ffn`: parameters counted as toy_shape counts them.
+ModelShape toy_moe(std::int64_t layers, std::int64_t moe, std::int64_t experts, std::int64_t top_k, std::int64_t f,
+                   std::int64_t ffn) {
+  ModelShape m = toy_shape();
+  m.layers = layers;
+  m.moe_layers = moe;
+  m.experts = experts;
+  m.top_k = top_k;
+  m.expert_ffn_hidden = f;
+  m.ffn_hidden = ffn;
+  m.attention_params = layers * 12288;
+  m.dense_mlp_params = (layers - moe) * 3 * 64 * ffn;
+  m.expert_params = moe * experts * 3 * 64 * f;
+  m.router_params = moe * experts * 64;
+  m.norm_params = 2 * 64 * layers + 64;
+  return m;
+}
+
+// A Transformer Engine setup on PP `pp`, the rest TrainingSetup's defaults.
+TrainingSetup te_on_pp(std::int64_t pp) {
+  TrainingSetup t;
+  t.impl = Impl::te;
+  t.layout.pp = pp;
+  return t;
+}
+
+// toy_shape with a micro-batch 2 of 32 tokens, nothing recomputed, one GPU, local attention.
+TEST(MemoryModel, HandCalculation) {
+  const ModelShape m = toy_shape();
   TrainingSetup t;
   t.layout.micro_batch = 2;
   t.row_length = 32;
@@ -133,23 +165,6 @@ TEST(MemoryModel, HandCalculation) {
   double sum = 0;
   for (const auto& x : e.terms) sum += x.mib;
   EXPECT_DOUBLE_EQ(e.peak_mib, sum);
-}
-
-// The toy shape of HandCalculation.
-ModelShape toy_shape() {
-  ModelShape m;
-  m.layers = 2;
-  m.hidden = 64;
-  m.vocab = 1000;
-  m.heads = 4;
-  m.query_groups = 2;
-  m.head_dim = m.v_head_dim = 16;
-  m.ffn_hidden = 128;
-  m.attention_params = 2 * 12288;
-  m.dense_mlp_params = 2 * 24576;
-  m.norm_params = 2 * 2 * 64 + 64;
-  m.embedding_params = 64000;
-  return m;
 }
 
 double term_of(const MemoryEstimate& e, const std::string& name) {
@@ -193,13 +208,8 @@ TEST(MemoryModel, UnfusedAttentionAndDropoutByHand) {
 // default group of PP 4, 0 + 8 + 1 = 9 (4.5) with a group of 8; the first stage 6 + 4 + 1 = 11 (5.5), and with a
 // group of 8 6 + 8 + 1 = 15 of its 16.
 TEST(MemoryModel, InterleavedInFlightMicroBatchesByHand) {
-  ModelShape m = toy_shape();
-  m.layers = 8;
-  m.attention_params = 8 * 12288;
-  m.dense_mlp_params = 8 * 24576;
-  TrainingSetup t;
-  t.impl = Impl::te;
-  t.layout.pp = 4;
+  const ModelShape m = toy_moe(8, 0, 0, 0, 1, 128);  // 8 dense layers
+  TrainingSetup t = te_on_pp(4);
   t.layout.vpp = 2;
   t.layout.micro_batch = 1;
   t.row_length = 32;
@@ -221,14 +231,7 @@ TEST(MemoryModel, InterleavedInFlightMicroBatchesByHand) {
 // micro-batch, TP 2 with SP, EP 2. Routed bytes per token a layer: ETP 1: 2 x 1/2 x 1 x (2 x 64 + 10 x 32) = 448;
 // ETP 2: 2 x 1/2 x 2 x (2 x 64 + 10 x 32 / 2) = 576. The difference, 128 x 64 tokens x 2 layers = 16,384 bytes.
 TEST(MemoryModel, RoutedTokensFollowTheDispatchGroupByHand) {
-  ModelShape m = toy_shape();
-  m.moe_layers = 2;
-  m.experts = 4;
-  m.top_k = 2;
-  m.expert_ffn_hidden = 32;
-  m.dense_mlp_params = 0;
-  m.expert_params = 2 * 4 * 3 * 64 * 32;
-  m.router_params = 2 * 4 * 64;
+  const ModelShape m = toy_moe(2, 2, 4, 2, 32, 128);
   TrainingSetup t;
   t.impl = Impl::te;
   t.layout.tp = 2;
@@ -274,22 +277,10 @@ TEST(MemoryModel, MoeLayersFollowThePatternOverStagesAndChunks) {
 // The peak is the largest stage's, whichever it is: a middle stage of dense layers under EP 8 weighs more than stage
 // 1's MoE layers (a review's case: it was skipped as holding fewer micro-batches than stage 1).
 TEST(MemoryModel, ThePeakIsTheLargestStagesEvenInTheMiddle) {
-  ModelShape m = toy_shape();
-  m.layers = 16;
-  m.ffn_hidden = 4096;
-  m.experts = 8;
-  m.top_k = 1;
-  m.expert_ffn_hidden = 128;
+  ModelShape m = toy_moe(16, 12, 8, 1, 128, 4096);
   m.moe_layer.assign(16, true);
   for (int i = 8; i < 12; ++i) m.moe_layer[static_cast<std::size_t>(i)] = false;  // stage 2's layers dense
-  m.moe_layers = 12;
-  m.attention_params = 16 * 12288;
-  m.dense_mlp_params = 4 * 3 * 64 * 4096;
-  m.expert_params = 12 * 8 * 3 * 64 * 128;
-  m.router_params = 12 * 8 * 64;
-  TrainingSetup t;
-  t.impl = Impl::te;
-  t.layout.pp = 4;
+  TrainingSetup t = te_on_pp(4);
   t.layout.ep = 8;
   t.layout.dp = 8;
   t.global_batch = 8;
