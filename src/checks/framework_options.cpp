@@ -152,6 +152,20 @@ const OptionSpec* OptionTable::find(std::string_view flag) const {
 
 bool OptionTable::has_dest(std::string_view dest) const { return by_dest_.count(dest) > 0; }
 
+const OptionSpec* OptionTable::find_dest(std::string_view dest) const {
+  const auto it = by_dest_.find(dest);
+  return it == by_dest_.end() ? nullptr : &options_[it->second];
+}
+
+std::string OptionSpec::printed_default() const {
+  const std::string& r = default_value;
+  if (r.size() >= 2 && (r.front() == '\'' || r.front() == '"') && r.back() == r.front())
+    return r.substr(1, r.size() - 2);
+  if (r.size() >= 2 && r.front() == '<' && r.back() == '>' && r.find(": ") != std::string::npos)
+    return r.substr(1, r.find(": ") - 1);
+  return r;
+}
+
 ParsedArguments parse_arguments(const std::vector<CommandWord>& words, const OptionTable* table,
                                 const std::map<std::string, std::string>& known_dests) {
   ParsedArguments out;

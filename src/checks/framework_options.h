@@ -41,6 +41,9 @@ struct OptionSpec {
   std::vector<std::string> choices;        ///< str() of each choice, when restricted
   std::map<std::string, std::string>
       enum_values;  ///< enum: the word given -> what the dump prints ("AttnBackend.flash")
+  /// The default as the argument dump prints it (str(), where the table keeps repr()): a string without its quotes
+  /// ('nccl' -> nccl), an enum member as str() names it (<AttnBackend.auto: 5> -> AttnBackend.auto), else as kept.
+  std::string printed_default() const;
 };
 
 /// The argument table of one framework at one commit.
@@ -62,6 +65,8 @@ class OptionTable {
   const OptionSpec* find(std::string_view flag) const;
   /// True when some option sets `dest`.
   bool has_dest(std::string_view dest) const;
+  /// The (first listed) option that sets `dest`, or nullptr.
+  const OptionSpec* find_dest(std::string_view dest) const;
 
   std::string framework, commit, file;
   bool allow_abbrev = true;

@@ -120,20 +120,23 @@ class PatternReader {
   }
 };
 
-// A repr() from the table as the dump prints the value: a string without its quotes, an enum member
-// ("<AttnBackend.auto: 5>") as str() prints it ("AttnBackend.auto").
-std::string printed_default(const std::string& repr) {
-  if (repr.size() >= 2 && (repr.front() == '\'' || repr.front() == '"') && repr.back() == repr.front())
-    return repr.substr(1, repr.size() - 2);
-  if (repr.size() >= 2 && repr.front() == '<' && repr.back() == '>' && repr.find(": ") != std::string::npos)
-    return repr.substr(1, repr.find(": ") - 1);
-  return repr;
+// A flag the argument table does not have (argparse: unrecognized arguments): read_training_command then tries miles'
+// table for a train.py.
+class UnknownArgumentError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
+// The first spelling of the option of `table` that sets `dest` ("--attention-backend"), else `dest`.
+std::string flag_of(const OptionTable& table, const std::string& dest) {
+  const OptionSpec* o = table.find_dest(dest);
+  return o && !o->flags.empty() ? o->flags.front() : dest;
 }
 
 // Every destination of `table` with its default as the dump prints it.
 std::map<std::string, std::string> printed_defaults(const OptionTable& table) {
   std::map<std::string, std::string> out;
-  for (const auto& o : table.options()) out.emplace(o.dest, printed_default(o.default_value));
+  for (const auto& o : table.options()) out.emplace(o.dest, o.printed_default());
   return out;
 }
 
@@ -205,7 +208,8 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
   }
   for (const auto& [dest, a] : parsed.by_dest) {
     if (!a.spec)
-      throw InputError(where, quote_for_message(a.flag) + " is not an argument of Megatron-LM's parser", kCommandFix);
+      throw UnknownArgumentError(where, quote_for_message(a.flag) + " is not an argument of Megatron-LM's parser",
+                                 kCommandFix);
     if (a.constant) {
       v[dest] = *a.constant;
       continue;
@@ -243,14 +247,9 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
     if (it == v.end() || it->second == "None") return std::nullopt;
     const auto n = parse_int(it->second);
     if (!n || *n < 1 || *n > kMaxCommandSize) {
-      std::string flag = dest;  // the option's first spelling ("--tensor-model-parallel-size"), else its dest
-      for (const auto& o : table.options())
-        if (o.dest == dest && !o.flags.empty()) {
-          flag = o.flags.front();
-          break;
-        }
       throw InputError(where,
-                       fmt::format("{} is {}, not a whole number from 1 to 2^31", flag, quote_for_message(it->second)),
+                       fmt::format("{} is {}, not a whole number from 1 to 2^31", flag_of(table, dest),
+                                   quote_for_message(it->second)),
                        "give the number in the command (plan reads it as written: a variable has no value here)");
     }
     return n;
@@ -440,10 +439,10 @@ TrainingCommand read_training_command(std::string_view text, const std::string& 
   const std::vector<layout::CommandWord> args(words.begin() + static_cast<std::ptrdiff_t>(args_from), words.end());
   try {
     out.arguments = resolve_megatron_arguments(args, *table, out.gpus, where, tokenizer_vocab);
-  } catch (const InputError& e) {
+  } catch (const UnknownArgumentError&) {
     // slime's and miles' entry script is train.py alike: a flag slime's table lacks may be one of miles' own.
     const OptionTable* miles = OptionTable::bundled("miles");
-    if (!slime || !miles || e.problem().find("is not an argument of") == std::string::npos) throw;
+    if (!slime || !miles) throw;
     out.arguments = resolve_megatron_arguments(args, *miles, out.gpus, where, tokenizer_vocab);
     out.framework = "miles";
   }
@@ -476,9 +475,9 @@ void refuse_not_modelled(const std::map<std::string, std::string>& arguments, co
   for (const auto& n : kNotModelled) {
     const auto it = arguments.find(n.dest);
     if (it != arguments.end() && it->second != defaults.at(n.dest) && !(n.neutral && it->second == n.neutral))
-      throw NotModelledError(
-          where, fmt::format("{} is not modelled: the memory model has no term for {}", n.flag, n.what),
-          fmt::format("plan the command without {} (docs/memory-model.md, \"What is not modelled\")", n.flag));
+      throw NotModelledError(where,
+                             fmt::format("{} is not modelled: the memory model has no term for {}", n.flag, n.what),
+                             fmt::format("plan the command without {} {}", n.flag, fix));
   }
   if (value("bf16") == "False" && value("fp16") == "False")
     throw NotModelledError(where,
@@ -495,13 +494,6 @@ constexpr const char* kModelWords[] = {"transformer_impl",  "attention_backend",
                                        "recompute_method",  "recompute_modules", "position_embedding_type",
                                        "attention_dropout", "hidden_dropout",    "optimizer"};
 
-// The option's first spelling ("--attention-backend") for a destination, else the destination.
-std::string flag_of(const std::string& dest) {
-  for (const auto& o : OptionTable::bundled("megatron-lm")->options())
-    if (o.dest == dest && !o.flags.empty()) return o.flags.front();
-  return dest;
-}
-
 }  // namespace
 
 void refuse_variable_words(const std::map<std::string, std::string>& arguments, const std::string& where) {
@@ -509,7 +501,7 @@ void refuse_variable_words(const std::map<std::string, std::string>& arguments, 
     if (const auto it = arguments.find(dest); it != arguments.end() && it->second.find('$') != std::string::npos)
       throw InputError(where,
                        fmt::format("{} is {}: the memory model needs its value, and a variable has none here",
-                                   flag_of(dest), it->second),
+                                   flag_of(*OptionTable::bundled("megatron-lm"), dest), it->second),
                        "give the value in the command");
 }
 
@@ -523,29 +515,29 @@ CommandRun read_command_run(std::string_view text, const std::string& where, std
     out.setup = layout::setup_from_arguments(out.command.arguments, where);
   } catch (const InputError& e) {
     // The readers name a dump's field ("file: num_layers", "the argument dump has no num_layers"): name the flag.
+    const OptionTable& megatron = *OptionTable::bundled("megatron-lm");
     const std::string missing = "the argument dump has no ";
     if (e.problem().starts_with(missing)) {
-      const std::string flag = flag_of(e.problem().substr(missing.size()));
+      const std::string flag = flag_of(megatron, e.problem().substr(missing.size()));
       throw InputError(where, "the command does not give " + flag, "give " + flag + " in the command");
     }
     if (e.where().starts_with(where + ": ")) {
-      const std::string flag = flag_of(e.where().substr(where.size() + 2));
+      const std::string flag = flag_of(megatron, e.where().substr(where.size() + 2));
       throw InputError(where, flag + " " + e.problem(), "give " + flag + " its value in the command");
     }
     throw InputError(e.where(), e.problem(),
                      "check the model's sizes in the command (--num-layers, --hidden-size, ...)");
   }
   // slime and miles pack rows by --max-tokens-per-gpu under --use-dynamic-batch-size: a micro-batch is one bin of
-  // max_tokens_per_gpu x CP tokens (as registry::recipe_memory reads a recipe's recorded layout).
+  // max_tokens_per_gpu x CP tokens (layout::pack_micro_batches, as registry::recipe_memory reads a recipe).
   if (const auto& a = out.command.arguments; out.command.framework == "slime" && a.count("use_dynamic_batch_size") &&
                                              a.at("use_dynamic_batch_size") == "True") {
     const auto bin = a.count("max_tokens_per_gpu") ? parse_int(a.at("max_tokens_per_gpu")) : std::nullopt;
     if (!bin || *bin < 1 || *bin > kMaxCommandSize)
       throw InputError(where, "--use-dynamic-batch-size without a whole --max-tokens-per-gpu",
                        "give --max-tokens-per-gpu N (tokens a GPU packs into one micro-batch)");
-    out.setup.layout.micro_batch = 1;
+    layout::pack_micro_batches(out.setup, *bin, out.setup.layout.cp);
     out.setup.layout.max_tokens_per_gpu = *bin;
-    out.setup.row_length = *bin * out.setup.layout.cp;
   }
   auto broken = layout::violations(out.setup.layout, out.command.gpus, out.setup.global_batch);  // SPEC §6's
   if (broken.empty()) broken = layout::model_violations(out.shape, out.setup);

@@ -93,8 +93,8 @@ struct CommandRun {
 
 /// read_training_command of `text`, then layout::shape_from_arguments and setup_from_arguments of its arguments
 /// (slime's
-/// --use-dynamic-batch-size: one bin of --max-tokens-per-gpu x CP tokens a micro-batch), held to SPEC §6's layout rules
-/// on its GPUs (layout::violations: whole replicas, EP x ETP dividing a pipeline stage's GPUs) and the model's
+/// --use-dynamic-batch-size: one bin of --max-tokens-per-gpu x CP tokens a micro-batch), held to SPEC §6's layout
+/// rules on its GPUs (layout::violations: whole replicas, EP x ETP dividing a pipeline stage's GPUs) and the model's
 /// (layout::model_violations). A variable where the model reads a word (--transformer-impl, --attention-backend, the
 /// recompute options, --position-embedding-type, the dropouts, --optimizer) is refused. `plan --command`, `plan --from`
 /// and `relayout` (a recipe without an argument dump) read a command through this. Throws InputError naming `where`:

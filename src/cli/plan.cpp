@@ -31,7 +31,7 @@ namespace fs = std::filesystem;
 
 struct PlanOptions {
   std::string model, gpu, from, registry = "registry";
-  std::optional<std::string> command;  // set when --command is given, even as
+  std::optional<std::string> command;  // set when --command is given, even as an empty word (then refused)
   std::optional<std::int64_t> gpus, row_length, global_batch, tp, pp, cp, ep, etp, vpp, micro_batch, vocab_size;
   std::int64_t gpus_per_node = 8;
   std::string recompute, impl;

@@ -104,6 +104,11 @@ std::string recompute_name(const Recomputation& r) {
   return "none";
 }
 
+void pack_micro_batches(TrainingSetup& t, std::int64_t max_tokens_per_gpu, std::int64_t cp) {
+  t.layout.micro_batch = 1;
+  t.row_length = max_tokens_per_gpu * cp;
+}
+
 std::vector<std::int64_t> stage_layers(const ModelShape& m, const TrainingSetup& t) {
   const std::int64_t p = positive(t.layout.pp, "PP");
   if (p > kMaxStages) throw InputError("PP", fmt::format("{} is over {}", p, kMaxStages), "give a real PP");

@@ -63,6 +63,10 @@ struct TrainingSetup {
   bool operator==(const TrainingSetup&) const = default;
 };
 
+/// slime's and miles' packing (--use-dynamic-batch-size --max-tokens-per-gpu N): a micro-batch is one bin of N × `cp`
+/// tokens (`cp` the run's context-parallel size): micro-batch 1, row length N × cp.
+void pack_micro_batches(TrainingSetup& t, std::int64_t max_tokens_per_gpu, std::int64_t cp);
+
 /// One term of a prediction, in MiB.
 struct MemoryTerm {
   std::string name;

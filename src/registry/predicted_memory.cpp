@@ -57,14 +57,8 @@ std::optional<RecipeMemory> candidate_memory(const Recipe& start, const evidence
     evidence::ArgumentDump dump = start_dump;
     auto& v = dump.values;
     for (const auto& [dest, value] : from)
-      if (!to.count(dest) && table)
-        for (const auto& o : table->options())
-          if (o.dest == dest) {
-            // The table keeps repr(); the dump prints str(): 'selective' is printed selective.
-            const std::string& d = o.default_value;
-            v[dest] = d.size() >= 2 && d.front() == '\'' && d.back() == '\'' ? d.substr(1, d.size() - 2) : d;
-            break;
-          }
+      if (const checks::OptionSpec* o = table && !to.count(dest) ? table->find_dest(dest) : nullptr)
+        v[dest] = o->printed_default();  // the table keeps repr(); the dump prints str()
     for (const auto& [dest, value] : to) v[dest] = value;
     // What validate_args derives from them: the world, DP, and VPP from either of its flags.
     v["world_size"] = std::to_string(gpus);

@@ -13,9 +13,8 @@ namespace {
 
 // slime / miles: one packed bin of max_tokens_per_gpu × CP tokens a micro-batch.
 void apply_packing(const Recipe& recipe, RecipeMemory& out) {
-  if (!recipe.layout.max_tokens_per_gpu) return;
-  out.setup.layout.micro_batch = 1;
-  out.setup.row_length = *recipe.layout.max_tokens_per_gpu * recipe.layout.cp;
+  if (recipe.layout.max_tokens_per_gpu)
+    layout::pack_micro_batches(out.setup, *recipe.layout.max_tokens_per_gpu, recipe.layout.cp);
 }
 
 }  // namespace

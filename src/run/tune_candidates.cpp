@@ -92,13 +92,6 @@ std::string candidate_command(const registry::Recipe& recipe, const layout::Trai
   return ed.result();
 }
 
-// The option of `table` that sets `dest` (the first listed), or nullptr.
-const checks::OptionSpec* option_of(const checks::OptionTable& table, const std::string& dest) {
-  for (const auto& o : table.options())
-    if (o.dest == dest && !o.flags.empty()) return &o;
-  return nullptr;
-}
-
 // `command` with `swap`'s arguments set to their recipe values (each written as its flag: a switch on or off, or a
 // flag and its value), the changes appended to `changes`; nullopt when an argument cannot be written so.
 std::optional<std::string> swap_command(const std::string& command, const TuneSwap& swap, const std::string& framework,
@@ -109,8 +102,8 @@ std::optional<std::string> swap_command(const std::string& command, const TuneSw
   layout::CommandEditor ed(command, where, &edits);
   using Action = checks::OptionSpec::Action;
   for (const auto& a : swap.arguments) {
-    const auto* o = option_of(*table, a.argument);
-    if (!o) return std::nullopt;
+    const auto* o = table->find_dest(a.argument);
+    if (!o || o->flags.empty()) return std::nullopt;
     const bool boolean = a.recipe == "True" || a.recipe == "False";
     if (o->action == Action::store_true && boolean) {
       ed.set_switch(o->flags, a.recipe == "True");

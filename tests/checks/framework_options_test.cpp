@@ -63,6 +63,14 @@ TEST(FrameworkOptions, the_table_is_megatron_lms_own_at_the_pinned_commit) {
   EXPECT_EQ(t.find("--data-path")->nargs, "*");
   EXPECT_EQ(t.find("--attention-backend")->enum_values.at("flash"), "AttnBackend.flash");
   EXPECT_EQ(t.find("--micro-batch"), nullptr);  // no abbreviations
+  // By destination, and each default as the argument dump prints it (str() of the repr the table keeps; the bundled
+  // recipes' dumps print these: "distributed_backend ... nccl", "attention_backend ... AttnBackend.auto").
+  EXPECT_EQ(t.find_dest("layernorm_epsilon")->flags.front(), "--norm-epsilon");
+  EXPECT_EQ(t.find_dest("no_such_destination"), nullptr);
+  EXPECT_EQ(t.find_dest("distributed_backend")->printed_default(), "nccl");                // 'nccl'
+  EXPECT_EQ(t.find_dest("attention_backend")->printed_default(), "AttnBackend.auto");      // <AttnBackend.auto: 5>
+  EXPECT_EQ(t.find_dest("hidden_dropout")->printed_default(), "0.1");                      // a number as kept
+  EXPECT_EQ(t.find_dest("tensor_parallel_num_weight_shards")->printed_default(), "None");  // validate_args sets 1
 }
 
 TEST(FrameworkOptions, slimes_and_miles_tables_hold_their_own_options_and_megatron_lms) {
