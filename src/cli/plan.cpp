@@ -21,6 +21,7 @@
 #include "layout/layout_json.h"
 #include "layout/model_rules.h"
 #include "layout/planner.h"
+#include "params/mfu.h"
 #include "registry/gpus.h"
 #include "registry/model.h"
 #include "registry/recipe_memory.h"
@@ -43,7 +44,21 @@ struct PlanOptions {
 
 std::string vpp_text(const layout::Layout& l) { return l.vpp ? std::to_string(*l.vpp) : "-"; }
 
-nlohmann::ordered_json layout_json(const layout::PlannedLayout& p) {
+// Tokens a GPU trains a second (SPEC §2: global batch × row length a step) and MFU (SPEC §3) at a predicted step.
+struct PredictedRate {
+  double tokens_per_s_per_gpu = 0, mfu = 0;
+};
+
+PredictedRate predicted_rate(const layout::PlannedLayout& p, std::int64_t gpus, double n_active, double peak_tflops) {
+  const double step = p.step_time->step_time_s;
+  const double tokens = double(p.setup.global_batch) * double(p.setup.row_length) / (step * double(gpus));
+  return {tokens, params::mfu(n_active, tokens, peak_tflops)};
+}
+
+double round_to(double v, double unit) { return std::round(v / unit) * unit; }
+
+nlohmann::ordered_json layout_json(const layout::PlannedLayout& p, std::int64_t gpus, double n_active,
+                                   double peak_tflops) {
   const auto& t = p.setup;
   const auto& l = t.layout;
   nlohmann::ordered_json j = layout::layout_to_json(l);  // the layout's own fields, then the setup's
@@ -61,6 +76,19 @@ nlohmann::ordered_json layout_json(const layout::PlannedLayout& p) {
   for (const auto& x : p.memory.terms) terms[x.name] = std::round(x.mib * 10) / 10;
   j["terms"] = std::move(terms);
   j["relative_time"] = std::round(p.relative_time * 1000) / 1000;
+  if (p.step_time) {  // predictions (docs/step-time-model.md)
+    const auto& st = *p.step_time;
+    const auto rate = predicted_rate(p, gpus, n_active, peak_tflops);
+    j["step_time_s"] = round_to(st.step_time_s, 1e-4);
+    j["step_time_interval_s"] = {round_to(st.low_s, 1e-4), round_to(st.high_s, 1e-4)};
+    j["tokens_per_s_per_gpu"] = round_to(rate.tokens_per_s_per_gpu, 0.1);
+    j["mfu"] = round_to(rate.mfu, 1e-4);
+    nlohmann::ordered_json terms;
+    for (std::size_t k = 0; k < layout::kStepTimeTerms; ++k)
+      terms[layout::step_time_term_name(k)] = round_to(st.terms[k], 1e-4);
+    j["step_time_terms"] = std::move(terms);
+    j["step_time_stage"] = st.basis.stage;
+  }
   j["warnings"] = p.warnings;
   return j;
 }
@@ -73,6 +101,13 @@ void print_terms(const layout::PlannedLayout& p, const std::optional<double>& me
   if (measured && *measured > 0)
     std::cout << fmt::format("measured max allocated {:.0f} MiB: predicted {:+.1f}%\n", *measured,
                              (p.memory.peak_mib - *measured) / *measured * 100);
+  if (!p.step_time) return;
+  const auto& st = *p.step_time;
+  std::cout << fmt::format("predicted step {:.3g} s ({:.3g} to {:.3g}), paced by stage {} (s):\n ", st.step_time_s,
+                           st.low_s, st.high_s, st.basis.stage);
+  for (std::size_t k = 0; k < layout::kStepTimeTerms; ++k)
+    if (st.terms[k] > 0) std::cout << fmt::format(" {} {:.3g}", layout::step_time_term_name(k), st.terms[k]);
+  std::cout << "\n";
 }
 
 // `plan --log`: each log's prediction beside Megatron's measured peak and Megatron's own estimate.
@@ -124,13 +159,24 @@ int run_logs(const PlanOptions& o) {
   return 0;
 }
 
+// What a plan is printed with: the model's and GPU type's names, N (for MFU) and the GPU's dense BF16 peak.
+struct PlanHeading {
+  std::string model_name, gpu_key;
+  double n_active = 0, peak_tflops = 0;
+};
+
+// The heading of a plan of `shape` on the GPU type `gpu`.
+PlanHeading heading(std::string model_name, const registry::GpuType& gpu, const layout::ModelShape& shape) {
+  return {std::move(model_name), gpu.key, double(shape.active_params()), gpu.dense_bf16_tflops};
+}
+
 // The planned layouts as JSON (docs/memory-model.md): the request, the counts and each layout (layout_json).
-int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const std::string& model_name,
-                     const std::string& gpu_key, const std::vector<layout::PlannedLayout>& plans, std::int64_t fitting,
+int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const PlanHeading& h,
+                     const std::vector<layout::PlannedLayout>& plans, std::int64_t fitting,
                      const std::optional<double>& measured, const nlohmann::ordered_json& stages = nullptr) {
   const double usable = layout::usable_memory_mib(q.memory_mib);
-  nlohmann::ordered_json j{{"model", model_name},
-                           {"gpu", gpu_key},
+  nlohmann::ordered_json j{{"model", h.model_name},
+                           {"gpu", h.gpu_key},
                            {"gpus", q.gpus},
                            {"row_length", q.row_length},
                            {"global_batch", q.global_batch},
@@ -139,6 +185,7 @@ int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const s
                            {"count", plans.size()},
                            {"fitting", fitting}};
   if (measured) j["measured_peak_mib"] = *measured;
+  if (q.speed) j["step_time"] = "predicted (docs/step-time-model.md)";
   // Written a layout at a time, as dump(2) writes the whole document (the same bytes): DeepSeek-V3 on 256 GPUs has
   // some 40,000 layouts, and one tree of them all costs more time in allocation than the planning (bench/plan.sh).
   // A file name is bytes, not always UTF-8: invalid bytes come out as U+FFFD, never an error.
@@ -149,7 +196,7 @@ int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const s
   const std::size_t n = o.top ? std::min<std::size_t>(plans.size(), static_cast<std::size_t>(*o.top)) : plans.size();
   std::string text, indented;
   for (std::size_t i = 0; i < n; ++i) {
-    auto one = layout_json(plans[i]);
+    auto one = layout_json(plans[i], q.gpus, h.n_active, h.peak_tflops);
     if (i == 0 && !stages.is_null()) one["stages"] = stages;
     text = one.dump(2, ' ', false, kReplace);
     indented.assign(i == 0 ? "\n    " : ",\n    ");
@@ -164,12 +211,12 @@ int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const s
 }
 
 // The planned layouts as a table, fastest first (or smallest peak first when none fits); one layout's terms.
-int print_plans_table(const PlanOptions& o, const layout::PlanRequest& q, const std::string& model_name,
-                      const std::string& gpu_key, std::vector<layout::PlannedLayout>& plans, std::int64_t fitting,
+int print_plans_table(const PlanOptions& o, const layout::PlanRequest& q, const PlanHeading& h,
+                      std::vector<layout::PlannedLayout>& plans, std::int64_t fitting,
                       const std::optional<double>& measured) {
   const double usable = layout::usable_memory_mib(q.memory_mib);
   std::cout << fmt::format("plan {} on {} x {} ({:.0f} MiB a GPU, {:.0f} usable), rows of {} tokens, {} a step\n",
-                           model_name, q.gpus, gpu_key, q.memory_mib, usable, q.row_length, q.global_batch);
+                           h.model_name, q.gpus, h.gpu_key, q.memory_mib, usable, q.row_length, q.global_batch);
   if (plans.empty()) {
     std::cout << "  no valid layout: every combination breaks a rule of the model (fix a knob less, or check it with "
                  "`openrecipes relayout`)\n";
@@ -182,20 +229,35 @@ int print_plans_table(const PlanOptions& o, const layout::PlanRequest& q, const 
     std::stable_sort(plans.begin(), plans.end(), [](const layout::PlannedLayout& a, const layout::PlannedLayout& b) {
       return a.memory.peak_mib < b.memory.peak_mib;
     });
-  std::cout << fmt::format(
-      "{} by {}\n", shown == plans.size() ? "all" : fmt::format("the first {}", shown),
-      fitting == 0 ? "predicted peak (none fits)" : "estimated step time (a heuristic: docs/memory-model.md)");
-  std::cout << fmt::format("  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3} {:>4}  {:<10} {:<7} {:>9}  {:<4} {:>6}\n",
-                           "TP", "PP", "CP", "EP", "ETP", "VPP", "DP", "MBS", "SP", "recompute", "distopt", "peak MiB",
-                           "fits", "time");
+  const bool predicted = q.speed.has_value();
+  std::cout << fmt::format("{} by {}\n", shown == plans.size() ? "all" : fmt::format("the first {}", shown),
+                           fitting == 0 ? "predicted peak (none fits)"
+                           : predicted  ? "predicted step time"
+                                        : "estimated step time (a heuristic: docs/memory-model.md)");
+  if (predicted)
+    std::cout << fmt::format(
+        "step time, tokens/s/GPU and MFU are predictions (docs/step-time-model.md): 90% of the measured runs of "
+        "models left out of the fit came within ×/÷ {:.2f}\n",
+        1 + layout::step_time_error90());
+  std::cout << fmt::format("  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3} {:>4}  {:<10} {:<7} {:>9}  {:<4} ", "TP",
+                           "PP", "CP", "EP", "ETP", "VPP", "DP", "MBS", "SP", "recompute", "distopt", "peak MiB",
+                           "fits");
+  std::cout << (predicted ? fmt::format("{:>8} {:>9} {:>5}\n", "step s", "tok/s/GPU", "MFU")
+                          : fmt::format("{:>6}\n", "time"));
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& p = plans[i];
     const auto& l = p.setup.layout;
-    std::cout << fmt::format(
-        "  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3} {:>4}  {:<10} {:<7} {:>9.0f}  {:<4} {:>6.2f}\n", l.tp, l.pp,
-        l.cp, l.ep, l.etp, vpp_text(l), l.dp, l.micro_batch, p.setup.sequence_parallel ? "yes" : "no",
-        layout::recompute_name(p.setup.recompute), p.setup.distributed_optimizer ? "yes" : "no", p.memory.peak_mib,
-        p.fits ? "yes" : "no", p.relative_time);
+    std::cout << fmt::format("  {:>3} {:>3} {:>3} {:>3} {:>3} {:>3} {:>4} {:>3} {:>4}  {:<10} {:<7} {:>9.0f}  {:<4} ",
+                             l.tp, l.pp, l.cp, l.ep, l.etp, vpp_text(l), l.dp, l.micro_batch,
+                             p.setup.sequence_parallel ? "yes" : "no", layout::recompute_name(p.setup.recompute),
+                             p.setup.distributed_optimizer ? "yes" : "no", p.memory.peak_mib, p.fits ? "yes" : "no");
+    if (p.step_time) {
+      const auto rate = predicted_rate(p, q.gpus, h.n_active, h.peak_tflops);
+      std::cout << fmt::format("{:>8.3g} {:>9.0f} {:>4.0f}%\n", p.step_time->step_time_s, rate.tokens_per_s_per_gpu,
+                               rate.mfu * 100);
+    } else {
+      std::cout << fmt::format("{:>6.2f}\n", p.relative_time);
+    }
     for (const auto& w : p.warnings) std::cout << "      warning: " << w << "\n";
   }
   if (plans.size() == 1) print_terms(plans.front(), measured);
@@ -221,8 +283,9 @@ void fix_every_knob(layout::PlanRequest& q, const layout::TrainingSetup& t) {
   q.sequence_parallel = t.sequence_parallel;
 }
 
-// One GPU of `gpu_key`'s memory from the registry's gpus.yaml (MiB); InputError naming the fix when there is none.
-double gpu_memory(const fs::path& registry_dir, const std::string& gpu_key) {
+// The GPU type `gpu_key` of the registry's gpus.yaml, with its memory (MiB); InputError naming the fix when there is
+// none.
+registry::GpuType gpu_type(const fs::path& registry_dir, const std::string& gpu_key) {
   if (gpu_key.empty()) throw InputError("plan", "no GPU type", "give --gpu (a key of gpus.yaml: H100, H200, B200)");
   const auto gpus = registry::load_gpus(registry_dir / "gpus.yaml");
   auto g = gpus.find(gpu_key);
@@ -232,7 +295,13 @@ double gpu_memory(const fs::path& registry_dir, const std::string& gpu_key) {
     throw InputError((registry_dir / "gpus.yaml").string() + ": " + gpu_key,
                      "has no memory_mib: plan cannot say whether a layout fits",
                      "add memory_mib (nvidia-smi's memory.total, MiB) and memory_source to the GPU type");
-  return g->second.memory_mib;
+  return g->second;
+}
+
+// The request's memory and, where gpus.yaml gives the type's hardware, its rates for the step-time model.
+void take_gpu(layout::PlanRequest& q, const registry::GpuType& gpu) {
+  q.memory_mib = gpu.memory_mib;
+  if (gpu.hardware) q.speed = registry::gpu_speed(gpu, q.gpus_per_node);
 }
 
 // `plan --command`: the one layout a training command runs, planned stage by stage (docs/memory-model.md "A
@@ -261,8 +330,10 @@ int run_command(const PlanOptions& o) {
   q.gpus = cmd.gpus;
   q.gpus_per_node = o.gpus_per_node;
   take_run(q, setup);  // what the printers show of the request; the layout is planned by plan_setup below
-  q.memory_mib = gpu_memory(bundled_path(o.registry), o.gpu);
-  std::vector<layout::PlannedLayout> plans{layout::plan_setup(shape, setup, q.memory_mib, q.gpus_per_node)};
+  const auto gpu = gpu_type(bundled_path(o.registry), o.gpu);
+  take_gpu(q, gpu);
+  std::vector<layout::PlannedLayout> plans{
+      layout::plan_setup(shape, setup, q.memory_mib, q.gpus_per_node, q.speed, q.precision)};
   auto stages = nlohmann::ordered_json::array();
   for (std::int64_t s = 0; s < setup.layout.pp; ++s) {
     const auto e = layout::estimate_memory(shape, plans.front().setup, s);
@@ -274,8 +345,9 @@ int run_command(const PlanOptions& o) {
                       {"terms", std::move(terms)}});
   }
   const std::string name = fmt::format("{} ({} GPUs from {})", display_word(file), cmd.gpus, cmd.gpus_from);
-  if (o.json) return print_plans_json(o, q, name, o.gpu, plans, plans.front().fits ? 1 : 0, std::nullopt, stages);
-  const int rc = print_plans_table(o, q, name, o.gpu, plans, plans.front().fits ? 1 : 0, std::nullopt);
+  const PlanHeading h = heading(name, gpu, shape);
+  if (o.json) return print_plans_json(o, q, h, plans, plans.front().fits ? 1 : 0, std::nullopt, stages);
+  const int rc = print_plans_table(o, q, h, plans, plans.front().fits ? 1 : 0, std::nullopt);
   std::cout << "by pipeline stage (the last is the rank Megatron's tensorboard writer reports):\n";
   for (const auto& s : stages)
     std::cout << fmt::format("  stage {:>3}  {:>9.0f} MiB  at the {}\n", s["pp_rank"].get<std::int64_t>(),
@@ -343,10 +415,11 @@ int run(const PlanOptions& o) {
     }
     q.impl = layout::Impl::te;
   }
-  q.memory_mib = gpu_memory(registry_dir, gpu_key);
+  const auto gpu = gpu_type(registry_dir, gpu_key);
   if (o.gpus) q.gpus = *o.gpus;
   if (o.from.empty() && !o.gpus) throw InputError("plan", "no GPU count", "give --gpus G");
   q.gpus_per_node = o.gpus_per_node;
+  take_gpu(q, gpu);
   if (o.row_length) q.row_length = *o.row_length;
   if (o.global_batch) q.global_batch = *o.global_batch;
   for (auto [v, field] :
@@ -367,8 +440,9 @@ int run(const PlanOptions& o) {
   auto plans = layout::plan_layouts(shape, q);
   std::int64_t fitting = 0;
   for (const auto& p : plans) fitting += p.fits ? 1 : 0;
-  return o.json ? print_plans_json(o, q, model_name, gpu_key, plans, fitting, measured)
-                : print_plans_table(o, q, model_name, gpu_key, plans, fitting, measured);
+  const PlanHeading h = heading(model_name, gpu, shape);
+  return o.json ? print_plans_json(o, q, h, plans, fitting, measured)
+                : print_plans_table(o, q, h, plans, fitting, measured);
 }
 
 const bool registered_plan = register_command(

@@ -47,13 +47,7 @@ double micro_batches_in_flight(const TrainingSetup& t, std::int64_t stage, doubl
   return std::min(chunks, micro_batches * v) / v;
 }
 
-// Parameters one rank of a pipeline stage holds (elements), with `Ls` layers of which `moe_in` have experts: attention
-// and norms in every layer, a dense MLP in each dense layer, shared experts, the router and routed experts in each MoE
-// layer; the embedding (and learned positions) on the first stage, the output layer on the last. `dense` is what the
-// data-parallel ranks replicate, `experts` the routed experts (sharded over EP x ETP).
-struct StageParameters {
-  double dense = 0, experts = 0;
-};
+}  // namespace
 
 StageParameters stage_parameters(const ModelShape& m, const Layout& l, double Ls, double moe_in, bool first,
                                  bool last) {
@@ -69,8 +63,6 @@ StageParameters stage_parameters(const ModelShape& m, const Layout& l, double Ls
   out.experts = per(m.expert_params, m.moe_layers) * moe_in / double(l.ep * l.etp);
   return out;
 }
-
-}  // namespace
 
 std::optional<Recomputation> parse_recompute(const std::string& text) {
   if (text == "none") return Recomputation{};

@@ -92,6 +92,18 @@ std::vector<std::int64_t> stage_layers(const ModelShape& m, const TrainingSetup&
 std::vector<double> stage_moe_layers(const ModelShape& m, const TrainingSetup& t,
                                      const std::vector<std::int64_t>& layers);
 
+/// Parameters one rank of a pipeline stage holds (elements), `dense` what the data-parallel ranks replicate and
+/// `experts` the routed experts (sharded over EP x ETP).
+struct StageParameters {
+  double dense = 0, experts = 0;
+};
+
+/// The parameters of a stage with `Ls` layers of which `moe_in` have experts: attention and norms in every layer, a
+/// dense MLP in each dense layer, shared experts, the router and routed experts in each MoE layer (TP-sharded but
+/// norms, router and learned positions); the embedding (and learned positions) on the `first` stage, the output layer
+/// on the `last` (when PP > 1 or untied).
+StageParameters stage_parameters(const ModelShape& m, const Layout& l, double Ls, double moe_in, bool first, bool last);
+
 /// The predicted peak of `t` on `m` (see the file comment): the largest over the pipeline stages, or with `only_stage`
 /// (0-based, below PP) that stage's own (the last, PP - 1, is the rank Megatron's tensorboard writer reports). The
 /// setup must be valid for the model (model_violations empty); sizes below 1 and a stage out of range throw

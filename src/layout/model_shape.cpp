@@ -17,6 +17,11 @@ std::int64_t ModelShape::total_params() const {
          embedding_params * (tied ? 1 : 2) + position_params;
 }
 
+std::int64_t ModelShape::active_params() const {
+  const std::int64_t routed = experts > 0 ? params::routed_active(expert_params, top_k, experts, name) : 0;
+  return attention_params + dense_mlp_params + shared_expert_params + router_params + routed + embedding_params;
+}
+
 ModelShape shape_from_config(const nlohmann::json& config, const std::string& source) {
   const params::ParamCount count = params::count_from_config(config, source);
   const params::ModelConfig cfg = params::ModelConfig::from_json(config, source);

@@ -33,6 +33,10 @@ struct ModelShape {
   std::int64_t dense_layers() const { return layers - moe_layers; }
   /// Every parameter of the model: the embedding twice when the output projection is untied.
   std::int64_t total_params() const;
+  /// N (SPEC §3, for MFU): attention, dense and shared-expert MLPs, routers, the output projection (tied or not) and
+  /// the routed experts at top-k of the expert count; no input embedding, norms or positions. Throws InputError when
+  /// the experts do not split evenly (params::routed_active).
+  std::int64_t active_params() const;
 };
 
 /// The shape of the Hugging Face config.json `config` (`source` names it in messages): the families params/count.h

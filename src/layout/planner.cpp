@@ -54,11 +54,17 @@ double relative_time(const ModelShape& m, const TrainingSetup& t, std::int64_t g
   return x;
 }
 
-PlannedLayout plan_setup(const ModelShape& m, TrainingSetup t, double memory_mib, std::int64_t gpus_per_node) {
+PlannedLayout plan_setup(const ModelShape& m, TrainingSetup t, double memory_mib, std::int64_t gpus_per_node,
+                         const std::optional<GpuSpeed>& speed, Precision precision) {
   PlannedLayout p;
   p.memory = estimate_memory(m, t);
   p.fits = fits_memory(p.memory.peak_mib, memory_mib);
   p.relative_time = relative_time(m, t, gpus_per_node);
+  if (speed) {
+    GpuSpeed g = *speed;
+    g.gpus_per_node = gpus_per_node;
+    p.step_time = predict_step_time(m, t, g, precision);
+  }
   p.warnings = model_warnings(t, gpus_per_node);
   p.setup = std::move(t);
   return p;
@@ -141,7 +147,7 @@ std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& 
                     t.first_stage_layers = first;
                     t.last_stage_layers = last;
                     if (!model_violations(m, t).empty()) continue;
-                    out.push_back(plan_setup(m, std::move(t), q.memory_mib, q.gpus_per_node));
+                    out.push_back(plan_setup(m, std::move(t), q.memory_mib, q.gpus_per_node, q.speed, q.precision));
                   }
                 }
               }
@@ -149,12 +155,19 @@ std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& 
         }
       }
     }
-  std::stable_sort(out.begin(), out.end(), [](const PlannedLayout& a, const PlannedLayout& b) {
-    if (a.fits != b.fits) return a.fits;
-    if (a.relative_time != b.relative_time) return a.relative_time < b.relative_time;
-    return a.memory.peak_mib < b.memory.peak_mib;
-  });
+  std::stable_sort(out.begin(), out.end(), plan_before);
   return out;
+}
+
+bool plan_before(const PlannedLayout& a, const PlannedLayout& b) {
+  if (a.fits != b.fits) return a.fits;
+  if (a.step_time && b.step_time) {
+    if (a.step_time->step_time_s != b.step_time->step_time_s)
+      return a.step_time->step_time_s < b.step_time->step_time_s;
+  } else if (a.relative_time != b.relative_time) {
+    return a.relative_time < b.relative_time;
+  }
+  return a.memory.peak_mib < b.memory.peak_mib;
 }
 
 }  // namespace openrecipes::layout

@@ -9,6 +9,7 @@
 
 #include "layout/memory.h"
 #include "layout/model_shape.h"
+#include "layout/step_time.h"
 
 namespace openrecipes::layout {
 
@@ -24,6 +25,10 @@ struct PlanRequest {
   std::optional<bool> distributed_optimizer, sequence_parallel;
   Impl impl = Impl::te;
   bool fused_cross_entropy = false;
+  /// The GPU type's rates (its gpus_per_node is the request's): every layout gets a predicted step time, and the
+  /// order is by it. Unset: no prediction, the order is relative_time's.
+  std::optional<GpuSpeed> speed;
+  Precision precision = Precision::bf16;
 };
 
 struct PlannedLayout {
@@ -31,8 +36,13 @@ struct PlannedLayout {
   MemoryEstimate memory;
   bool fits = true;
   double relative_time = 1;  ///< plan_order's estimate of step time relative to an ideal layout (lower is faster)
+  std::optional<StepTimePrediction> step_time;  ///< with PlanRequest::speed (layout/step_time.h)
   std::vector<std::string> warnings;
 };
+
+/// Whether `a` comes before `b` in a plan: layouts that fit first, then by predicted step time (when both have one;
+/// else relative_time), then by peak memory.
+bool plan_before(const PlannedLayout& a, const PlannedLayout& b);
 
 /// The memory a layout may use on a GPU of `memory_mib`: all of it but 1 GiB for the CUDA context and NCCL, and 10%
 /// for the caching allocator's fragmentation (it reserved up to 1.30 × max allocated on the ground truth, but frees
@@ -55,12 +65,15 @@ double relative_time(const ModelShape& m, const TrainingSetup& t, std::int64_t g
 /// CP (Transformer Engine only), EP over divisors of the experts, ETP 1 or TP, VPP none or a divisor of a stage's
 /// layers (up to 4), the micro-batch over divisors of global batch / DP, recompute none / selective / full, the
 /// distributed optimizer off and on (on only where DP > 1 or expert DP > 1 shards something). Sorted: layouts that
-/// fit first, then by relative_time, then by peak memory. Throws InputError for sizes below 1.
+/// fit first, then by predicted step time (with `q.speed`) or relative_time, then by peak memory (plan_before).
+/// Throws InputError for sizes below 1.
 std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& q);
 
 /// One setup planned as plan_layouts plans each of its layouts: the predicted peak, whether it fits in `memory_mib`
-/// (fits_memory), the relative time on nodes of `gpus_per_node` and the warnings. `t` must keep the model's rules
-/// (model_violations empty); sizes below 1 throw InputError.
-PlannedLayout plan_setup(const ModelShape& m, TrainingSetup t, double memory_mib, std::int64_t gpus_per_node);
+/// (fits_memory), the relative time on nodes of `gpus_per_node`, the predicted step time with `speed` (in
+/// `precision`) and the warnings. `t` must keep the model's rules (model_violations empty); sizes below 1 throw
+/// InputError.
+PlannedLayout plan_setup(const ModelShape& m, TrainingSetup t, double memory_mib, std::int64_t gpus_per_node,
+                         const std::optional<GpuSpeed>& speed = std::nullopt, Precision precision = Precision::bf16);
 
 }  // namespace openrecipes::layout

@@ -82,4 +82,14 @@ std::map<std::string, GpuType> load_gpus(const std::filesystem::path& file) {
   return out;
 }
 
+layout::GpuSpeed gpu_speed(const GpuType& gpu, std::int64_t gpus_per_node) {
+  if (!gpu.hardware)
+    throw InputError("gpus.yaml: " + gpu.key, "no hardware figures for the step-time model",
+                     "give dense_fp8_tflops, hbm_gb_per_s, nvlink_gb_per_s, node_network_gbit_per_s and "
+                     "hardware_source");
+  const GpuHardware& h = *gpu.hardware;
+  return {gpu.dense_bf16_tflops, h.dense_fp8_tflops,        h.hbm_gb_per_s,
+          h.nvlink_gb_per_s,     h.node_network_gbit_per_s, gpus_per_node};
+}
+
 }  // namespace openrecipes::registry

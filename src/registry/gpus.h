@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "layout/step_time.h"
+
 namespace openrecipes::registry {
 
 /// What a step-time model needs of a GPU type beyond its BF16 peak (issue 42): the vendor's figures for one SXM GPU and
@@ -42,5 +44,9 @@ struct GpuType {
 /// the hardware fields (dense_fp8_tflops, hbm_gb_per_s, nvlink_gb_per_s, node_network_gbit_per_s, hardware_source)
 /// without the others.
 std::map<std::string, GpuType> load_gpus(const std::filesystem::path& file);
+
+/// The rates the step-time model reads (layout/step_time.h) of `gpu` in nodes of `gpus_per_node`. Throws InputError
+/// naming the type when gpus.yaml gives it no hardware fields.
+layout::GpuSpeed gpu_speed(const GpuType& gpu, std::int64_t gpus_per_node);
 
 }  // namespace openrecipes::registry

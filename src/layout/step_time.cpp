@@ -1,0 +1,242 @@
+// The step-time model (issue 42; docs/step-time-model.md). FLOPs and bytes are counted per GPU at the layout's shapes
+// from Megatron-LM d98e8a64's layers; the constants that turn them into seconds are fitted (step_time_fit.h).
+#include "layout/step_time.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "layout/step_time_fit.h"
+
+namespace openrecipes::layout {
+namespace {
+
+constexpr double kBf16 = 2;  // bytes an activation element takes
+// Elements of elementwise traffic per token and hidden channel in one layer's forward, on the tokens a rank holds (S/TP
+// with sequence parallelism): two norms (read + write: 4), two residual adds (read 2, write 1: 6), the bias-dropout-
+// adds (6) and the layout copies around attention (4).
+constexpr double kElementwisePerHidden = 20;
+// Adam's step per parameter, fp32 master weights: read the gradient, weight, m and v (16 B), write weight, m and v
+// (12 B) and the BF16 copy (2 B).
+constexpr double kOptimizerBytesPerParam = 30;
+// The loss on a logit: the BF16 logit read, the FP32 upcast, softmax and its gradient (Megatron's vocab-parallel
+// cross-entropy): four passes of 4 bytes.
+constexpr double kLossBytesPerLogit = 16;
+// Flash attention's backward recomputes the scores: 2.5 forwards (Dao, FlashAttention-2, section 3.1).
+constexpr double kAttentionBackward = 2.5;
+// A GEMM's smallest dimension at which the small-GEMM term equals its time at peak.
+constexpr double kSmallGemmDim = 1024;
+
+// Bytes each GPU moves in a ring all-reduce (2 (n - 1) / n), a reduce-scatter or all-gather ((n - 1) / n) and an
+// all-to-all ((n - 1) / n) of `bytes` over `n` ranks.
+double ring_share(double n) { return n > 1 ? (n - 1) / n : 0.0; }
+
+// The work of one micro-batch (forward and backward) on one stage, at unit constants, and the bytes moved.
+struct StageWork {
+  std::array<double, kStepTimeTerms> seconds{};
+  double compute() const {
+    return seconds[kGemmBf16] + seconds[kGemmFp8] + seconds[kGemmSmall] + seconds[kAttention] + seconds[kMemoryBound];
+  }
+};
+
+struct Rates {
+  double bf16_flops, fp8_flops, hbm, nvlink, network;  // per second (FLOP/s, B/s)
+  std::int64_t gpn;
+};
+
+Rates rates_of(const GpuSpeed& g) {
+  if (!(g.bf16_tflops > 0) || !(g.hbm_gb_per_s > 0) || !(g.nvlink_gb_per_s > 0) || !(g.node_network_gbit_per_s > 0) ||
+      g.gpus_per_node < 1)
+    throw InputError(
+        "step time", "the GPU type lacks its peaks, HBM, NVLink or network figures",
+        "give them in gpus.yaml (dense_fp8_tflops, hbm_gb_per_s, nvlink_gb_per_s, node_network_gbit_per_s)");
+  const double fp8 = g.fp8_tflops > 0 ? g.fp8_tflops : g.bf16_tflops;
+  return {g.bf16_tflops * 1e12,
+          fp8 * 1e12,
+          g.hbm_gb_per_s * 1e9,
+          g.nvlink_gb_per_s / 2 * 1e9,
+          g.node_network_gbit_per_s / 8 * 1e9 / double(g.gpus_per_node),
+          g.gpus_per_node};
+}
+
+// A collective over ranks spanning `span` consecutive GPUs: inside a node on NVLink, else on the network (a ring runs
+// at its slowest link). All-to-all sends the share of its peers outside the node over the network.
+void add_ring(StageWork& w, const Rates& r, double bytes, std::int64_t span) {
+  if (span > r.gpn)
+    w.seconds[kNetwork] += bytes / r.network;
+  else
+    w.seconds[kNvlink] += bytes / r.nvlink;
+}
+
+void add_all_to_all(StageWork& w, const Rates& r, double bytes, std::int64_t span) {
+  const double inside = std::min(1.0, double(r.gpn) / double(span));
+  w.seconds[kNvlink] += bytes * inside / r.nvlink;
+  w.seconds[kNetwork] += bytes * (1 - inside) / r.network;
+}
+
+struct Gemm {
+  double flops;    // forward, per GPU
+  double min_dim;  // its smallest dimension
+};
+
+// One micro-batch's work on a stage of `Ls` layers, `moe_in` of them with experts, the output layer when `last`.
+StageWork stage_work(const ModelShape& m, const TrainingSetup& t, const Rates& r, Precision p, double Ls, double moe_in,
+                     bool last) {
+  const Layout& l = t.layout;
+  const double tp = double(l.tp), cp = double(l.cp), ep = double(l.ep), etp = double(l.etp);
+  const double S = double(t.row_length), T = double(l.micro_batch) * S / cp;  // tokens a CP rank holds
+  const double Tsp = t.sequence_parallel ? T / tp : T;                        // tokens of a rank's elementwise work
+  const double h = double(m.hidden), dense_in = Ls - moe_in;
+  auto per = [](std::int64_t total, std::int64_t count) { return count > 0 ? double(total) / double(count) : 0.0; };
+  const double linear_peak = p == Precision::fp8 ? r.fp8_flops : r.bf16_flops;
+  const std::size_t linear_term = p == Precision::fp8 ? kGemmFp8 : kGemmBf16;
+  const bool full = t.recompute.kind == Recompute::full_uniform || t.recompute.kind == Recompute::full_block;
+  const double recomputed = !full ? 0
+                            : t.recompute.kind == Recompute::full_block
+                                ? std::min(Ls, double(t.recompute.layers)) / std::max(Ls, 1.0)
+                                : 1.0;
+  const double passes = 3 + recomputed;  // forward, backward (2 forwards), recomputed forward
+
+  StageWork w;
+  auto gemm = [&](const Gemm& g, double layers, std::size_t term, double peak, double times) {
+    const double s = g.flops * layers * times / peak;
+    w.seconds[term] += s;
+    w.seconds[kGemmSmall] += s * kSmallGemmDim / std::max(g.min_dim, 1.0);
+  };
+  const double heads_tp = double(m.heads) / tp;
+  gemm({2 * T * per(m.attention_params, m.layers) / tp, std::min({T, h, heads_tp * double(m.v_head_dim)})}, Ls,
+       linear_term, linear_peak, passes);
+  if (dense_in > 0)
+    gemm({2 * T * per(m.dense_mlp_params, m.dense_layers()) / tp, std::min({T, h, double(m.ffn_hidden) / tp})},
+         dense_in, linear_term, linear_peak, passes);
+  if (moe_in > 0) {
+    if (m.shared_expert_params > 0)
+      gemm({2 * T * per(m.shared_expert_params, m.moe_layers) / tp, std::min({T, h, double(m.shared_ffn_hidden) / tp})},
+           moe_in, linear_term, linear_peak, passes);
+    const double per_expert = per(m.expert_params, m.moe_layers * m.experts), k = double(m.top_k);
+    const double expert_rows = T * k * ep * etp / (double(m.experts) * tp);  // tokens of one local expert's GEMM
+    gemm({2 * T * k * per_expert / tp, std::min({expert_rows, h, double(m.expert_ffn_hidden) / etp})}, moe_in,
+         linear_term, linear_peak, passes);
+  }
+  if (last)  // the output layer, in BF16, never recomputed
+    gemm({2 * T * h * double(m.vocab) / tp, std::min({T, h, double(m.vocab) / tp})}, 1, kGemmBf16, r.bf16_flops, 3);
+
+  // Core attention, causal: Q·Kᵀ and the weighted sum of V over half the S × S/CP scores.
+  const double attention_fwd = double(l.micro_batch) * (S / cp) * S * heads_tp * double(m.head_dim + m.v_head_dim);
+  const double attention_passes = 1 + kAttentionBackward +
+                                  (full                                       ? recomputed
+                                   : t.recompute.kind == Recompute::selective ? 1
+                                                                              : 0);
+  w.seconds[kAttention] += attention_fwd * Ls * attention_passes / r.bf16_flops;
+
+  // Memory-bound work, forward bytes of a layer; the backward moves twice as much.
+  const double qkv_width = double(m.heads * m.head_dim + m.query_groups * (m.head_dim + m.v_head_dim)) / tp;
+  double layer_bytes = kBf16 * (kElementwisePerHidden * Tsp * h + 2 * T * qkv_width);
+  if (t.impl == Impl::local || t.unfused_attention)  // scores written, soft-maxed, read: four passes
+    layer_bytes += kBf16 * 4 * double(l.micro_batch) * heads_tp * (S / cp) * S;
+  double bytes = layer_bytes * Ls;
+  const double act = m.gated ? 3 : 2;  // SwiGLU reads two halves, writes one
+  bytes += kBf16 * act * T * double(m.ffn_hidden) / tp * dense_in;
+  if (moe_in > 0) {
+    const double k = double(m.top_k);
+    bytes += kBf16 * moe_in *
+             (act * T * k * double(m.expert_ffn_hidden) / tp + 4 * T * k * h / tp +
+              act * T * double(m.shared_ffn_hidden) / tp);
+  }
+  w.seconds[kMemoryBound] += bytes * passes / r.hbm;
+  if (last) w.seconds[kMemoryBound] += kLossBytesPerLogit * T * double(m.vocab) / tp / r.hbm;
+
+  // Communication of the micro-batch, forward and backward.
+  if (l.tp > 1)  // two all-reduces (or reduce-scatter + all-gather) a layer each way
+    add_ring(w, r, 4 * 2 * ring_share(tp) * T * h * kBf16 * Ls, l.tp);
+  if (l.cp > 1)  // the KV ring: CP - 1 blocks of T tokens' keys and values; the backward sends them and their gradient
+    add_ring(w, r, 3 * (cp - 1) * T * double(m.query_groups * (m.head_dim + m.v_head_dim)) / tp * kBf16 * Ls,
+             l.tp * l.cp);
+  if (moe_in > 0 && l.ep > 1)  // dispatch and combine, forward and backward
+    add_all_to_all(w, r, 4 * ring_share(ep) * (T / tp) * double(m.top_k) * h * kBf16 * moe_in, l.ep * l.etp);
+  if (l.pp > 1)  // each chunk sends its activations forward and receives their gradient
+    add_ring(w, r, 2 * Tsp * h * kBf16 * double(l.vpp.value_or(1)), l.tp * l.cp * l.dp * 2);
+  // Collective calls, each paying a launch and a handshake whatever its size: TP's four a layer each way, CP's ring
+  // steps, EP's dispatch and combine with their token-count exchange (three each way), PP's send and receive a chunk.
+  double calls = 0;
+  if (l.tp > 1) calls += 8 * Ls;
+  if (l.cp > 1) calls += 3 * (cp - 1) * Ls;
+  if (l.ep > 1) calls += 6 * moe_in;
+  if (l.pp > 1) calls += 2 * double(l.vpp.value_or(1));
+  w.seconds[kCollectives] += calls * 1e-4;
+  w.seconds[kLayerOverhead] += Ls * 1e-3;
+  if (t.impl == Impl::local) w.seconds[kLocalOverhead] += Ls * 1e-3;
+  w.seconds[kMoeOverhead] += moe_in * 1e-3;
+  return w;
+}
+
+// What runs once a step on a stage: the optimizer step and the data-parallel exchange of gradients and parameters.
+void add_step_work(StageWork& w, const TrainingSetup& t, const Rates& r, const StageParameters& params) {
+  const Layout& l = t.layout;
+  const double dense_group = double(l.dp * l.cp), expert_group = double(l.tp * l.cp * l.dp) / double(l.ep * l.etp);
+  const double dense_shard = t.distributed_optimizer ? dense_group : 1,
+               expert_shard = t.distributed_optimizer ? expert_group : 1;
+  w.seconds[kMemoryBound] +=
+      kOptimizerBytesPerParam * (params.dense / dense_shard + params.experts / expert_shard) / r.hbm;
+  // Distributed optimizer: FP32 gradients reduce-scattered (4 B) and BF16 parameters all-gathered (2 B); otherwise an
+  // all-reduce of FP32 gradients (2 × 4 B).
+  const double per_param = t.distributed_optimizer ? 6 : 8;
+  const std::int64_t span = l.tp * l.cp * l.dp;
+  const double bytes = per_param * (params.dense * ring_share(dense_group) + params.experts * ring_share(expert_group));
+  w.seconds[kDataParallel] += bytes / (span > r.gpn ? r.network : r.nvlink);
+  w.seconds[kStepOverhead] += 1;
+}
+
+}  // namespace
+
+const char* step_time_term_name(std::size_t term) {
+  static constexpr std::array<const char*, kStepTimeTerms> names = {
+      "gemm_bf16",     "gemm_fp8",    "gemm_small",     "attention",      "memory_bound", "nvlink",       "network",
+      "data_parallel", "collectives", "layer_overhead", "local_overhead", "moe_overhead", "step_overhead"};
+  return term < names.size() ? names[term] : "unknown";
+}
+
+StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision) {
+  const Layout& l = t.layout;
+  for (std::int64_t v : {l.tp, l.pp, l.cp, l.ep, l.etp, l.dp, l.micro_batch, t.row_length, t.global_batch})
+    if (v < 1) throw InputError("step time", fmt::format("{} is not a size (at least 1)", v), "give positive sizes");
+  const Rates r = rates_of(gpu);
+  const std::vector<std::int64_t> layers = stage_layers(m, t);
+  const std::vector<double> moe = stage_moe_layers(m, t, layers);
+  StepTimeBasis out;
+  StageWork pace;
+  for (std::size_t s = 0; s < layers.size(); ++s) {
+    const bool last = s + 1 == layers.size();
+    StageWork w = stage_work(m, t, r, precision, double(layers[s]), moe[s], last);
+    if (s == 0 || w.compute() > pace.compute()) {
+      pace = w;
+      out.stage = std::int64_t(s);
+    }
+  }
+  const double micro_batches = double(t.global_batch) / double(l.dp * l.micro_batch);
+  out.micro_batch_runs = micro_batches + double(l.pp - 1) / double(l.vpp.value_or(1));
+  for (double& s : pace.seconds) s *= out.micro_batch_runs;
+  const std::size_t s = std::size_t(out.stage);
+  add_step_work(pace, t, r, stage_parameters(m, l, double(layers[s]), moe[s], s == 0, s + 1 == layers.size()));
+  out.seconds = pace.seconds;
+  return out;
+}
+
+double step_time_error90() { return fit::kStepTimeError90; }
+
+StepTimePrediction predict_step_time(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu,
+                                     Precision precision) {
+  StepTimePrediction out;
+  out.basis = step_time_basis(m, t, gpu, precision);
+  for (std::size_t k = 0; k < kStepTimeTerms; ++k) {
+    out.terms[k] = fit::kStepTimeConstants[k] * out.basis.seconds[k];
+    out.step_time_s += out.terms[k];
+  }
+  out.low_s = out.step_time_s / (1 + fit::kStepTimeError90);
+  out.high_s = out.step_time_s * (1 + fit::kStepTimeError90);
+  return out;
+}
+
+}  // namespace openrecipes::layout

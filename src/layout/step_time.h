@@ -1,0 +1,81 @@
+// Predicted time of one optimizer step of a Megatron-LM training run (issue 42; docs/step-time-model.md gives every
+// term, its formula and the rows its constant was fitted on). The step is the slowest pipeline stage's work for one
+// micro-batch, run (micro-batches + (PP - 1) / VPP) times (the 1F1B or interleaved schedule with its bubble), plus what
+// runs once a step: the optimizer and the data-parallel gradient and parameter exchange. Each kind of work is a term
+// in seconds at the hardware's nominal rate (its "basis"); the prediction is Σ constant × basis, the constants
+// fitted by tools/fit_step_time.py (src/layout/step_time_fit.h) on public measurements.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "layout/memory.h"
+#include "layout/model_shape.h"
+
+namespace openrecipes::layout {
+
+/// One GPU type's rates (registry/gpus.yaml) and the node it sits in.
+struct GpuSpeed {
+  double bf16_tflops = 0, fp8_tflops = 0;  ///< dense peaks, TFLOP/s (no sparsity)
+  double hbm_gb_per_s = 0;                 ///< GB/s (10^9 bytes)
+  double nvlink_gb_per_s = 0;              ///< one GPU's NVLink, both directions together (NVIDIA's figure)
+  double node_network_gbit_per_s = 0;      ///< the node's inter-node network, all its NICs
+  std::int64_t gpus_per_node = 8;
+};
+
+/// The precision of the linear layers' GEMMs: BF16, or FP8 (Transformer Engine's --fp8-format, any recipe: tensor-
+/// wise, block-wise or MXFP8). Attention and the output layer run in BF16 either way.
+enum class Precision : unsigned char { bf16, fp8 };
+
+/// The terms of the model, in the order of StepTimeBasis::seconds and of the fitted constants.
+enum StepTimeTerm : std::size_t {
+  kGemmBf16,       ///< linear-layer FLOPs in BF16 / the BF16 peak
+  kGemmFp8,        ///< linear-layer FLOPs in FP8 / the FP8 peak
+  kGemmSmall,      ///< Σ a GEMM's time at peak × 1024 / its smallest dimension (small GEMMs run below peak)
+  kAttention,      ///< causal core-attention FLOPs / the BF16 peak (flash backward: 2.5 forwards)
+  kMemoryBound,    ///< bytes of norms, activations, residuals, rope, permutes, unfused scores, loss, optimizer / HBM
+  kNvlink,         ///< TP, CP, EP and PP bytes inside a node / one direction of NVLink
+  kNetwork,        ///< TP, CP, EP and PP bytes between nodes / one GPU's share of the node's network
+  kDataParallel,   ///< DP gradient reduce(-scatter) and parameter all-gather bytes / their link (overlapped in part)
+  kCollectives,    ///< TP, CP, EP and PP collective calls a stage makes × micro-batch runs × 0.1 ms (latency)
+  kLayerOverhead,  ///< layers a stage runs × micro-batch runs × 1 ms (kernel launches and host work of a layer)
+  kLocalOverhead,  ///< the same under --transformer-impl local (unfused kernels launched one by one)
+  kMoeOverhead,    ///< MoE layers a stage runs × micro-batch runs × 1 ms (router, permutes, dropless token counts'
+                   ///< host sync)
+  kStepOverhead,   ///< 1 s a step
+  kStepTimeTerms
+};
+
+/// The term's name as docs and JSON print it ("gemm_bf16", ...).
+const char* step_time_term_name(std::size_t term);
+
+/// The terms of one layout at unit constants: a term's seconds if its constant were 1.
+struct StepTimeBasis {
+  std::array<double, kStepTimeTerms> seconds{};
+  std::int64_t stage = 0;       ///< the pipeline stage whose work sets the pace (0-based)
+  double micro_batch_runs = 1;  ///< micro-batches + (PP - 1) / VPP: the stage's work this many times a step
+};
+
+/// The basis of `t` on `m` with `gpu` in `precision`. The setup must keep the model's rules (model_violations empty);
+/// sizes below 1 throw InputError. The pace-setting stage is the one with the most compute and memory-bound work.
+StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision);
+
+/// A prediction: Σ constant × basis, its terms, and the interval the model's leave-one-model-out error gives:
+/// step / (1 + e) to step × (1 + e), which held 90% of the measured rows of models left out of the fit.
+struct StepTimePrediction {
+  double step_time_s = 0;
+  double low_s = 0, high_s = 0;
+  std::array<double, kStepTimeTerms> terms{};  ///< seconds, each constant × basis; they sum to step_time_s
+  StepTimeBasis basis;
+};
+
+/// e of the interval (step_time_fit.h): the 90th percentile, over the rows of models left out of the fit, of the larger
+/// of predicted / measured and measured / predicted, less 1.
+double step_time_error90();
+
+/// The prediction of `t` on `m` with the fitted constants (step_time_fit.h).
+StepTimePrediction predict_step_time(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu,
+                                     Precision precision);
+
+}  // namespace openrecipes::layout

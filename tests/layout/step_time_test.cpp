@@ -1,0 +1,174 @@
+// The step-time model's terms (layout/step_time.h) against hand calculations on a toy dense model, and the planner's
+// order by the prediction.
+#include "layout/step_time.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.h"
+
+#include "layout/planner.h"
+#include "layout/step_time_fit.h"
+
+namespace openrecipes::layout {
+namespace {
+
+// 4 layers of hidden 1,024, 8 heads of 128 channels (no GQA), a SwiGLU MLP of 4,096, an untied vocabulary of 32,768.
+ModelShape toy() {
+  ModelShape m;
+  m.name = "toy";
+  m.layers = 4, m.hidden = 1024, m.vocab = 32768, m.heads = 8, m.query_groups = 8, m.head_dim = 128;
+  m.v_head_dim = 128, m.tied = false, m.gated = true, m.ffn_hidden = 4096;
+  m.attention_params = 4 * (4 * 1024 * 1024);  // Q, K, V and the output projection, h × h each
+  m.dense_mlp_params = 4 * (3 * 1024 * 4096);  // gate, up, down
+  m.norm_params = 2 * 1024 * 4 + 1024;
+  m.embedding_params = 32768 * 1024;
+  return m;
+}
+
+// Round figures: 1,000 TFLOP/s BF16, 2,000 FP8, 4,000 GB/s HBM, 900 GB/s NVLink, 3,200 Gbit/s a node of 8.
+GpuSpeed gpu() { return {1000, 2000, 4000, 900, 3200, 8}; }
+
+// Transformer Engine, rows of 2,048 tokens, `gbs` rows a step, micro-batch 1, on one GPU unless changed.
+TrainingSetup setup(std::int64_t gbs) {
+  TrainingSetup t;
+  t.impl = Impl::te;
+  t.row_length = 2048;
+  t.global_batch = gbs;
+  return t;
+}
+
+TEST(StepTime, one_gpu_terms_are_the_layers_flops_over_the_peak_run_once_a_micro_batch) {
+  const auto b = step_time_basis(toy(), setup(4), gpu(), Precision::bf16);
+  EXPECT_EQ(b.stage, 0);
+  EXPECT_DOUBLE_EQ(b.micro_batch_runs, 4);  // 4 rows a step, 1 a micro-batch, no pipeline
+  const double T = 2048;
+  // Forward FLOPs of a micro-batch: 2 × tokens × weights of every linear layer and the output layer; forward and
+  // backward are 3 forwards; 4 micro-batches.
+  const double linear = 2 * T * (4.0 * 4 * 1024 * 1024 + 4.0 * 3 * 1024 * 4096 + 1024.0 * 32768);
+  EXPECT_NEAR(b.seconds[kGemmBf16], linear * 3 * 4 / 1e15, 1e-12);
+  EXPECT_EQ(b.seconds[kGemmFp8], 0);
+  // Causal attention: S × S × heads × (128 + 128) a layer forward, flash backward 2.5 more.
+  EXPECT_NEAR(b.seconds[kAttention], 2048.0 * 2048 * 8 * 256 * 4 * 3.5 * 4 / 1e15, 1e-12);
+  EXPECT_EQ(b.seconds[kNvlink], 0);
+  EXPECT_EQ(b.seconds[kNetwork], 0);
+  EXPECT_EQ(b.seconds[kDataParallel], 0);  // one replica: nothing to reduce
+  EXPECT_EQ(b.seconds[kCollectives], 0);
+  EXPECT_NEAR(b.seconds[kLayerOverhead], 4 * 1e-3 * 4, 1e-15);
+  EXPECT_EQ(b.seconds[kLocalOverhead], 0);
+  EXPECT_EQ(b.seconds[kMoeOverhead], 0);
+  EXPECT_EQ(b.seconds[kStepOverhead], 1);
+  // Small GEMMs: each GEMM's time × 1,024 / its smallest side; every side here is at least 1,024 but the attention's
+  // 8 heads × 128 = 1,024: the term equals the GEMM term.
+  EXPECT_NEAR(b.seconds[kGemmSmall], b.seconds[kGemmBf16], 1e-12);
+}
+
+TEST(StepTime, tensor_parallel_all_reduces_ride_nvlink_inside_a_node_and_the_network_across_nodes) {
+  auto t = setup(4);
+  t.layout.tp = 2;
+  t.sequence_parallel = true;
+  const auto inside = step_time_basis(toy(), t, gpu(), Precision::bf16);
+  // Four all-reduces (or reduce-scatter + all-gather pairs) a layer each way: 8 × (n - 1) / n × T × h × 2 bytes, over
+  // one direction of NVLink (450 GB/s), 4 layers, 4 micro-batches.
+  const double bytes = 8 * 0.5 * 2048.0 * 1024 * 2 * 4;
+  EXPECT_NEAR(inside.seconds[kNvlink], bytes * 4 / 450e9, 1e-12);
+  EXPECT_EQ(inside.seconds[kNetwork], 0);
+  EXPECT_NEAR(inside.seconds[kCollectives], 8 * 4 * 1e-4 * 4, 1e-12);  // 8 calls a layer, 0.1 ms each
+  // On nodes of one GPU the same bytes cross the network: 3,200 Gbit/s / 8 bits / 1 GPU = 400 GB/s.
+  GpuSpeed small = gpu();
+  small.gpus_per_node = 1;
+  const auto across = step_time_basis(toy(), t, small, Precision::bf16);
+  EXPECT_EQ(across.seconds[kNvlink], 0);
+  EXPECT_NEAR(across.seconds[kNetwork], bytes * 4 / 400e9, 1e-12);
+  // TP halves each GPU's GEMM FLOPs.
+  const auto one = step_time_basis(toy(), setup(4), gpu(), Precision::bf16);
+  EXPECT_NEAR(inside.seconds[kGemmBf16], one.seconds[kGemmBf16] / 2, 1e-12);
+}
+
+TEST(StepTime, the_pipeline_runs_its_stage_micro_batches_plus_the_bubble_over_vpp) {
+  auto t = setup(8);
+  t.layout.pp = 2;
+  t.layout.vpp = 2;
+  const auto b = step_time_basis(toy(), t, gpu(), Precision::bf16);
+  EXPECT_DOUBLE_EQ(b.micro_batch_runs, 8 + 1.0 / 2);  // 8 micro-batches, (PP - 1) / VPP
+  EXPECT_EQ(b.stage, 1);                              // the last stage adds the output layer
+  // The last stage: 2 layers and the output layer.
+  const double linear = 2 * 2048.0 * (2.0 * 4 * 1024 * 1024 + 2.0 * 3 * 1024 * 4096 + 1024.0 * 32768);
+  EXPECT_NEAR(b.seconds[kGemmBf16], linear * 3 * 8.5 / 1e15, 1e-12);
+  // Stages exchange activations on NVLink (both stages in one node): 2 × T × h × 2 bytes × VPP a micro-batch.
+  EXPECT_NEAR(b.seconds[kNvlink], 2 * 2048.0 * 1024 * 2 * 2 * 8.5 / 450e9, 1e-12);
+}
+
+TEST(StepTime, fp8_moves_the_linear_layers_to_the_fp8_peak_and_keeps_the_output_layer_in_bf16) {
+  const auto bf16 = step_time_basis(toy(), setup(4), gpu(), Precision::bf16);
+  const auto fp8 = step_time_basis(toy(), setup(4), gpu(), Precision::fp8);
+  const double output = 2 * 2048.0 * 1024 * 32768 * 3 * 4 / 1e15;
+  EXPECT_NEAR(fp8.seconds[kGemmBf16], output, 1e-12);
+  EXPECT_NEAR(fp8.seconds[kGemmFp8], (bf16.seconds[kGemmBf16] - output) / 2, 1e-12);  // twice the peak
+  EXPECT_EQ(fp8.seconds[kAttention], bf16.seconds[kAttention]);
+}
+
+TEST(StepTime, recompute_adds_a_forward_and_the_local_implementation_its_overhead_and_scores) {
+  auto full = setup(4);
+  full.recompute = {Recompute::full_uniform, 1};
+  const auto none = step_time_basis(toy(), setup(4), gpu(), Precision::bf16);
+  const auto b = step_time_basis(toy(), full, gpu(), Precision::bf16);
+  // 4 forwards of the layers instead of 3; the output layer is not recomputed.
+  const double output = 2 * 2048.0 * 1024 * 32768 * 3 * 4 / 1e15;
+  EXPECT_NEAR(b.seconds[kGemmBf16] - output, (none.seconds[kGemmBf16] - output) * 4 / 3, 1e-12);
+  EXPECT_NEAR(b.seconds[kAttention], none.seconds[kAttention] * 4.5 / 3.5, 1e-12);
+  auto local = setup(4);
+  local.impl = Impl::local;
+  const auto l = step_time_basis(toy(), local, gpu(), Precision::bf16);
+  EXPECT_NEAR(l.seconds[kLocalOverhead], 4 * 1e-3 * 4, 1e-15);
+  // The materialised scores: 4 passes of b × heads × S × S BF16 elements a layer, 3 forwards' worth with the backward.
+  EXPECT_NEAR(l.seconds[kMemoryBound] - none.seconds[kMemoryBound], 2.0 * 4 * 8 * 2048 * 2048 * 4 * 3 * 4 / 4000e9,
+              1e-12);
+}
+
+TEST(StepTime, the_prediction_is_the_fitted_constants_times_the_basis_with_the_cross_validated_interval) {
+  const auto p = predict_step_time(toy(), setup(4), gpu(), Precision::bf16);
+  double sum = 0;
+  for (std::size_t k = 0; k < kStepTimeTerms; ++k) {
+    EXPECT_DOUBLE_EQ(p.terms[k], fit::kStepTimeConstants[k] * p.basis.seconds[k]) << step_time_term_name(k);
+    sum += p.terms[k];
+  }
+  EXPECT_DOUBLE_EQ(p.step_time_s, sum);
+  EXPECT_DOUBLE_EQ(p.low_s, sum / (1 + step_time_error90()));
+  EXPECT_DOUBLE_EQ(p.high_s, sum * (1 + step_time_error90()));
+  EXPECT_STREQ(step_time_term_name(kStepTimeTerms), "unknown");
+}
+
+TEST(StepTime, sizes_below_one_and_a_gpu_without_rates_are_refused) {
+  auto t = setup(4);
+  t.global_batch = 0;
+  EXPECT_THROW(step_time_basis(toy(), t, gpu(), Precision::bf16), InputError);
+  GpuSpeed none = gpu();
+  none.hbm_gb_per_s = 0;
+  EXPECT_THROW(step_time_basis(toy(), setup(4), none, Precision::bf16), InputError);
+}
+
+TEST(StepTime, plan_orders_the_layouts_that_fit_by_predicted_step_time) {
+  PlanRequest q;
+  q.gpus = 8;
+  q.row_length = 2048;
+  q.global_batch = 32;
+  q.memory_mib = 80 * 1024;
+  q.speed = gpu();
+  const auto plans = plan_layouts(toy(), q);
+  ASSERT_GT(plans.size(), 10u);
+  for (std::size_t i = 1; i < plans.size(); ++i) {
+    ASSERT_TRUE(plans[i].step_time);
+    if (plans[i].fits == plans[i - 1].fits) {
+      EXPECT_LE(plans[i - 1].step_time->step_time_s, plans[i].step_time->step_time_s);
+    } else {
+      EXPECT_TRUE(plans[i - 1].fits);  // every layout that fits comes first
+    }
+  }
+  q.speed.reset();
+  EXPECT_FALSE(plan_layouts(toy(), q).front().step_time);  // no rates: no prediction, the heuristic's order
+}
+
+}  // namespace
+}  // namespace openrecipes::layout
