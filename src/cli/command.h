@@ -4,10 +4,12 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include "layout/step_time.h"
 
 namespace openrecipes::cli {
 
@@ -52,5 +54,10 @@ std::string self_exe();
 /// bundled one; 0 when that gpus.yaml has no such type (no memory verdict). Throws InputError for a gpus.yaml that does
 /// not load.
 double gpu_memory_mib(const std::filesystem::path& recipe_dir, const std::string& gpu);
+
+/// The step-time model's rates (layout/step_time.h) of GPU type `gpu` in nodes of `gpus_per_node`, from the same
+/// gpus.yaml as gpu_memory_mib; nullopt when it has no such type or no hardware figures for it (no prediction).
+std::optional<layout::GpuSpeed> gpu_speed_of(const std::filesystem::path& recipe_dir, const std::string& gpu,
+                                             std::int64_t gpus_per_node);
 
 }  // namespace openrecipes::cli

@@ -41,13 +41,31 @@ std::string self_exe() {
   return ec ? std::string("openrecipes") : exe.string();
 }
 
-double gpu_memory_mib(const std::filesystem::path& recipe_dir, const std::string& gpu) {
+namespace {
+
+// GPU type `gpu` of the gpus.yaml of the registry `recipe_dir` sits in, else the bundled one.
+std::optional<registry::GpuType> recipe_gpu_type(const std::filesystem::path& recipe_dir, const std::string& gpu) {
   const auto root = registry::registry_root(recipe_dir);
   const std::filesystem::path file =
       root ? *root / "gpus.yaml" : std::filesystem::path(bundled_path("registry/gpus.yaml"));
   const auto gpus = registry::load_gpus(file);
   const auto g = gpus.find(gpu);
-  return g == gpus.end() ? 0 : g->second.memory_mib;
+  if (g == gpus.end()) return std::nullopt;
+  return g->second;
+}
+
+}  // namespace
+
+double gpu_memory_mib(const std::filesystem::path& recipe_dir, const std::string& gpu) {
+  const auto g = recipe_gpu_type(recipe_dir, gpu);
+  return g ? g->memory_mib : 0;
+}
+
+std::optional<layout::GpuSpeed> gpu_speed_of(const std::filesystem::path& recipe_dir, const std::string& gpu,
+                                             std::int64_t gpus_per_node) {
+  const auto g = recipe_gpu_type(recipe_dir, gpu);
+  if (!g || !g->hardware) return std::nullopt;
+  return registry::gpu_speed(*g, gpus_per_node);
 }
 
 void add_slurm_options(CLI::App& app, std::vector<std::string>& sbatch_args, bool& no_gres,

@@ -1,5 +1,5 @@
-// `openrecipes plan`: every valid layout of a model on G GPUs of a type with its predicted peak memory per GPU
-// (SPEC §7; docs/memory-model.md), or `plan --log` to set the prediction beside a run's measured peak.
+// `openrecipes plan`: every valid layout of a model on G GPUs of a type with its predicted peak memory per GPU and step
+// time (SPEC §7; docs/memory-model.md), or `plan --log` to set the prediction beside a run's measured peak.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -84,8 +84,8 @@ nlohmann::ordered_json layout_json(const layout::PlannedLayout& p, std::int64_t 
     j["tokens_per_s_per_gpu"] = round_to(rate.tokens_per_s_per_gpu, 0.1);
     j["mfu"] = round_to(rate.mfu, 1e-4);
     nlohmann::ordered_json terms;
-    for (std::size_t k = 0; k < layout::kStepTimeTerms; ++k)
-      terms[layout::step_time_term_name(k)] = round_to(st.terms[k], 1e-4);
+    for (std::size_t k = 0; k < layout::kStepTimeTerms; ++k)  // the terms that take time (most layouts have half)
+      if (st.terms[k] > 0) terms[layout::step_time_term_name(k)] = round_to(st.terms[k], 1e-4);
     j["step_time_terms"] = std::move(terms);
     j["step_time_stage"] = st.basis.stage;
   }
@@ -446,7 +446,8 @@ int run(const PlanOptions& o) {
 }
 
 const bool registered_plan = register_command(
-    {"plan", "Every valid layout of a model on G GPUs, with its predicted peak memory per GPU", [](CLI::App& app) {
+    {"plan", "Every valid layout of a model on G GPUs, with its predicted peak memory per GPU and step time",
+     [](CLI::App& app) {
        auto o = std::make_shared<PlanOptions>();
        app.add_option("--model", o->model, "a model id of the registry, a Hugging Face config.json or its folder");
        app.add_option("--gpu", o->gpu, "the GPU type (a key of gpus.yaml)");

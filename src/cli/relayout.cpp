@@ -96,6 +96,18 @@ int run(const RelayoutOptions& o) {
     if (again.violations.empty()) suggested = std::move(again);
   }
   const bool fits = r.violations.empty();
+  // The predicted change of speed (docs/step-time-model.md): the recipe's own run, and the relayout's.
+  std::optional<std::pair<layout::StepTimePrediction, layout::StepTimePrediction>> speed_change;
+  if (const auto speed = gpu_speed_of(recipe.dir, recipe.gpu, q.gpus_per_node); speed && r.setup && fits) {
+    layout::TrainingSetup to = *r.setup;
+    // Megatron-LM feeds rows of L tokens; slime and miles keep their packed bins (the setup's row length).
+    if (q.launch == layout::Launch::megatron) to.row_length = r.row_length;
+    speed_change.emplace(layout::predict_step_time(rm.shape, rm.setup, *speed, layout::Precision::bf16),
+                         layout::predict_step_time(rm.shape, to, *speed, layout::Precision::bf16));
+  }
+  auto per_gpu = [&](const layout::StepTimePrediction& p, std::int64_t gpus, std::int64_t row_length) {
+    return double(recipe.workload.global_batch) * double(row_length) / (p.step_time_s * double(gpus));
+  };
   if (o.json) {
     nlohmann::ordered_json j;
     j["recipe"] = recipe.id;
@@ -112,6 +124,13 @@ int run(const RelayoutOptions& o) {
     j["peak_memory_mib"] = r.memory ? nlohmann::ordered_json(std::round(r.memory->peak_mib)) : nullptr;
     j["memory_mib"] = q.memory_mib;
     j["warnings"] = r.warnings;
+    if (speed_change) {
+      const auto& [a, b] = *speed_change;
+      j["predicted_step_time_s"] = {{"from", std::round(a.step_time_s * 1e4) / 1e4},
+                                    {"to", std::round(b.step_time_s * 1e4) / 1e4}};
+      j["predicted_tokens_per_s_per_gpu"] = {{"from", std::round(per_gpu(a, recipe.gpus, recipe.workload.row_length))},
+                                             {"to", std::round(per_gpu(b, r.gpus, r.row_length))}};
+    }
     auto sug = nlohmann::ordered_json::array();
     for (const auto& x : r.suggestions)
       sug.push_back({{"change", x.what},
@@ -170,6 +189,15 @@ int run(const RelayoutOptions& o) {
   if (r.memory)
     std::cout << fmt::format("  memory  predicted peak {:.0f} MiB a GPU of {:.0f} (stage {}, at the {})\n",
                              r.memory->peak_mib, q.memory_mib, r.memory->stage, r.memory->moment);
+  if (speed_change) {
+    const auto& [a, b] = *speed_change;
+    std::cout << fmt::format(
+        "  speed   predicted step {:.3g} s -> {:.3g} s, tokens/s/GPU {:.0f} -> {:.0f} ({:+.0f}%; "
+        "docs/step-time-model.md)\n",
+        a.step_time_s, b.step_time_s, per_gpu(a, recipe.gpus, recipe.workload.row_length),
+        per_gpu(b, r.gpus, r.row_length),
+        (per_gpu(b, r.gpus, r.row_length) / per_gpu(a, recipe.gpus, recipe.workload.row_length) - 1) * 100);
+  }
   for (const auto& w : r.warnings) std::cout << "  warning " << w << "\n";
   for (const auto& n : r.notes) std::cout << "  note    " << n << "\n";
   std::cout << "  then    " << r.why << "\n\n" << r.command;

@@ -31,19 +31,22 @@ int tune(TuneOptions& o) {
   run::check_tune_request(q);  // the dry run takes what the real one takes
   const auto recipe = registry::load_recipe(registry::recipe_folder(o.recipe));
   q.memory_mib = gpu_memory_mib(recipe.dir, recipe.gpu);
+  q.speed = gpu_speed_of(recipe.dir, recipe.gpu, run::tune_gpus_per_node(q.gpus, q.nodes));
   if (o.dry_run) {
     run::check_trial_length(recipe, q);
-    const auto cands = run::tune_candidates(recipe, q.gpus, q.nodes, q.memory_mib);
+    const auto cands = run::tune_candidates(recipe, q.gpus, q.nodes, q.memory_mib, q.speed);
     std::cout << fmt::format(
         "tune {} on {} GPU(s): {} candidates, tried in this order (the start first, then the "
-        "planner's order); each trial {} warm-up + {} measured steps, budget {} min\n",
+        "planner's order: predicted step time); each trial {} warm-up + {} measured steps, budget {} min\n",
         terminal_safe(recipe.id, false), q.gpus, cands.size(), q.warmup_steps, q.trial_steps,
         format_double(q.budget_minutes));
     for (std::size_t i = 0; i < cands.size(); ++i) {
       const auto& c = cands[i];
       // The change from the start last, whole (as tune's table): it is what tells two candidates apart.
-      std::cout << fmt::format("  {:>3}  predicted peak {:>9} MiB{}  {}\n", i + 1, run::mib_text(c.memory.peak_mib),
-                               c.fits ? "" : " (does not fit)", terminal_safe(c.knobs, false));
+      std::cout << fmt::format("  {:>3}  predicted peak {:>9} MiB{}, step {}  {}\n", i + 1,
+                               run::mib_text(c.memory.peak_mib), c.fits ? "" : " (does not fit)",
+                               c.predicted_step_s ? fmt::format("{:.3g} s", *c.predicted_step_s) : "-",
+                               terminal_safe(c.knobs, false));
       for (const auto& ch : c.changes) std::cout << "         " << terminal_safe(ch, false) << "\n";
     }
     const auto swaps = run::tune_swaps(recipe);

@@ -183,6 +183,7 @@ TuneSearch parse_tune_search(std::string_view text, const std::string& file) {
     x.predicted_peak_mib = r.number(c, "predicted_peak_mib", where);
     x.planner_fits = r.flag(c, "planner_fits", where);
     x.relative_time = r.number(c, "relative_time", where);
+    if (c.contains("predicted_step_time_s")) x.predicted_step_time_s = r.number(c, "predicted_step_time_s", where);
     x.changes = r.texts(c, "changes", where);
     if (c.contains("swap")) x.swap = r.text(c, "swap", where);
     x.command = r.text(c, "command", where, true);
@@ -238,6 +239,7 @@ TuneSearch parse_tune_search(std::string_view text, const std::string& file) {
                                    (x.score_high && *x.score_high < *x.tokens_per_s_per_gpu * (1 - 1e-9))))
       throw r.bad(where + "'s score lies outside its own interval");
     x.mean_step_time_s = r.maybe(t, "mean_step_time_s", where);
+    if (t.contains("predicted_step_time_s")) x.predicted_step_time_s = r.number(t, "predicted_step_time_s", where);
     x.wall_s = r.number(t, "wall_s", where);
     x.startup_s = r.maybe(t, "startup_s", where);
     x.best = r.flag(t, "best", where);
@@ -311,6 +313,7 @@ std::string tune_search_json(const TuneSearch& s) {
         {"planner_fits", c.planner_fits},
         {"relative_time", c.relative_time},
         {"changes", c.changes}};
+    if (c.predicted_step_time_s) x["predicted_step_time_s"] = *c.predicted_step_time_s;
     if (c.swap) x["swap"] = *c.swap;
     x["command"] = c.command;
     cands.push_back(std::move(x));
@@ -327,7 +330,7 @@ std::string tune_search_json(const TuneSearch& s) {
     j["swaps"] = std::move(swaps);
   }
   auto trials = J::array();
-  for (const auto& t : s.trials)
+  for (const auto& t : s.trials) {
     trials.push_back({{"trial", t.trial},
                       {"candidate", t.candidate},
                       {"knobs", t.knobs},
@@ -346,6 +349,8 @@ std::string tune_search_json(const TuneSearch& s) {
                       {"best", t.best},
                       {"within_noise_of_best", t.within_noise_of_best},
                       {"run_dir", t.run_dir}});
+    if (t.predicted_step_time_s) trials.back()["predicted_step_time_s"] = *t.predicted_step_time_s;
+  }
   j["trials"] = std::move(trials);
   j["stopped"] = s.stopped;
   j["elapsed_s"] = s.elapsed_s;

@@ -53,12 +53,13 @@ struct SearchCandidate {
   std::int64_t micro_batch = 1;
   std::string recompute;  ///< layout::recompute_name: "none", "selective", "full:1", "block:2"
   bool distributed_optimizer = false, sequence_parallel = false;
-  double predicted_peak_mib = 0;     ///< the planner's peak per GPU, rounded
-  bool planner_fits = true;          ///< the planner's verdict against the GPU's usable memory
-  double relative_time = 1;          ///< the planner's speed heuristic
-  std::vector<std::string> changes;  ///< the command's flag changes, "--micro-batch-size 4 -> 32"
-  std::optional<std::string> swap;   ///< the same-math swap it adds ("" none; absent in records before swaps)
-  std::string command;               ///< the draft's command (the recipe's own length)
+  double predicted_peak_mib = 0;                ///< the planner's peak per GPU, rounded
+  bool planner_fits = true;                     ///< the planner's verdict against the GPU's usable memory
+  double relative_time = 1;                     ///< the planner's speed heuristic
+  std::optional<double> predicted_step_time_s;  ///< the step-time model's (absent in records before it, or no rates)
+  std::vector<std::string> changes;             ///< the command's flag changes, "--micro-batch-size 4 -> 32"
+  std::optional<std::string> swap;  ///< the same-math swap it adds ("" none; absent in records before swaps)
+  std::string command;              ///< the draft's command (the recipe's own length)
   bool operator==(const SearchCandidate&) const = default;
 };
 
@@ -91,6 +92,7 @@ struct SearchTrial {
   std::optional<double> tokens_per_s_per_gpu;   ///< over its measured steps
   std::optional<double> score_low, score_high;  ///< the score's 95% interval (high absent: unbounded)
   std::optional<double> mean_step_time_s;       ///< over its measured steps
+  std::optional<double> predicted_step_time_s;  ///< its candidate's predicted step (absent: no prediction)
   double wall_s = 0;                            ///< launch to exit, seconds
   std::optional<double> startup_s;              ///< launch to its first step line
   bool best = false;

@@ -133,6 +133,7 @@ void check_model(const RelayoutRequest& q, TrainingSetup& setup, RelayoutResult&
   r.warnings = model_warnings(setup, q.gpus_per_node);
   if (r.violations.empty()) {
     r.memory = estimate_memory(model, setup);
+    r.setup = setup;
     if (!fits_memory(r.memory->peak_mib, q.memory_mib))
       r.violations.push_back({fmt::format("the predicted peak of {:.0f} MiB a GPU is over the {:.0f} MiB usable "
                                           "(docs/memory-model.md)",

@@ -59,6 +59,7 @@ struct RelayoutResult {
   bool convergence_rerun = false;        ///< a change beyond layout and packing (a new row length): re-run the check
   std::string why;                       ///< what must be re-done, in one sentence
   std::optional<MemoryEstimate> memory;  ///< the new layout's predicted peak (when the model is known)
+  std::optional<TrainingSetup> setup;    ///< the new run's setup, with `memory` (the step-time model predicts it)
   std::vector<std::string> warnings;     ///< allowed but slow (TP across nodes)
   /// When the relayout does not fit and the model is known: up to 3 changes of TP, PP, the micro-batch (Megatron-LM)
   /// or a stronger recompute that fit (the asked CP and EP kept where the model takes them), one per set of changed

@@ -28,6 +28,13 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 std::string fmt_mib(const std::optional<double>& v) { return v ? mib_text(*v) : std::string("-"); }
+std::string fmt_seconds(const std::optional<double>& v) { return v ? fmt::format("{:.3g}", *v) : std::string("-"); }
+
+// A predicted step time as the search records it: to the 0.1 ms.
+std::optional<double> rounded_step(const std::optional<double>& s) {
+  if (!s) return std::nullopt;
+  return std::round(*s * 1e4) / 1e4;
+}
 
 // A score with its interval's relative half-width, the board's ±95% (h / mean step time).
 std::string score_text(const measure::ScoreInterval& i, double score) {
@@ -91,6 +98,7 @@ evidence::TuneSearch search_record(const registry::Recipe& start, const TuneRequ
     x.recompute = layout::recompute_name(c.setup.recompute);
     x.distributed_optimizer = c.setup.distributed_optimizer, x.sequence_parallel = c.setup.sequence_parallel;
     x.predicted_peak_mib = std::round(c.memory.peak_mib), x.planner_fits = c.fits, x.relative_time = c.relative_time;
+    x.predicted_step_time_s = rounded_step(c.predicted_step_s);
     x.changes = c.changes, x.swap = c.swap, x.command = c.command;
     s.candidates.push_back(std::move(x));
   }
@@ -114,6 +122,7 @@ evidence::TuneSearch search_record(const registry::Recipe& start, const TuneRequ
       if (t.interval->bounded()) x.score_high = t.interval->score_high;
       x.mean_step_time_s = t.interval->mean_step_time_s;
     }
+    x.predicted_step_time_s = rounded_step(c.predicted_step_s);
     x.wall_s = t.wall_s, x.startup_s = t.startup_s;
     x.best = r.best && *r.best == i;
     x.within_noise_of_best = within_noise_of_best(r, i);
@@ -220,7 +229,7 @@ TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
     throw InputError(q.tune_dir.string(), "TUNE_DIR exists and is not empty", "give a new folder with -o");
 
   TuneResult r;
-  r.candidates = tune_candidates(recipe, q.gpus, q.nodes, q.memory_mib);
+  r.candidates = tune_candidates(recipe, q.gpus, q.nodes, q.memory_mib, q.speed);
   r.swaps = tune_swaps(recipe);
   std::optional<evidence::ArgumentDump> start_dump;  // the start's run: what each swap's prediction starts from
   if (recipe.arguments) try {
@@ -336,8 +345,9 @@ std::string tune_table(const registry::Recipe& start, const TuneRequest& q, cons
       terminal_safe(start.id, false), q.gpus, q.launcher, r.candidates.size(), r.trials.size(), q.warmup_steps,
       q.trial_steps, format_double(q.budget_minutes));
   // The change from the start last, whole: it is what tells two candidates apart.
-  out += fmt::format("  {:>2}  {:>10} {:>10}  {:<24} {:>6}  {:<28} {}\n", "#", "pred. peak", "meas. peak",
-                     "tokens/s/GPU ±95%", "wall s", "outcome", "candidate (change from the start)");
+  out +=
+      fmt::format("  {:>2}  {:>10} {:>10}  {:>9} {:>9}  {:<24} {:>6}  {:<28} {}\n", "#", "pred. peak", "meas. peak",
+                  "pred. s", "meas. s", "tokens/s/GPU ±95%", "wall s", "outcome", "candidate (change from the start)");
   for (std::size_t i = 0; i < r.trials.size(); ++i) {
     const auto& t = r.trials[i];
     const auto& c = r.candidates[t.candidate];
@@ -346,8 +356,10 @@ std::string tune_table(const registry::Recipe& start, const TuneRequest& q, cons
       outcome += " · best";
     else if (within_noise_of_best(r, i))
       outcome += " · within noise";
-    out += fmt::format("  {:>2}  {:>10} {:>10}  {:<24} {:>6.0f}  {:<28} {}\n", i + 1,
+    out += fmt::format("  {:>2}  {:>10} {:>10}  {:>9} {:>9}  {:<24} {:>6.0f}  {:<28} {}\n", i + 1,
                        fmt_mib(c.memory.peak_mib) + (c.fits ? "" : "!"), fmt_mib(t.measured_peak_mib),
+                       fmt_seconds(c.predicted_step_s),
+                       fmt_seconds(t.interval ? std::optional<double>(t.interval->mean_step_time_s) : std::nullopt),
                        t.tokens_per_s_per_gpu ? score_text(*t.interval, *t.tokens_per_s_per_gpu) : "-", t.wall_s,
                        outcome, terminal_safe(c.knobs, false));
     if (!t.reason.empty()) out += "        " + terminal_safe(t.reason, false) + "\n";
@@ -355,7 +367,8 @@ std::string tune_table(const registry::Recipe& start, const TuneRequest& q, cons
   }
   out += fmt::format(
       "  (peaks in MiB per GPU: the planner's prediction, ! where it predicted no fit, and Megatron's max "
-      "allocated;\n   ±95%: the interval's half-width relative to the mean step time; {})\n",
+      "allocated;\n   step times in s: the step-time model's prediction (docs/step-time-model.md) and the measured "
+      "mean;\n   ±95%: the interval's half-width relative to the mean step time; {})\n",
       measure::kIntervalMethod);
   out += fmt::format("  stopped: {} after {:.0f} s\n", r.stopped, r.elapsed_s);
   if (!r.best) {

@@ -28,14 +28,15 @@ struct TuneRequest {
   std::int64_t nodes = 1;  ///< N
   std::string launcher;    ///< local or slurm
   std::vector<std::string> vars;
-  double budget_minutes = 60;      ///< wall-clock minutes for the whole search, the winner's run included
-  std::int64_t trial_steps = 10;   ///< measured steps of a trial (after warm-up)
-  std::int64_t warmup_steps = 3;   ///< steps of a trial not measured (start-up, allocator, first compilations)
-  std::int64_t max_trials = 0;     ///< at most this many trials (0: as many as the budget allows)
-  double memory_mib = 0;           ///< one GPU's memory (gpus.yaml memory_mib; 0: no fit verdict)
-  std::filesystem::path tune_dir;  ///< TUNE_DIR (new or empty)
-  std::filesystem::path data_dir;  ///< the checkout's data/ (the trainer's PYTHONPATH), as run takes it
-  ExecuteOptions execute;          ///< the launcher's options (echo is off for trials)
+  double budget_minutes = 60;             ///< wall-clock minutes for the whole search, the winner's run included
+  std::int64_t trial_steps = 10;          ///< measured steps of a trial (after warm-up)
+  std::int64_t warmup_steps = 3;          ///< steps of a trial not measured (start-up, allocator, first compilations)
+  std::int64_t max_trials = 0;            ///< at most this many trials (0: as many as the budget allows)
+  double memory_mib = 0;                  ///< one GPU's memory (gpus.yaml memory_mib; 0: no fit verdict)
+  std::optional<layout::GpuSpeed> speed;  ///< the GPU type's rates (gpus.yaml): candidates get a predicted step time
+  std::filesystem::path tune_dir;         ///< TUNE_DIR (new or empty)
+  std::filesystem::path data_dir;         ///< the checkout's data/ (the trainer's PYTHONPATH), as run takes it
+  ExecuteOptions execute;                 ///< the launcher's options (echo is off for trials)
 };
 
 /// The longest search tune runs: a week (10,080 minutes). A longer budget is a typo, and the deadline stays far inside

@@ -163,8 +163,12 @@ std::vector<TuneSwap> tune_swaps(const registry::Recipe& start) {
   return out;
 }
 
+std::int64_t tune_gpus_per_node(std::int64_t gpus, std::int64_t nodes) {
+  return nodes == 1 ? std::max<std::int64_t>(gpus, 8) : gpus / std::max<std::int64_t>(1, nodes);
+}
+
 std::vector<TuneCandidate> tune_candidates(const registry::Recipe& recipe, std::int64_t gpus, std::int64_t nodes,
-                                           double memory_mib) {
+                                           double memory_mib, const std::optional<layout::GpuSpeed>& speed) {
   // The start is the recipe's own layout on G GPUs: where that breaks a rule there is nothing to tune from.
   try {
     (void)plan_command(recipe, gpus, nodes, false);
@@ -175,10 +179,11 @@ std::vector<TuneCandidate> tune_candidates(const registry::Recipe& recipe, std::
   const bool megatron = recipe.stack.framework == "megatron-lm";
   layout::PlanRequest pq;
   pq.gpus = gpus;
-  pq.gpus_per_node = nodes == 1 ? std::max<std::int64_t>(gpus, 8) : gpus / nodes;
+  pq.gpus_per_node = tune_gpus_per_node(gpus, nodes);
   pq.row_length = recipe.workload.row_length;
   pq.global_batch = recipe.workload.global_batch;
   pq.memory_mib = memory_mib;
+  pq.speed = speed;
   pq.impl = rm.setup.impl;
   pq.fused_cross_entropy = rm.setup.fused_cross_entropy;
   if (!megatron) {  // slime and miles: the micro-batch and recompute are not Megatron flags of the command
@@ -192,12 +197,13 @@ std::vector<TuneCandidate> tune_candidates(const registry::Recipe& recipe, std::
   std::vector<TuneCandidate> out;
   std::set<std::string> commands;
   auto add = [&](const layout::TrainingSetup& t, const layout::MemoryEstimate& m, bool fits, double rel,
-                 bool is_start) {
+                 const std::optional<layout::StepTimePrediction>& step, bool is_start) {
     TuneCandidate c;
     c.setup = t;
     c.memory = m;
     c.fits = fits;
     c.relative_time = rel;
+    if (step) c.predicted_step_s = step->step_time_s;
     c.start = is_start;
     c.command = candidate_command(recipe, t, start, gpus, nodes, c.changes);
     if (!commands.insert(c.command).second) return;
@@ -219,15 +225,14 @@ std::vector<TuneCandidate> tune_candidates(const registry::Recipe& recipe, std::
       layout::TrainingSetup t = it->setup;
       t.sequence_parallel = start.sequence_parallel;
       t.layout.etp = start.layout.etp;
-      add(t, it->memory, it->fits, it->relative_time, true);
+      add(t, it->memory, it->fits, it->relative_time, it->step_time, true);
     } else {
-      const auto m = layout::estimate_memory(rm.shape, start);
-      add(start, m, layout::fits_memory(m.peak_mib, memory_mib),
-          layout::relative_time(rm.shape, start, pq.gpus_per_node), true);
+      const auto p = layout::plan_setup(rm.shape, start, memory_mib, pq.gpus_per_node, speed);
+      add(start, p.memory, p.fits, p.relative_time, p.step_time, true);
     }
   }
   for (const auto& p : planned)
-    if (p.fits) add(p.setup, p.memory, p.fits, p.relative_time, false);
+    if (p.fits) add(p.setup, p.memory, p.fits, p.relative_time, p.step_time, false);
   if (out.size() < 2 && planned.empty())
     throw InputError(recipe.id, fmt::format("no layout of {} is valid on {} GPUs", recipe.model, gpus),
                      "tune on another GPU count (openrecipes plan lists the layouts)");

@@ -11,6 +11,7 @@
 #include "checks/component_check.h"
 #include "evidence/megatron_args.h"
 #include "layout/memory.h"
+#include "layout/step_time.h"
 #include "registry/recipe.h"
 
 namespace openrecipes::run {
@@ -20,25 +21,30 @@ struct TuneCandidate {
   std::string name;   ///< the draft's folder name, "<start>-<changed knobs>" ("tulu3-ref-mbs16")
   std::string knobs;  ///< what changed from the start, in words ("micro-batch 4 -> 16"; "the start")
   layout::TrainingSetup setup;
-  layout::MemoryEstimate memory;     ///< the planner's peak per GPU
-  bool fits = true;                  ///< the planner's verdict against the GPU's usable memory
-  double relative_time = 1;          ///< the planner's speed heuristic (lower is faster)
-  bool start = false;                ///< the starting recipe's own configuration
-  std::string command;               ///< the draft recipe's command (the recipe's own length)
-  std::vector<std::string> changes;  ///< the command's flag changes, "--micro-batch-size 4 -> 16"
-  std::string swap;                  ///< the same-math swap it adds to the candidate it was made from ("" : none)
+  layout::MemoryEstimate memory;           ///< the planner's peak per GPU
+  bool fits = true;                        ///< the planner's verdict against the GPU's usable memory
+  double relative_time = 1;                ///< the planner's speed heuristic (lower is faster)
+  std::optional<double> predicted_step_s;  ///< the step-time model's prediction (layout/step_time.h), with rates
+  bool start = false;                      ///< the starting recipe's own configuration
+  std::string command;                     ///< the draft recipe's command (the recipe's own length)
+  std::vector<std::string> changes;        ///< the command's flag changes, "--micro-batch-size 4 -> 16"
+  std::string swap;                        ///< the same-math swap it adds to the candidate it was made from ("" : none)
 };
 
 /// The candidates for `recipe` on `gpus` GPUs over `nodes` nodes, in the order they are tried: the start first (the
 /// baseline every speed-up is stated against), then every layout plan_layouts finds that fits one GPU's `memory_mib`
-/// (0: no fit verdict), in its order, each once (layouts whose commands come out equal are one candidate). Needs a
-/// Megatron-LM recipe whose shape and setup are known (registry/recipe_memory.h); slime and miles recipes keep their
-/// micro-batch and recompute (their commands do not set Megatron's). When no other layout fits, the start is the only
-/// candidate. Throws InputError naming the recipe for a shape that cannot be read, for a start whose own layout does
-/// not fit these GPUs (run::plan_command's refusal, with the nearest counts that fit), and when the model has no valid
-/// layout on them at all.
+/// (0: no fit verdict), in its order (by predicted step time with `speed`, the GPU type's rates), each once (layouts
+/// whose commands come out equal are one candidate). Needs a Megatron-LM recipe whose shape and setup are known
+/// (registry/recipe_memory.h); slime and miles recipes keep their micro-batch and recompute (their commands do not set
+/// Megatron's). When no other layout fits, the start is the only candidate. Throws InputError naming the recipe for a
+/// shape that cannot be read, for a start whose own layout does not fit these GPUs (run::plan_command's refusal, with
+/// the nearest counts that fit), and when the model has no valid layout on them at all.
 std::vector<TuneCandidate> tune_candidates(const registry::Recipe& recipe, std::int64_t gpus, std::int64_t nodes,
-                                           double memory_mib);
+                                           double memory_mib, const std::optional<layout::GpuSpeed>& speed);
+
+/// The GPUs a node holds in a tune of `gpus` GPUs over `nodes` nodes, as the planner sees them: G / N, and at least 8
+/// on one node (a node of 8 GPUs lends a tune some of them).
+std::int64_t tune_gpus_per_node(std::int64_t gpus, std::int64_t nodes);
 
 /// A same-math swap tune may try (SPEC §4.2): one whose component test passed, at the model's layer shape, in a
 /// recipe of the start's registry, and which the start does not make yet.

@@ -176,6 +176,8 @@ nlohmann::json search_json(const registry::RecipeResult& r) {
          {"tokens_per_s_per_gpu", opt(t.tokens_per_s_per_gpu)},
          {"tokens_per_s_per_gpu_interval",
           t.score_low ? nlohmann::json::array({*t.score_low, opt(t.score_high)}) : nlohmann::json(nullptr)},
+         {"predicted_step_time_s", opt(t.predicted_step_time_s)},
+         {"mean_step_time_s", opt(t.mean_step_time_s)},
          {"wall_s", t.wall_s},
          {"best", t.best},
          {"within_noise_of_best", t.within_noise_of_best},

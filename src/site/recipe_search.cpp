@@ -15,6 +15,12 @@ using nlohmann::json;
 
 namespace {
 
+// A trial's step time, predicted (the step-time model) / measured (the mean over its measured steps), "–" for none.
+std::string step_cell(const json& t) {
+  auto text = [](const json& v) { return v.is_number() ? fmt::format("{:.3g}", v.get<double>()) : std::string("–"); };
+  return text(t["predicted_step_time_s"]) + " / " + text(t["mean_step_time_s"]);
+}
+
 // One trial of the search as its table row: the knobs it changed, predicted and measured peaks, score with its
 // interval, wall time, outcome and its log.
 json trial_row(const json& t, const std::string& id, const std::string& root) {
@@ -34,6 +40,7 @@ json trial_row(const json& t, const std::string& id, const std::string& root) {
           {"measured",
            t["measured_peak_mib"].is_number() ? json(integer(t["measured_peak_mib"].get<double>())) : json("–")},
           {"score", score},
+          {"step", step_cell(t)},
           {"wall_s", fmt::format("{:.0f}", t["wall_s"].get<double>())},
           {"outcome", outcome},
           {"best", t["best"]},

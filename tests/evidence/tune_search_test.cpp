@@ -140,6 +140,23 @@ TEST(TuneSearch, a_record_written_and_read_back_is_the_same_and_the_same_bytes) 
   EXPECT_EQ(outcome_named("fast"), std::nullopt);
 }
 
+TEST(TuneSearch, the_predicted_step_time_is_kept_where_tune_recorded_it_and_absent_before) {
+  auto j = record();
+  j["candidates"][1]["predicted_step_time_s"] = 0.4291;
+  j["trials"][1]["predicted_step_time_s"] = 0.4291;
+  const auto s = parse_tune_search(j.dump(2), "f");
+  EXPECT_EQ(s.candidates[0].predicted_step_time_s, std::nullopt);  // a record before the step-time model
+  EXPECT_EQ(s.candidates[1].predicted_step_time_s, 0.4291);
+  EXPECT_EQ(s.trials[0].predicted_step_time_s, std::nullopt);
+  EXPECT_EQ(s.trials[1].predicted_step_time_s, 0.4291);
+  const std::string text = tune_search_json(s);
+  EXPECT_EQ(parse_tune_search(text, "f"), s);
+  EXPECT_EQ(json::parse(text)["trials"][1]["predicted_step_time_s"], 0.4291);
+  EXPECT_FALSE(json::parse(text)["trials"][0].contains("predicted_step_time_s"));
+  j["trials"][1]["predicted_step_time_s"] = "fast";
+  EXPECT_THROW(parse_tune_search(j.dump(), "f"), InputError);
+}
+
 TEST(TuneSearch, a_search_without_a_winner_reads) {
   auto j = record();
   j["winner"] = nullptr;

@@ -107,9 +107,9 @@ class SlurmRun(unittest.TestCase):
 
     def test_tune_runs_its_trials_as_jobs_and_its_winner_submits_with_its_search(self):
         # The stand-in models step time (ms) and peak (MiB) by micro-batch, and the fused cross-entropy 1.5x slower;
-        # tune tries the start (2), the planner's next (8, the new best), 8 with the swap (the registry's passed
-        # component test allows it), then 4: micro-batch 4 is the fastest of them.
-        step_ms = {2: 2800, 4: 1500, 8: 1900, 16: 1900, 32: 1900}
+        # tune tries the start (2), the planner's fastest predicted (16, the new best), 16 with the swap (the
+        # registry's passed component test allows it), then 8: micro-batch 8 is the fastest of them.
+        step_ms = {2: 2800, 4: 1900, 8: 1500, 16: 1900, 32: 1900}
         env = self.env_for(self.one, OPENRECIPES_STANDIN_STEP_MS=",".join(f"{k}:{v}" for k, v in step_ms.items()),
                            OPENRECIPES_STANDIN_PEAK_MIB="2:25000,4:35000,8:55000,16:95000,32:100000",
                            OPENRECIPES_STANDIN_MEMORY_MIB="143771",
@@ -124,11 +124,11 @@ class SlurmRun(unittest.TestCase):
             j = json.load(f)
         mbs = {c["name"]: c["micro_batch"] for c in j["candidates"]}
         swap = {c["name"]: c["swap"] for c in j["candidates"]}
-        self.assertEqual([mbs[t["candidate"]] for t in j["trials"]], [2, 8, 8, 4])
+        self.assertEqual([mbs[t["candidate"]] for t in j["trials"]], [2, 16, 16, 8])
         self.assertEqual([swap[t["candidate"]] for t in j["trials"]], ["", "", "cross_entropy_loss_fusion", ""])
         self.assertEqual(j["stopped"], "--max-trials")
         best = [t for t in j["trials"] if t["best"]]
-        self.assertEqual([mbs[t["candidate"]] for t in best], [4])
+        self.assertEqual([mbs[t["candidate"]] for t in best], [8])
         # Every trial and the winner's run are Slurm jobs: the scheduler's own times are their evidence.
         for d in [t["run_dir"] for t in j["trials"] if t["outcome"] == "measured"] + ["winner"]:
             record = runkit.read_run(os.path.join(tune_dir, d))

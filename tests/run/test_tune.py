@@ -72,6 +72,23 @@ class Tune(unittest.TestCase):
             self.assertLessEqual(lo, want * (1 + 1e-12))
             self.assertGreaterEqual(hi, want * (1 - 1e-12))
 
+    def test_each_trial_records_the_predicted_step_beside_the_measured(self):
+        # The step-time model's prediction (docs/step-time-model.md) beside the trial's measured mean, in tune.json and
+        # in the table tune prints; the start's is `plan --from`'s for the same recipe on the same GPUs.
+        for t in self.j["trials"]:
+            self.assertGreater(t["predicted_step_time_s"], 0)
+            self.assertEqual(t["predicted_step_time_s"], self.cands[t["candidate"]]["predicted_step_time_s"])
+            if t["outcome"] == "measured":
+                self.assertGreater(t["mean_step_time_s"], 0)
+        rc, out, err = self.s.run("plan", "--from", self.s.recipe("mbs2"), "--json")
+        self.assertEqual(rc, 0, err)
+        planned = json.loads(out)["layouts"][0]["step_time_s"]
+        self.assertAlmostEqual(self.j["trials"][0]["predicted_step_time_s"], planned, delta=1e-4)
+        self.assertIn("pred. s", self.out)
+        lines = [ln for ln in self.out.splitlines() if ln.strip().startswith("1 ") and "the start" in ln]
+        self.assertTrue(lines, self.out[-3000:])
+        self.assertIn(f"{self.j['trials'][0]['predicted_step_time_s']:.3g}", lines[-1])
+
     def test_oom_is_recorded_against_the_planner(self):
         oom = [t for t in self.j["trials"] if t["outcome"] == "oom"]
         self.assertTrue(oom)
@@ -184,8 +201,9 @@ class SwapWins(unittest.TestCase):
             with open(os.path.join(d, "tune.json"), encoding="utf-8") as f:
                 j = json.load(f)
             cands = {c["name"]: c for c in j["candidates"]}
-            # The start, micro-batch 8 (the new best), then micro-batch 8 with the fused cross-entropy, 0.6x its time.
-            self.assertEqual([cands[t["candidate"]]["micro_batch"] for t in j["trials"]], [2, 8, 8])
+            # The start, the planner's fastest predicted layout, micro-batch 16 (the new best), then micro-batch 16 with
+            # the fused cross-entropy, 0.6x its time.
+            self.assertEqual([cands[t["candidate"]]["micro_batch"] for t in j["trials"]], [2, 16, 16])
             winner = cands[j["winner"]["candidate"]]
             self.assertEqual(winner["swap"], "cross_entropy_loss_fusion")
             draft = os.path.join(d, "recipes", "qwen3-0.6b", "H200", winner["name"])

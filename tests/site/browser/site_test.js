@@ -244,7 +244,10 @@ async function mainSite(browser, work) {
       assert.deepStrictEqual(search.map((r) => r.cells[0]), entry.search.trials.map((t) => String(t.trial)), `${id}: the search's trials`);
       assert.deepStrictEqual(search.map((r) => r.cells[1]), entry.search.trials.map((t) => t.knobs), `${id}: each trial's change`);
       assert.deepStrictEqual(search.map((r) => r.best), entry.search.trials.map((t) => t.best), `${id}: the winner's row`);
-      assert.ok(search.every((r, i) => r.cells[6].startsWith(entry.search.trials[i].outcome)), `${id}: outcomes`);
+      assert.ok(search.every((r, i) => r.cells[7].startsWith(entry.search.trials[i].outcome)), `${id}: outcomes`);
+      // Each trial's step time, the step-time model's prediction (– in a search recorded before it) beside its mean.
+      const seconds = (v) => (typeof v === 'number' ? String(Number(v.toPrecision(3))) : '–');
+      assert.deepStrictEqual(search.map((r) => r.cells[4]), entry.search.trials.map((t) => `${seconds(t.predicted_step_time_s)} / ${seconds(t.mean_step_time_s)}`), `${id}: each trial's predicted and measured step`);
       const link = await page.$eval('section#search p a', (a) => a.getAttribute('href'));
       assert.ok(link.endsWith(`recipes/${id}/${entry.search.file}`), `${id}: the search's link ${link}`);
       // Each trial's log link serves the registry's file, the one the build recomputed the row from.
