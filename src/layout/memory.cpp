@@ -250,8 +250,8 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, std:
         attention_transient = chunk * (layer_none + mean_mlp) + kScoreTensorsStored * s2;
         break;
       }
-      case Recompute::full_block: {
-        const double n = std::min(Ls, double(t.recompute.layers));
+      case Recompute::full_block: {  // --recompute-num-layers of each virtual pipeline chunk (Megatron: per chunk)
+        const double n = std::min(Ls, double(t.recompute.layers) * double(t.layout.vpp.value_or(1)));
         stored = n * layer_input + (Ls - n) * (layer_none + mean_mlp);
         attention_transient = kScoreTensorsStored * s2;
         break;

@@ -48,7 +48,7 @@ struct Rates {
 
 Rates rates_of(const GpuSpeed& g) {
   if (!(g.bf16_tflops > 0) || !(g.hbm_gb_per_s > 0) || !(g.nvlink_gb_per_s > 0) || !(g.node_network_gbit_per_s > 0) ||
-      g.gpus_per_node < 1)
+      g.gpus_per_node < 1 || g.instance_gpus < 1)
     throw InputError(
         "step time", "the GPU type lacks its peaks, HBM, NVLink or network figures",
         "give them in gpus.yaml (dense_fp8_tflops, hbm_gb_per_s, nvlink_gb_per_s, node_network_gbit_per_s)");
@@ -57,23 +57,17 @@ Rates rates_of(const GpuSpeed& g) {
           fp8 * 1e12,
           g.hbm_gb_per_s * 1e9,
           g.nvlink_gb_per_s / 2 * 1e9,
-          g.node_network_gbit_per_s / 8 * 1e9 / double(g.gpus_per_node),
+          g.node_network_gbit_per_s / 8 * 1e9 / double(g.instance_gpus),
           g.gpus_per_node};
 }
 
 // A collective over ranks spanning `span` consecutive GPUs: inside a node on NVLink, else on the network (a ring runs
-// at its slowest link). All-to-all sends the share of its peers outside the node over the network.
+// at its slowest link).
 void add_ring(StageWork& w, const Rates& r, double bytes, std::int64_t span) {
   if (span > r.gpn)
     w.seconds[kNetwork] += bytes / r.network;
   else
     w.seconds[kNvlink] += bytes / r.nvlink;
-}
-
-void add_all_to_all(StageWork& w, const Rates& r, double bytes, std::int64_t span) {
-  const double inside = std::min(1.0, double(r.gpn) / double(span));
-  w.seconds[kNvlink] += bytes * inside / r.nvlink;
-  w.seconds[kNetwork] += bytes * (1 - inside) / r.network;
 }
 
 struct Gemm {
@@ -93,10 +87,11 @@ StageWork stage_work(const ModelShape& m, const TrainingSetup& t, const Rates& r
   const double linear_peak = p == Precision::fp8 ? r.fp8_flops : r.bf16_flops;
   const std::size_t linear_term = p == Precision::fp8 ? kGemmFp8 : kGemmBf16;
   const bool full = t.recompute.kind == Recompute::full_uniform || t.recompute.kind == Recompute::full_block;
-  const double recomputed = !full ? 0
-                            : t.recompute.kind == Recompute::full_block
-                                ? std::min(Ls, double(t.recompute.layers)) / std::max(Ls, 1.0)
-                                : 1.0;
+  // Block recompute redoes --recompute-num-layers of each virtual pipeline chunk (Megatron applies it per chunk).
+  const double block = double(t.recompute.layers) * double(l.vpp.value_or(1));
+  const double recomputed = !full                                       ? 0
+                            : t.recompute.kind == Recompute::full_block ? std::min(Ls, block) / std::max(Ls, 1.0)
+                                                                        : 1.0;
   const double passes = 3 + recomputed;  // forward, backward (2 forwards), recomputed forward
 
   StageWork w;
@@ -132,7 +127,9 @@ StageWork stage_work(const ModelShape& m, const TrainingSetup& t, const Rates& r
   w.seconds[kAttention] += attention_fwd * Ls * attention_passes / r.bf16_flops;
 
   // Memory-bound work, forward bytes of a layer; the backward moves twice as much.
-  const double qkv_width = double(m.heads * m.head_dim + m.query_groups * (m.head_dim + m.v_head_dim)) / tp;
+  // Key/value heads a rank holds: its share of the query groups, at least one (TP above the groups replicates them).
+  const double kv_heads = std::max(double(m.query_groups) / tp, 1.0);
+  const double qkv_width = heads_tp * double(m.head_dim) + kv_heads * double(m.head_dim + m.v_head_dim);
   double layer_bytes = kBf16 * (kElementwisePerHidden * Tsp * h + 2 * T * qkv_width);
   if (t.impl == Impl::local || t.unfused_attention)  // scores written, soft-maxed, read: four passes
     layer_bytes += kBf16 * 4 * double(l.micro_batch) * heads_tp * (S / cp) * S;
@@ -148,22 +145,30 @@ StageWork stage_work(const ModelShape& m, const TrainingSetup& t, const Rates& r
   w.seconds[kMemoryBound] += bytes * passes / r.hbm;
   if (last) w.seconds[kMemoryBound] += kLossBytesPerLogit * T * double(m.vocab) / tp / r.hbm;
 
-  // Communication of the micro-batch, forward and backward.
-  if (l.tp > 1)  // two all-reduces (or reduce-scatter + all-gather) a layer each way
-    add_ring(w, r, 4 * 2 * ring_share(tp) * T * h * kBf16 * Ls, l.tp);
+  // Communication of the micro-batch, forward and backward. TP: two all-reduces (or reduce-scatter + all-gather pairs)
+  // a layer each way, with sequence parallelism the backward's all-gather of each GEMM input for its weight gradient,
+  // and the recomputed forward's again.
+  const double tp_units = 8 + (t.sequence_parallel ? 2 : 0) + 4 * recomputed;
+  if (l.tp > 1) add_ring(w, r, tp_units * ring_share(tp) * T * h * kBf16 * Ls, l.tp);
   if (l.cp > 1)  // the KV ring: CP - 1 blocks of T tokens' keys and values; the backward sends them and their gradient
-    add_ring(w, r, 3 * (cp - 1) * T * double(m.query_groups * (m.head_dim + m.v_head_dim)) / tp * kBf16 * Ls,
-             l.tp * l.cp);
-  if (moe_in > 0 && l.ep > 1)  // dispatch and combine, forward and backward
-    add_all_to_all(w, r, 4 * ring_share(ep) * (T / tp) * double(m.top_k) * h * kBf16 * moe_in, l.ep * l.etp);
-  if (l.pp > 1)  // each chunk sends its activations forward and receives their gradient
-    add_ring(w, r, 2 * Tsp * h * kBf16 * double(l.vpp.value_or(1)), l.tp * l.cp * l.dp * 2);
-  // Collective calls, each paying a launch and a handshake whatever its size: TP's four a layer each way, CP's ring
-  // steps, EP's dispatch and combine with their token-count exchange (three each way), PP's send and receive a chunk.
+    add_ring(w, r, 3 * (cp - 1) * T * kv_heads * double(m.head_dim + m.v_head_dim) * kBf16 * Ls, l.tp * l.cp);
+  // EP: dispatch and combine each way (and again in a recomputed forward), in the term of their own: Megatron overlaps
+  // them with other micro-batches' work where it can (--overlap-moe-expert-parallel-comm, DeepEP).
+  const double ep_units = 4 + 2 * recomputed;
+  if (moe_in > 0 && l.ep > 1) {
+    const double bytes = ep_units * ring_share(ep) * (T / tp) * double(m.top_k) * h * kBf16 * moe_in;
+    const double inside = std::min(1.0, double(r.gpn) / double(l.ep * l.etp));
+    w.seconds[kExpertParallel] += bytes * inside / r.nvlink + bytes * (1 - inside) / r.network;
+  }
+  // PP: each chunk sends its activations forward and receives their gradient; the pipeline's slowest hop sets the
+  // pace, and some hop leaves the node once the stages' GPUs outnumber a node's.
+  if (l.pp > 1) add_ring(w, r, 2 * Tsp * h * kBf16 * double(l.vpp.value_or(1)), l.tp * l.cp * l.dp * l.pp);
+  // Collective calls, each paying a launch and a handshake whatever its size: TP's a layer, CP's ring steps, EP's
+  // dispatch and combine with their token-count exchange (three each way), PP's send and receive a chunk.
   double calls = 0;
-  if (l.tp > 1) calls += 8 * Ls;
+  if (l.tp > 1) calls += tp_units * Ls;
   if (l.cp > 1) calls += 3 * (cp - 1) * Ls;
-  if (l.ep > 1) calls += 6 * moe_in;
+  if (l.ep > 1) calls += 1.5 * ep_units * moe_in;
   if (l.pp > 1) calls += 2 * double(l.vpp.value_or(1));
   w.seconds[kCollectives] += calls * 1e-4;
   w.seconds[kLayerOverhead] += Ls * 1e-3;
@@ -193,8 +198,9 @@ void add_step_work(StageWork& w, const TrainingSetup& t, const Rates& r, const S
 
 const char* step_time_term_name(std::size_t term) {
   static constexpr std::array<const char*, kStepTimeTerms> names = {
-      "gemm_bf16",     "gemm_fp8",    "gemm_small",     "attention",      "memory_bound", "nvlink",       "network",
-      "data_parallel", "collectives", "layer_overhead", "local_overhead", "moe_overhead", "step_overhead"};
+      "gemm_bf16",      "gemm_fp8",       "gemm_small",      "attention",     "memory_bound",
+      "nvlink",         "network",        "expert_parallel", "data_parallel", "collectives",
+      "layer_overhead", "local_overhead", "moe_overhead",    "step_overhead"};
   return term < names.size() ? names[term] : "unknown";
 }
 

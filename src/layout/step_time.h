@@ -20,8 +20,9 @@ struct GpuSpeed {
   double bf16_tflops = 0, fp8_tflops = 0;  ///< dense peaks, TFLOP/s (no sparsity)
   double hbm_gb_per_s = 0;                 ///< GB/s (10^9 bytes)
   double nvlink_gb_per_s = 0;              ///< one GPU's NVLink, both directions together (NVIDIA's figure)
-  double node_network_gbit_per_s = 0;      ///< the node's inter-node network, all its NICs
-  std::int64_t gpus_per_node = 8;
+  double node_network_gbit_per_s = 0;      ///< the instance's inter-node network, all its NICs
+  std::int64_t instance_gpus = 8;          ///< the GPUs of the instance that network serves (each gets 1 / this)
+  std::int64_t gpus_per_node = 8;          ///< the GPUs of a node the job uses: groups wider than this leave the node
 };
 
 /// The precision of the linear layers' GEMMs: BF16, or FP8 (Transformer Engine's --fp8-format, any recipe: tensor-
@@ -30,20 +31,21 @@ enum class Precision : unsigned char { bf16, fp8 };
 
 /// The terms of the model, in the order of StepTimeBasis::seconds and of the fitted constants.
 enum StepTimeTerm : std::size_t {
-  kGemmBf16,       ///< linear-layer FLOPs in BF16 / the BF16 peak
-  kGemmFp8,        ///< linear-layer FLOPs in FP8 / the FP8 peak
-  kGemmSmall,      ///< Σ a GEMM's time at peak × 1024 / its smallest dimension (small GEMMs run below peak)
-  kAttention,      ///< causal core-attention FLOPs / the BF16 peak (flash backward: 2.5 forwards)
-  kMemoryBound,    ///< bytes of norms, activations, residuals, rope, permutes, unfused scores, loss, optimizer / HBM
-  kNvlink,         ///< TP, CP, EP and PP bytes inside a node / one direction of NVLink
-  kNetwork,        ///< TP, CP, EP and PP bytes between nodes / one GPU's share of the node's network
-  kDataParallel,   ///< DP gradient reduce(-scatter) and parameter all-gather bytes / their link (overlapped in part)
-  kCollectives,    ///< TP, CP, EP and PP collective calls a stage makes × micro-batch runs × 0.1 ms (latency)
-  kLayerOverhead,  ///< layers a stage runs × micro-batch runs × 1 ms (kernel launches and host work of a layer)
-  kLocalOverhead,  ///< the same under --transformer-impl local (unfused kernels launched one by one)
-  kMoeOverhead,    ///< MoE layers a stage runs × micro-batch runs × 1 ms (router, permutes, dropless token counts'
-                   ///< host sync)
-  kStepOverhead,   ///< 1 s a step
+  kGemmBf16,        ///< linear-layer FLOPs in BF16 / the BF16 peak
+  kGemmFp8,         ///< linear-layer FLOPs in FP8 / the FP8 peak
+  kGemmSmall,       ///< Σ a GEMM's time at peak × 1024 / its smallest dimension (small GEMMs run below peak)
+  kAttention,       ///< causal core-attention FLOPs / the BF16 peak (flash backward: 2.5 forwards)
+  kMemoryBound,     ///< bytes of norms, activations, residuals, rope, permutes, unfused scores, loss, optimizer / HBM
+  kNvlink,          ///< TP, CP and PP bytes inside a node / one direction of NVLink
+  kNetwork,         ///< TP, CP and PP bytes between nodes / one GPU's share of the instance's network
+  kExpertParallel,  ///< EP dispatch and combine bytes over NVLink and the network (overlapped in part)
+  kDataParallel,    ///< DP gradient reduce(-scatter) and parameter all-gather bytes / their link (overlapped in part)
+  kCollectives,     ///< TP, CP, EP and PP collective calls a stage makes × micro-batch runs × 0.1 ms (latency)
+  kLayerOverhead,   ///< layers a stage runs × micro-batch runs × 1 ms (kernel launches and host work of a layer)
+  kLocalOverhead,   ///< the same under --transformer-impl local (unfused kernels launched one by one)
+  kMoeOverhead,     ///< MoE layers a stage runs × micro-batch runs × 1 ms (router, permutes, dropless token counts'
+                    ///< host sync)
+  kStepOverhead,    ///< 1 s a step
   kStepTimeTerms
 };
 

@@ -88,8 +88,9 @@ layout::GpuSpeed gpu_speed(const GpuType& gpu, std::int64_t gpus_per_node) {
                      "give dense_fp8_tflops, hbm_gb_per_s, nvlink_gb_per_s, node_network_gbit_per_s and "
                      "hardware_source");
   const GpuHardware& h = *gpu.hardware;
-  return {gpu.dense_bf16_tflops, h.dense_fp8_tflops,        h.hbm_gb_per_s,
-          h.nvlink_gb_per_s,     h.node_network_gbit_per_s, gpus_per_node};
+  // The instance's 8 GPUs share its network (gpus.yaml's rate is the instance price / 8 for the same reason).
+  return {gpu.dense_bf16_tflops, h.dense_fp8_tflops, h.hbm_gb_per_s, h.nvlink_gb_per_s, h.node_network_gbit_per_s, 8,
+          gpus_per_node};
 }
 
 }  // namespace openrecipes::registry

@@ -225,7 +225,10 @@ std::vector<TuneCandidate> tune_candidates(const registry::Recipe& recipe, std::
       layout::TrainingSetup t = it->setup;
       t.sequence_parallel = start.sequence_parallel;
       t.layout.etp = start.layout.etp;
-      add(t, it->memory, it->fits, it->relative_time, it->step_time, true);
+      // The recipe's own sequence parallelism and ETP: its step predicted for them, not for the planned layout's.
+      std::optional<layout::StepTimePrediction> step;
+      if (speed) step = layout::predict_step_time(rm.shape, t, *speed, layout::Precision::bf16);
+      add(t, it->memory, it->fits, it->relative_time, step, true);
     } else {
       const auto p = layout::plan_setup(rm.shape, start, memory_mib, pq.gpus_per_node, speed);
       add(start, p.memory, p.fits, p.relative_time, p.step_time, true);
@@ -248,6 +251,8 @@ std::optional<TuneCandidate> swap_candidate(const registry::Recipe& start, const
   if (!cmd) return std::nullopt;
   c.command = *cmd;
   c.swap = swap.test;
+  // What a swap changes (a fused kernel) is not a term of the step-time model: no prediction of its own.
+  c.predicted_step_s.reset();
   // The planner's prediction for the swap's own command (the swap may change the memory: the fused cross-entropy
   // does), as the build recomputes it (registry/predicted_memory.h).
   if (start_dump)

@@ -21,14 +21,15 @@ struct TuneCandidate {
   std::string name;   ///< the draft's folder name, "<start>-<changed knobs>" ("tulu3-ref-mbs16")
   std::string knobs;  ///< what changed from the start, in words ("micro-batch 4 -> 16"; "the start")
   layout::TrainingSetup setup;
-  layout::MemoryEstimate memory;           ///< the planner's peak per GPU
-  bool fits = true;                        ///< the planner's verdict against the GPU's usable memory
-  double relative_time = 1;                ///< the planner's speed heuristic (lower is faster)
-  std::optional<double> predicted_step_s;  ///< the step-time model's prediction (layout/step_time.h), with rates
-  bool start = false;                      ///< the starting recipe's own configuration
-  std::string command;                     ///< the draft recipe's command (the recipe's own length)
-  std::vector<std::string> changes;        ///< the command's flag changes, "--micro-batch-size 4 -> 16"
-  std::string swap;                        ///< the same-math swap it adds to the candidate it was made from ("" : none)
+  layout::MemoryEstimate memory;  ///< the planner's peak per GPU
+  bool fits = true;               ///< the planner's verdict against the GPU's usable memory
+  double relative_time = 1;       ///< the planner's speed heuristic (lower is faster)
+  std::optional<double>
+      predicted_step_s;  ///< the step-time model's prediction (layout/step_time.h), with rates; none for a swap
+  bool start = false;    ///< the starting recipe's own configuration
+  std::string command;   ///< the draft recipe's command (the recipe's own length)
+  std::vector<std::string> changes;  ///< the command's flag changes, "--micro-batch-size 4 -> 16"
+  std::string swap;                  ///< the same-math swap it adds to the candidate it was made from ("" : none)
 };
 
 /// The candidates for `recipe` on `gpus` GPUs over `nodes` nodes, in the order they are tried: the start first (the

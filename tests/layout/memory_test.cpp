@@ -310,6 +310,22 @@ TEST(MemoryModel, SetupReadsTheAttentionBackendAndDropoutsOfADump) {
               ::testing::HasSubstr("dump: hidden_dropout: is '1.5', not a probability from 0 to 1"));
 }
 
+TEST(MemoryModel, BlockRecomputeCountsItsLayersPerVirtualChunk) {
+  // 8 layers on PP 2 with VPP 2: 4 a stage, 2 a chunk. --recompute-num-layers 2 is per chunk in Megatron, so it
+  // recomputes every layer of the stage, as 4 would; 1 a chunk recomputes half the stage's layers.
+  ModelShape m = toy_moe(8, 0, 0, 0, 0, 128);
+  auto with = [&](std::int64_t n) {
+    TrainingSetup t = te_on_pp(2);
+    t.layout.vpp = 2;
+    t.row_length = 64;
+    t.global_batch = 8;
+    t.recompute = {Recompute::full_block, n};
+    return estimate_memory(m, t, 0).peak_mib;
+  };
+  EXPECT_DOUBLE_EQ(with(2), with(4));
+  EXPECT_GT(with(1), with(2));  // fewer layers recomputed: more stored
+}
+
 TEST(MemoryModel, RecomputeSpellings) {
   EXPECT_EQ(parse_recompute("full:2"), (Recomputation{Recompute::full_uniform, 2}));
   EXPECT_EQ(parse_recompute("block:14"), (Recomputation{Recompute::full_block, 14}));

@@ -27,8 +27,9 @@ ModelShape toy() {
   return m;
 }
 
-// Round figures: 1,000 TFLOP/s BF16, 2,000 FP8, 4,000 GB/s HBM, 900 GB/s NVLink, 3,200 Gbit/s a node of 8.
-GpuSpeed gpu() { return {1000, 2000, 4000, 900, 3200, 8}; }
+// Round figures: 1,000 TFLOP/s BF16, 2,000 FP8, 4,000 GB/s HBM, 900 GB/s NVLink, 3,200 Gbit/s an instance of 8 GPUs
+// (50 GB/s a GPU), nodes of 8.
+GpuSpeed gpu() { return {1000, 2000, 4000, 900, 3200, 8, 8}; }
 
 // Transformer Engine, rows of 2,048 tokens, `gbs` rows a step, micro-batch 1, on one GPU unless changed.
 TrainingSetup setup(std::int64_t gbs) {
@@ -69,18 +70,20 @@ TEST(StepTime, tensor_parallel_all_reduces_ride_nvlink_inside_a_node_and_the_net
   t.layout.tp = 2;
   t.sequence_parallel = true;
   const auto inside = step_time_basis(toy(), t, gpu(), Precision::bf16);
-  // Four all-reduces (or reduce-scatter + all-gather pairs) a layer each way: 8 × (n - 1) / n × T × h × 2 bytes, over
-  // one direction of NVLink (450 GB/s), 4 layers, 4 micro-batches.
-  const double bytes = 8 * 0.5 * 2048.0 * 1024 * 2 * 4;
+  // Four all-reduces (or reduce-scatter + all-gather pairs) a layer each way and, with sequence parallelism, the
+  // backward's all-gather of each GEMM input again: 10 × (n - 1) / n × T × h × 2 bytes, over one direction of NVLink
+  // (450 GB/s), 4 layers, 4 micro-batches.
+  const double bytes = 10 * 0.5 * 2048.0 * 1024 * 2 * 4;
   EXPECT_NEAR(inside.seconds[kNvlink], bytes * 4 / 450e9, 1e-12);
   EXPECT_EQ(inside.seconds[kNetwork], 0);
-  EXPECT_NEAR(inside.seconds[kCollectives], 8 * 4 * 1e-4 * 4, 1e-12);  // 8 calls a layer, 0.1 ms each
-  // On nodes of one GPU the same bytes cross the network: 3,200 Gbit/s / 8 bits / 1 GPU = 400 GB/s.
+  EXPECT_NEAR(inside.seconds[kCollectives], 10 * 4 * 1e-4 * 4, 1e-12);  // 10 calls a layer, 0.1 ms each
+  // On nodes of one GPU the same bytes cross the network: 3,200 Gbit/s / 8 bits / the instance's 8 GPUs = 50 GB/s,
+  // however few GPUs of a node the job uses.
   GpuSpeed small = gpu();
   small.gpus_per_node = 1;
   const auto across = step_time_basis(toy(), t, small, Precision::bf16);
   EXPECT_EQ(across.seconds[kNvlink], 0);
-  EXPECT_NEAR(across.seconds[kNetwork], bytes * 4 / 400e9, 1e-12);
+  EXPECT_NEAR(across.seconds[kNetwork], bytes * 4 / 50e9, 1e-12);
   // TP halves each GPU's GEMM FLOPs.
   const auto one = step_time_basis(toy(), setup(4), gpu(), Precision::bf16);
   EXPECT_NEAR(inside.seconds[kGemmBf16], one.seconds[kGemmBf16] / 2, 1e-12);
@@ -98,6 +101,49 @@ TEST(StepTime, the_pipeline_runs_its_stage_micro_batches_plus_the_bubble_over_vp
   EXPECT_NEAR(b.seconds[kGemmBf16], linear * 3 * 8.5 / 1e15, 1e-12);
   // Stages exchange activations on NVLink (both stages in one node): 2 × T × h × 2 bytes × VPP a micro-batch.
   EXPECT_NEAR(b.seconds[kNvlink], 2 * 2048.0 * 1024 * 2 * 2 * 8.5 / 450e9, 1e-12);
+}
+
+TEST(StepTime, a_pipeline_whose_stages_outnumber_a_node_sends_over_the_network) {
+  auto t = setup(8);
+  t.layout.pp = 2;
+  GpuSpeed one = gpu();
+  one.gpus_per_node = 1;  // stage 0 on one node, stage 1 on the next
+  const auto b = step_time_basis(toy(), t, one, Precision::bf16);
+  EXPECT_EQ(b.seconds[kNvlink], 0);
+  EXPECT_NEAR(b.seconds[kNetwork], 2 * 2048.0 * 1024 * 2 * (8 + 1) / 50e9, 1e-12);
+}
+
+TEST(StepTime, block_recompute_counts_per_virtual_chunk_and_recompute_repeats_the_tensor_parallel_traffic) {
+  auto t = setup(8);
+  t.layout.pp = 2;
+  t.layout.vpp = 2;  // 2 layers a stage, 1 a chunk
+  t.recompute = {Recompute::full_block, 1};
+  auto full = t;
+  full.recompute = {Recompute::full_uniform, 1};
+  const auto block = step_time_basis(toy(), t, gpu(), Precision::bf16);
+  const auto every = step_time_basis(toy(), full, gpu(), Precision::bf16);
+  EXPECT_DOUBLE_EQ(block.seconds[kGemmBf16], every.seconds[kGemmBf16]);  // 1 layer of each of 2 chunks: all of them
+  auto tp = setup(4);
+  tp.layout.tp = 2;
+  auto tp_full = tp;
+  tp_full.recompute = {Recompute::full_uniform, 1};
+  // Without sequence parallelism: 8 units a layer, 12 with the recomputed forward's four.
+  EXPECT_NEAR(step_time_basis(toy(), tp_full, gpu(), Precision::bf16).seconds[kNvlink],
+              step_time_basis(toy(), tp, gpu(), Precision::bf16).seconds[kNvlink] * 12 / 8, 1e-12);
+}
+
+TEST(StepTime, key_value_heads_replicated_above_their_groups_count_once_a_rank) {
+  ModelShape m = toy();
+  m.query_groups = 2;  // GQA: 2 key/value heads
+  auto t = setup(4);
+  t.layout.tp = 4;  // each rank keeps one key/value head, not half of one
+  t.layout.cp = 2;
+  t.global_batch = 4;
+  const auto b = step_time_basis(m, t, gpu(), Precision::bf16);
+  // CP's KV ring: 3 × (CP - 1) blocks of T = 1,024 tokens × 1 head × (128 + 128) channels × 2 bytes, 4 layers, over
+  // NVLink (TP × CP = 8 GPUs, one node); TP's own traffic beside it: 8 × 3/4 × T × h × 2 bytes a layer.
+  const double T = 1024, cp_bytes = 3 * 1 * T * 1 * 256 * 2 * 4, tp_bytes = 8 * 0.75 * T * 1024 * 2 * 4;
+  EXPECT_NEAR(b.seconds[kNvlink], (cp_bytes + tp_bytes) * 4 / 450e9, 1e-12);
 }
 
 TEST(StepTime, fp8_moves_the_linear_layers_to_the_fp8_peak_and_keeps_the_output_layer_in_bf16) {
