@@ -26,7 +26,7 @@ import math
 import re
 import subprocess
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -58,9 +58,7 @@ def load(build):
 
 
 def fit(rows):
-    per_model = defaultdict(int)
-    for r in rows:
-        per_model[r["model"]] += 1
+    per_model = Counter(r["model"] for r in rows)
     a = np.array([[x / r["step_time_s"] for x in r["basis"]] for r in rows])
     w = np.array([1 / math.sqrt(per_model[r["model"]]) for r in rows])
     lower = [1.0 if t in AT_LEAST_ONE else 0.0 for t in TERMS]
@@ -102,7 +100,7 @@ def table(rows, predicted):
 def header(c, rows, error90, lomo_mape):
     lines = ["// Written by tools/fit_step_time.py: do not edit by hand; refit instead (docs/step-time-model.md).",
              f"// Fitted on {len(rows)} rows of tests/data/step_time/fit_rows.jsonl: "
-             + ", ".join(f"{n} {k}" for k, n in sorted(count(rows, 'source').items())) + ".",
+             + ", ".join(f"{n} {k}" for k, n in sorted(Counter(r["source"] for r in rows).items())) + ".",
              "// Each constant multiplies its term (layout::StepTimeTerm); the rows named beside it are those where",
              "// that term is at least 10% of the predicted step (the rows that set it).",
              "#pragma once", "", "#include <array>", "", '#include "layout/step_time.h"', "",
@@ -120,13 +118,6 @@ def header(c, rows, error90, lomo_mape):
     # Laid out as the project's .clang-format lays out C++ (scripts/check-format holds every file to it).
     return subprocess.run(["clang-format", "--style=file", f"--assume-filename={HEADER}"], input="\n".join(lines),
                           check=True, capture_output=True, text=True, cwd=ROOT).stdout
-
-
-def count(rows, key):
-    out = defaultdict(int)
-    for r in rows:
-        out[r[key]] += 1
-    return out
 
 
 def main():

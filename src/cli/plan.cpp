@@ -50,8 +50,8 @@ struct PredictedRate {
 };
 
 PredictedRate predicted_rate(const layout::PlannedLayout& p, std::int64_t gpus, double n_active, double peak_tflops) {
-  const double step = p.step_time->step_time_s;
-  const double tokens = double(p.setup.global_batch) * double(p.setup.row_length) / (step * double(gpus));
+  const double tokens =
+      layout::tokens_per_s_per_gpu(p.setup.global_batch, p.setup.row_length, p.step_time->step_time_s, gpus);
   return {tokens, params::mfu(n_active, tokens, peak_tflops)};
 }
 
@@ -79,13 +79,13 @@ nlohmann::ordered_json layout_json(const layout::PlannedLayout& p, std::int64_t 
   if (p.step_time) {  // predictions (docs/step-time-model.md)
     const auto& st = *p.step_time;
     const auto rate = predicted_rate(p, gpus, n_active, peak_tflops);
-    j["step_time_s"] = round_to(st.step_time_s, 1e-4);
-    j["step_time_interval_s"] = {round_to(st.low_s, 1e-4), round_to(st.high_s, 1e-4)};
+    j["step_time_s"] = layout::round_step_time(st.step_time_s);
+    j["step_time_interval_s"] = {layout::round_step_time(st.low_s), layout::round_step_time(st.high_s)};
     j["tokens_per_s_per_gpu"] = round_to(rate.tokens_per_s_per_gpu, 0.1);
     j["mfu"] = round_to(rate.mfu, 1e-4);
     nlohmann::ordered_json terms;
     for (std::size_t k = 0; k < layout::kStepTimeTerms; ++k)  // the terms that take time (most layouts have half)
-      if (st.terms[k] > 0) terms[layout::step_time_term_name(k)] = round_to(st.terms[k], 1e-4);
+      if (st.terms[k] > 0) terms[layout::step_time_term_name(k)] = layout::round_step_time(st.terms[k]);
     j["step_time_terms"] = std::move(terms);
     j["step_time_stage"] = st.basis.stage;
   }

@@ -96,18 +96,23 @@ int run(const RelayoutOptions& o) {
     if (again.violations.empty()) suggested = std::move(again);
   }
   const bool fits = r.violations.empty();
-  // The predicted change of speed (docs/step-time-model.md): the recipe's own run, and the relayout's.
-  std::optional<std::pair<layout::StepTimePrediction, layout::StepTimePrediction>> speed_change;
+  // The predicted change of speed (docs/step-time-model.md): the recipe's own run, and the relayout's, each step with
+  // the tokens/s/GPU it gives the workload's rows on its GPUs.
+  struct Predicted {
+    double step_s, tokens_per_s_per_gpu;
+  };
+  std::optional<std::pair<Predicted, Predicted>> speed_change;
   if (const auto speed = gpu_speed_of(recipe.dir, recipe.gpu, q.gpus_per_node); speed && r.setup && fits) {
     layout::TrainingSetup to = *r.setup;
     // Megatron-LM feeds rows of L tokens; slime and miles keep their packed bins (the setup's row length).
     if (q.launch == layout::Launch::megatron) to.row_length = r.row_length;
-    speed_change.emplace(layout::predict_step_time(rm.shape, rm.setup, *speed, layout::Precision::bf16),
-                         layout::predict_step_time(rm.shape, to, *speed, layout::Precision::bf16));
+    auto predicted = [&](const layout::TrainingSetup& t, std::int64_t gpus, std::int64_t row_length) {
+      const double step = layout::predict_step_time(rm.shape, t, *speed, layout::Precision::bf16).step_time_s;
+      return Predicted{step, layout::tokens_per_s_per_gpu(recipe.workload.global_batch, row_length, step, gpus)};
+    };
+    speed_change.emplace(predicted(rm.setup, recipe.gpus, recipe.workload.row_length),
+                         predicted(to, r.gpus, r.row_length));
   }
-  auto per_gpu = [&](const layout::StepTimePrediction& p, std::int64_t gpus, std::int64_t row_length) {
-    return double(recipe.workload.global_batch) * double(row_length) / (p.step_time_s * double(gpus));
-  };
   if (o.json) {
     nlohmann::ordered_json j;
     j["recipe"] = recipe.id;
@@ -126,10 +131,10 @@ int run(const RelayoutOptions& o) {
     j["warnings"] = r.warnings;
     if (speed_change) {
       const auto& [a, b] = *speed_change;
-      j["predicted_step_time_s"] = {{"from", std::round(a.step_time_s * 1e4) / 1e4},
-                                    {"to", std::round(b.step_time_s * 1e4) / 1e4}};
-      j["predicted_tokens_per_s_per_gpu"] = {{"from", std::round(per_gpu(a, recipe.gpus, recipe.workload.row_length))},
-                                             {"to", std::round(per_gpu(b, r.gpus, r.row_length))}};
+      j["predicted_step_time_s"] = {{"from", layout::round_step_time(a.step_s)},
+                                    {"to", layout::round_step_time(b.step_s)}};
+      j["predicted_tokens_per_s_per_gpu"] = {{"from", std::round(a.tokens_per_s_per_gpu)},
+                                             {"to", std::round(b.tokens_per_s_per_gpu)}};
     }
     auto sug = nlohmann::ordered_json::array();
     for (const auto& x : r.suggestions)
@@ -194,9 +199,8 @@ int run(const RelayoutOptions& o) {
     std::cout << fmt::format(
         "  speed   predicted step {:.3g} s -> {:.3g} s, tokens/s/GPU {:.0f} -> {:.0f} ({:+.0f}%; "
         "docs/step-time-model.md)\n",
-        a.step_time_s, b.step_time_s, per_gpu(a, recipe.gpus, recipe.workload.row_length),
-        per_gpu(b, r.gpus, r.row_length),
-        (per_gpu(b, r.gpus, r.row_length) / per_gpu(a, recipe.gpus, recipe.workload.row_length) - 1) * 100);
+        a.step_s, b.step_s, a.tokens_per_s_per_gpu, b.tokens_per_s_per_gpu,
+        (b.tokens_per_s_per_gpu / a.tokens_per_s_per_gpu - 1) * 100);
   }
   for (const auto& w : r.warnings) std::cout << "  warning " << w << "\n";
   for (const auto& n : r.notes) std::cout << "  note    " << n << "\n";

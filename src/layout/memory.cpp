@@ -51,16 +51,15 @@ double micro_batches_in_flight(const TrainingSetup& t, std::int64_t stage, doubl
 
 StageParameters stage_parameters(const ModelShape& m, const Layout& l, double Ls, double moe_in, bool first,
                                  bool last) {
-  auto per = [](std::int64_t total, std::int64_t count) { return count > 0 ? double(total) / double(count) : 0.0; };
   const double share = m.layers > 0 ? Ls / double(m.layers) : 0, dense_in = Ls - moe_in, tp = double(l.tp);
   StageParameters out;
-  out.dense = (double(m.attention_params) * share + per(m.dense_mlp_params, m.dense_layers()) * dense_in +
-               per(m.shared_expert_params, m.moe_layers) * moe_in) /
+  out.dense = (double(m.attention_params) * share + per_count(m.dense_mlp_params, m.dense_layers()) * dense_in +
+               per_count(m.shared_expert_params, m.moe_layers) * moe_in) /
                   tp +
-              per(m.router_params, m.moe_layers) * moe_in + double(m.norm_params) * share;
+              per_count(m.router_params, m.moe_layers) * moe_in + double(m.norm_params) * share;
   if (first) out.dense += double(m.embedding_params) / tp + double(m.position_params);  // positions: not split by TP
   if (last && (l.pp > 1 || !m.tied)) out.dense += double(m.embedding_params) / tp;
-  out.experts = per(m.expert_params, m.moe_layers) * moe_in / double(l.ep * l.etp);
+  out.experts = per_count(m.expert_params, m.moe_layers) * moe_in / double(l.ep * l.etp);
   return out;
 }
 

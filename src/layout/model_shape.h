@@ -39,6 +39,11 @@ struct ModelShape {
   std::int64_t active_params() const;
 };
 
+/// `total` / `count`, 0 when `count` is 0: a parameter class's elements in one of the layers that has it.
+inline double per_count(std::int64_t total, std::int64_t count) {
+  return count > 0 ? double(total) / double(count) : 0.0;
+}
+
 /// The shape of the Hugging Face config.json `config` (`source` names it in messages): the families params/count.h
 /// counts (Llama, Qwen3, Qwen3 MoE, Qwen3-Next and Qwen3.5, DeepSeek-V3 and Kimi-K2, GLM-4.5, gpt-oss, Mixtral).
 /// Parameter totals are count_from_config's classes; norms are 2 × hidden per layer plus the final norm. Linear-

@@ -83,7 +83,6 @@ StageWork stage_work(const ModelShape& m, const TrainingSetup& t, const Rates& r
   const double S = double(t.row_length), T = double(l.micro_batch) * S / cp;  // tokens a CP rank holds
   const double Tsp = t.sequence_parallel ? T / tp : T;                        // tokens of a rank's elementwise work
   const double h = double(m.hidden), dense_in = Ls - moe_in;
-  auto per = [](std::int64_t total, std::int64_t count) { return count > 0 ? double(total) / double(count) : 0.0; };
   const double linear_peak = p == Precision::fp8 ? r.fp8_flops : r.bf16_flops;
   const std::size_t linear_term = p == Precision::fp8 ? kGemmFp8 : kGemmBf16;
   const bool full = t.recompute.kind == Recompute::full_uniform || t.recompute.kind == Recompute::full_block;
@@ -101,16 +100,17 @@ StageWork stage_work(const ModelShape& m, const TrainingSetup& t, const Rates& r
     w.seconds[kGemmSmall] += s * kSmallGemmDim / std::max(g.min_dim, 1.0);
   };
   const double heads_tp = double(m.heads) / tp;
-  gemm({2 * T * per(m.attention_params, m.layers) / tp, std::min({T, h, heads_tp * double(m.v_head_dim)})}, Ls,
+  gemm({2 * T * per_count(m.attention_params, m.layers) / tp, std::min({T, h, heads_tp * double(m.v_head_dim)})}, Ls,
        linear_term, linear_peak, passes);
   if (dense_in > 0)
-    gemm({2 * T * per(m.dense_mlp_params, m.dense_layers()) / tp, std::min({T, h, double(m.ffn_hidden) / tp})},
+    gemm({2 * T * per_count(m.dense_mlp_params, m.dense_layers()) / tp, std::min({T, h, double(m.ffn_hidden) / tp})},
          dense_in, linear_term, linear_peak, passes);
   if (moe_in > 0) {
     if (m.shared_expert_params > 0)
-      gemm({2 * T * per(m.shared_expert_params, m.moe_layers) / tp, std::min({T, h, double(m.shared_ffn_hidden) / tp})},
+      gemm({2 * T * per_count(m.shared_expert_params, m.moe_layers) / tp,
+            std::min({T, h, double(m.shared_ffn_hidden) / tp})},
            moe_in, linear_term, linear_peak, passes);
-    const double per_expert = per(m.expert_params, m.moe_layers * m.experts), k = double(m.top_k);
+    const double per_expert = per_count(m.expert_params, m.moe_layers * m.experts), k = double(m.top_k);
     const double expert_rows = T * k * ep * etp / (double(m.experts) * tp);  // tokens of one local expert's GEMM
     gemm({2 * T * k * per_expert / tp, std::min({expert_rows, h, double(m.expert_ffn_hidden) / etp})}, moe_in,
          linear_term, linear_peak, passes);
@@ -231,6 +231,12 @@ StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const
 }
 
 double step_time_error90() { return fit::kStepTimeError90; }
+
+double round_step_time(double step_s) { return std::round(step_s * 1e4) / 1e4; }
+
+double tokens_per_s_per_gpu(std::int64_t global_batch, std::int64_t row_length, double step_s, std::int64_t gpus) {
+  return double(global_batch) * double(row_length) / (step_s * double(gpus));
+}
 
 StepTimePrediction predict_step_time(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu,
                                      Precision precision) {

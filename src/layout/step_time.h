@@ -76,6 +76,13 @@ struct StepTimePrediction {
 /// of predicted / measured and measured / predicted, less 1.
 double step_time_error90();
 
+/// A predicted step time as plan, relayout and tune write it: to the 0.1 ms (seconds in, seconds out).
+double round_step_time(double step_s);
+
+/// Tokens a GPU trains a second at a step of `step_s` seconds: `global_batch` rows of `row_length` tokens a step over
+/// `gpus` GPUs (SPEC §2's T_i = rows × L, as a measured score counts them). `step_s` and `gpus` must be above 0.
+double tokens_per_s_per_gpu(std::int64_t global_batch, std::int64_t row_length, double step_s, std::int64_t gpus);
+
 /// The prediction of `t` on `m` with the fitted constants (step_time_fit.h).
 StepTimePrediction predict_step_time(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu,
                                      Precision precision);

@@ -70,12 +70,12 @@ std::map<std::string, GpuType> load_gpus(const std::filesystem::path& file) {
                        "list the names the NVIDIA driver reports for this GPU type (nvidia-smi -L)");
     if (!std::regex_match(t.price_date, date_re))
       throw InputError(g["price_date"].where(), "expected a date YYYY-MM-DD");
-    if (std::fabs(t.instance_dollars_per_hour / 8 - t.dollars_per_gpu_hour) > 1e-4)
-      throw InputError(
-          g["dollars_per_gpu_hour"].where(),
-          fmt::format("{} is not the instance price {} / 8 = {}", format_double(t.dollars_per_gpu_hour),
-                      format_double(t.instance_dollars_per_hour), format_double(t.instance_dollars_per_hour / 8)),
-          "the rate is the on-demand instance price divided by its 8 GPUs");
+    const double per_gpu = t.instance_dollars_per_hour / double(kInstanceGpus);
+    if (std::fabs(per_gpu - t.dollars_per_gpu_hour) > 1e-4)
+      throw InputError(g["dollars_per_gpu_hour"].where(),
+                       fmt::format("{} is not the instance price {} / {} = {}", format_double(t.dollars_per_gpu_hour),
+                                   format_double(t.instance_dollars_per_hour), kInstanceGpus, format_double(per_gpu)),
+                       "the rate is the on-demand instance price divided by its 8 GPUs");
     out.emplace(key, t);
   }
   if (out.empty()) throw InputError(file.string(), "no GPU types");
@@ -88,9 +88,8 @@ layout::GpuSpeed gpu_speed(const GpuType& gpu, std::int64_t gpus_per_node) {
                      "give dense_fp8_tflops, hbm_gb_per_s, nvlink_gb_per_s, node_network_gbit_per_s and "
                      "hardware_source");
   const GpuHardware& h = *gpu.hardware;
-  // The instance's 8 GPUs share its network (gpus.yaml's rate is the instance price / 8 for the same reason).
-  return {gpu.dense_bf16_tflops, h.dense_fp8_tflops, h.hbm_gb_per_s, h.nvlink_gb_per_s, h.node_network_gbit_per_s, 8,
-          gpus_per_node};
+  return {gpu.dense_bf16_tflops,     h.dense_fp8_tflops, h.hbm_gb_per_s, h.nvlink_gb_per_s,
+          h.node_network_gbit_per_s, kInstanceGpus,      gpus_per_node};
 }
 
 }  // namespace openrecipes::registry

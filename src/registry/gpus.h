@@ -1,6 +1,7 @@
 // GPU types and their prices and peaks, from registry/gpus.yaml (SPEC §3; PROTOCOL.md "Cost").
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -20,6 +21,9 @@ struct GpuHardware {
   double node_network_gbit_per_s = 0;  ///< the instance's inter-node network, Gbit/s for the node (all its NICs)
   std::string hardware_source;
 };
+
+/// The GPUs of every instance gpus.yaml prices: the rate is its price / this, and its network is shared by them.
+inline constexpr std::int64_t kInstanceGpus = 8;
 
 /// One GPU type. The rate is the instance's on-demand price divided by its 8 GPUs.
 struct GpuType {

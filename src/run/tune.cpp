@@ -33,7 +33,7 @@ std::string fmt_seconds(const std::optional<double>& v) { return v ? fmt::format
 // A predicted step time as the search records it: to the 0.1 ms.
 std::optional<double> rounded_step(const std::optional<double>& s) {
   if (!s) return std::nullopt;
-  return std::round(*s * 1e4) / 1e4;
+  return layout::round_step_time(*s);
 }
 
 // A score with its interval's relative half-width, the board's ±95% (h / mean step time).
