@@ -204,6 +204,21 @@ const char* step_time_term_name(std::size_t term) {
   return term < names.size() ? names[term] : "unknown";
 }
 
+StepTimeLane step_time_lane(std::size_t term) {
+  switch (term) {
+    case kCollectives:
+    case kLayerOverhead:
+    case kLocalOverhead:
+    case kMoeOverhead:
+      return StepTimeLane::host;
+    case kDataParallel:
+    case kStepOverhead:
+      return StepTimeLane::once;
+    default:
+      return StepTimeLane::device;
+  }
+}
+
 StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision) {
   const Layout& l = t.layout;
   for (std::int64_t v : {l.tp, l.pp, l.cp, l.ep, l.etp, l.dp, l.micro_batch, t.row_length, t.global_batch})
@@ -242,10 +257,13 @@ StepTimePrediction predict_step_time(const ModelShape& m, const TrainingSetup& t
                                      Precision precision) {
   StepTimePrediction out;
   out.basis = step_time_basis(m, t, gpu, precision);
+  double once = 0;
   for (std::size_t k = 0; k < kStepTimeTerms; ++k) {
     out.terms[k] = fit::kStepTimeConstants[k] * out.basis.seconds[k];
-    out.step_time_s += out.terms[k];
+    const StepTimeLane lane = step_time_lane(k);
+    (lane == StepTimeLane::device ? out.device_s : lane == StepTimeLane::host ? out.host_s : once) += out.terms[k];
   }
+  out.step_time_s = std::max(out.device_s, out.host_s) + once;
   out.low_s = out.step_time_s / (1 + fit::kStepTimeError90);
   out.high_s = out.step_time_s * (1 + fit::kStepTimeError90);
   return out;

@@ -2,8 +2,9 @@
 // term, its formula and the rows its constant was fitted on). The step is the slowest pipeline stage's work for one
 // micro-batch, run (micro-batches + (PP - 1) / VPP) times (the 1F1B or interleaved schedule with its bubble), plus what
 // runs once a step: the optimizer and the data-parallel gradient and parameter exchange. Each kind of work is a term
-// in seconds at the hardware's nominal rate (its "basis"); the prediction is Σ constant × basis, the constants
-// fitted by tools/fit_step_time.py (src/layout/step_time_fit.h) on public measurements.
+// in seconds at the hardware's nominal rate (its "basis"), times a constant (src/layout/step_time_fit.h, pinned at 1
+// or fitted by tools/fit_step_time.py on public measurements). The host launches kernels and collectives ahead of
+// the GPU, so the step takes the longer of the GPU's terms and the host's, plus the terms that run once a step.
 #pragma once
 
 #include <array>
@@ -52,6 +53,12 @@ enum StepTimeTerm : std::size_t {
 /// The term's name as docs and JSON print it ("gemm_bf16", ...).
 const char* step_time_term_name(std::size_t term);
 
+/// Where a term's time goes: the GPU's work (compute, memory-bound work, TP/CP/PP/EP traffic), the host's (kernel
+/// launches and collective calls, which run ahead of the GPU: the step takes the longer of the two), or once a step
+/// after both (the DP exchange's exposed part and the step overhead).
+enum class StepTimeLane : unsigned char { device, host, once };
+StepTimeLane step_time_lane(std::size_t term);
+
 /// The terms of one layout at unit constants: a term's seconds if its constant were 1.
 struct StepTimeBasis {
   std::array<double, kStepTimeTerms> seconds{};
@@ -63,13 +70,16 @@ struct StepTimeBasis {
 /// sizes below 1 throw InputError. The pace-setting stage is the one with the most compute and memory-bound work.
 StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision);
 
-/// A prediction: Σ constant × basis, its terms, and the interval the model's leave-one-model-out error gives:
-/// step / (1 + e) to step × (1 + e), which held 90% of the measured rows of models left out of the fit.
+/// A prediction: max(Σ device terms, Σ host terms) + Σ once terms, each term constant × basis, and the interval the
+/// model's leave-one-model-out error gives: step / (1 + e) to step × (1 + e), which held 90% of the measured rows of
+/// models left out of the fit.
 struct StepTimePrediction {
   double step_time_s = 0;
   double low_s = 0, high_s = 0;
-  std::array<double, kStepTimeTerms> terms{};  ///< seconds, each constant × basis; they sum to step_time_s
+  double device_s = 0, host_s = 0;             ///< the sums of the device and the host lanes' terms
+  std::array<double, kStepTimeTerms> terms{};  ///< seconds, each constant × basis
   StepTimeBasis basis;
+  bool host_bound() const { return host_s > device_s; }
 };
 
 /// e of the interval (step_time_fit.h): the 90th percentile, over the rows of models left out of the fit, of the larger

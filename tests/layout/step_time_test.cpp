@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
@@ -173,17 +174,46 @@ TEST(StepTime, recompute_adds_a_forward_and_the_local_implementation_its_overhea
               1e-12);
 }
 
-TEST(StepTime, the_prediction_is_the_fitted_constants_times_the_basis_with_the_cross_validated_interval) {
+// The host's launches and collective calls run ahead of the GPU: the step is the longer lane plus the once terms.
+double longer_lane_plus_once(const StepTimePrediction& p) {
+  const double host = p.terms[kCollectives] + p.terms[kLayerOverhead] + p.terms[kLocalOverhead] + p.terms[kMoeOverhead];
+  const double once = p.terms[kDataParallel] + p.terms[kStepOverhead];
+  double device = 0;
+  for (std::size_t k : {kGemmBf16, kGemmFp8, kGemmSmall, kAttention, kMemoryBound, kNvlink, kNetwork, kExpertParallel})
+    device += p.terms[k];
+  EXPECT_NEAR(p.device_s, device, 1e-12);
+  EXPECT_NEAR(p.host_s, host, 1e-12);
+  return std::max(device, host) + once;
+}
+
+TEST(StepTime, the_prediction_is_the_longer_of_the_gpu_and_the_host_lanes_with_the_cross_validated_interval) {
   const auto p = predict_step_time(toy(), setup(4), gpu(), Precision::bf16);
-  double sum = 0;
-  for (std::size_t k = 0; k < kStepTimeTerms; ++k) {
+  for (std::size_t k = 0; k < kStepTimeTerms; ++k)
     EXPECT_DOUBLE_EQ(p.terms[k], fit::kStepTimeConstants[k] * p.basis.seconds[k]) << step_time_term_name(k);
-    sum += p.terms[k];
-  }
-  EXPECT_DOUBLE_EQ(p.step_time_s, sum);
-  EXPECT_DOUBLE_EQ(p.low_s, sum / (1 + step_time_error90()));
-  EXPECT_DOUBLE_EQ(p.high_s, sum * (1 + step_time_error90()));
+  const double step = longer_lane_plus_once(p);
+  EXPECT_DOUBLE_EQ(p.step_time_s, step);
+  EXPECT_DOUBLE_EQ(p.low_s, step / (1 + step_time_error90()));
+  EXPECT_DOUBLE_EQ(p.high_s, step * (1 + step_time_error90()));
   EXPECT_STREQ(step_time_term_name(kStepTimeTerms), "unknown");
+}
+
+TEST(StepTime, a_small_layer_waits_on_the_host_and_a_large_one_hides_it) {
+  // The toy's layer on rows of 128 tokens is under a millisecond of GPU work against the host's milliseconds of
+  // launches a layer; on rows of 16,384 tokens at micro-batch 4 (32 times the tokens of rows of 2,048) the GPU works
+  // far longer than the host takes to launch it. Either way the step is the longer lane plus the once terms.
+  auto short_rows = setup(4);
+  short_rows.row_length = 128;
+  const auto tiny = predict_step_time(toy(), short_rows, gpu(), Precision::bf16);
+  EXPECT_TRUE(tiny.host_bound());
+  EXPECT_GT(tiny.host_s, 2 * tiny.device_s);
+  EXPECT_DOUBLE_EQ(tiny.step_time_s, longer_lane_plus_once(tiny));
+  auto long_rows = setup(4);
+  long_rows.row_length = 16384;
+  long_rows.layout.micro_batch = 4;
+  const auto big = predict_step_time(toy(), long_rows, gpu(), Precision::bf16);
+  EXPECT_FALSE(big.host_bound());
+  EXPECT_GT(big.device_s, 10 * big.host_s);
+  EXPECT_DOUBLE_EQ(big.step_time_s, longer_lane_plus_once(big));
 }
 
 TEST(StepTime, sizes_below_one_and_a_gpu_without_rates_are_refused) {

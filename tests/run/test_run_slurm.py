@@ -107,7 +107,7 @@ class SlurmRun(unittest.TestCase):
 
     def test_tune_runs_its_trials_as_jobs_and_its_winner_submits_with_its_search(self):
         # The stand-in models step time (ms) and peak (MiB) by micro-batch, and the fused cross-entropy 1.5x slower;
-        # tune tries the start (2), the planner's fastest predicted (16, the new best), 16 with the swap (the
+        # tune tries the start (2), the planner's fastest predicted (4, the new best), 4 with the swap (the
         # registry's passed component test allows it), then 8: micro-batch 8 is the fastest of them.
         step_ms = {2: 2800, 4: 1900, 8: 1500, 16: 1900, 32: 1900}
         env = self.env_for(self.one, OPENRECIPES_STANDIN_STEP_MS=",".join(f"{k}:{v}" for k, v in step_ms.items()),
@@ -124,7 +124,7 @@ class SlurmRun(unittest.TestCase):
             j = json.load(f)
         mbs = {c["name"]: c["micro_batch"] for c in j["candidates"]}
         swap = {c["name"]: c["swap"] for c in j["candidates"]}
-        self.assertEqual([mbs[t["candidate"]] for t in j["trials"]], [2, 16, 16, 8])
+        self.assertEqual([mbs[t["candidate"]] for t in j["trials"]], [2, 4, 4, 8])
         self.assertEqual([swap[t["candidate"]] for t in j["trials"]], ["", "", "cross_entropy_loss_fusion", ""])
         self.assertEqual(j["stopped"], "--max-trials")
         best = [t for t in j["trials"] if t["best"]]
