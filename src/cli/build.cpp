@@ -8,6 +8,7 @@
 #include "registry/evaluate.h"
 #include "registry/leaderboard.h"
 #include "site/leaderboard_report.h"
+#include "site/model_starting_points.h"
 #include "site/site_writer.h"
 
 namespace openrecipes::cli {
@@ -63,6 +64,7 @@ const bool registered_build = register_command(
            std::cout << site::leaderboard_text(reg, pairs);
          std::cout.flush();
          if (!o->site_out.empty()) {
+           site::add_starting_points(json, reg);  // predictions for the model pages, never ranked
            site::write_site(site::published_board(std::move(json), o->include_unverified), reg, o->site_out);
            std::cerr << "openrecipes: wrote the site to " << o->site_out << " (open index.html, or: openrecipes serve "
                      << o->site_out << ")\n";

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "core/error.h"
 #include "layout/model_rules.h"
@@ -70,7 +71,7 @@ PlannedLayout plan_setup(const ModelShape& m, TrainingSetup t, double memory_mib
   return p;
 }
 
-std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& q) {
+void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::function<void(TrainingSetup&&)>& visit) {
   require(q.gpus, "--gpus", std::int64_t{1} << 20);
   require(q.gpus_per_node, "--gpus-per-node");
   require(q.row_length, "--row-length");
@@ -88,7 +89,6 @@ std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& 
       q.recompute
           ? std::vector<Recomputation>{*q.recompute}
           : std::vector<Recomputation>{{Recompute::none, 1}, {Recompute::selective, 1}, {Recompute::full_uniform, 1}};
-  std::vector<PlannedLayout> out;
   for (auto tp : tps)
     for (auto pp : choices(q.pp, divisors(G / std::max<std::int64_t>(1, tp)))) {
       if (G % (tp * pp) != 0 || pp > m.layers) continue;
@@ -147,7 +147,7 @@ std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& 
                     t.first_stage_layers = first;
                     t.last_stage_layers = last;
                     if (!model_violations(m, t).empty()) continue;
-                    out.push_back(plan_setup(m, std::move(t), q.memory_mib, q.gpus_per_node, q.speed, q.precision));
+                    visit(std::move(t));
                   }
                 }
               }
@@ -155,7 +155,62 @@ std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& 
         }
       }
     }
+}
+
+std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& q) {
+  std::vector<PlannedLayout> out;
+  for_each_setup(m, q, [&](TrainingSetup&& t) {
+    out.push_back(plan_setup(m, std::move(t), q.memory_mib, q.gpus_per_node, q.speed, q.precision));
+  });
   std::stable_sort(out.begin(), out.end(), plan_before);
+  return out;
+}
+
+std::vector<BestLayouts> best_layouts(const ModelShape& m, PlanRequest q, const std::vector<GpuChoice>& gpus,
+                                      std::size_t k) {
+  std::vector<BestLayouts> out(gpus.size());
+  // Each GPU type's best k so far, in plan_before's order with the enumeration index breaking ties (as stable_sort
+  // keeps plan_layouts' enumeration order), so the k are plan_layouts' first k.
+  std::vector<std::vector<std::pair<PlannedLayout, std::size_t>>> best(gpus.size());
+  auto before = [](const std::pair<PlannedLayout, std::size_t>& a, const std::pair<PlannedLayout, std::size_t>& b) {
+    if (plan_before(a.first, b.first)) return true;
+    if (plan_before(b.first, a.first)) return false;
+    return a.second < b.second;
+  };
+  std::size_t index = 0;
+  q.memory_mib = 0;
+  for_each_setup(m, q, [&](TrainingSetup&& t) {
+    const MemoryEstimate memory = estimate_memory(m, t);
+    for (std::size_t g = 0; g < gpus.size(); ++g) {
+      BestLayouts& o = out[g];
+      ++o.layouts;
+      if (!o.smallest_peak || memory.peak_mib < o.smallest_peak->memory.peak_mib) {
+        PlannedLayout p;
+        p.setup = t;
+        p.memory = memory;
+        p.fits = fits_memory(memory.peak_mib, gpus[g].memory_mib);
+        o.smallest_peak = std::move(p);
+      }
+      if (!fits_memory(memory.peak_mib, gpus[g].memory_mib)) continue;
+      ++o.fitting;
+      PlannedLayout p;
+      p.memory = memory;
+      p.relative_time = relative_time(m, t, q.gpus_per_node);
+      GpuSpeed speed = gpus[g].speed;
+      speed.gpus_per_node = q.gpus_per_node;
+      p.step_time = predict_step_time(m, t, speed, q.precision);
+      auto& b = best[g];
+      if (b.size() == k && !(p.step_time->step_time_s <= b.back().first.step_time->step_time_s)) continue;
+      p.warnings = model_warnings(t, q.gpus_per_node);
+      p.setup = t;
+      std::pair<PlannedLayout, std::size_t> entry{std::move(p), index};
+      b.insert(std::upper_bound(b.begin(), b.end(), entry, before), std::move(entry));
+      if (b.size() > k) b.pop_back();
+    }
+    ++index;
+  });
+  for (std::size_t g = 0; g < gpus.size(); ++g)
+    for (auto& [p, i] : best[g]) out[g].best.push_back(std::move(p));
   return out;
 }
 

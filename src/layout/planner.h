@@ -2,7 +2,9 @@
 // whether it fits the GPU, and an order by a documented speed heuristic (plan_order).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,6 +70,30 @@ double relative_time(const ModelShape& m, const TrainingSetup& t, std::int64_t g
 /// fit first, then by predicted step time (with `q.speed`) or relative_time, then by peak memory (plan_before).
 /// Throws InputError for sizes below 1.
 std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& q);
+
+/// A GPU type to plan for: one GPU's memory (MiB) and its rates.
+struct GpuChoice {
+  double memory_mib = 0;
+  GpuSpeed speed;
+};
+
+/// What best_layouts keeps of one GPU type's plan.
+struct BestLayouts {
+  std::vector<PlannedLayout> best;             ///< plan_layouts' first k that fit, in its order (fewer when fewer fit)
+  std::optional<PlannedLayout> smallest_peak;  ///< the valid layout of the smallest predicted peak (why none fits)
+  std::size_t layouts = 0, fitting = 0;        ///< valid layouts, and those that fit
+};
+
+/// Calls `visit` with every valid setup plan_layouts plans for `q` on `m` (model_violations empty), in its order
+/// before sorting. Throws InputError for sizes below 1.
+void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::function<void(TrainingSetup&&)>& visit);
+
+/// plan_layouts for each GPU type of `gpus` at once (q.memory_mib and q.speed are ignored: each GPU's own are used),
+/// keeping only the first `k` layouts that fit each and the smallest peak: the memory model runs once a layout and
+/// the step-time model once a fitting layout and GPU type, and nothing else is kept, so a model's starting points on
+/// several GPU types cost about one plan. The same layouts, predictions and order as plan_layouts' first k.
+std::vector<BestLayouts> best_layouts(const ModelShape& m, PlanRequest q, const std::vector<GpuChoice>& gpus,
+                                      std::size_t k);
 
 /// One setup planned as plan_layouts plans each of its layouts: the predicted peak, whether it fits in `memory_mib`
 /// (fits_memory), the relative time on nodes of `gpus_per_node`, the predicted step time with `speed` (in

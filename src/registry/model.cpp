@@ -27,8 +27,8 @@ std::map<std::string, ModelInfo> load_models(const std::filesystem::path& dir) {
     if (!is_registry_name(m.id))
       throw InputError(path.string(), "model file name is not a model id ([a-z0-9._-])", "rename the file");
     auto y = load_yaml_file(path);
-    y.reject_unknown_keys(
-        {"name", "family", "checkpoint", "active_params", "config", "layer_shape", "notes", "rows_build"});
+    y.reject_unknown_keys({"name", "family", "checkpoint", "active_params", "config", "layer_shape", "tokenizer",
+                           "model_args", "notes", "rows_build"});
     m.rows_build = y["rows_build"].string_or_null(80);
     m.name = y.require("name").as_string(200);
     m.family = y.require("family").as_string(64);
@@ -66,6 +66,13 @@ std::map<std::string, ModelInfo> load_models(const std::filesystem::path& dir) {
     if (y["layer_shape"].defined())
       for (const auto& k : y["layer_shape"].keys())
         m.layer_shape[k] = y["layer_shape"][k].as_int(0, std::int64_t{1} << 40);
+    if (y["tokenizer"].defined()) {
+      auto tk = y["tokenizer"];
+      tk.reject_unknown_keys({"family", "chat_template"});
+      m.tokenizer = tk.require("family").as_string(400);
+      m.chat_template = tk.require("chat_template").as_string(400);
+    }
+    m.model_args = y["model_args"].string_or_null(300).value_or("");
     if (y["notes"].defined()) m.notes = y["notes"].as_string(20000);
     out.emplace(m.id, std::move(m));
   }

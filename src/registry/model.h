@@ -26,7 +26,12 @@ struct ModelInfo {
   std::map<std::string, std::int64_t> breakdown;  ///< N by class (attention, dense_mlp, ...), sums to N
   nlohmann::json config;           ///< the Hugging Face config.json fields N is counted from (may be empty)
   checks::LayerShape layer_shape;  ///< for component tests
-  std::string notes;               ///< what all of its recipes need (PROTOCOL.md "Running a recipe")
+  std::string tokenizer;           ///< the tokenizer's family (kind and vocabulary), in words ("" when not given)
+  std::string chat_template;       ///< its chat template's turn markers, in words ("" when not given)
+  /// Where its Megatron-LM arguments come from: a framework's model script at a commit ("slime 624b824a
+  /// scripts/models/qwen3-8B.sh"); "" when no framework has one.
+  std::string model_args;
+  std::string notes;  ///< what all of its recipes need (PROTOCOL.md "Running a recipe")
   /// The reference rows build (registry/rows/<id>) its standard-workload recipes' rows must be (`rows_build:`).
   std::optional<std::string> rows_build;
   std::string file;

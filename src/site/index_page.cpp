@@ -6,6 +6,7 @@
 #include <string>
 
 #include "site/board_entries.h"
+#include "site/format.h"
 #include "site/page_parts.h"
 #include "site/site_paths.h"
 
@@ -43,6 +44,66 @@ json changelog_view(const json& board, const json& site) {
                        {"has_removed", !c["removed"].empty()}});
   }
   return changes;
+}
+
+// The models table: a row per model and GPU type with its count of verified recipes and its best verified
+// tokens/s/GPU, or, where it has none, its best predicted starting point (marked as a prediction; never a rank).
+json models_table(const json& board) {
+  std::map<std::pair<std::string, std::string>, std::pair<std::size_t, const json*>> verified;  // count, best
+  std::map<std::pair<std::string, std::string>, const json*> best_pair;
+  for (const auto& p : board["pairs"]) {
+    const auto key = std::pair{p["model"].get<std::string>(), p["gpu"].get<std::string>()};
+    for (const auto& e : p["ranked"]) {
+      if (!is_verified_entry(e)) continue;
+      auto& [count, best] = verified[key];
+      ++count;
+      if (!best || e["tokens_per_s_per_gpu"].get<double>() > (*best)["tokens_per_s_per_gpu"].get<double>()) {
+        best = &e;
+        best_pair[key] = &p;
+      }
+    }
+  }
+  json rows = json::array();
+  for (auto it = board["models"].begin(); it != board["models"].end(); ++it) {
+    std::set<std::string> gpus;
+    for (const auto& [key, v] : verified)
+      if (key.first == it.key()) gpus.insert(key.second);
+    for (const auto& sp : it.value().value("starting_points", json::array())) gpus.insert(sp["gpu"].get<std::string>());
+    for (const auto& gpu : gpus) {
+      json row = {
+          {"model_id", it.key()}, {"model", it.value()["name"]}, {"gpu", gpu}, {"href", model_page_path(it.key())}};
+      const auto v = verified.find({it.key(), gpu});
+      row["verified_count"] = v == verified.end() ? 0 : v->second.first;
+      if (v != verified.end()) {
+        const json& e = *v->second.second;
+        const json& p = *best_pair[{it.key(), gpu}];
+        row["kind"] = "verified";
+        row["tokens"] = format_tokens_per_s(e["tokens_per_s_per_gpu"].get<double>());
+        row["tokens_value"] = e["tokens_per_s_per_gpu"];
+        row["gpus"] = e["gpus"];
+        row["recipe_href"] = recipe_page_path(e["id"].get<std::string>());
+        row["recipe"] = e.contains("name") ? e["name"] : e["id"];
+        row["non_standard"] = p["non_standard_workload"];
+      } else {
+        const json* top = nullptr;
+        for (const auto& sp : it.value()["starting_points"])
+          if (sp["gpu"] == gpu && sp["fits"].get<bool>() &&
+              (!top || sp["tokens_per_s_per_gpu"].get<double>() > (*top)["tokens_per_s_per_gpu"].get<double>()))
+            top = &sp;
+        row["kind"] = "predicted";
+        row["fits"] = top != nullptr;
+        if (top) {
+          row["tokens"] = format_tokens_per_s((*top)["tokens_per_s_per_gpu"].get<double>());
+          row["tokens_value"] = (*top)["tokens_per_s_per_gpu"];
+          row["gpus"] = (*top)["gpus"];
+          row["start_href"] = model_page_path(it.key()) + "#starting-points";
+        }
+      }
+      row["predicted"] = row["kind"] == "predicted";
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
 }
 
 }  // namespace
@@ -91,9 +152,8 @@ json index_view(const json& board) {
     model_options.push_back({{"id", it.key()}, {"name", it.value()["name"]}});
   const json& site = board.contains("site") ? board["site"] : json::object();
   const json changes = changelog_view(board, site);
-  json models = json::array();
-  for (auto it = board["models"].begin(); it != board["models"].end(); ++it)
-    models.push_back({{"name", it.value()["name"]}, {"href", model_page_path(it.key())}});
+  const json models = models_table(board);
+  for (const auto& m : models) gpu_types.insert(m["gpu"].get<std::string>());  // the models table filters by them too
   json unreadable = json::array();
   for (const auto& e : board["unreadable"])
     unreadable.push_back({{"id", e["id"]}, {"reasons", reasons_view(e["reasons"])}});

@@ -430,6 +430,9 @@ nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector
                  {"counted_from", m.counted_from},
                  {"counting", m.counting},
                  {"breakdown", m.breakdown},
+                 {"tokenizer", m.tokenizer},
+                 {"chat_template", m.chat_template},
+                 {"model_args", m.model_args},
                  {"notes", m.notes}};
   j["models"] = models;
   nlohmann::json ps = nlohmann::json::array();

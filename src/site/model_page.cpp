@@ -1,12 +1,18 @@
 // A model's page: its facts, its pairs' tables and the comparison across GPU types (site/model_page.h).
 #include "site/model_page.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <map>
 #include <set>
 #include <vector>
 
 #include "core/text.h"
+#include "layout/step_time.h"
 #include "registry/evaluate.h"
+#include "site/charts.h"
+#include "site/format.h"
 #include "site/model_comparison.h"
 #include "site/page_parts.h"
 #include "site/site_paths.h"
@@ -39,6 +45,11 @@ json model_facts(const json& m, const std::string& model) {
                          {"value", std::to_string(it.value().get<std::int64_t>())}});
   v["breakdown"] = breakdown;
   v["notes"] = m["notes"];
+  v["tokenizer"] = m.value("tokenizer", "");
+  v["chat_template"] = m.value("chat_template", "");
+  v["has_tokenizer"] = !v["tokenizer"].get<std::string>().empty();
+  v["model_args"] = m.value("model_args", "");
+  v["has_model_args"] = !v["model_args"].get<std::string>().empty();
   v["has_notes"] = !m["notes"].get<std::string>().empty();
   return v;
 }
@@ -89,6 +100,85 @@ json pair_view(const json& p, const std::string& root, FilterOptions& options) {
   return pj;
 }
 
+// A predicted interval as the tables write it: "low – high".
+std::string span(const json& pair, std::string (*text)(double)) {
+  return text(pair[0].get<double>()) + " – " + text(pair[1].get<double>());
+}
+
+// A predicted step, to three significant digits (the model's interval is ×/÷ 2: more would be noise).
+std::string step_seconds(double v) { return fmt::format("{:.3g} s", v); }
+
+std::string layout_text(const json& l) {
+  std::string t = fmt::format("TP {} · PP {}", l["tp"].get<std::int64_t>(), l["pp"].get<std::int64_t>());
+  if (!l["vpp"].is_null()) t += fmt::format(" (VPP {})", l["vpp"].get<std::int64_t>());
+  for (auto [key, name] : {std::pair{"cp", "CP"}, std::pair{"ep", "EP"}})
+    if (l[key].get<std::int64_t>() > 1) t += fmt::format(" · {} {}", name, l[key].get<std::int64_t>());
+  if (l["ep"].get<std::int64_t>() > 1 && l["etp"] != l["tp"])
+    t += fmt::format(" · ETP {}", l["etp"].get<std::int64_t>());
+  t += fmt::format(" · DP {} · micro-batch {}", l["dp"].get<std::int64_t>(), l["micro_batch"].get<std::int64_t>());
+  if (l["recompute"] != "none") t += " · " + l["recompute"].get<std::string>() + " recompute";
+  return t;
+}
+
+// The starting points of one GPU type: a row per GPU count, and the chart's series.
+json start_rows(const json& points, const std::string& gpu, LineSeries& series) {
+  json rows = json::array();
+  for (const auto& sp : points) {
+    if (sp["gpu"] != gpu) continue;
+    json r = {{"gpus", sp["gpus"]}, {"nodes", sp["nodes"]}, {"fits", sp["fits"]}};
+    r["usable"] = integer(sp["usable_mib"].get<double>());
+    if (sp["fits"].get<bool>()) {
+      r["layout"] = layout_text(sp["layout"]);
+      r["peak"] = integer(sp["peak_memory_mib"].get<double>());
+      r["step"] = step_seconds(sp["step_time_s"].get<double>());
+      r["step_span"] = span(sp["step_time_interval_s"], step_seconds);
+      r["tokens"] = format_tokens_per_s(sp["tokens_per_s_per_gpu"].get<double>());
+      r["tokens_value"] = sp["tokens_per_s_per_gpu"];
+      r["tokens_span"] = span(sp["tokens_interval"], format_tokens_per_s);
+      r["dollars"] = format_dollars(sp["dollars_per_million_tokens"].get<double>());
+      r["dollars_span"] = span(sp["dollars_interval"], format_dollars);
+      r["mfu"] = percent1(sp["mfu"].get<double>());
+      r["mfu_span"] = span(sp["mfu_interval"], percent1);
+      r["megatron_args"] = sp["megatron_args"];
+      r["tune_command"] = sp["tune_command"];
+      series.points.push_back({sp["gpus"].get<double>(), sp["tokens_per_s_per_gpu"].get<double>()});
+    } else {
+      r["smallest_peak"] = sp.contains("smallest_peak_mib") ? integer(sp["smallest_peak_mib"].get<double>()) : "–";
+      r["smallest_layout"] = sp.contains("smallest_layout") ? layout_text(sp["smallest_layout"]) : "";
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+// "Where to start": per GPU type the predicted fastest layout at each GPU count (site/model_starting_points.h), and a
+// chart of predicted tokens/s/GPU against GPU count, one series per GPU type.
+void starting_points_view(json& v, const json& m) {
+  const json points = m.value("starting_points", json::array());
+  std::vector<std::string> gpus;
+  for (const auto& sp : points)
+    if (std::find(gpus.begin(), gpus.end(), sp["gpu"].get<std::string>()) == gpus.end())
+      gpus.push_back(sp["gpu"].get<std::string>());
+  LineChart chart;
+  chart.title = "predicted tokens/s/GPU against GPU count (a prediction, not a measurement)";
+  chart.x_label = "GPUs";
+  chart.y_label = "predicted tokens/s/GPU";
+  chart.y_from_zero = chart.x_from_zero = chart.x_integer = true;
+  chart.y_decimals = 0;
+  json groups = json::array();
+  for (const auto& gpu : gpus) {
+    LineSeries series{gpu, {}, chart.series.size() % 2 == 1, false};
+    groups.push_back({{"gpu", gpu}, {"rows", start_rows(points, gpu, series)}});
+    if (!series.points.empty()) chart.series.push_back(std::move(series));
+  }
+  v["start_groups"] = groups;
+  v["starting_points_error"] = m.value("starting_points_error", "");
+  v["has_starting_points_error"] = m.contains("starting_points_error");
+  v["has_starting_points"] = !groups.empty();
+  v["start_chart"] = chart.series.empty() ? json(false) : json(line_chart_svg(chart));
+  v["interval_factor"] = fmt::format("{:.2f}", 1 + layout::step_time_error90());
+}
+
 }  // namespace
 }  // namespace parts
 
@@ -107,6 +197,13 @@ json model_view(const json& board, const std::string& model) {
   }
   v["pairs"] = pairs;
   v["has_pairs"] = !pairs.empty();
+  std::size_t verified = 0;
+  for (const auto& p : board["pairs"])
+    if (p["model"] == model)
+      for (const auto& e : p["ranked"]) verified += is_verified_entry(e);
+  v["verified_recipes"] = verified;
+  v["no_verified_recipe"] = verified == 0;
+  starting_points_view(v, board["models"][model]);
   options.write(v);
   json comparisons = json::array();
   for (const auto& [key, ps] : by_workload) comparisons.push_back(comparison_view(key, ps, root));

@@ -145,6 +145,57 @@ TEST(Plan, DeepSeekV3On256GpusEveryLayoutIsWhole) {
   EXPECT_LT(seconds, 5.0);  // the bench (bench/plan.sh) measures the 1 s target without sanitizers
 }
 
+// best_layouts on several GPU types at once is plan_layouts' first k on each: the same setups, peaks and predicted
+// steps in the same order, the smallest peak of every layout, and the counts.
+void expect_best_is_plan_head(const ModelShape& m, PlanRequest q, const std::vector<GpuChoice>& gpus, std::size_t k) {
+  const auto best = best_layouts(m, q, gpus, k);
+  ASSERT_EQ(best.size(), gpus.size());
+  for (std::size_t g = 0; g < gpus.size(); ++g) {
+    q.memory_mib = gpus[g].memory_mib;
+    q.speed = gpus[g].speed;
+    const auto plans = plan_layouts(m, q);
+    std::size_t fitting = 0;
+    double smallest = plans.front().memory.peak_mib;
+    for (const auto& p : plans) {
+      fitting += p.fits;
+      smallest = std::min(smallest, p.memory.peak_mib);
+    }
+    EXPECT_EQ(best[g].layouts, plans.size());
+    EXPECT_EQ(best[g].fitting, fitting);
+    ASSERT_TRUE(best[g].smallest_peak);
+    EXPECT_EQ(best[g].smallest_peak->memory.peak_mib, smallest);
+    ASSERT_EQ(best[g].best.size(), std::min(k, fitting));
+    for (std::size_t i = 0; i < best[g].best.size(); ++i) {
+      const auto& a = best[g].best[i];
+      const auto& b = plans[i];
+      EXPECT_EQ(a.setup.layout, b.setup.layout) << "GPU " << g << " layout " << i;
+      EXPECT_EQ(a.setup.recompute.kind, b.setup.recompute.kind);
+      EXPECT_EQ(a.setup.distributed_optimizer, b.setup.distributed_optimizer);
+      EXPECT_EQ(a.memory.peak_mib, b.memory.peak_mib);
+      EXPECT_EQ(a.step_time->step_time_s, b.step_time->step_time_s);
+      EXPECT_EQ(a.warnings, b.warnings);
+    }
+  }
+}
+
+TEST(Plan, BestLayoutsOnSeveralGpuTypesAreEachPlansFirstLayouts) {
+  // Round rates: an 80 GB and a 141 GB GPU of different speeds, so the two orders differ.
+  const GpuChoice small{81559, {989, 1979, 3350, 900, 3200, 8, 8}};
+  const GpuChoice large{143771, {989, 1979, 4800, 900, 3200, 8, 8}};
+  PlanRequest q;
+  q.gpus = 8;
+  expect_best_is_plan_head(qwen3_06b(), q, {small, large}, 5);
+  q.row_length = 512;
+  q.global_batch = 32;
+  q.impl = Impl::local;
+  expect_best_is_plan_head(qwen3_06b(), q, {large}, 40);  // ties of predicted step keep plan's enumeration order
+  OPENRECIPES_REQUIRE_FIXTURE_FILE(testing::fixtures_dir() / "configs/DeepSeek-V3/config.json");
+  const auto config = nlohmann::json::parse(read_file(testing::fixtures_dir() / "configs/DeepSeek-V3/config.json"));
+  PlanRequest big;
+  big.gpus = 128;
+  expect_best_is_plan_head(shape_from_config(config, "DeepSeek-V3"), big, {small, large}, 3);
+}
+
 TEST(Relayout, Tulu3Mbs16ToEightGpusSuggestsMicroBatchFourAndTp) {
   RelayoutRequest q;
   q.layout = setup(1, 1, 1, 16).layout;

@@ -5,6 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
 #include "registry/leaderboard.h"
 #include "registry/scratch_registry.h"
 #include "site/leaderboard_report.h"
@@ -237,9 +243,17 @@ TEST(Pages, every_page_of_the_board_is_written_and_sorted_by_path) {
   const auto pages = site_pages(board_of(s.root, true));
   std::vector<std::string> paths;
   for (const auto& p : pages) paths.push_back(p.path);
-  EXPECT_EQ(paths, (std::vector<std::string>{"index.html", "models/qwen3-0.6b.html", "rates.html",
-                                             "recipes/qwen3-0.6b/H200/lr10.html", "recipes/qwen3-0.6b/H200/mbs2.html",
-                                             "recipes/qwen3-0.6b/H200/ref.html"}));
+  // A page per model file (each registry model has one, recipes or not), between the index and the rates.
+  std::vector<std::string> expected{"index.html"};
+  std::set<std::string> models;
+  for (const auto& e : std::filesystem::directory_iterator(s.root / "models")) models.insert(e.path().stem().string());
+  for (const auto& m : models) expected.push_back("models/" + m + ".html");
+  for (const char* p : {"rates.html", "recipes/qwen3-0.6b/H200/lr10.html", "recipes/qwen3-0.6b/H200/mbs2.html",
+                        "recipes/qwen3-0.6b/H200/ref.html"})
+    expected.push_back(p);
+  std::sort(expected.begin(), expected.end());  // by path: "models/deepseek-v3.2.html" before "models/deepseek-v3.html"
+  EXPECT_EQ(models.size(), 23u);
+  EXPECT_EQ(paths, expected);
   for (const auto& p : pages) EXPECT_EQ(p.bytes.rfind("<!DOCTYPE html>", 0), 0u) << p.path;
 }
 

@@ -160,6 +160,15 @@
       var standard = all.querySelector('[data-empty-standard]');
       if (standard) standard.hidden = !f.standard;
     }
+    // The models table: the model and GPU type filters pick its rows, verified and predicted alike.
+    var models = 0;
+    Array.prototype.forEach.call(document.querySelectorAll('#models-table tbody tr[data-model]'), function (tr) {
+      tr.hidden = !((!f.model || tr.getAttribute('data-model') === f.model) &&
+                    (!f.gpu || tr.getAttribute('data-gpu') === f.gpu));
+      if (!tr.hidden) models += 1;
+    });
+    var noModel = document.querySelector('#models-table tr[data-empty-models]');
+    if (noModel) noModel.hidden = models > 0;
     var status = document.getElementById('filter-status');
     if (status) status.textContent = 'showing ' + shown + ' of ' + total + ' recipes';
   }

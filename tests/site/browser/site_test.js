@@ -155,6 +155,8 @@ async function mainSite(browser, work) {
   const site = path.join(work, 'site');
   run(['build', '-o', site]);
   const board = JSON.parse(run(['build', '--json']));
+  // The published board the site carries: the same, with each model's predicted starting points (build -o adds them).
+  const published = JSON.parse(fs.readFileSync(path.join(site, 'data/leaderboard.json'), 'utf8'));
   const { server, base } = await startServer(site);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, offline: false });
   const problems = [];
@@ -211,9 +213,41 @@ async function mainSite(browser, work) {
     const singles = await page.$$eval('#gpu-comparison p.single', (ps) => ps.map((x) => x.textContent));
     const gpuTypes = new Set(board.pairs.filter((x) => x.model === model && x.ranked.some((e) => e.verified)).map((x) => x.gpu));
     if (gpuTypes.size === 1) assert.ok(singles.length >= 1, `${model}: one GPU type must say so instead of a comparison chart`);
+    // Starting points: predictions, in their own section and tables, never in a ranked table; a model with no verified
+    // recipe says so above them; each row's tune command and flags are the published board's (whose every command
+    // tests/cli/starting_points_cli_test.cpp parses with the project's own reader and argument parser).
+    const points = published.models[model].starting_points;
+    const start = await page.$$eval('section.starting-points table.predicted tbody tr', (trs) => trs.map((tr) => ({
+      gpus: Number(tr.getAttribute('data-gpus')), fits: tr.getAttribute('data-fits') === '1',
+      tune: (tr.querySelector('code.tune-command') || { textContent: null }).textContent,
+      args: (tr.querySelector('code.megatron-args') || { textContent: null }).textContent })));
+    assert.deepStrictEqual(start.map((r) => [r.gpus, r.fits]), points.map((sp) => [sp.gpus, sp.fits]), `${model}: a starting point per GPU type and count`);
+    assert.deepStrictEqual(start.map((r) => r.tune), points.map((sp) => sp.fits ? sp.tune_command : null), `${model}: the tune commands`);
+    assert.deepStrictEqual(start.map((r) => r.args), points.map((sp) => sp.fits ? sp.megatron_args : null), `${model}: the layouts' flags`);
+    assert.strictEqual(await page.$$eval('table.ranked .predicted-row, table.ranked .tag.predicted, table.ranked code.tune-command', (x) => x.length), 0, `${model}: a prediction in a ranked table`);
+    assert.strictEqual(await page.$$eval('section.starting-points table.ranked, section.starting-points tr[data-recipe]', (x) => x.length), 0, `${model}: a ranked row among the predictions`);
+    const hasVerified = board.pairs.some((p) => p.model === model && p.ranked.some((e) => e.verified));
+    assert.strictEqual(await page.$('p.no-verified') !== null, !hasVerified, `${model}: "no verified recipe yet" exactly when it has none`);
     if (model === 'qwen3-0.6b') await shoot(page, 'model.png', { fullPage: true });
+    if (model === 'llama-3.1-70b') await shoot(page, 'model-dense-llama-3.1-70b.png', { fullPage: true });
+    if (model === 'qwen3-30b-a3b') await shoot(page, 'model-moe-qwen3-30b-a3b.png', { fullPage: true });
+    if (model === 'deepseek-v3') await shoot(page, 'model-mla-deepseek-v3.png', { fullPage: true });
     await page.close();
   }
+  // The index: predictions only in the models table, marked; its rows follow the model and GPU type filters.
+  page = await visit(context, base + 'index.html', problems);
+  assert.strictEqual(await page.$$eval('#index-table .tag.predicted', (x) => x.length), 0, 'index: a prediction among the ranked recipes');
+  const modelRows = () => page.$$eval('#models-table tbody tr[data-model]', (trs) => trs.filter((tr) => !tr.hidden).map((tr) => [tr.getAttribute('data-model'), tr.getAttribute('data-gpu'), tr.getAttribute('data-kind')]));
+  const everyRow = await modelRows();
+  for (const [id, m] of Object.entries(published.models))
+    for (const gpu of new Set(m.starting_points.map((sp) => sp.gpu))) {
+      const verified = board.pairs.some((p) => p.model === id && p.gpu === gpu && p.ranked.some((e) => e.verified));
+      assert.ok(everyRow.some((r) => r[0] === id && r[1] === gpu && r[2] === (verified ? 'verified' : 'predicted')), `index: ${id} on ${gpu}`);
+    }
+  await page.selectOption('select[name=model]', 'deepseek-v3');
+  await page.selectOption('select[name=gpu]', 'H100');
+  assert.deepStrictEqual(await modelRows(), [['deepseek-v3', 'H100', 'predicted']], 'index: the filters pick the models table\'s rows');
+  await page.close();
 
   // Recipe pages: each number of each ranked recipe.
   for (const [id, { entry }] of byId) {
