@@ -224,6 +224,17 @@ async function mainSite(browser, work) {
     assert.deepStrictEqual(start.map((r) => [r.gpus, r.fits]), points.map((sp) => [sp.gpus, sp.fits]), `${model}: a starting point per GPU type and count`);
     assert.deepStrictEqual(start.map((r) => r.tune), points.map((sp) => sp.fits ? sp.tune_command : null), `${model}: the tune commands`);
     assert.deepStrictEqual(start.map((r) => r.args), points.map((sp) => sp.fits ? sp.megatron_args : null), `${model}: the layouts' flags`);
+    // The page's tune commands go to openrecipes itself (plain words, as tests/cli/starting_points_cli_test.cpp checks
+    // with the project's command reader): its parser takes every option, on one node and on several, and tune stops
+    // only at the recipe folder the contributor has yet to write.
+    const tunes = start.filter((r) => r.tune).map((r) => r.tune);
+    for (const cmd of new Set([tunes[0], tunes[tunes.length - 1]].filter((c) => c))) {
+      const words = cmd.split(' ');
+      assert.strictEqual(words[0], 'openrecipes', cmd);
+      const r = childProcess.spawnSync(binary, words.slice(1), { encoding: 'utf8', env, cwd: work });
+      assert.strictEqual(r.status, 2, `${cmd}: ${r.stderr}`);
+      assert.strictEqual(r.stderr, `openrecipes: error: ${words[2]}/recipe.yaml: file not found (fix: check the path)\n`, cmd);
+    }
     assert.strictEqual(await page.$$eval('table.ranked .predicted-row, table.ranked .tag.predicted, table.ranked code.tune-command', (x) => x.length), 0, `${model}: a prediction in a ranked table`);
     assert.strictEqual(await page.$$eval('section.starting-points table.ranked, section.starting-points tr[data-recipe]', (x) => x.length), 0, `${model}: a ranked row among the predictions`);
     const hasVerified = board.pairs.some((p) => p.model === model && p.ranked.some((e) => e.verified));
