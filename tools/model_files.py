@@ -27,18 +27,19 @@ DROPPED = ("quantization_config", "vision_config")
 
 # Tokenizers and chat templates by family: the tokenizer's kind and vocabulary, and the turn markers of the template.
 QWEN = ("Qwen byte-level BPE (Qwen2Tokenizer)", "ChatML: <|im_start|>role ... <|im_end|>, with <think> blocks")
-QWEN35 = ("Qwen byte-level BPE, 248K vocabulary (config vocab_size 248,320)",
-          "ChatML: <|im_start|>role ... <|im_end|>, with <think> blocks")
-DEEPSEEK = ("DeepSeek byte-level BPE (LlamaTokenizerFast class), 128K vocabulary",
+QWEN_INSTRUCT = ("Qwen byte-level BPE (Qwen2Tokenizer)",
+                 "ChatML: <|im_start|>role ... <|im_end|> (an Instruct checkpoint: no thinking blocks)")
+QWEN35 = ("Qwen byte-level BPE", "ChatML: <|im_start|>role ... <|im_end|>, with <think> blocks")
+DEEPSEEK = ("DeepSeek byte-level BPE (LlamaTokenizerFast class)",
             "DeepSeek: <|begin_of_sentence|>, <|User|> ... <|Assistant|> ... <|end_of_sentence|> (the tokenizer "
             "writes the bars as U+FF5C and the underscores as U+2581)")
-KIMI = ("Kimi tiktoken BPE (TikTokenTokenizer), 160K vocabulary",
+KIMI = ("Kimi tiktoken BPE (TikTokenTokenizer)",
         "Kimi: <|im_system|> / <|im_user|> / <|im_assistant|> ... <|im_middle|> ... <|im_end|>")
-GLM = ("GLM byte-level BPE (PreTrainedTokenizerFast), 151K vocabulary",
+GLM = ("GLM byte-level BPE (PreTrainedTokenizerFast)",
        "GLM: [gMASK]<sop>, <|system|> / <|user|> / <|assistant|>, with <think> blocks")
-GPT_OSS = ("o200k_harmony (tiktoken BPE), 201K vocabulary",
+GPT_OSS = ("o200k_harmony (tiktoken BPE)",
            "harmony: <|start|>role<|channel|>...<|message|> ... <|end|> (analysis and final channels)")
-LLAMA = ("Llama 3 tiktoken BPE (PreTrainedTokenizerFast), 128K vocabulary",
+LLAMA = ("Llama 3 tiktoken BPE (PreTrainedTokenizerFast)",
          "Llama 3: <|begin_of_text|>, <|start_header_id|>role<|end_header_id|> ... <|eot_id|>")
 
 # Attention kinds: what the planner (memory and step time) does with each.
@@ -53,6 +54,10 @@ INDEXER = ("the sparse-attention indexer (DeepSeek Sparse Attention) over MLA: b
            "full causal MLA, an upper bound; the indexer's weights are counted in N)")
 AUX_ZERO = ("Objective: the family's convention is --moe-aux-loss-coeff 0 (Megatron computes the load-balancing loss "
             "per micro-batch, so with it on the rows per micro-batch would be part of the objective).")
+AUX_ZERO_DENSE = ("Objective: the family's convention is --moe-aux-loss-coeff 0, Megatron-LM's default, which this dense "
+                  "model keeps.")
+SAME_SHAPE = (" slime has no Qwen3.6 script; {} is Qwen3.5's for the same layer sizes (layers, hidden, heads, groups, "
+              "experts): check its rope settings against this config.json.")
 
 # id: (name, family, checkpoint, fixture folder, slime's model script or None, tokenizer, attention kinds, extra note)
 MODELS = {
@@ -63,9 +68,9 @@ MODELS = {
     "qwen3-235b-a22b": ("Qwen3-235B-A22B", "qwen3", "Qwen/Qwen3-235B-A22B", "Qwen3-235B-A22B",
                         "qwen3-235B-A22B.sh", QWEN, [FULL], None),
     "qwen3-next-80b-a3b": ("Qwen3-Next-80B-A3B", "qwen3-next", "Qwen/Qwen3-Next-80B-A3B-Instruct",
-                           "Qwen3-Next-80B-A3B", "qwen3-next-80B-A3B.sh", QWEN, [LINEAR], None),
+                           "Qwen3-Next-80B-A3B", "qwen3-next-80B-A3B.sh", QWEN_INSTRUCT, [LINEAR], None),
     "qwen3.5-27b": ("Qwen3.5-27B", "qwen3.5", "Qwen/Qwen3.5-27B", "Qwen3.5-27B", "qwen3.5-27B.sh", QWEN35, [LINEAR],
-                    AUX_ZERO),
+                    AUX_ZERO_DENSE),
     "qwen3.5-35b-a3b": ("Qwen3.5-35B-A3B", "qwen3.5", "Qwen/Qwen3.5-35B-A3B", "Qwen3.5-35B-A3B",
                         "qwen3.5-35B-A3B.sh", QWEN35, [LINEAR], AUX_ZERO),
     "qwen3.5-122b-a10b": ("Qwen3.5-122B-A10B", "qwen3.5", "Qwen/Qwen3.5-122B-A10B", "Qwen3.5-122B-A10B-FP8", None,
@@ -73,11 +78,12 @@ MODELS = {
                           "122B-A10B-FP8), whose architecture fields are the BF16 model's."),
     "qwen3.5-397b-a17b": ("Qwen3.5-397B-A17B", "qwen3.5", "Qwen/Qwen3.5-397B-A17B", "Qwen3.5-397B-A17B", None, QWEN35,
                           [LINEAR], AUX_ZERO),
-    "qwen3.6-27b": ("Qwen3.6-27B", "qwen3.6", "Qwen/Qwen3.6-27B", "Qwen3.6-27B-NVFP4", None, QWEN35, [LINEAR],
-                    AUX_ZERO + " The fixture's config.json is NVIDIA's NVFP4 re-quantisation's (nvidia/Qwen3.6-27B-"
+    "qwen3.6-27b": ("Qwen3.6-27B", "qwen3.6", "Qwen/Qwen3.6-27B", "Qwen3.6-27B-NVFP4", "qwen3.5-27B.sh", QWEN35,
+                    [LINEAR], AUX_ZERO_DENSE + SAME_SHAPE.format("qwen3.5-27B.sh") + " The fixture's config.json is "
+                    "NVIDIA's NVFP4 re-quantisation's (nvidia/Qwen3.6-27B-"
                     "NVFP4), whose architecture fields are the base model's."),
-    "qwen3.6-35b-a3b": ("Qwen3.6-35B-A3B", "qwen3.6", "Qwen/Qwen3.6-35B-A3B", "Qwen3.6-35B-A3B", None, QWEN35,
-                        [LINEAR], AUX_ZERO),
+    "qwen3.6-35b-a3b": ("Qwen3.6-35B-A3B", "qwen3.6", "Qwen/Qwen3.6-35B-A3B", "Qwen3.6-35B-A3B", "qwen3.5-35B-A3B.sh",
+                        QWEN35, [LINEAR], AUX_ZERO + SAME_SHAPE.format("qwen3.5-35B-A3B.sh")),
     "deepseek-v3": ("DeepSeek-V3", "deepseek-v3", "deepseek-ai/DeepSeek-V3", "DeepSeek-V3", "deepseek-v3.sh",
                     DEEPSEEK, [MLA], "Its one multi-token-prediction layer is left out of N and of the planner."),
     "deepseek-r1": ("DeepSeek-R1", "deepseek-v3", "deepseek-ai/DeepSeek-R1", "DeepSeek-R1", "deepseek-v3.sh",
@@ -110,29 +116,26 @@ def text_fields(config):
     return config.get("text_config", config)
 
 
-def layer_shape(config):
-    """The layer shape in Megatron-LM's argument-dump names (component tests compare them)."""
+# kv_channels where the model's slime script sets another than its config's query-key head size (Kimi-K2's MLA).
+KV_CHANNELS = {"kimi-k2-instruct": 64}  # slime 624b824a scripts/models/kimi-k2.sh: --kv-channels 64
+
+
+def layer_shape(model_id, config):
+    """The layer shape in the names the component-test runner writes (docs/models-format.md, "The layer shape"):
+    Megatron-LM's TransformerConfig as a slime script builds it, without num_layers (the runner cuts the model)."""
     t = text_fields(config)
-    shape = {"num_layers": t["num_hidden_layers"], "hidden_size": t["hidden_size"],
-             "num_attention_heads": t["num_attention_heads"]}
-    if "intermediate_size" in t:
-        shape["ffn_hidden_size"] = t["intermediate_size"]
-    if "kv_lora_rank" in t:  # MLA
-        shape.update({"q_lora_rank": t["q_lora_rank"], "kv_lora_rank": t["kv_lora_rank"],
-                      "qk_head_dim": t["qk_nope_head_dim"], "qk_pos_emb_head_dim": t["qk_rope_head_dim"],
-                      "v_head_dim": t["v_head_dim"]})
-    else:
-        shape["num_query_groups"] = t["num_key_value_heads"]
-        shape["kv_channels"] = t.get("head_dim") or t["hidden_size"] // t["num_attention_heads"]
+    mla = "kv_lora_rank" in t
+    shape = {"hidden_size": t["hidden_size"],
+             "ffn_hidden_size": t.get("intermediate_size") or t["moe_intermediate_size"],
+             "num_attention_heads": t["num_attention_heads"],
+             "num_query_groups": t.get("num_key_value_heads") or t["num_attention_heads"],
+             "kv_channels": KV_CHANNELS.get(model_id) or (t["qk_nope_head_dim"] if mla else t.get("head_dim")) or
+             t["hidden_size"] // t["num_attention_heads"]}
     experts = t.get("n_routed_experts") or t.get("num_experts") or t.get("num_local_experts")
     if experts:
         shape["num_experts"] = experts
-        shape["moe_router_topk"] = t["num_experts_per_tok"]
         shape["moe_ffn_hidden_size"] = t.get("moe_intermediate_size") or t["intermediate_size"]
-        shared = t.get("shared_expert_intermediate_size") or (t.get("n_shared_experts") or 0) * t.get(
-            "moe_intermediate_size", 0)
-        if shared:
-            shape["moe_shared_expert_intermediate_size"] = shared
+        shape["top_k"] = t["num_experts_per_tok"]
     return shape
 
 
@@ -188,8 +191,9 @@ def model_file(binary, fixtures, model_id, entry):
             "breakdown": {k: c["active"] for k, c in report["classes"].items() if c["counted"] and c["active"] > 0},
         },
         "config": {k: v for k, v in config.items() if k not in DROPPED},
-        "layer_shape": layer_shape(config),
-        "tokenizer": {"family": tokenizer[0], "chat_template": tokenizer[1]},
+        "layer_shape": layer_shape(model_id, config),
+        "tokenizer": {"family": f"{tokenizer[0]}; config.json's vocab_size {text_fields(config)['vocab_size']:,}",
+                      "chat_template": tokenizer[1]},
         "model_args": f"{SLIME} scripts/models/{script}" if script else None,
         "notes": notes(model_id, entry),
     }

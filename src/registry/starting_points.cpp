@@ -12,7 +12,8 @@
 namespace openrecipes::registry {
 
 std::vector<StartingPoint> starting_points(const ModelInfo& model, const std::map<std::string, GpuType>& gpus) {
-  const layout::ModelShape shape = layout::shape_from_config(model.config, model.file + ": config");
+  // Named as the registry holds it (models/<id>.yaml), never by the builder's own path: the message reaches the site.
+  const layout::ModelShape shape = layout::shape_from_config(model.config, "models/" + model.id + ".yaml: config");
   std::vector<const GpuType*> types;
   std::vector<layout::GpuChoice> choices;
   for (const auto& [key, g] : gpus)

@@ -69,6 +69,19 @@ json models_table(const json& board) {
     for (const auto& [key, v] : verified)
       if (key.first == it.key()) gpus.insert(key.second);
     for (const auto& sp : it.value().value("starting_points", json::array())) gpus.insert(sp["gpu"].get<std::string>());
+    if (gpus.empty()) {  // neither a verified recipe nor a starting point: the row says why
+      const std::string why = it.value().value("starting_points_error", std::string());
+      rows.push_back({{"model_id", it.key()},
+                      {"model", it.value()["name"]},
+                      {"gpu", "–"},
+                      {"href", model_page_path(it.key())},
+                      {"verified_count", 0},
+                      {"kind", "none"},
+                      {"predicted", false},
+                      {"none", true},
+                      {"reason", why.empty() ? "its model file gives no config.json fields to plan from" : why}});
+      continue;
+    }
     for (const auto& gpu : gpus) {
       json row = {
           {"model_id", it.key()}, {"model", it.value()["name"]}, {"gpu", gpu}, {"href", model_page_path(it.key())}};
@@ -100,6 +113,7 @@ json models_table(const json& board) {
         }
       }
       row["predicted"] = row["kind"] == "predicted";
+      row["none"] = false;
       rows.push_back(std::move(row));
     }
   }

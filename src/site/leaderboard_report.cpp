@@ -433,6 +433,7 @@ nlohmann::json leaderboard_json(const registry::Registry& reg, const std::vector
                  {"tokenizer", m.tokenizer},
                  {"chat_template", m.chat_template},
                  {"model_args", m.model_args},
+                 {"layer_shape", m.layer_shape},
                  {"notes", m.notes}};
   j["models"] = models;
   nlohmann::json ps = nlohmann::json::array();

@@ -48,6 +48,12 @@ json model_facts(const json& m, const std::string& model) {
   v["tokenizer"] = m.value("tokenizer", "");
   v["chat_template"] = m.value("chat_template", "");
   v["has_tokenizer"] = !v["tokenizer"].get<std::string>().empty();
+  std::string shape;  // Megatron-LM's names and values, as a recipe's MODEL_ARGS write them
+  const json layer_shape = m.value("layer_shape", json::object());  // held: items() must not outlive it
+  for (const auto& [k, val] : layer_shape.items())
+    shape += (shape.empty() ? "" : " · ") + k + " " + std::to_string(val.get<std::int64_t>());
+  v["layer_shape"] = shape;
+  v["has_layer_shape"] = !shape.empty();
   v["model_args"] = m.value("model_args", "");
   v["has_model_args"] = !v["model_args"].get<std::string>().empty();
   v["has_notes"] = !m["notes"].get<std::string>().empty();

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "layout/command.h"
 #include "layout/setup_flags.h"
+#include "registry/model_params.h"
 #include "registry/starting_points.h"
 
 namespace openrecipes::site {
@@ -47,7 +48,9 @@ std::string megatron_args(const layout::TrainingSetup& t) {
 // The recipe folder a contributor would write for this starting point, and the tune command that measures it.
 std::string tune_command(const std::string& model, const registry::StartingPoint& s) {
   const layout::Layout& l = s.best->setup.layout;
-  const std::string name = fmt::format("start-tp{}-pp{}-cp{}-ep{}-mbs{}", l.tp, l.pp, l.cp, l.ep, l.micro_batch);
+  // One folder per starting point: the GPU count names it, so two counts' layouts never share a recipe.
+  const std::string name =
+      fmt::format("start-{}gpus-tp{}-pp{}-cp{}-ep{}-mbs{}", s.gpus, l.tp, l.pp, l.cp, l.ep, l.micro_batch);
   const std::int64_t nodes = (s.gpus + 7) / 8;
   return fmt::format("openrecipes tune registry/recipes/{}/{}/{} --gpus {}{} --launcher slurm -o tune-{}-{}-{}", model,
                      s.gpu, name, s.gpus, nodes > 1 ? fmt::format(" --nodes {}", nodes) : "", model, s.gpu, s.gpus);
@@ -92,6 +95,13 @@ void add_starting_points(json& board, const registry::Registry& reg) {
   tbb::parallel_for(std::size_t{0}, models.size(), [&](std::size_t i) {
     json a = json::array();
     if (models[i]->config.empty()) {  // a model file without config.json's fields: no shape to plan
+      points[i] = std::move(a);
+      return;
+    }
+    // MFU needs N: a file whose N its own config.json fields do not give has no starting points, and says why.
+    const auto count = registry::recount_active_params(*models[i], std::nullopt);
+    if (!count.problems.empty()) {
+      errors[i] = count.problems.front();
       points[i] = std::move(a);
       return;
     }

@@ -15,7 +15,8 @@ namespace openrecipes::site {
 /// dollars_per_million_tokens, dollars_interval, mfu, mfu_interval, megatron_args (the layout as Megatron-LM's flags),
 /// tune_command (the `openrecipes tune` command that would measure it from a recipe written with those flags)}, else
 /// {smallest_peak_mib, smallest_layout}; a model file without config.json fields gets none, and one whose fields the
-/// planner cannot read none and "starting_points_error" (the InputError's message: the file, the field and the fix).
+/// planner cannot read, or whose N its fields do not give, none and "starting_points_error" (the message: the model
+/// file as models/<id>.yaml, the field and the fix).
 /// Models are planned in parallel. Throws nothing of its own.
 void add_starting_points(nlohmann::json& board, const registry::Registry& reg);
 
