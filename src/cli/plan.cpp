@@ -1,13 +1,16 @@
 // `openrecipes plan`: every valid layout of a model on G GPUs of a type with its predicted peak memory per GPU and step
 // time (SPEC §7; docs/memory-model.md), or `plan --log` to set the prediction beside a run's measured peak.
 #include <fmt/format.h>
+#include <boost/algorithm/string/predicate.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "checks/megatron_arguments.h"
 #include "cli/command.h"
@@ -291,9 +294,18 @@ void fix_every_knob(layout::PlanRequest& q, const layout::TrainingSetup& t) {
 registry::GpuType gpu_type(const fs::path& registry_dir, const std::string& gpu_key) {
   if (gpu_key.empty()) throw InputError("plan", "no GPU type", "give --gpu (a key of gpus.yaml: H100, H200, B200)");
   const auto gpus = registry::load_gpus(registry_dir / "gpus.yaml");
-  auto g = gpus.find(gpu_key);
-  if (g == gpus.end())
-    throw InputError("--gpu", "no GPU type " + quote_for_message(gpu_key) + " in gpus.yaml", "use H100, H200 or B200");
+  // A GPU type by its key, in any case ("h100" is H100); else the nearest key and every key gpus.yaml has.
+  auto g = std::find_if(gpus.begin(), gpus.end(),
+                        [&](const auto& kv) { return boost::algorithm::iequals(kv.first, gpu_key); });
+  if (g == gpus.end()) {
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : gpus) keys.push_back(k);
+    const std::string near = nearest_name(gpu_key, keys);
+    std::string list;
+    for (const auto& k : keys) list += (list.empty() ? "" : ", ") + k;
+    throw InputError("--gpu", "no GPU type " + quote_for_message(gpu_key) + " in gpus.yaml",
+                     (near.empty() ? std::string() : "did you mean " + near + "? ") + "use one of: " + list);
+  }
   if (!(g->second.memory_mib > 0))
     throw InputError((registry_dir / "gpus.yaml").string() + ": " + gpu_key,
                      "has no memory_mib: plan cannot say whether a layout fits",
@@ -402,8 +414,13 @@ int run(const PlanOptions& o) {
       shape = layout::shape_from_config(config, file);
       model_name = o.model;
     } else {
-      const auto models = registry::load_models(registry_dir / "models");
-      auto it = models.find(o.model);
+      // A model id of the registry, or the path of a model file (registry/models/<id>.yaml): its folder's models.
+      const bool model_file =
+          o.model.size() > 5 && o.model.substr(o.model.size() - 5) == ".yaml" && fs::is_regular_file(o.model);
+      const fs::path models_dir = model_file ? fs::path(o.model).parent_path() : registry_dir / "models";
+      const std::string model_id = model_file ? fs::path(o.model).stem().string() : o.model;
+      const auto models = registry::load_models(models_dir.empty() ? fs::path(".") : models_dir);
+      auto it = models.find(model_id);
       if (it == models.end()) {
         std::vector<std::string> ids;
         for (const auto& [id, info] : models) ids.push_back(id);
@@ -452,8 +469,11 @@ const bool registered_plan = register_command(
     {"plan", "Every valid layout of a model on G GPUs, with its predicted peak memory per GPU and step time",
      [](CLI::App& app) {
        auto o = std::make_shared<PlanOptions>();
-       app.add_option("--model", o->model, "a model id of the registry, a Hugging Face config.json or its folder");
-       app.add_option("--gpu", o->gpu, "the GPU type (a key of gpus.yaml)");
+       app.add_option(
+           "--model", o->model,
+           "a model id of the registry, a model file (registry/models/<id>.yaml), a Hugging Face config.json "
+           "or its folder");
+       app.add_option("--gpu", o->gpu, "the GPU type (a key of gpus.yaml, in any case)");
        app.add_option("--gpus", o->gpus, "G, the GPUs");
        app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs of one node (default 8)");
        app.add_option("--row-length", o->row_length, "L, tokens a row (default 8192, the protocol's)");
