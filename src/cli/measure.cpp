@@ -72,6 +72,9 @@ measure::Window parse_window(const std::string& text) {
   if (!a || !b)
     throw InputError("--window", fmt::format("{} is not FIRST-LAST", quote_for_message(text)),
                      "give two 0-based step numbers, e.g. --window 5-19");
+  if (*a > *b)  // reversed, not out of range: say so, and the window it likely means
+    throw InputError("--window", fmt::format("FIRST {} comes after LAST {}", *a, *b),
+                     fmt::format("give the first step first: --window {}-{}", *b, *a));
   return measure::Window{*a, *b};
 }
 
