@@ -159,9 +159,13 @@ def counting(report):
     return text
 
 
-def notes(model_id, entry):
-    name, family, _, _, script, _, attention, extra = entry
-    out = [f"MODEL_ARGS: {SLIME} scripts/models/{script}." if script else
+def model_args(script):
+    """Where MODEL_ARGS come from: slime's model script at the pinned commit, or None."""
+    return f"{SLIME} scripts/models/{script}" if script else None
+
+
+def notes(name, script, attention, extra):
+    out = [f"MODEL_ARGS: {model_args(script)}." if script else
            f"MODEL_ARGS: {SLIME} has no scripts/models file for {name}; write them from config.json (the layer shape "
            "above)."]
     out.append("Attention: " + "; ".join(attention) + ".")
@@ -194,8 +198,8 @@ def model_file(binary, fixtures, model_id, entry):
         "layer_shape": layer_shape(model_id, config),
         "tokenizer": {"family": f"{tokenizer[0]}; config.json's vocab_size {text_fields(config)['vocab_size']:,}",
                       "chat_template": tokenizer[1]},
-        "model_args": f"{SLIME} scripts/models/{script}" if script else None,
-        "notes": notes(model_id, entry),
+        "model_args": model_args(script),
+        "notes": notes(name, script, attention, extra),
     }
     header = (f"# {name}: written by tools/model_files.py (edit its table and re-run it, not this file) from the\n"
               f"# config.json of ../shared/fixtures/configs/{folder}:{where}.\n"

@@ -1,6 +1,7 @@
 // `openrecipes plan`: every valid layout of a model on G GPUs of a type with its predicted peak memory per GPU and step
 // time (SPEC §7; docs/memory-model.md), or `plan --log` to set the prediction beside a run's measured peak.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <boost/algorithm/string/predicate.hpp>
 
 #include <algorithm>
@@ -57,8 +58,6 @@ PredictedRate predicted_rate(const layout::PlannedLayout& p, std::int64_t gpus, 
       layout::tokens_per_s_per_gpu(p.setup.global_batch, p.setup.row_length, p.step_time->step_time_s, gpus);
   return {tokens, params::mfu(n_active, tokens, peak_tflops)};
 }
-
-double round_to(double v, double unit) { return std::round(v / unit) * unit; }
 
 nlohmann::ordered_json layout_json(const layout::PlannedLayout& p, std::int64_t gpus, double n_active,
                                    double peak_tflops) {
@@ -301,10 +300,9 @@ registry::GpuType gpu_type(const fs::path& registry_dir, const std::string& gpu_
     std::vector<std::string> keys;
     for (const auto& [k, v] : gpus) keys.push_back(k);
     const std::string near = nearest_name(gpu_key, keys);
-    std::string list;
-    for (const auto& k : keys) list += (list.empty() ? "" : ", ") + k;
     throw InputError("--gpu", "no GPU type " + quote_for_message(gpu_key) + " in gpus.yaml",
-                     (near.empty() ? std::string() : "did you mean " + near + "? ") + "use one of: " + list);
+                     (near.empty() ? std::string() : "did you mean " + near + "? ") +
+                         fmt::format("use one of: {}", fmt::join(keys, ", ")));
   }
   if (!(g->second.memory_mib > 0))
     throw InputError((registry_dir / "gpus.yaml").string() + ": " + gpu_key,

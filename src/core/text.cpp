@@ -79,6 +79,8 @@ std::optional<std::int64_t> parse_int(std::string_view s) {
   return v;
 }
 
+double round_to(double v, double unit) { return std::round(v / unit) * unit; }
+
 std::string format_double(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";

@@ -31,6 +31,9 @@ std::optional<std::int64_t> parse_int(std::string_view s);
 /// Shortest round-trip decimal for a double ("%.17g" trimmed to the shortest exact form), for output.
 std::string format_double(double v);
 
+/// `v` rounded to the nearest multiple of `unit` (> 0), as JSON outputs write a figure: round_to(12.345, 0.1) = 12.3.
+double round_to(double v, double unit);
+
 /// Quotes `s` for a one-line message: printable ASCII kept, everything else \xNN, cut after `max` bytes.
 std::string quote_for_message(std::string_view s, std::size_t max = 80);
 

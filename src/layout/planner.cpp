@@ -184,14 +184,15 @@ std::vector<BestLayouts> best_layouts(const ModelShape& m, PlanRequest q, const 
     for (std::size_t g = 0; g < gpus.size(); ++g) {
       BestLayouts& o = out[g];
       ++o.layouts;
+      const bool fits = fits_memory(memory.peak_mib, gpus[g].memory_mib);
       if (!o.smallest_peak || memory.peak_mib < o.smallest_peak->memory.peak_mib) {
         PlannedLayout p;
         p.setup = t;
         p.memory = memory;
-        p.fits = fits_memory(memory.peak_mib, gpus[g].memory_mib);
+        p.fits = fits;
         o.smallest_peak = std::move(p);
       }
-      if (!fits_memory(memory.peak_mib, gpus[g].memory_mib)) continue;
+      if (!fits) continue;
       ++o.fitting;
       PlannedLayout p;
       p.memory = memory;

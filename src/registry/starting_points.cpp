@@ -19,12 +19,13 @@ std::vector<StartingPoint> starting_points(const ModelInfo& model, const std::ma
   for (const auto& [key, g] : gpus)
     if (g.hardware && g.memory_mib > 0) {
       types.push_back(&g);
-      choices.push_back({g.memory_mib, gpu_speed(g, 8)});
+      choices.push_back({g.memory_mib, gpu_speed(g, kStartingNodeGpus)});
     }
   std::vector<StartingPoint> out;
   for (std::int64_t count : kStartingGpuCounts) {
     layout::PlanRequest q;
     q.gpus = count;
+    q.gpus_per_node = kStartingNodeGpus;
     q.row_length = protocol::kRowLength;
     q.global_batch = protocol::kGlobalBatch;
     auto planned = layout::best_layouts(shape, q, choices, 1);
@@ -32,6 +33,7 @@ std::vector<StartingPoint> starting_points(const ModelInfo& model, const std::ma
       StartingPoint s;
       s.gpu = types[i]->key;
       s.gpus = count;
+      s.nodes = (count + kStartingNodeGpus - 1) / kStartingNodeGpus;
       s.layouts = planned[i].layouts;
       s.fitting = planned[i].fitting;
       s.usable_mib = layout::usable_memory_mib(types[i]->memory_mib);

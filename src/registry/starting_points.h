@@ -18,11 +18,14 @@ namespace openrecipes::registry {
 
 /// The GPU counts a model page plans (one node of 8 to 32 nodes).
 inline constexpr std::array<std::int64_t, 6> kStartingGpuCounts = {8, 16, 32, 64, 128, 256};
+/// The GPUs of a node the starting points assume: a whole instance of gpus.yaml (kInstanceGpus).
+inline constexpr std::int64_t kStartingNodeGpus = kInstanceGpus;
 
 /// One GPU type and count: the predicted fastest layout that fits, or why none fits.
 struct StartingPoint {
   std::string gpu;                            ///< gpus.yaml key ("H100")
   std::int64_t gpus = 0;                      ///< G
+  std::int64_t nodes = 0;                     ///< the nodes of kStartingNodeGpus the G GPUs take
   std::size_t layouts = 0, fitting = 0;       ///< valid layouts at G, and those that fit the GPU
   double usable_mib = 0;                      ///< the memory a layout may use on the GPU (layout::usable_memory_mib)
   std::optional<layout::PlannedLayout> best;  ///< the predicted fastest that fits (plan's first)

@@ -49,17 +49,21 @@ json changelog_view(const json& board, const json& site) {
 // The models table: a row per model and GPU type with its count of verified recipes and its best verified
 // tokens/s/GPU, or, where it has none, its best predicted starting point (marked as a prediction; never a rank).
 json models_table(const json& board) {
-  std::map<std::pair<std::string, std::string>, std::pair<std::size_t, const json*>> verified;  // count, best
-  std::map<std::pair<std::string, std::string>, const json*> best_pair;
+  struct Verified {
+    std::size_t count = 0;
+    const json* best = nullptr;  // the fastest verified entry, and the pair (workload) it is ranked in
+    const json* pair = nullptr;
+  };
+  std::map<std::pair<std::string, std::string>, Verified> verified;  // by (model, GPU type)
   for (const auto& p : board["pairs"]) {
     const auto key = std::pair{p["model"].get<std::string>(), p["gpu"].get<std::string>()};
     for (const auto& e : p["ranked"]) {
       if (!is_verified_entry(e)) continue;
-      auto& [count, best] = verified[key];
-      ++count;
-      if (!best || e["tokens_per_s_per_gpu"].get<double>() > (*best)["tokens_per_s_per_gpu"].get<double>()) {
-        best = &e;
-        best_pair[key] = &p;
+      Verified& v = verified[key];
+      ++v.count;
+      if (!v.best || e["tokens_per_s_per_gpu"].get<double>() > (*v.best)["tokens_per_s_per_gpu"].get<double>()) {
+        v.best = &e;
+        v.pair = &p;
       }
     }
   }
@@ -86,10 +90,10 @@ json models_table(const json& board) {
       json row = {
           {"model_id", it.key()}, {"model", it.value()["name"]}, {"gpu", gpu}, {"href", model_page_path(it.key())}};
       const auto v = verified.find({it.key(), gpu});
-      row["verified_count"] = v == verified.end() ? 0 : v->second.first;
+      row["verified_count"] = v == verified.end() ? 0 : v->second.count;
       if (v != verified.end()) {
-        const json& e = *v->second.second;
-        const json& p = *best_pair[{it.key(), gpu}];
+        const json& e = *v->second.best;
+        const json& p = *v->second.pair;
         row["kind"] = "verified";
         row["tokens"] = format_tokens_per_s(e["tokens_per_s_per_gpu"].get<double>());
         row["tokens_value"] = e["tokens_per_s_per_gpu"];

@@ -4,11 +4,12 @@
 #include <fmt/format.h>
 #include <tbb/parallel_for.h>
 
-#include <cmath>
 #include <vector>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "layout/command.h"
+#include "layout/layout_json.h"
 #include "layout/setup_flags.h"
 #include "registry/model_params.h"
 #include "registry/starting_points.h"
@@ -18,21 +19,14 @@ namespace {
 
 using nlohmann::json;
 
-double round_to(double v, double step) { return std::round(v / step) * step; }
-
+// The layout in the one form every output of a layout writes (layout/layout_json.h), and the setup's knobs plan's
+// JSON adds to it.
 json layout_json(const layout::TrainingSetup& t) {
-  const layout::Layout& l = t.layout;
-  return {{"tp", l.tp},
-          {"pp", l.pp},
-          {"cp", l.cp},
-          {"ep", l.ep},
-          {"etp", l.etp},
-          {"vpp", l.vpp ? json(*l.vpp) : json(nullptr)},
-          {"dp", l.dp},
-          {"micro_batch", l.micro_batch},
-          {"recompute", layout::recompute_name(t.recompute)},
-          {"distributed_optimizer", t.distributed_optimizer},
-          {"sequence_parallel", t.sequence_parallel}};
+  json j = layout::layout_to_json(t.layout);
+  j["recompute"] = layout::recompute_name(t.recompute);
+  j["distributed_optimizer"] = t.distributed_optimizer;
+  j["sequence_parallel"] = t.sequence_parallel;
+  return j;
 }
 
 // The setup as Megatron-LM's flags (layout/setup_flags.h), written into an empty command: what a recipe's command adds
@@ -51,15 +45,14 @@ std::string tune_command(const std::string& model, const registry::StartingPoint
   // One folder per starting point: the GPU count names it, so two counts' layouts never share a recipe.
   const std::string name =
       fmt::format("start-{}gpus-tp{}-pp{}-cp{}-ep{}-mbs{}", s.gpus, l.tp, l.pp, l.cp, l.ep, l.micro_batch);
-  const std::int64_t nodes = (s.gpus + 7) / 8;
   return fmt::format("openrecipes tune registry/recipes/{}/{}/{} --gpus {}{} --launcher slurm -o tune-{}-{}-{}", model,
-                     s.gpu, name, s.gpus, nodes > 1 ? fmt::format(" --nodes {}", nodes) : "", model, s.gpu, s.gpus);
+                     s.gpu, name, s.gpus, s.nodes > 1 ? fmt::format(" --nodes {}", s.nodes) : "", model, s.gpu, s.gpus);
 }
 
 json point_json(const std::string& model, const registry::StartingPoint& s) {
   json j = {{"gpu", s.gpu},
             {"gpus", s.gpus},
-            {"nodes", (s.gpus + 7) / 8},
+            {"nodes", s.nodes},
             {"layouts", s.layouts},
             {"fitting", s.fitting},
             {"usable_mib", round_to(s.usable_mib, 1)},

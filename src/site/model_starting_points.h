@@ -10,7 +10,7 @@ namespace openrecipes::site {
 
 /// Adds "starting_points" to each model of `board` (leaderboard_json's shape), one entry per GPU type and count in
 /// registry::starting_points' order: {gpu, gpus, nodes, layouts, fitting, usable_mib, fits} and, when a layout fits,
-/// {layout (tp, pp, cp, ep, etp, vpp, dp, micro_batch, recompute, distributed_optimizer, sequence_parallel),
+/// {layout (layout::layout_to_json's form with recompute, distributed_optimizer and sequence_parallel added),
 /// peak_memory_mib, step_time_s, step_time_interval_s, tokens_per_s_per_gpu, tokens_interval,
 /// dollars_per_million_tokens, dollars_interval, mfu, mfu_interval, megatron_args (the layout as Megatron-LM's flags),
 /// tune_command (the `openrecipes tune` command that would measure it from a recipe written with those flags)}, else
