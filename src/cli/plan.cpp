@@ -73,9 +73,9 @@ nlohmann::ordered_json layout_json(const layout::PlannedLayout& p, std::int64_t 
   j["peak_memory_mib"] = std::round(p.memory.peak_mib * 10) / 10;
   j["fits"] = p.fits;
   j["peak_stage"] = p.memory.stage;
-  j["peak_moment"] = p.memory.moment;
+  j["peak_moment"] = std::string(p.memory.moment);
   nlohmann::ordered_json terms;
-  for (const auto& x : p.memory.terms) terms[x.name] = std::round(x.mib * 10) / 10;
+  for (const auto& x : p.memory.terms) terms[std::string(x.name)] = std::round(x.mib * 10) / 10;
   j["terms"] = std::move(terms);
   j["relative_time"] = std::round(p.relative_time * 1000) / 1000;
   if (p.step_time) {  // predictions (docs/step-time-model.md)
@@ -351,10 +351,10 @@ int run_command(const PlanOptions& o) {
   for (std::int64_t s = 0; s < setup.layout.pp; ++s) {
     const auto e = layout::estimate_memory(shape, plans.front().setup, s);
     auto terms = nlohmann::ordered_json::object();
-    for (const auto& t : e.terms) terms[t.name] = std::round(t.mib * 10) / 10;
+    for (const auto& t : e.terms) terms[std::string(t.name)] = std::round(t.mib * 10) / 10;
     stages.push_back({{"pp_rank", s},
                       {"peak_memory_mib", std::round(e.peak_mib * 10) / 10},
-                      {"moment", e.moment},
+                      {"moment", std::string(e.moment)},
                       {"terms", std::move(terms)}});
   }
   const std::string name = fmt::format("{} ({} GPUs from {})", display_word(file), cmd.gpus, cmd.gpus_from);

@@ -133,11 +133,13 @@ std::vector<double> stage_moe_layers(const ModelShape& m, const TrainingSetup& t
       out[i] = m.layers > 0 ? double(layers[i]) * double(m.moe_layers) / double(m.layers) : 0;
     return out;
   }
-  std::vector<std::int64_t> before(m.moe_layer.size() + 1, 0);  // MoE layers before layer i
-  for (std::size_t i = 0; i < m.moe_layer.size(); ++i) before[i + 1] = before[i] + (m.moe_layer[i] ? 1 : 0);
+  // The stages' ranges cover each layer once, so counting each range's own layers is one pass (and no allocation:
+  // the planner calls this for every layout it tries).
   auto count = [&](std::int64_t from, std::int64_t to) {
     from = std::clamp<std::int64_t>(from, 0, m.layers), to = std::clamp<std::int64_t>(to, from, m.layers);
-    return double(before[static_cast<std::size_t>(to)] - before[static_cast<std::size_t>(from)]);
+    std::int64_t n = 0;
+    for (std::int64_t i = from; i < to; ++i) n += m.moe_layer[static_cast<std::size_t>(i)] ? 1 : 0;
+    return double(n);
   };
   const std::int64_t P = std::ssize(layers);
   const std::int64_t v = t.layout.vpp && P > 1 ? *t.layout.vpp : 1;
@@ -156,7 +158,19 @@ std::vector<double> stage_moe_layers(const ModelShape& m, const TrainingSetup& t
   return out;
 }
 
+StageSplit stage_split(const ModelShape& m, const TrainingSetup& t) {
+  StageSplit out;
+  out.layers = stage_layers(m, t);
+  out.moe = stage_moe_layers(m, t, out.layers);
+  return out;
+}
+
 MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, std::optional<std::int64_t> only_stage) {
+  return estimate_memory(m, t, stage_split(m, t), only_stage);
+}
+
+MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, const StageSplit& split,
+                               std::optional<std::int64_t> only_stage) {
   const Layout& l = t.layout;
   const double tp = positive(l.tp, "TP"), pp = positive(l.pp, "PP"), cp = positive(l.cp, "CP");
   const double ep = positive(l.ep, "EP"), etp = positive(l.etp, "ETP"), dp = positive(l.dp, "DP");
@@ -207,8 +221,8 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, std:
   const double layer_sel = T * (norms + attn_sel);
   const double layer_input = T * 2 * h * r;
 
-  const auto layers = stage_layers(m, t);
-  const auto moe_layers = stage_moe_layers(m, t, layers);
+  const auto& layers = split.layers;
+  const auto& moe_layers = split.moe;
   MemoryEstimate best;
   best.peak_mib = -1;
   const std::int64_t P = l.pp;
@@ -264,7 +278,7 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, std:
     const double buffer = local ? s2 : 0;  // local attention's persistent baddbmm buffer ("mpu" global memory buffer)
 
     double transient = attention_transient;
-    std::string moment = t.recompute.kind == Recompute::full_uniform ? "recomputed layer" : "attention backward";
+    std::string_view moment = t.recompute.kind == Recompute::full_uniform ? "recomputed layer" : "attention backward";
     double act = activations;
     if (last && logits > transient) {
       transient = logits;

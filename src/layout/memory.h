@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "layout/layout.h"
@@ -69,14 +70,14 @@ void pack_micro_batches(TrainingSetup& t, std::int64_t max_tokens_per_gpu, std::
 
 /// One term of a prediction, in MiB.
 struct MemoryTerm {
-  std::string name;
+  std::string_view name;  ///< a name of the model's own (static text): "weights", "gradients", ...
   double mib = 0;
 };
 
 struct MemoryEstimate {
   double peak_mib = 0;
   std::int64_t stage = 0;         ///< the pipeline stage that peaks (0-based)
-  std::string moment;             ///< "loss", "attention backward", "recomputed layer" or "optimizer step"
+  std::string_view moment;        ///< "loss", "attention backward", "recomputed layer" or "optimizer step" (static)
   std::vector<MemoryTerm> terms;  ///< the peaking stage's terms, in order; they sum to peak_mib
   std::int64_t in_flight = 1;     ///< micro-batches whose activations that stage holds at once
 };
@@ -91,6 +92,14 @@ std::vector<std::int64_t> stage_layers(const ModelShape& m, const TrainingSetup&
 /// share of moe_layers in proportion.
 std::vector<double> stage_moe_layers(const ModelShape& m, const TrainingSetup& t,
                                      const std::vector<std::int64_t>& layers);
+
+/// Each pipeline stage's layers and MoE layers among them (stage_layers, stage_moe_layers) of one setup, computed once
+/// where several estimates of that setup share them (the planner's memory and each GPU type's step time).
+struct StageSplit {
+  std::vector<std::int64_t> layers;
+  std::vector<double> moe;
+};
+StageSplit stage_split(const ModelShape& m, const TrainingSetup& t);
 
 /// Parameters one rank of a pipeline stage holds (elements), `dense` what the data-parallel ranks replicate and
 /// `experts` the routed experts (sharded over EP x ETP).
@@ -109,6 +118,9 @@ StageParameters stage_parameters(const ModelShape& m, const Layout& l, double Ls
 /// setup must be valid for the model (model_violations empty); sizes below 1 and a stage out of range throw
 /// InputError.
 MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t,
+                               std::optional<std::int64_t> only_stage = std::nullopt);
+/// The same with `split` = stage_split(m, t) given.
+MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, const StageSplit& split,
                                std::optional<std::int64_t> only_stage = std::nullopt);
 
 /// The setup a Megatron-LM run used, from its argument dump: parallel sizes, micro_batch_size, seq_length,

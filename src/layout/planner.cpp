@@ -58,13 +58,14 @@ double relative_time(const ModelShape& m, const TrainingSetup& t, std::int64_t g
 PlannedLayout plan_setup(const ModelShape& m, TrainingSetup t, double memory_mib, std::int64_t gpus_per_node,
                          const std::optional<GpuSpeed>& speed, Precision precision) {
   PlannedLayout p;
-  p.memory = estimate_memory(m, t);
+  const StageSplit split = stage_split(m, t);
+  p.memory = estimate_memory(m, t, split);
   p.fits = fits_memory(p.memory.peak_mib, memory_mib);
   p.relative_time = relative_time(m, t, gpus_per_node);
   if (speed) {
     GpuSpeed g = *speed;
     g.gpus_per_node = gpus_per_node;
-    p.step_time = predict_step_time(m, t, g, precision);
+    p.step_time = predict_step_time(m, t, g, precision, split);
   }
   p.warnings = model_warnings(t, gpus_per_node);
   p.setup = std::move(t);
@@ -180,7 +181,8 @@ std::vector<BestLayouts> best_layouts(const ModelShape& m, PlanRequest q, const 
   std::size_t index = 0;
   q.memory_mib = 0;
   for_each_setup(m, q, [&](TrainingSetup&& t) {
-    const MemoryEstimate memory = estimate_memory(m, t);
+    const StageSplit split = stage_split(m, t);
+    const MemoryEstimate memory = estimate_memory(m, t, split);
     for (std::size_t g = 0; g < gpus.size(); ++g) {
       BestLayouts& o = out[g];
       ++o.layouts;
@@ -194,14 +196,16 @@ std::vector<BestLayouts> best_layouts(const ModelShape& m, PlanRequest q, const 
       }
       if (!fits) continue;
       ++o.fitting;
+      GpuSpeed speed = gpus[g].speed;
+      speed.gpus_per_node = q.gpus_per_node;
+      StepTimePrediction step = predict_step_time(m, t, speed, q.precision, split);
+      auto& b = best[g];
+      if (b.size() == k && !(step.step_time_s <= b.back().first.step_time->step_time_s)) continue;
+      // Only a layout that enters the best k is copied out (this runs for every layout and GPU type).
       PlannedLayout p;
       p.memory = memory;
       p.relative_time = relative_time(m, t, q.gpus_per_node);
-      GpuSpeed speed = gpus[g].speed;
-      speed.gpus_per_node = q.gpus_per_node;
-      p.step_time = predict_step_time(m, t, speed, q.precision);
-      auto& b = best[g];
-      if (b.size() == k && !(p.step_time->step_time_s <= b.back().first.step_time->step_time_s)) continue;
+      p.step_time = std::move(step);
       p.warnings = model_warnings(t, q.gpus_per_node);
       p.setup = t;
       std::pair<PlannedLayout, std::size_t> entry{std::move(p), index};

@@ -219,13 +219,29 @@ StepTimeLane step_time_lane(std::size_t term) {
   }
 }
 
-StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision) {
+namespace {
+
+// Every size of `t` at least 1 (the step's divisions need them).
+void require_sizes(const TrainingSetup& t) {
   const Layout& l = t.layout;
   for (std::int64_t v : {l.tp, l.pp, l.cp, l.ep, l.etp, l.dp, l.micro_batch, t.row_length, t.global_batch})
     if (v < 1) throw InputError("step time", fmt::format("{} is not a size (at least 1)", v), "give positive sizes");
+}
+
+}  // namespace
+
+StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision) {
+  require_sizes(t);  // before stage_split, whose own message would name the stages
+  return step_time_basis(m, t, gpu, precision, stage_split(m, t));
+}
+
+StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision,
+                              const StageSplit& split) {
+  const Layout& l = t.layout;
+  require_sizes(t);
   const Rates r = rates_of(gpu);
-  const std::vector<std::int64_t> layers = stage_layers(m, t);
-  const std::vector<double> moe = stage_moe_layers(m, t, layers);
+  const std::vector<std::int64_t>& layers = split.layers;
+  const std::vector<double>& moe = split.moe;
   StepTimeBasis out;
   StageWork pace;
   for (std::size_t s = 0; s < layers.size(); ++s) {
@@ -255,8 +271,14 @@ double tokens_per_s_per_gpu(std::int64_t global_batch, std::int64_t row_length, 
 
 StepTimePrediction predict_step_time(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu,
                                      Precision precision) {
+  require_sizes(t);
+  return predict_step_time(m, t, gpu, precision, stage_split(m, t));
+}
+
+StepTimePrediction predict_step_time(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu,
+                                     Precision precision, const StageSplit& split) {
   StepTimePrediction out;
-  out.basis = step_time_basis(m, t, gpu, precision);
+  out.basis = step_time_basis(m, t, gpu, precision, split);
   double once = 0;
   for (std::size_t k = 0; k < kStepTimeTerms; ++k) {
     out.terms[k] = fit::kStepTimeConstants[k] * out.basis.seconds[k];

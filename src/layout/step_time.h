@@ -69,6 +69,9 @@ struct StepTimeBasis {
 /// The basis of `t` on `m` with `gpu` in `precision`. The setup must keep the model's rules (model_violations empty);
 /// sizes below 1 throw InputError. The pace-setting stage is the one with the most compute and memory-bound work.
 StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision);
+/// The same with `split` = stage_split(m, t) given.
+StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision,
+                              const StageSplit& split);
 
 /// A prediction: max(Σ device terms, Σ host terms) + Σ once terms, each term constant × basis, and the interval the
 /// model's leave-one-model-out error gives: step / (1 + e) to step × (1 + e), which held 90% of the measured rows of
@@ -96,5 +99,8 @@ double tokens_per_s_per_gpu(std::int64_t global_batch, std::int64_t row_length, 
 /// The prediction of `t` on `m` with the fitted constants (step_time_fit.h).
 StepTimePrediction predict_step_time(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu,
                                      Precision precision);
+/// The same with `split` = stage_split(m, t) given.
+StepTimePrediction predict_step_time(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu,
+                                     Precision precision, const StageSplit& split);
 
 }  // namespace openrecipes::layout

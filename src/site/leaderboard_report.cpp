@@ -149,7 +149,7 @@ nlohmann::json reproduce_json(const registry::Recipe& rec, const std::map<std::s
 nlohmann::json memory_json(const registry::RecipeResult& r) {
   if (!r.memory) return nullptr;
   nlohmann::json j{{"predicted_peak_mib", std::round(r.memory->predicted.peak_mib)},
-                   {"peak_moment", r.memory->predicted.moment}};
+                   {"peak_moment", std::string(r.memory->predicted.moment)}};
   j["measured_peak_mib"] = r.memory->measured_peak_mib ? nlohmann::json(*r.memory->measured_peak_mib) : nullptr;
   return j;
 }
