@@ -172,6 +172,8 @@ int run_recipe(const CheckOptions& o) {
     throw InputError(dir.string(), "not inside a registry: a recipe lives at <registry>/recipes/<model>/<gpu>/<name>",
                      "put the folder in a copy of the bundled registry (cp -r registry my-registry) under "
                      "recipes/<model>/<gpu>/");
+  // The file's own problems before the registry's, every one of them in this one run (load_recipe reads each section).
+  registry::load_recipe(dir, registry::RecipeLoad::unclaimed);
   registry::Registry reg = registry::load_registry(*root);
   const std::string id = under.parent_path().parent_path().filename().string() + "/" +
                          under.parent_path().filename().string() + "/" + under.filename().string();

@@ -51,6 +51,11 @@ int main(int argc, char** argv) {
     for (auto& [sub, action] : actions)
       if (sub->parsed()) return action();
     return static_cast<int>(ExitCode::bad_input);
+  } catch (const InputErrors& e) {  // several problems of one input: one a line, each escaped as below
+    std::cerr << "openrecipes: error: " << escape_controls(e.where()) << ": " << e.each().size()
+              << " problems (fix: " << e.fix() << ")\n";
+    for (const auto& one : e.each()) std::cerr << "  - " << escape_controls(e.item(one)) << "\n";
+    return static_cast<int>(ExitCode::bad_input);
   } catch (const InputError& e) {
     // Messages quote untrusted files: escape control bytes so a file cannot drive the terminal, and cap length.
     std::cerr << "openrecipes: error: " << escape_controls(e.what()) << "\n";

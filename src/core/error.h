@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace openrecipes {
 
@@ -24,6 +25,21 @@ class InputError : public std::runtime_error {
 
  private:
   std::string where_, what_, fix_;
+};
+
+/// Several problems of one input found in one pass (a recipe.yaml's schema problems, each an InputError), so a user
+/// fixes them in one round. what() is all of them on one line: "where: N problems: (1) ...; (2) ... (fix: ...)", each
+/// without the `where` it shares, in the order of the lines they name; the CLI prints one a line (each()). `each`
+/// holds at least two.
+class InputErrors : public InputError {
+ public:
+  InputErrors(std::string where, std::vector<InputError> each);
+  const std::vector<InputError>& each() const noexcept { return each_; }
+  /// One problem's text without the `where` prefix they share ("line 4: unknown field ..."), for a list of them.
+  std::string item(const InputError& e) const;
+
+ private:
+  std::vector<InputError> each_;
 };
 
 }  // namespace openrecipes

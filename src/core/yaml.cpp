@@ -43,10 +43,14 @@ YamlField YamlField::operator[](const std::string& key) const {
 YamlField YamlField::require(const std::string& key) const {
   if (!node_.IsMap()) throw InputError(where(), "expected a map with key '" + key + "'", "see docs/recipe-format.md");
   YamlField f = (*this)[key];
-  if (!f.defined())
-    throw InputError(where(), "missing required field '" + key + "'", "add it (see docs/recipe-format.md)");
+  if (!f.defined()) throw MissingFieldError(where(), path_, key);
   return f;
 }
+
+MissingFieldError::MissingFieldError(std::string where, std::string path, std::string field)
+    : InputError(std::move(where), "missing required field '" + field + "'", "add it (see docs/recipe-format.md)"),
+      path_(std::move(path)),
+      field_(std::move(field)) {}
 
 std::vector<std::string> YamlField::keys() const {
   if (!node_.IsMap()) throw InputError(where(), "expected a map", "see docs/recipe-format.md");

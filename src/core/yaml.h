@@ -13,10 +13,24 @@
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
+#include "core/error.h"
+
 namespace openrecipes {
 
 /// Upper bound for one YAML file: 4 MiB.
 inline constexpr std::uint64_t kMaxYamlBytes = 4ull << 20;
+
+/// A required field that is absent: `path` is the map's dotted key path ("" for the file's top level), `field` its key.
+/// A reader that reads every section (load_recipe) tells it apart from other problems.
+class MissingFieldError : public InputError {
+ public:
+  MissingFieldError(std::string where, std::string path, std::string field);
+  const std::string& path() const noexcept { return path_; }
+  const std::string& field() const noexcept { return field_; }
+
+ private:
+  std::string path_, field_;
+};
 
 /// A node of a loaded YAML file together with where it came from (file and dotted key path), so every
 /// accessor can throw an InputError that reads "recipe.yaml:12: workload.row_length: expected an integer".
@@ -34,13 +48,13 @@ class YamlField {
 
   /// Child of a map. A missing key gives an undefined field (check with defined() or use require()).
   YamlField operator[](const std::string& key) const;
-  /// Child of a map that must be present and non-null; throws InputError otherwise.
+  /// Child of a map that must be present and non-null; throws MissingFieldError otherwise (InputError when not a map).
   YamlField require(const std::string& key) const;
   /// Keys of a map, in file order. Throws when this is not a map.
   std::vector<std::string> keys() const;
   /// Items of a sequence. Throws when this is not a sequence.
   std::vector<YamlField> items() const;
-  /// Throws InputError naming the first key not in `allowed`, at the key's own line (and listing the allowed ones).
+  /// Throws InputError naming every key not in `allowed`, at the first one's line, each with the name it likely meant.
   void reject_unknown_keys(std::initializer_list<const char*> allowed) const;
   void reject_unknown_keys(const std::vector<std::string>& allowed) const;
 

@@ -15,6 +15,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "checks/check_claims.h"
 #include "checks/command_check.h"
@@ -77,11 +78,13 @@ void add_all(RecipeResult& out, const Reasons& reasons) {
 // The recipe's GPU type and model must be in the registry.
 void check_known_names(const Registry& reg, const Recipe& r, RecipeResult& out) {
   if (!reg.gpus.count(r.gpu)) {
-    std::string list;
-    for (const auto& [k, v] : reg.gpus) list += (list.empty() ? "" : ", ") + k;
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : reg.gpus) keys.push_back(k);
+    const std::string near = nearest_name(r.gpu, keys);
     add_reason(out, Stage::recipe, "recipe.gpu",
-               fmt::format("unknown GPU type '{}' (registry/gpus.yaml has {})", r.gpu, list),
-               "file the recipe under a GPU type of registry/gpus.yaml");
+               fmt::format("unknown GPU type '{}' (registry/gpus.yaml has {})", r.gpu, fmt::join(keys, ", ")),
+               (near.empty() ? std::string() : "did you mean " + near + "? ") +
+                   "file the recipe under a GPU type of registry/gpus.yaml (its key as written there)");
   }
   if (!reg.models.count(r.model)) {
     std::vector<std::string> ids;

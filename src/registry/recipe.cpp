@@ -223,6 +223,8 @@ void read_layout(const YamlField& y, Recipe& r) {
   if (l["vpp"].defined()) r.layout.vpp = parallel_size(l["vpp"]);
   r.layout.micro_batch = l.require("micro_batch").as_int(1, 1 << 20);
   if (l["max_tokens_per_gpu"].defined()) r.layout.max_tokens_per_gpu = l["max_tokens_per_gpu"].as_int(1, 1 << 30);
+  // Against the GPU count and global batch only when their own sections were read (else their problem is said there).
+  if (r.gpus < 1 || r.workload.global_batch < 1) return;
   if (auto broken = layout::violations(r.layout, r.gpus, r.workload.global_batch); !broken.empty())
     throw InputError(l.where(), broken.front().what, broken.front().fix);
 }
@@ -450,17 +452,37 @@ Recipe load_recipe(const fs::path& dir, RecipeLoad mode) {
   r.model = dir.parent_path().parent_path().filename().string();
   r.id = r.model + "/" + r.gpu + "/" + r.name;
   auto y = load_yaml_file(r.file);
-  y.reject_unknown_keys({"id", "model", "gpu", "gpus", "author", "date", "reference", "workload", "steps_per_run",
-                         "window", "evidence", "command", "layout", "stack", "patches", "component_tests", "claims"});
-  read_identity(y, dir, r);
-  read_workload(y, r);
-  read_run_length(y, r);
-  if (!draft) read_evidence(y, dir, r);
-  r.command = y.require("command").as_string(64 << 10);
-  read_layout(y, r);
-  read_stack(y, r, draft);
-  read_patches_and_component_tests(y, dir, r);
-  if (mode == RecipeLoad::full || (mode == RecipeLoad::unclaimed && y["claims"].defined())) read_claims(y, r);
+  const std::vector<std::string> fields = {
+      "id",     "model",    "gpu",     "gpus",   "author", "date",    "reference",       "workload", "steps_per_run",
+      "window", "evidence", "command", "layout", "stack",  "patches", "component_tests", "claims"};
+  // Every section is read even when one before it has a problem, so all of the file's problems come in one round. A
+  // misspelt field is said once: the field it likely means is then missing, which is the same problem.
+  std::set<std::string> meant;
+  for (const auto& k : y.keys())
+    if (std::find(fields.begin(), fields.end(), k) == fields.end()) meant.insert(nearest_name(k, fields));
+  std::vector<InputError> problems;
+  auto section = [&](auto&& read) {
+    try {
+      read();
+    } catch (const MissingFieldError& e) {
+      if (!(e.path().empty() && meant.count(e.field()))) problems.push_back(e);
+    } catch (const InputError& e) {
+      problems.push_back(e);
+    }
+  };
+  section([&] { y.reject_unknown_keys(fields); });
+  section([&] { read_identity(y, dir, r); });
+  section([&] { read_workload(y, r); });
+  section([&] { read_run_length(y, r); });
+  if (!draft) section([&] { read_evidence(y, dir, r); });
+  section([&] { r.command = y.require("command").as_string(64 << 10); });
+  section([&] { read_layout(y, r); });
+  section([&] { read_stack(y, r, draft); });
+  section([&] { read_patches_and_component_tests(y, dir, r); });
+  if (mode == RecipeLoad::full || (mode == RecipeLoad::unclaimed && y["claims"].defined()))
+    section([&] { read_claims(y, r); });
+  if (problems.size() == 1) throw problems.front();
+  if (!problems.empty()) throw InputErrors(r.file.string(), std::move(problems));
   return r;
 }
 

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "core/text.h"
+
 namespace openrecipes::registry {
 
 std::string pair_key(const Recipe& r) { return r.model + "\n" + r.gpu + "\n" + r.workload.key; }
@@ -82,8 +84,13 @@ ReferenceResolution resolve_reference(const Recipe& r, const RecipesById& by_id,
     out.problem = Reason{Stage::reference, "reference.cycle", "the references form a cycle: " + path,
                          "make the chain end at the pair's reference recipe"};
   } else if (it == by_id.end()) {
+    // The recipe it most likely means, among the registry's ids (a name alone in recipe.yaml reads as its pair's id).
+    std::vector<std::string> ids;
+    for (const auto& [id, e] : by_id) ids.push_back(id);
+    const std::string near = nearest_name(*r.reference, ids);
     out.problem = Reason{Stage::reference, "reference.missing", "'" + *r.reference + "' does not exist in the registry",
-                         "name a recipe of the registry"};
+                         near.empty() ? std::string("name a recipe of the registry")
+                                      : "did you mean '" + near + "'? (name a recipe of the registry)"};
   } else if (!it->second->recipe) {
     out.problem = Reason{Stage::reference, "reference.unreadable",
                          "'" + *r.reference + "' cannot be read: " + it->second->load_error, ""};

@@ -1,7 +1,7 @@
 // CLI transcripts as data (DuckDB's sqllogictest idea): each folder of tests/cli/transcripts/ is one run of the
 // `openrecipes` binary, checked byte for byte. A case folder holds:
 //   args       one argument per line; $SOURCE is the checkout, $FIXTURES ../shared/fixtures (the case is skipped
-//              when the fixtures are missing)
+//              when the fixtures are missing), $CASE the case's own folder (for inputs it carries)
 //   stdout     the exact standard output expected ($SOURCE and $FIXTURES stand for those paths here too)
 //   stderr     the exact standard error expected (likewise)
 //   exit_code  the exit status expected (0 ok, 1 a check failed, 2 bad input, 3 internal error)
@@ -44,7 +44,8 @@ TEST_P(Transcript, stdout_stderr_and_exit_code_are_byte_identical_to_the_case_fi
   const fs::path dir = transcripts() / GetParam();
   const std::string args_text = slurp(dir / "args");
   if (args_text.find("$FIXTURES") != std::string::npos) OPENRECIPES_REQUIRE_FIXTURES();
-  auto expand = [](std::string s) {
+  auto expand = [&](std::string s) {
+    s = replace_all(std::move(s), "$CASE", dir.string());
     s = replace_all(std::move(s), "$SOURCE", testing::source_dir().string());
     return replace_all(std::move(s), "$FIXTURES", testing::fixtures_dir().string());
   };

@@ -153,7 +153,8 @@ TEST(BuildBadInput, unknown_gpu_type_and_unknown_model) {
   bool gpu = false, model = false;
   for (const auto& r : results) {
     if (r.id == "qwen3-0.6b/X100/ref")
-      gpu = has_reason(r, "unknown GPU type 'X100' (registry/gpus.yaml has B200, H100, H200)");
+      gpu = has_reason(r, "unknown GPU type 'X100' (registry/gpus.yaml has B200, H100, H200)") &&
+            fix_of(r, "recipe.gpu").starts_with("did you mean H100? ");  // one edit from H100, two from the others
     if (r.id == "llama-9/H200/ref") model = has_reason(r, "unknown model 'llama-9' (no registry/models/llama-9.yaml)");
   }
   EXPECT_TRUE(gpu);
@@ -165,6 +166,11 @@ TEST(BuildBadInput, reference_that_does_not_exist) {
   s.replace(s.recipe("mbs2") / "recipe.yaml", "reference: ref", "reference: refx");
   auto b = build(s.root);
   EXPECT_TRUE(has_reason(b.get("mbs2"), "reference: 'qwen3-0.6b/H200/refx' does not exist in the registry"));
+  EXPECT_EQ(fix_of(b.get("mbs2"), "reference.missing"),
+            "did you mean 'qwen3-0.6b/H200/ref'? (name a recipe of the registry)");
+  // Nothing within reach of a far-off name: no guess.
+  s.replace(s.recipe("mbs2") / "recipe.yaml", "reference: refx", "reference: something-else-entirely");
+  EXPECT_EQ(fix_of(build(s.root).get("mbs2"), "reference.missing"), "name a recipe of the registry");
 }
 
 TEST(BuildBadInput, references_that_form_a_cycle) {

@@ -46,6 +46,13 @@ inline bool has_reason(const RecipeResult& r, const std::string& needle) {
   return false;
 }
 
+/// The fix of `r`'s reason under `rule` ("" when it gives none).
+inline std::string fix_of(const RecipeResult& r, const std::string& rule) {
+  for (const auto& s : r.reasons)
+    if (s.rule == rule) return s.fix;
+  return "";
+}
+
 inline std::string reasons_of(const RecipeResult& r) {
   std::string s;
   for (const auto& x : r.reasons) s += x.text() + "\n";

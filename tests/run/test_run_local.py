@@ -153,8 +153,10 @@ class DraftRun(unittest.TestCase):
             self.assertNotIn("evidence", draft)
             self.assertNotIn("claims", draft)
             rc, out, err = s.run("build", s.registry)
-            # The registry itself refuses the draft (it has no evidence); `run` reads it as a draft.
-            self.assertIn("draft/recipe.yaml:1: missing required field 'evidence'", out)
+            # The registry itself refuses the draft (it has no evidence, claims or framework commit: all three said in
+            # one message); `run` reads it as a draft.
+            self.assertIn("draft/recipe.yaml: 3 problems: (1) line 1: missing required field 'evidence'", out)
+            self.assertIn("(2) line 1: missing required field 'claims'", out)
             run_dir = os.path.join(s.root, "run")
             rc, out, err = s.run("run", s.recipe("draft"), "--launcher", "local", "--var",
                                  "MEGATRON_LM=" + s.megatron, "-o", run_dir)
