@@ -6,9 +6,10 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
 ASAN_BUILD ?= build-asan
+PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 60
 
-.PHONY: bootstrap configure build build-binary run test bench clean build-asan test-asan fuzz
+.PHONY: bootstrap configure build build-binary run install test bench clean build-asan test-asan fuzz
 bootstrap:
 	@scripts/bootstrap test
 
@@ -27,6 +28,10 @@ build-binary:
 
 run: build-binary
 	@$(BUILD)/openrecipes build registry
+
+# The binary on PATH (PREFIX/bin, PREFIX /usr/local unless given), so the printed commands work as printed.
+install: build-binary
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900
