@@ -242,8 +242,8 @@ LaunchMatch match_launch(const std::vector<CommandWord>& words, const CommandSha
   auto& b = m.bindings;
   // The environment, word for word.
   if (launch.env.size() != shape.env_end) {
-    m.problem =
-        fmt::format("the command sets {} environment variable(s), the run {}", shape.env_end, launch.env.size());
+    m.problem = fmt::format("the command sets {}, the run {}",
+                            counted(std::int64_t(shape.env_end), "environment variable"), launch.env.size());
     return m;
   }
   for (std::size_t i = 0; i < shape.env_end; ++i) {

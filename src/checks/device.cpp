@@ -39,8 +39,8 @@ Reasons check_device(const DeviceClaim& claim, const evidence::VersionDump* dump
   auto it = args ? args->find("world_size") : decltype(args->end()){};
   if (!args || it == args->end()) {
     out.push_back({Stage::device, "device.world-size",
-                   fmt::format("the argument dump records no world_size, so the recipe's {} GPU(s) cannot be checked",
-                               claim.gpus),
+                   fmt::format("the argument dump records no world_size, so the recipe's {} cannot be checked",
+                               counted(claim.gpus, "GPU")),
                    "keep the run's whole argument dump as evidence"});
   } else if (auto n = parse_int(it->second); !n || *n != claim.gpus) {
     out.push_back({Stage::device, "device.world-size",

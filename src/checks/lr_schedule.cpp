@@ -88,7 +88,7 @@ std::vector<std::string> check_logged_learning_rates(const std::map<std::string,
     else
       ++more;
   }
-  if (more) out.push_back(fmt::format("and {} more iteration(s) like these", more));
+  if (more) out.push_back(fmt::format("and {} like these", counted(std::int64_t(more), "more iteration")));
   return out;
 }
 

@@ -159,7 +159,7 @@ void check_record(const evidence::TuneSearch& s, const SearchSubject& subject, R
         "submit the winner's own run with its search");
   if (s.gpus != subject.gpus)
     add("search.gpus",
-        fmt::format("{} is a search on {} GPU(s), and the recipe ran on {}", where, s.gpus, subject.gpus));
+        fmt::format("{} is a search on {}, and the recipe ran on {}", where, counted(s.gpus, "GPU"), subject.gpus));
   // The start is the reference's own configuration: on the reference's GPU count, its very command.
   if (subject.reference_command)
     for (const auto& c : s.candidates)

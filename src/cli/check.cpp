@@ -79,8 +79,8 @@ int run_config(const CheckOptions& o) {
   if (o.json) {
     std::cout << checks::to_json(r).dump(2) << "\n";
   } else {
-    std::cout << fmt::format("configuration check: {} ({} changed argument(s))\n",
-                             r.eligible ? "eligible" : "ineligible", r.changes.size());
+    std::cout << fmt::format("configuration check: {} ({})\n", r.eligible ? "eligible" : "ineligible",
+                             counted(std::int64_t(r.changes.size()), "changed argument"));
     for (const auto& c : r.changes)
       std::cout << fmt::format("  {:<40} {} -> {}  [{}{}]\n", c.name, c.reference_value.value_or("(absent)"),
                                c.recipe_value.value_or("(absent)"), checks::to_string(c.classification.cls),
@@ -199,7 +199,7 @@ int run_recipe(const CheckOptions& o) {
   std::cout << fmt::format("check recipe {}: {}\n", id,
                            verified          ? "verified"
                            : reasons.empty() ? "verified once its claims block is pasted"
-                                             : fmt::format("not verified, {} problem(s)", reasons.size()));
+                                             : "not verified, " + counted(std::int64_t(reasons.size()), "problem"));
   for (const auto& why : reasons) {
     const auto lines = wrap_words(terminal_safe(why.text_with_fix(), true), 114);  // a stranger's text, made inert
     for (std::size_t i = 0; i < lines.size(); ++i) std::cout << (i ? "      " : "  - ") << lines[i] << "\n";

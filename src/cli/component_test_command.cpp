@@ -45,8 +45,8 @@ void print_plan(const run::ComponentPlan& p, const std::vector<std::string>& run
   if (p.tests.empty() && p.cannot.empty())
     std::cout << "  the two commands set no same-math swap differently: nothing to test\n";
   for (const auto& t : p.tests) {
-    std::cout << fmt::format("  test {}: swaps {}; {} layer(s); bound {}{}\n    compares {}\n", t.id,
-                             fmt::join(t.changed, ", "), t.rule.layers, format_double(t.rule.bound),
+    std::cout << fmt::format("  test {}: swaps {}; {}; bound {}{}\n    compares {}\n", t.id, fmt::join(t.changed, ", "),
+                             counted(t.rule.layers, "layer"), format_double(t.rule.bound),
                              t.rule.needs.empty() ? "" : fmt::format("; needs {}", fmt::join(t.rule.needs, ", ")),
                              t.rule.compares);
   }

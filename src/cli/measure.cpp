@@ -188,9 +188,9 @@ void print_json(const MeasureOptions& o, const StepLog& log, const RunFacts& f, 
 // The numbers as build prints them (site/format.h): one format for a score wherever it is shown.
 void print_text(const MeasureOptions& o, const StepLog& log, const RunFacts& f, const measure::Window& window,
                 const measure::Throughput& m) {
-  std::cout << fmt::format("{}: {}-step run, window {} ({} steps), {} GPU(s), {} rows x {} tokens per step\n", o.log,
-                           f.steps, window.str(), window.size(), f.gpus, with_thousands(f.global_batch),
-                           with_thousands(f.row_length));
+  std::cout << fmt::format("{}: {}-step run, window {} ({}), {}, {} rows x {} tokens per step\n", o.log, f.steps,
+                           window.str(), counted(window.size(), "step"), counted(f.gpus, "GPU"),
+                           with_thousands(f.global_batch), with_thousands(f.row_length));
   if (f.row_source.starts_with("assumed"))
     std::cout << fmt::format("  row length    {} {}\n", with_thousands(f.row_length), f.row_source);
   std::cout << fmt::format("  tokens/s/GPU  {}, 95% interval {}\n  step time     mean {:.4f} s ± {:.4f} s, CV {}\n",

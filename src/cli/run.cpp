@@ -48,8 +48,8 @@ std::string default_run_dir(const std::string& recipe_id) {
 }
 
 void print_plan(const run::RunPlan& p, const run::SlurmOptions& so) {
-  std::cout << fmt::format("run {} ({}) on {} GPU(s): {} node(s) x {}, launcher {}, {} launch{}\n", p.recipe_id,
-                           p.framework, p.gpus, p.nodes, p.gpus_per_node, p.launcher,
+  std::cout << fmt::format("run {} ({}) on {}: {} x {}, launcher {}, {} launch{}\n", p.recipe_id, p.framework,
+                           counted(p.gpus, "GPU"), counted(p.nodes, "node"), p.gpus_per_node, p.launcher,
                            p.mode == run::LaunchMode::megatron ? "Megatron-LM (torchrun)" : "Ray",
                            p.profile ? ", profiler run (not a convergence arm)" : "");
   for (const auto& e : p.edits) std::cout << "  " << e << "\n";

@@ -36,10 +36,10 @@ int tune(TuneOptions& o) {
     run::check_trial_length(recipe, q);
     const auto cands = run::tune_candidates(recipe, q.gpus, q.nodes, q.memory_mib, q.speed);
     std::cout << fmt::format(
-        "tune {} on {} GPU(s): {} candidates, tried in this order (the start first, then the "
+        "tune {} on {}: {}, tried in this order (the start first, then the "
         "planner's order: predicted step time); each trial {} warm-up + {} measured steps, budget {} min\n",
-        terminal_safe(recipe.id, false), q.gpus, cands.size(), q.warmup_steps, q.trial_steps,
-        format_double(q.budget_minutes));
+        terminal_safe(recipe.id, false), counted(q.gpus, "GPU"), counted(std::int64_t(cands.size()), "candidate"),
+        q.warmup_steps, q.trial_steps, format_double(q.budget_minutes));
     for (std::size_t i = 0; i < cands.size(); ++i) {
       const auto& c = cands[i];
       // The change from the start last, whole (as tune's table): it is what tells two candidates apart.

@@ -170,6 +170,11 @@ std::string terminal_safe(std::string_view s, bool escape_c0) {
   return escape_for_terminal(s, escape_c0, true, std::string_view::npos);
 }
 
+std::string counted(std::int64_t n, std::string_view singular, std::string_view plural) {
+  if (n == 1 || n == -1) return fmt::format("{} {}", n, singular);
+  return plural.empty() ? fmt::format("{} {}s", n, singular) : fmt::format("{} {}", n, plural);
+}
+
 std::string with_thousands(std::int64_t n) { return group_thousands(fmt::format("{}", n)); }
 
 std::string with_thousands(double v, int decimals) { return group_thousands(fmt::format("{:.{}f}", v, decimals)); }

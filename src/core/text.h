@@ -59,6 +59,9 @@ std::string nearest_name(std::string_view word, const std::vector<std::string>& 
 /// runs of spaces collapse. For terminal output that must stay readable (build's ≤ 120-character lines).
 std::vector<std::string> wrap_words(std::string_view text, std::size_t width);
 
+/// "1 GPU", "2 GPUs": `n` and the noun in its number (`plural` when not the singular + "s"), for messages that count.
+std::string counted(std::int64_t n, std::string_view singular, std::string_view plural = {});
+
 /// `n` in decimal with a comma between each group of three digits ("-1,234,567"), for reports.
 std::string with_thousands(std::int64_t n);
 
@@ -67,3 +70,4 @@ std::string with_thousands(std::int64_t n);
 std::string with_thousands(double v, int decimals);
 
 }  // namespace openrecipes
+#include "core/text.h"

@@ -209,11 +209,11 @@ void check_clock(const std::vector<RawLine>& raw, const std::string& file) {
           !agree(dt, sum, resolution, pauses[r] != pauses[*prev], step_s(*prev)))
         throw InputError(fmt::format("{}:{}", file, raw[r].line),
                          fmt::format("the timestamps say {:.3f} s passed since line {} (iteration {}), but the "
-                                     "step times say {:.3f} s ({} iteration(s) x {} ms); they must agree within "
+                                     "step times say {:.3f} s ({} x {} ms); they must agree within "
                                      "10% + {:.1f} s (the step times may run ahead by the previous line's step time "
                                      "more)",
                                      dt, raw[*prev].line, raw[*prev].it.iteration, sum,
-                                     raw[r].it.iteration - raw[*prev].it.iteration,
+                                     counted(raw[r].it.iteration - raw[*prev].it.iteration, "iteration"),
                                      format_double(*raw[r].it.elapsed_ms), kClockSlackS + resolution),
                          fix);
     }

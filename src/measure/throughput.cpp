@@ -81,8 +81,8 @@ Throughput measure_throughput(const StepLog& log, const Window& window, const St
     }
     if (r.skipped > 0)
       throw InputError(where,
-                       fmt::format("{} skipped {} optimizer update(s) inside the measured window {}", steps, r.skipped,
-                                   window.str()),
+                       fmt::format("{} skipped {} inside the measured window {}", steps,
+                                   counted(r.skipped, "optimizer update"), window.str()),
                        "a skipped step trains nothing; fix the loss scale or the data and re-run");
     if (r.nan > 0 || (r.loss && !std::isfinite(*r.loss)))
       throw InputError(where,

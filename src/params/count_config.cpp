@@ -4,6 +4,7 @@
 
 #include "core/error.h"
 #include "core/json_limits.h"
+#include "core/text.h"
 #include "params/count.h"
 #include "params/model_config.h"
 
@@ -191,7 +192,7 @@ ParamCount count_from_config(const nlohmann::json& config, const std::string& co
   if (pc.output_tied)
     pc.notes.push_back("tie_word_embeddings: the output projection (vocab_size × hidden_size) is counted once");
   if (const std::int64_t mtp = cfg.mtp_layers(); mtp > 0)
-    pc.notes.push_back(fmt::format("{} MTP layer(s) in config.json: left out", mtp));
+    pc.notes.push_back(fmt::format("{} in config.json: left out", counted(mtp, "MTP layer")));
   if (config.contains("vision_config")) pc.notes.push_back("vision tower (vision_config): left out");
   pc.notes.push_back("from config.json arithmetic: norms, biases, MTP, vision and quantization scales not predicted");
   return pc;

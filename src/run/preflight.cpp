@@ -80,19 +80,21 @@ std::vector<std::string> check_checkout(const std::string& variable, const std::
       (module ? untracked : changed).push_back(std::string(line));
     }
   if (!untracked.empty())
-    throw InputError(where,
-                     fmt::format("the checkout holds {} module(s) git does not know ({}{}), which Python may import in "
-                                 "the run: the run would not be the commit the recipe pins",
-                                 untracked.size(), terminal_safe(trim(untracked.front()).substr(3), true),
-                                 untracked.size() > 1 ? ", ..." : ""),
-                     fmt::format("remove them (git -C {} clean -n lists them; a run's own patches are taken back when "
-                                 "it ends) or commit them",
-                                 dir));
+    throw InputError(
+        where,
+        fmt::format("the checkout holds {} git does not know ({}{}), which Python may import in "
+                    "the run: the run would not be the commit the recipe pins",
+                    counted(std::int64_t(untracked.size()), "module"),
+                    terminal_safe(trim(untracked.front()).substr(3), true), untracked.size() > 1 ? ", ..." : ""),
+        fmt::format("remove them (git -C {} clean -n lists them; a run's own patches are taken back when "
+                    "it ends) or commit them",
+                    dir));
   if (!changed.empty())
-    warnings.push_back(fmt::format(
-        "{} has uncommitted changes to {} file(s) ({}{}): the run is not exactly the commit the recipe pins; "
-        "commit or stash them, or make them a patch of the recipe",
-        variable, changed.size(), terminal_safe(trim(changed.front()), true), changed.size() > 1 ? ", ..." : ""));
+    warnings.push_back(
+        fmt::format("{} has uncommitted changes to {} ({}{}): the run is not exactly the commit the recipe pins; "
+                    "commit or stash them, or make them a patch of the recipe",
+                    variable, counted(std::int64_t(changed.size()), "file"), terminal_safe(trim(changed.front()), true),
+                    changed.size() > 1 ? ", ..." : ""));
   return warnings;
 }
 

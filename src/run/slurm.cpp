@@ -75,9 +75,9 @@ std::string printable(const std::string& s) {
 std::string sbatch_script(const RunPlan& p, const SlurmOptions& o) {
   std::string s = "#!/bin/bash\n";
   s += fmt::format(
-      "# openrecipes run: {} on {} node(s) x {} GPU(s), written by openrecipes; the trainer's command is\n"
+      "# openrecipes run: {} on {} x {}, written by openrecipes; the trainer's command is\n"
       "# in plan.json beside this file and is started by run-node as an argument vector, never by a shell.\n",
-      printable(p.recipe_id), p.nodes, p.gpus_per_node);
+      printable(p.recipe_id), counted(p.nodes, "node"), counted(p.gpus_per_node, "GPU"));
   s += fmt::format("#SBATCH --nodes={}\n#SBATCH --ntasks-per-node=1\n", p.nodes);
   if (o.gres) s += fmt::format("#SBATCH --gpus-per-node={}\n", p.gpus_per_node);
   s += "set -euo pipefail\n";
@@ -120,7 +120,8 @@ void run_slurm(const RunPlan& p, const SlurmOptions& o, RunRecord& r,
     if (!parse_int(job)) throw InputError("sbatch", "no job id in its output: " + quote_for_message(sub.out));
   });
   r.job_id = job;
-  std::cout << fmt::format("submitted Slurm job {} ({} node(s)); following it (Ctrl-C cancels it)\n", job, p.nodes);
+  std::cout << fmt::format("submitted Slurm job {} ({}); following it (Ctrl-C cancels it)\n", job,
+                           counted(p.nodes, "node"));
   std::cout.flush();
 
   // The node whose log carries the step lines.

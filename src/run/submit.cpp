@@ -111,10 +111,10 @@ SourceRecipe source_recipe(const fs::path& run_dir, const RunPlan& p) {
   }
   const PlannedCommand derived = plan_command(source, p.gpus, p.nodes, p.profile, p.trial_iters);
   if (derived.command != p.command || !(derived.layout == p.layout) || derived.train_iters != p.train_iters)
-    throw InputError(
-        plan_file,
-        fmt::format("plan.json's command is not the one {} gives on {} GPU(s): the plan was edited", source.id, p.gpus),
-        kAsLeft);
+    throw InputError(plan_file,
+                     fmt::format("plan.json's command is not the one {} gives on {}: the plan was edited", source.id,
+                                 counted(p.gpus, "GPU")),
+                     kAsLeft);
   const std::string where = source.file.string() + ": command";
   const auto words = layout::split_command(derived.command, where);
   auto policy =

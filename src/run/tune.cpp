@@ -168,9 +168,9 @@ void write_candidate_draft(const registry::Recipe& recipe, const TuneRequest& q,
     }
     write_file_atomic(dir / "recipe.yaml",
                       registry::recipe_draft_yaml(
-                          d, fmt::format("A candidate of openrecipes tune from {} on {} GPU(s): {}.\nIts trial is in "
+                          d, fmt::format("A candidate of openrecipes tune from {} on {}: {}.\nIts trial is in "
                                          "trials/; see tune.json.",
-                                         recipe.id, q.gpus, c.knobs)));
+                                         recipe.id, counted(q.gpus, "GPU"), c.knobs)));
   };
   auto loads = [](const fs::path& dir) { registry::load_recipe(dir, registry::RecipeLoad::draft); };
   registry::write_folder(tune_draft_dir(q.tune_dir, recipe.model, recipe.gpu, c.name),
@@ -340,10 +340,11 @@ TuneResult tune(const registry::Recipe& recipe, const TuneRequest& q) {
 
 std::string tune_table(const registry::Recipe& start, const TuneRequest& q, const TuneResult& r) {
   std::string out = fmt::format(
-      "tune {} on {} GPU(s), {} launcher: {} candidates, {} trials ({} warm-up + {} measured "
+      "tune {} on {}, {} launcher: {}, {} ({} warm-up + {} measured "
       "steps each), budget {} min\n",
-      terminal_safe(start.id, false), q.gpus, q.launcher, r.candidates.size(), r.trials.size(), q.warmup_steps,
-      q.trial_steps, format_double(q.budget_minutes));
+      terminal_safe(start.id, false), counted(q.gpus, "GPU"), q.launcher,
+      counted(std::int64_t(r.candidates.size()), "candidate"), counted(std::int64_t(r.trials.size()), "trial"),
+      q.warmup_steps, q.trial_steps, format_double(q.budget_minutes));
   // The change from the start last, whole: it is what tells two candidates apart.
   out +=
       fmt::format("  {:>2}  {:>10} {:>10}  {:>9} {:>9}  {:<24} {:>6}  {:<28} {}\n", "#", "pred. peak", "meas. peak",

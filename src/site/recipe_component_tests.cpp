@@ -70,8 +70,8 @@ json raw_view(const json& o, const std::string& file, const std::string& id, con
   raw["repeat"] = fmt::format("{:.3g}", o["repeat_max_abs_diff"].get<double>());
   const json& e = o["effect"];
   raw["effect"] = e["changed"].get<bool>()
-                      ? fmt::format("{} module type(s) and {} traced function(s) differ",
-                                    e["modules_differ"].get<std::int64_t>(), e["code_differ"].get<std::int64_t>())
+                      ? fmt::format("{} and {} differ", counted(e["modules_differ"].get<std::int64_t>(), "module type"),
+                                    counted(e["code_differ"].get<std::int64_t>(), "traced function"))
                       : "none: the same module types and the same traced code";
   raw["code_reference_only"] =
       fmt::format("{}", fmt::join(e["code_reference_only"].get<std::vector<std::string>>(), ", "));

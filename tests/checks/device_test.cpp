@@ -39,7 +39,7 @@ TEST(Device, evidence_without_a_device_or_world_size_leaves_the_claim_unchecked)
   EXPECT_THAT(texts(check_device(kH200, &none, nullptr)),
               ::testing::ElementsAre("device: the evidence names no GPU (evidence/versions.txt lists none), so the "
                                      "recipe's GPU type H200 cannot be checked",
-                                     "device: the argument dump records no world_size, so the recipe's 1 GPU(s) "
+                                     "device: the argument dump records no world_size, so the recipe's 1 GPU "
                                      "cannot be checked"));
   EXPECT_THAT(texts(check_device(kH200, nullptr, &kOneRank)),
               ::testing::ElementsAre("device: the evidence names no GPU (the recipe has no versions dump), so the "

@@ -64,7 +64,7 @@ TEST(LrSchedule, a_log_whose_dump_was_swapped_for_another_runs_is_caught_naming_
   EXPECT_NE(problems[0].find("lr10.log:"), std::string::npos) << problems[0];
   EXPECT_NE(problems[0].find("at iteration 1, but the argument dump's schedule (lr 1e-05"), std::string::npos)
       << problems[0];
-  EXPECT_EQ(problems[3], "and 16 more iteration(s) like these");
+  EXPECT_EQ(problems[3], "and 16 more iterations like these");
 }
 
 TEST(LrSchedule, an_fp16_log_with_skipped_iterations_follows_the_schedule_shifted_by_the_skips) {

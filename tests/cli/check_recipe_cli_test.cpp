@@ -58,7 +58,7 @@ TEST(CheckRecipeCli, every_problem_is_listed_at_once_with_the_computed_claims) {
   write_file_atomic(file, yaml);
   auto r = testing::run_cli({"check", "recipe", (s.recipe("mbs2") / "recipe.yaml").string()});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.out, ::testing::HasSubstr("not verified, 2 problem(s)"));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("not verified, 2 problems"));
   EXPECT_THAT(r.out, ::testing::HasSubstr("the claims block its evidence supports (paste it"));
   EXPECT_THAT(r.out, ::testing::HasSubstr("  tokens_per_s_per_gpu: 23232.69\n"));  // the README's 23,232.7
   EXPECT_THAT(r.out, ::testing::HasSubstr("  configuration: eligible\n"));

@@ -52,6 +52,15 @@ TEST(Text, escape_controls_makes_c0_c1_del_and_bad_utf8_visible_and_keeps_other_
   EXPECT_EQ(escape_controls(std::string(10, 'x'), 4), "xxxx... (6 more bytes)");
 }
 
+TEST(Text, counted_puts_the_noun_in_the_number_of_its_count) {
+  EXPECT_EQ(counted(1, "GPU"), "1 GPU");
+  EXPECT_EQ(counted(0, "GPU"), "0 GPUs");
+  EXPECT_EQ(counted(2, "problem"), "2 problems");
+  EXPECT_EQ(counted(-1, "step"), "-1 step");
+  EXPECT_EQ(counted(3, "child", "children"), "3 children");
+  EXPECT_EQ(counted(1, "child", "children"), "1 child");
+}
+
 TEST(Text, with_thousands_groups_integers_by_three_and_keeps_the_sign) {
   EXPECT_EQ(with_thousands(std::int64_t{0}), "0");
   EXPECT_EQ(with_thousands(std::int64_t{999}), "999");

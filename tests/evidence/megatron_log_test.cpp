@@ -250,7 +250,7 @@ TEST(MegatronLog, elapsed_time_that_contradicts_the_timestamps_is_an_error_namin
   auto m = error_of(text);
   EXPECT_THAT(m, ::testing::HasSubstr(
                      "t.log:1197: the timestamps say 2.582 s passed since line 1185 (iteration 1), but the step "
-                     "times say 0.001 s (1 iteration(s) x 1 ms)"));
+                     "times say 0.001 s (1 iteration x 1 ms)"));
   EXPECT_THAT(m, ::testing::HasSubstr("(fix: "));
 }
 

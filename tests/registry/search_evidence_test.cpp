@@ -148,7 +148,7 @@ TEST(BundledSearch, a_search_on_another_gpu_count_or_from_another_command_is_cau
   auto b = build(s.root);
   const auto& r = b.get("tulu3-tuned");
   EXPECT_FALSE(r.verified);
-  EXPECT_TRUE(gives_reason(r, "is a search on 8 GPU(s), and the recipe ran on 1"));
+  EXPECT_TRUE(gives_reason(r, "is a search on 8 GPUs, and the recipe ran on 1"));
 
   TunedScratch c;
   j = c.search_json();

@@ -35,7 +35,7 @@ class ComponentTestCli(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertIn("component tests of qwen3-0.6b/H200/tulu3-cefusion against its reference "
                       "qwen3-0.6b/H200/tulu3-ref", out)
-        self.assertIn("test cross_entropy_loss_fusion: swaps cross_entropy_loss_fusion; 2 layer(s); bound 0.016", out)
+        self.assertIn("test cross_entropy_loss_fusion: swaps cross_entropy_loss_fusion; 2 layers; bound 0.016", out)
         self.assertIn("runner  " + self.python + " " + os.path.join(self.out, "runner", "component_test.py") + " run",
                       out)
         self.assertFalse(os.path.exists(self.out))  # nothing written

@@ -223,7 +223,7 @@ class TamperedRun(unittest.TestCase):
             return lambda d: runkit.edit_json(os.path.join(d, "plan.json"), lambda j: j.update(command=command,
                                                                                                  argv=argv))
         err = self.submit_copy(change("bash -c 'id > /tmp/pwned'", ["bash", "-c", "id > /tmp/pwned"]), "bash")
-        self.assertIn("plan.json's command is not the one qwen3-0.6b/H200/mbs2 gives on 1 GPU(s): the plan was edited",
+        self.assertIn("plan.json's command is not the one qwen3-0.6b/H200/mbs2 gives on 1 GPU: the plan was edited",
                       err)
         plan = json.loads(runkit.read(os.path.join(self.run_dir, "plan.json")))
         lr = plan["command"].replace("--lr 1e-5", "--lr 1e-3")
@@ -242,7 +242,7 @@ class TamperedRun(unittest.TestCase):
 
         def env(d):
             runkit.edit_json(os.path.join(d, "plan.json"), lambda j: j.update(env=[["NCCL_ALGO", "Tree"]]))
-        self.assertIn("plan.json's argv is not its command rendered (the command sets 0 environment variable(s), the "
+        self.assertIn("plan.json's argv is not its command rendered (the command sets 0 environment variables, the "
                       "run 1)", self.submit_copy(env, "env"))
 
         def variable(d):
@@ -631,14 +631,14 @@ class BadInput(unittest.TestCase):
             f.write("# a local change\n")
         rc, out, err = self.dry()
         self.assertEqual(rc, 0, err)
-        self.assertIn("warning: MEGATRON_LM has uncommitted changes to 1 file(s) (M pretrain_gpt.py)", out)
+        self.assertIn("warning: MEGATRON_LM has uncommitted changes to 1 file (M pretrain_gpt.py)", out)
         # A file git does not know (a torch.py left there would run in every later run) is refused.
         stray = os.path.join(self.s.megatron, "torch.py")
         with open(stray, "w") as f:
             f.write("raise SystemExit('not torch')\n")
         rc, out, err = self.dry()
         self.assertEqual(rc, 2, out + err)
-        self.assertIn("the checkout holds 1 module(s) git does not know (torch.py), which Python may import", err)
+        self.assertIn("the checkout holds 1 module git does not know (torch.py), which Python may import", err)
         os.remove(stray)
         # A checkout that is no git checkout cannot show its commit: refused while the recipe pins one.
         shutil.rmtree(os.path.join(self.s.megatron, ".git"))
@@ -720,7 +720,7 @@ class BadInput(unittest.TestCase):
         rc, out, err = self.s.run("run", self.s.recipe(MBS2), "--launcher", "slurm", "--dry-run", "--var",
                                   "MEGATRON_LM=" + self.s.megatron, "-o", os.path.join(self.s.root, "r%j"))
         self.assertEqual(rc, 0, err)
-        self.assertIn("  sbatch.sh:\n    #!/bin/bash\n    # openrecipes run: qwen3-0.6b/H200/mbs2 on 1 node(s) x 1 GPU(s)", out)
+        self.assertIn("  sbatch.sh:\n    #!/bin/bash\n    # openrecipes run: qwen3-0.6b/H200/mbs2 on 1 node x 1 GPU", out)
         self.assertIn("--output=" + os.path.join(self.s.root, "r%%j") + "/slurm-%j.out", out)
         self.assertIn("    exec srun --kill-on-bad-exit=1 ", out)
 
