@@ -12,6 +12,7 @@
 #include "checks/command_policy.h"
 #include "cli/command.h"
 #include "core/error.h"
+#include "core/utf8.h"
 #include "layout/layout_json.h"
 #include "layout/planner.h"
 #include "layout/relayout.h"
@@ -48,6 +49,25 @@ std::string suggestion_flags(const layout::Suggestion& x, const layout::Layout& 
     out += fmt::format(" --micro-batch {}", x.setup.layout.micro_batch);
   if (x.setup.recompute != setup.recompute) out += " --recompute " + layout::recompute_name(x.setup.recompute);
   return out;
+}
+
+// The relayout command that gives suggestion `x`, to run as printed: the recipe as the user named it, the options they
+// gave, and the suggestion's changes in place of any they set.
+std::string suggestion_command(const RelayoutOptions& o, std::int64_t gpus, const layout::Suggestion& x,
+                               const layout::Layout& from, const layout::TrainingSetup& setup) {
+  const std::string changes = suggestion_flags(x, from, setup);
+  std::vector<std::string> words = {"openrecipes", "relayout", o.recipe, "--gpus", std::to_string(gpus)};
+  auto keep = [&](const char* flag, const std::optional<std::int64_t>& v) {
+    if (v && changes.find(std::string(flag) + " ") == std::string::npos)
+      words.insert(words.end(), {flag, std::to_string(*v)});
+  };
+  if (o.gpus_per_node != 8) words.insert(words.end(), {"--gpus-per-node", std::to_string(o.gpus_per_node)});
+  keep("--row-length", o.row_length);
+  keep("--tp", o.tp), keep("--pp", o.pp), keep("--cp", o.cp), keep("--ep", o.ep), keep("--etp", o.etp);
+  keep("--micro-batch", o.micro_batch);
+  if (!o.recompute.empty() && changes.find("--recompute ") == std::string::npos)
+    words.insert(words.end(), {"--recompute", o.recompute});
+  return display_command(words) + changes;
 }
 
 std::string count_or_none(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "none"; }
@@ -181,8 +201,8 @@ int run(const RelayoutOptions& o) {
                                  x.memory.peak_mib);
     }
     if (suggested) {
-      std::cout << fmt::format("  the first, as a command (relayout {} --gpus {}{}):\n\n", recipe.id, r.gpus,
-                               suggestion_flags(r.suggestions.front(), r.layout, q.setup));
+      std::cout << fmt::format("  the first, as a command ({}):\n\n",
+                               suggestion_command(o, r.gpus, r.suggestions.front(), r.layout, q.setup));
       std::cout << suggested->command;
       if (!suggested->command.empty() && suggested->command.back() != '\n') std::cout << "\n";
     }
@@ -210,7 +230,7 @@ int run(const RelayoutOptions& o) {
 }
 
 const bool registered_relayout = register_command(
-    {"relayout", "A recipe's layout on another GPU count or row length, and its rewritten command (SPEC §6)",
+    {"relayout", "A recipe's layout on another GPU count or row length, and its rewritten command (docs/running.md)",
      [](CLI::App& app) {
        auto o = std::make_shared<RelayoutOptions>();
        app.add_option("recipe", o->recipe, "the recipe's folder or recipe.yaml")->required();

@@ -116,6 +116,13 @@ int list_vars(const RunOptions& o) {
     for (const auto& line : wrap_words(safe(v.points_at), 110)) std::cout << "      " << line << "\n";
   }
   if (r.variables.empty()) std::cout << "  (none)\n";
+  if (!r.placeholders.empty()) {
+    std::cout << "data-prep words to replace (the rows' commands in the site's Reproduce box):\n";
+    for (const auto& p : r.placeholders) {
+      std::cout << "  " << safe(p.name) << "\n";
+      for (const auto& line : wrap_words(safe(p.points_at), 110)) std::cout << "      " << line << "\n";
+    }
+  }
   std::cout << "run it with (values as in the site's Reproduce box):\n  " << safe(r.run_line) << "\n";
   return 0;
 }
@@ -159,7 +166,8 @@ int run(RunOptions& o) {
 }
 
 const bool registered_run = register_command(
-    {"run", "Run a recipe on this machine or a Slurm cluster and capture its evidence (SPEC §6)", [](CLI::App& app) {
+    {"run", "Run a recipe on this machine or a Slurm cluster and capture its evidence (docs/running.md)",
+     [](CLI::App& app) {
        auto o = std::make_shared<RunOptions>();
        app.add_option("recipe", o->request.recipe, "the recipe's folder or recipe.yaml")->required();
        app.add_option("--gpus", o->gpus, "G, the GPUs to run on (default: the recipe's); the layout is relaid out");

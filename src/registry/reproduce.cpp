@@ -133,6 +133,14 @@ Reproduction reproduction(const Recipe& r, const ModelInfo* model) {
     } else {
       std::vector<std::string> rest = {"SOURCE_FILES", "--tokenizer", "TOKENIZER_DIR", "--row-length",
                                        std::to_string(w.row_length)};
+      // A declared workload's inputs are named only in its description, in words: they are the user's to fill.
+      out.placeholders = {
+          {"SOURCE_FILES",
+           "the source files of the rows (JSON Lines or Parquet conversations), as the workload's "
+           "description names them: " +
+               w.description},
+          {"TOKENIZER_DIR",
+           "a folder with the tokenizer the description names (tokenizer.json, tokenizer_config.json)"}};
       if (w.rows_count > 0) rest.insert(rest.end(), {"--rows", std::to_string(w.rows_count)});
       rest.insert(rest.end(), {"--date", "2026-01-01", "-o", "rows/rows.parquet"});
       out.prepare.push_back(display_command(build) + " " + display_command(rest));

@@ -22,14 +22,21 @@ struct CommandVariable {
   bool launcher_only = false;  ///< the command does not use it; the launcher reads it (checkout probe, interpreter)
 };
 
+/// A word of the data-prep commands the user replaces (SOURCE_FILES, TOKENIZER_DIR): the recipe cannot fill it.
+struct Placeholder {
+  std::string name;       ///< as the commands write it
+  std::string points_at;  ///< what to put there and where the recipe says it
+};
+
 /// What it takes to reproduce `recipe`: every field derived from the recipe (and its model, for the checkpoint).
 struct Reproduction {
   std::vector<CommandVariable> variables;  ///< the command's, in order of first use, then the launcher's it reads
   std::vector<std::string> prepare;  ///< the data-prep command lines, display-quoted (never run by a shell); none when
                                      ///< the command reads no $SFT_DATA
-  std::string run_line;              ///< `openrecipes run <folder> --launcher … --var …=… -o runs/<name>`
-  std::string recipe_folder;         ///< registry/recipes/<model>/<gpu>/<name>
-  std::string rows_sha256;           ///< the rows the run trained on (full hex); empty when not recorded
+  std::vector<Placeholder> placeholders;  ///< the words of `prepare` to replace (a non-standard workload's inputs)
+  std::string run_line;                   ///< `openrecipes run <folder> --launcher … --var …=… -o runs/<name>`
+  std::string recipe_folder;              ///< registry/recipes/<model>/<gpu>/<name>
+  std::string rows_sha256;                ///< the rows the run trained on (full hex); empty when not recorded
   std::int64_t rows_count = 0;
   bool standard_workload = false;
 };

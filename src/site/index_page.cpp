@@ -5,6 +5,8 @@
 #include <set>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "site/board_entries.h"
 #include "site/format.h"
 #include "site/page_parts.h"
@@ -152,6 +154,11 @@ json index_view(const json& board) {
       row["pair"] = pair_anchor(p);
       row["best"] = first;
       first = false;
+      // The 95% interval of tokens/s/GPU, exact, for the script that keeps the recipes within noise of the best shown
+      // (their intervals overlap, measure::intervals_overlap); "" above: unbounded.
+      const json& in = e["tokens_per_s_per_gpu_interval"];
+      row["interval_low"] = in.is_array() && in[0].is_number() ? fmt::format("{}", in[0].get<double>()) : "";
+      row["interval_high"] = in.is_array() && in[1].is_number() ? fmt::format("{}", in[1].get<double>()) : "";
       rows.push_back(row);
       gpu_types.insert(p["gpu"].get<std::string>());
       options.add(e);

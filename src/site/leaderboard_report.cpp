@@ -135,9 +135,12 @@ nlohmann::json reproduce_json(const registry::Recipe& rec, const std::map<std::s
                     {"example", v.example},
                     {"needs_value", v.needs_value},
                     {"launcher_only", v.launcher_only}});
+  nlohmann::json placeholders = nlohmann::json::array();
+  for (const auto& p : rep.placeholders) placeholders.push_back({{"name", p.name}, {"points_at", p.points_at}});
   return {{"recipe_folder", rep.recipe_folder},
           {"variables", vars},
           {"prepare", rep.prepare},
+          {"placeholders", placeholders},
           {"run", rep.run_line},
           {"rows_sha256", rep.rows_sha256.empty() ? nlohmann::json(nullptr) : nlohmann::json(rep.rows_sha256)},
           {"rows_count", rep.rows_count},

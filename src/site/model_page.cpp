@@ -69,11 +69,12 @@ void unverified_fields(json& pj, const json& p) {
   for (const auto& e : p["ranked"])
     if (!is_verified_entry(e)) unverified_ids.insert(e["id"].get<std::string>());
   for (const auto& e : p["unranked"]) unverified_ids.insert(e["id"].get<std::string>());
-  if (p.contains("unverified_ids"))
-    for (const auto& id : p["unverified_ids"]) {
-      unverified_ids.insert(id.get<std::string>());
-      const std::string s_id = id.get<std::string>();
-      unverified_names.push_back({{"name", s_id.substr(s_id.rfind('/') + 1)}, {"first", unverified_names.empty()}});
+  if (p.contains("unverified"))
+    for (const auto& e : p["unverified"]) {
+      const std::string id = e["id"].get<std::string>();
+      unverified_ids.insert(id);
+      unverified_names.push_back(
+          {{"id", id}, {"name", id.substr(id.rfind('/') + 1)}, {"reasons", reasons_view(e["reasons"])}});
     }
   const auto unverified = static_cast<std::int64_t>(unverified_ids.size());
   pj["unverified_count"] = unverified;

@@ -304,15 +304,16 @@ json published_board(json out, bool include_unverified) {
   if (include_unverified) return out;
   for (auto& p : out["pairs"]) {
     json ranked = json::array(), dropped = json::array();
+    auto drop = [&](const json& e) { dropped.push_back({{"id", e["id"]}, {"reasons", e["reasons"]}}); };
     for (auto& e : p["ranked"])
       if (e["verified"].get<bool>())
         ranked.push_back(std::move(e));
       else
-        dropped.push_back(e["id"]);
-    for (const auto& e : p["unranked"]) dropped.push_back(e["id"]);
+        drop(e);
+    for (const auto& e : p["unranked"]) drop(e);
     p["ranked"] = ranked;
     p["unranked"] = json::array();
-    p["unverified_ids"] = dropped;  // not shown, but counted: the model page says how many and which
+    p["unverified"] = dropped;  // no row or page, but named with its reasons on the model page
   }
   out["unreadable"] = json::array();
   return out;

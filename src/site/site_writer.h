@@ -36,8 +36,8 @@ inline constexpr std::size_t kMaxChangelog = 20;
 nlohmann::json site_state(const nlohmann::json& board, const nlohmann::json& previous, const std::string& when);
 
 /// The board as published: without `include_unverified`, only verified recipes (SPEC §5: the published site lists
-/// verified recipes only), so unranked entries and unreadable recipes are dropped (each pair keeps the dropped ids
-/// as "unverified_ids", which the model page counts); with it, the board as it is.
+/// verified recipes only), so unranked entries and unreadable recipes are dropped (each pair keeps the dropped ones'
+/// ids and reasons as "unverified", which the model page names with their reasons); with it, the board as it is.
 nlohmann::json published_board(nlohmann::json board, bool include_unverified);
 
 /// Writes the site of `board` (leaderboard_json of `reg`, already published_board'ed) to `target`: everything goes

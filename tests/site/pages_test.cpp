@@ -138,16 +138,18 @@ TEST(Pages, the_reproduce_box_gives_the_rows_commands_the_run_line_and_what_each
   EXPECT_EQ(r["recipe_href"], "../../../recipes/qwen3-0.6b/H200/tulu3-ref/recipe.yaml");
   EXPECT_EQ(r["rows_sha256"], sha);
   EXPECT_EQ(r["rows_count"], "81");
+  // Each command a line a flag, continued with " \" as a shell reads it (so no window breaks one inside a flag).
   ASSERT_EQ(r["prepare"].size(), 4u);
   EXPECT_EQ(r["prepare"][0], "mkdir -p rows");
   EXPECT_EQ(r["prepare"][1],
-            "openrecipes rows build --source SOURCE_FILES --tokenizer TOKENIZER_DIR --row-length 512 --rows 81 --date "
-            "2026-01-01 -o rows/rows.parquet");
-  EXPECT_EQ(r["prepare"][2], "openrecipes rows verify rows/rows.parquet --rows 81 --sha256 " + sha);
-  EXPECT_EQ(r["prepare"][3], "openrecipes rows export rows/rows.parquet --format megatron -o rows/megatron");
+            "openrecipes rows build \\\n  --source SOURCE_FILES \\\n  --tokenizer TOKENIZER_DIR \\\n  --row-length 512 "
+            "\\\n  --rows 81 \\\n  --date 2026-01-01 \\\n  -o rows/rows.parquet");
+  EXPECT_EQ(r["prepare"][2], "openrecipes rows verify rows/rows.parquet \\\n  --rows 81 \\\n  --sha256 " + sha);
+  EXPECT_EQ(r["prepare"][3],
+            "openrecipes rows export rows/rows.parquet \\\n  --format megatron \\\n  -o rows/megatron");
   EXPECT_EQ(r["run"],
-            "openrecipes run registry/recipes/qwen3-0.6b/H200/tulu3-ref --launcher local --var MEGATRON_LM=Megatron-LM "
-            "--var SFT_DATA=rows/megatron -o runs/tulu3-ref");
+            "openrecipes run registry/recipes/qwen3-0.6b/H200/tulu3-ref \\\n  --launcher local \\\n  --var "
+            "MEGATRON_LM=Megatron-LM \\\n  --var SFT_DATA=rows/megatron \\\n  -o runs/tulu3-ref");
   ASSERT_EQ(r["variables"].size(), 2u);
   EXPECT_EQ(r["variables"][1]["name"], "$SFT_DATA");
   EXPECT_NE(

@@ -132,6 +132,10 @@
       f[k] = el.type === 'checkbox' ? el.checked : el.value;
     });
     var seen = {}, shown = 0, total = 0, perModel = {};
+    // An interval's ends from the row (an empty upper end is unbounded); two overlap as measure::intervals_overlap.
+    var low = function (tr) { return Number(tr.getAttribute('data-low')); };
+    var high = function (tr) { var h = tr.getAttribute('data-high'); return h === '' ? Infinity : Number(h); };
+    var overlap = function (a, b) { return low(a) <= high(b) && low(b) <= high(a); };
     Array.prototype.forEach.call(document.querySelectorAll('#index-table tbody tr[data-recipe]'), function (tr) {
       var model = tr.getAttribute('data-model');
       var ok = (!f.model || model === f.model) && (!f.gpu || tr.getAttribute('data-gpu') === f.gpu) &&
@@ -139,10 +143,17 @@
                (!f.framework || tr.getAttribute('data-framework') === f.framework) &&
                (!f.standard || tr.getAttribute('data-standard') === '1');
       var pair = tr.getAttribute('data-pair');
+      // Best only: the first row of each pair the filters leave, and after it those within noise of it (marked).
+      var near = false;
       if (ok && !f.all) {
-        if (seen[pair]) ok = false;
-        else seen[pair] = true;
+        if (!seen[pair]) seen[pair] = tr;
+        else if (overlap(tr, seen[pair])) near = true;
+        else ok = false;
       }
+      // Its ≈ best tag shown, and then not also its ≈ #k (the same overlap, said once).
+      var tag = tr.querySelector('.near-best'), above = tr.querySelector('.noise.above');
+      if (tag) tag.hidden = !near;
+      if (above) above.hidden = near;
       tr.hidden = !ok;
       total += 1;
       if (ok) { shown += 1; perModel[model] = true; }

@@ -12,8 +12,10 @@
 //   - the index's filters (model, GPU type, GPU count, framework, standard workload only, every recipe) from the URL
 //     and from the controls, with their empty states; the changelog and the build time; the Reproduce box of every
 //     recipe page (its recipe.yaml served byte for byte, its run line, the full rows_sha256).
-// Screenshots of the index, a model page, a recipe page and a Reproduce box go to ARTIFACT_DIR and to
-// docs/screenshots/ (the README's, so they are never stale); the site is built at a fixed SOURCE_DATE_EPOCH so
+//   - at 1,280 px no table is wider than its column (index, model and recipe pages) and at 420 px no page is wider
+//     than the window; each recipe that is not verified is named with its reasons on its model page.
+// Screenshots of the index, a model page, a recipe page and a Reproduce box (at 1,280 and 420 px) go to ARTIFACT_DIR
+// and to docs/screenshots/ (the README's, so they are never stale); the site is built at a fixed SOURCE_DATE_EPOCH so
 // they change only when the pages do.
 'use strict';
 
@@ -144,6 +146,22 @@ async function visit(context, url, problems) {
   return page;
 }
 
+// What sticks out of its column on `page`: the document wider than the window, or (`tables`) a table that scrolls
+// inside itself (the site's wide tables are display: block with overflow-x: auto), each named with its excess in px.
+async function overflows(page, tables) {
+  return page.evaluate((tables) => {
+    const out = [];
+    const doc = document.documentElement.scrollWidth - window.innerWidth;
+    if (doc > 1) out.push(`the page is ${doc} px wider than the window`);
+    if (tables)
+      for (const t of document.querySelectorAll('table')) {
+        const over = t.scrollWidth - t.clientWidth;
+        if (over > 1) out.push(`table ${t.id || t.getAttribute('data-pair') || t.className} is ${over} px wider than its column`);
+      }
+    return out;
+  }, tables);
+}
+
 // A screenshot of a page or an element into ARTIFACT_DIR and docs/screenshots/.
 async function shoot(target, name, options) {
   const file = path.join(artifacts, name);
@@ -171,13 +189,26 @@ async function mainSite(browser, work) {
   // Index: by default (JavaScript on) the best verified recipe of each pair; every number as build --json has it.
   let page = await visit(context, base + 'index.html', problems);
   const shownRows = (pg) => pg.$$eval('#index-table tbody tr[data-recipe]', (trs) => trs.filter((tr) => !tr.hidden).map((tr) => tr.getAttribute('data-recipe')));
-  const bestIds = board.pairs.map((p) => p.ranked.find((e) => e.verified)).filter((e) => e).map((e) => e.id);
-  assert.deepStrictEqual(await shownRows(page), bestIds, 'index: the best verified recipe of each pair');
+  // The best of each pair, and after it the recipes within noise of it (95% intervals overlapping), marked ≈ best.
+  const overlap = (a, b) => a[0] <= (b[1] === null ? Infinity : b[1]) && b[0] <= (a[1] === null ? Infinity : a[1]);
+  const bestIds = [], nearIds = [];
+  for (const p of board.pairs) {
+    const verified = p.ranked.filter((e) => e.verified);
+    if (!verified.length) continue;
+    bestIds.push(verified[0].id);
+    for (const e of verified.slice(1))
+      if (overlap(e.tokens_per_s_per_gpu_interval, verified[0].tokens_per_s_per_gpu_interval)) bestIds.push(e.id), nearIds.push(e.id);
+  }
+  assert.deepStrictEqual(await shownRows(page), bestIds, 'index: the best verified recipe of each pair and those within noise of it');
+  assert.ok(nearIds.length > 0, 'the bundled registry has a recipe within noise of its pair\'s best (tulu3-mbs16)');
+  const marked = await page.$$eval('#index-table tbody tr[data-recipe]', (trs) => trs.filter((tr) => !tr.hidden && getComputedStyle(tr.querySelector('.near-best')).display !== 'none').map((tr) => tr.getAttribute('data-recipe')));
+  assert.deepStrictEqual(marked, nearIds, 'index: ≈ best marks exactly the recipes within noise of the best');
   for (const id of bestIds)
     checked += await checkFields(page, `#index-table tbody tr[data-recipe="${id}"]`, byId.get(id).entry, 'index ' + id);
   assert.match(await page.$eval('footer', (f) => f.textContent), /^Built \d{4}-\d\d-\d\d \d\d:\d\d UTC by /, 'every page says when it was built');
   assert.ok(await page.$('#changes li'), 'index: the changelog has the first build');
   await shoot(page, 'index.png', { fullPage: true });
+  assert.deepStrictEqual(await overflows(page, true), [], 'index at 1,280 px: every table fits its column');
   await page.close();
   // The filters, kept in the URL: every recipe of a GPU count, standard workload only (an empty state), a model.
   const allVerified = board.pairs.flatMap((p) => p.ranked.filter((e) => e.verified));
@@ -239,6 +270,13 @@ async function mainSite(browser, work) {
     assert.strictEqual(await page.$$eval('section.starting-points table.ranked, section.starting-points tr[data-recipe]', (x) => x.length), 0, `${model}: a ranked row among the predictions`);
     const hasVerified = board.pairs.some((p) => p.model === model && p.ranked.some((e) => e.verified));
     assert.strictEqual(await page.$('p.no-verified') !== null, !hasVerified, `${model}: "no verified recipe yet" exactly when it has none`);
+    // Each recipe of a pair that is not verified is named with its reasons (the published site gives it no page).
+    for (const p of board.pairs.filter((x) => x.model === model))
+      for (const e of p.unranked.concat(p.ranked.filter((x) => !x.verified))) {
+        const shown = await page.$$eval(`[id="pair:${p.gpu}:${p.workload.key}-unranked"] li[data-recipe="${e.id}"] ul.reasons > li`, (lis) => lis.map((li) => li.textContent));
+        assert.deepStrictEqual(shown, e.reasons.map((r) => `${r.stage}: ${r.message}` + (r.fix ? ` Fix: ${r.fix}` : '')), `${model}: ${e.id}'s reasons on its model page`);
+      }
+    assert.deepStrictEqual(await overflows(page, true), [], `${model} at 1,280 px: every table fits its column`);
     if (model === 'qwen3-0.6b') await shoot(page, 'model.png', { fullPage: true });
     if (model === 'llama-3.1-70b') await shoot(page, 'model-dense-llama-3.1-70b.png', { fullPage: true });
     if (model === 'qwen3-30b-a3b') await shoot(page, 'model-moe-qwen3-30b-a3b.png', { fullPage: true });
@@ -270,7 +308,10 @@ async function mainSite(browser, work) {
     const yaml = await page.request.get(new URL(rep.href, base + `recipes/${id}.html`).href);
     assert.strictEqual(yaml.status(), 200, `${id}: recipe.yaml`);
     assert.ok(Buffer.compare(await yaml.body(), fs.readFileSync(path.join(source, 'registry/recipes', id, 'recipe.yaml'))) === 0, `${id}: the linked recipe.yaml is the registry's`);
-    assert.ok(rep.run.startsWith(`openrecipes run registry/recipes/${id} --launcher `), `${id}: run line ${rep.run}`);
+    // One flag a line, continued with " \\" (as a shell reads it): joined, the run line the board gives.
+    assert.strictEqual(rep.run.replace(/ \\\n {2}/g, ' '), entry.reproduce.run, `${id}: run line ${rep.run}`);
+    assert.ok(rep.run.startsWith(`openrecipes run registry/recipes/${id} \\\n  --launcher `), `${id}: run line ${rep.run}`);
+    assert.deepStrictEqual(await overflows(page, true), [], `${id} at 1,280 px: every table and box fits its column`);
     if (entry.reproduce.rows_sha256) assert.ok((await page.$eval('section#reproduce', (s) => s.textContent)).includes(entry.reproduce.rows_sha256), `${id}: the full rows_sha256`);
     const rank = await page.$eval('[data-field="rank"]', (e) => e.textContent.trim());
     assert.strictEqual(rank, String(entry.rank), id + ': rank');
@@ -309,9 +350,24 @@ async function mainSite(browser, work) {
       assert.strictEqual(search.length, 0, `${id}: no search section without a search`);
     }
     if (id === 'qwen3-0.6b/H200/mbs2') await shoot(page, 'recipe.png', { fullPage: true });
+    if (id === 'qwen3-0.6b/H200/tulu3-ref') await shoot(page, 'recipe-reproduce.png', { fullPage: true });
     if (id === 'qwen3-0.6b/H200/tulu3-ref') await shoot(await page.$('section#reproduce'), 'reproduce.png', {});
     await page.close();
   }
+
+  // A phone-sized window (420 px): no page is wider than the window (a wide table scrolls inside itself, a command
+  // scrolls inside its box, never breaking a flag); screenshots of the index, a model page and a recipe page with its
+  // Reproduce box.
+  const narrow = await browser.newContext({ viewport: { width: 420, height: 900 } });
+  for (const [rel, shot] of [['index.html', 'index-420.png'], ['models/qwen3-0.6b.html', 'model-420.png'],
+    ['recipes/qwen3-0.6b/H200/tulu3-ref.html', 'recipe-420.png'], ['models/deepseek-v3.html', null]]) {
+    page = await visit(narrow, base + rel, problems);
+    assert.deepStrictEqual(await overflows(page, false), [], `${rel} at 420 px`);
+    if (shot) await shoot(page, shot, { fullPage: true });
+    if (rel.startsWith('recipes/')) await shoot(await page.$('section#reproduce'), 'reproduce-420.png', {});
+    await page.close();
+  }
+  await narrow.close();
 
   // Rates: each GPU type's rate and peak.
   page = await visit(context, base + 'rates.html', problems);
