@@ -1032,7 +1032,7 @@ def count(checkpoint, config_data, config_source):
         output["example"] = embedding[0] + " (tied)"
         tied = True
         notes.append(f"output projection tied to {embedding[0]}: counted once at its size, as the output matrix "
-                     "multiply uses it (SPEC §3)")
+                     "multiply uses it (docs/params.md)")
     n_active = counted_total = 0
     for name, (counted, _) in CLASSES.items():
         if not counted:
@@ -1284,7 +1284,7 @@ def count_config(config_data, config_source):
             mtp = _at_most(n, MAX_LAYERS, f"{config_source}: {field}")
             break
     if mtp:
-        notes.append(f"{mtp} MTP layer(s) in config.json: left out")
+        notes.append(f"{mtp} MTP layer{'' if mtp == 1 else 's'} in config.json: left out")
     if "vision_config" in config.root:
         notes.append("vision tower (vision_config): left out")
     notes.append("from config.json arithmetic: norms, biases, MTP, vision and quantization scales not predicted")
@@ -1371,7 +1371,7 @@ def _terminal_safe(text):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog=PROG, description="N, the active parameters per token (SPEC §3), from "
+    parser = argparse.ArgumentParser(prog=PROG, description="N, the active parameters per token (docs/params.md), from "
                                      "safetensors headers and config.json; the Python counterpart of "
                                      "`openrecipes params`. Exit codes: 0 ok; 2 bad input.")
     parser.add_argument("checkpoint", nargs="?", default="", help="checkpoint folder, its "

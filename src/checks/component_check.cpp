@@ -208,7 +208,7 @@ ComponentOutput parse_component_output(std::string_view json, const std::string&
     if (!names.count(o.worst_tensor)) throw InputError(file, "worst_tensor is not one of its tensors", kRawFix);
     return o;
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(file, std::string("a field is missing or of another type: ") + e.what(), kRawFix);
+    throw InputError(file, "a field is missing or of another type: " + json_error_text(e.what()), kRawFix);
   }
 }
 

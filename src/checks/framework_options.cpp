@@ -95,7 +95,7 @@ OptionTable OptionTable::parse(std::string_view text, const std::string& file) {
       t.options_.push_back(std::move(s));
     }
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(file, std::string("not an argument table: ") + e.what(), fix);
+    throw InputError(file, "not an argument table: " + json_error_text(e.what()), fix);
   }
   return t;
 }

@@ -128,7 +128,7 @@ int component_test(Options& o) {
 
 const bool registered_component_test = register_command(
     {"component-test",
-     "Run the component test of each same-math swap a recipe makes, on this machine's GPU (SPEC §4.2)",
+     "Run the component test of each same-math swap a recipe makes, on this machine's GPU (docs/component-tests.md)",
      [](CLI::App& app) {
        auto o = std::make_shared<Options>();
        app.add_option("recipe", o->request.recipe, "the recipe's folder or recipe.yaml (a draft is enough)")

@@ -87,7 +87,7 @@ int run(const ParamsOptions& o) {
 }
 
 const bool registered_params = register_command(
-    {"params", "N, the active parameters per token, from safetensors headers and config.json (SPEC §3)",
+    {"params", "N, the active parameters per token, from safetensors headers and config.json (docs/params.md)",
      [](CLI::App& app) {
        auto o = std::make_shared<ParamsOptions>();
        app.add_option("checkpoint", o->checkpoint,

@@ -238,7 +238,8 @@ const bool registered_rows = register_command(
     {"rows", "Build the workload rows, verify them, register a reference build, or export them", [](CLI::App& app) {
        auto o = std::make_shared<RowsOptions>();
        app.require_subcommand(1);
-       auto* build = app.add_subcommand("build", "Render, tokenize, permute, join and cut the rows (SPEC §1)");
+       auto* build =
+           app.add_subcommand("build", "Render, tokenize, permute, join and cut the rows (docs/rows-format.md)");
        build->add_option("--source", o->sources, "Source parquet shards or JSONL files")->required();
        build->add_option("--tokenizer", o->tokenizer, "Folder with tokenizer.json (and tokenizer_config.json)")
            ->required();

@@ -105,9 +105,9 @@ nlohmann::json parse_strict(std::string_view text, const std::string& where, con
       return true;
     });
   } catch (const json::parse_error& e) {
-    throw InputError(where, fmt::format("not valid JSON at byte {}: {}", e.byte, e.what()), fix);
+    throw InputError(where, fmt::format("not valid JSON at byte {}: {}", e.byte, json_error_text(e.what())), fix);
   } catch (const json::exception& e) {
-    throw InputError(where, std::string("not valid JSON: ") + e.what(), fix);
+    throw InputError(where, "not valid JSON: " + json_error_text(e.what()), fix);
   }
 }
 
@@ -131,9 +131,9 @@ nlohmann::json parse_json_bounded(std::string_view text, const std::string& wher
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(where, fmt::format("not valid JSON at byte {}: {}", e.byte, e.what()), fix);
+    throw InputError(where, fmt::format("not valid JSON at byte {}: {}", e.byte, json_error_text(e.what())), fix);
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(where, std::string("not valid JSON: ") + e.what(), fix);
+    throw InputError(where, "not valid JSON: " + json_error_text(e.what()), fix);
   }
 }
 
@@ -166,6 +166,18 @@ nlohmann::json parse_json_python(std::string_view text, const std::string& where
     return 0;
   });
   return parse_strict(masked, where, fix, max_depth, &nonfinite);
+}
+
+std::string json_error_text(std::string_view what) {
+  if (what.starts_with("[json.exception.")) {
+    const auto close = what.find("] ");
+    if (close != std::string_view::npos) what.remove_prefix(close + 2);
+  }
+  if (what.starts_with("parse error")) {
+    const auto colon = what.find(": ");
+    if (colon != std::string_view::npos) what.remove_prefix(colon + 2);
+  }
+  return std::string(what);
 }
 
 }  // namespace openrecipes

@@ -42,6 +42,10 @@ nlohmann::json parse_json_python(std::string_view text, const std::string& where
 
 /// `dump` (a value echoed into a message) cut to its first `max` bytes with "..." appended when longer, so a
 /// message never quotes a huge value whole.
+/// A JSON library error in the project's words: nlohmann's what() without its "[json.exception.parse_error.101] " tag
+/// and, for a parse error, without the "parse error at line L, column C: " the message already gives as a byte offset.
+std::string json_error_text(std::string_view what);
+
 inline std::string json_excerpt(const std::string& dump, std::size_t max = 200) {
   return dump.size() <= max ? dump : dump.substr(0, max) + "...";
 }

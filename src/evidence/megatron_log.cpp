@@ -235,11 +235,30 @@ void check_clock(const std::vector<RawLine>& raw, const std::string& file) {
                      fix);
 }
 
+// The --format that `text` looks written in, when it is not `format` (a user's likely slip: a golden-values file, a
+// slime log or a JSON Lines step file given as a Megatron-LM log); "" when it looks like none of them.
+std::string other_format(std::string_view text, const std::string& format) {
+  const std::string_view head = text.substr(0, 1 << 16);
+  const auto first = head.find_first_not_of(" \t\r\n");
+  const char lead = first == std::string_view::npos ? '\0' : head[first];
+  if (lead == '{' && head.find("\"lm loss\"") != std::string_view::npos) return "golden-values";
+  if (lead == '{' && head.find("\"step\"") != std::string_view::npos) return "steps-jsonl";
+  if (head.find("'train/loss'") != std::string_view::npos) return "slime (or miles)";
+  if (format == "megatron" && head.find("Step Time") != std::string_view::npos) return "megatron-bridge";
+  if (format == "megatron-bridge" && head.find("elapsed time per iteration (ms)") != std::string_view::npos)
+    return "megatron";
+  return "";
+}
+
 StepLog assemble(std::vector<RawLine>& raw, const std::string& file, const std::string& format,
-                 std::optional<std::int64_t> log_interval) {
-  if (raw.empty())
+                 std::optional<std::int64_t> log_interval, std::string_view text) {
+  if (raw.empty()) {
+    const std::string other = other_format(text, format);
     throw InputError(file, "no per-step training_log lines ('iteration k/ N | ...') found",
-                     "give the run's full stdout/stderr log, written with --log-interval 1");
+                     other.empty() ? "give the run's full stdout/stderr log, written with --log-interval 1"
+                                   : "it looks like a " + other + " file: give --format " +
+                                         other.substr(0, other.find(' ')) + " (or the run's full log)");
+  }
   StepLog log;
   log.file = file;
   log.format = format;
@@ -340,7 +359,7 @@ StepLog parse_megatron_log(std::string_view text, const std::string& file, std::
       paused = true;
     }
   }
-  return assemble(raw, file, "megatron", log_interval);
+  return assemble(raw, file, "megatron", log_interval, text);
 }
 
 StepLog parse_megatron_bridge_log(std::string_view text, const std::string& file,
@@ -394,7 +413,7 @@ StepLog parse_megatron_bridge_log(std::string_view text, const std::string& file
     raw.push_back({*it, i + 1, paused});
     paused = false;
   }
-  return assemble(raw, file, "megatron-bridge", log_interval);
+  return assemble(raw, file, "megatron-bridge", log_interval, text);
 }
 
 }  // namespace openrecipes::evidence

@@ -110,7 +110,7 @@ class IndexSax : public nlohmann::json_sax<json> {
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
     syntax_error = true;
     error_byte = position;
-    error = e.what();
+    error = json_error_text(e.what());
     return false;
   }
 

@@ -241,7 +241,7 @@ ParamCount count_from_checkpoint(const std::filesystem::path& path, const nlohma
     out.example = embedding_name + " (tied)";
     pc.output_tied = true;
     pc.notes.push_back("output projection tied to " + embedding_name +
-                       ": counted once at its size, as the output matrix multiply uses it (SPEC §3)");
+                       ": counted once at its size, as the output matrix multiply uses it (docs/params.md)");
   }
 
   count_active(pc, tally, path);

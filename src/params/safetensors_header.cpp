@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_limits.h"
 #include "core/text.h"
 
 namespace openrecipes::params {
@@ -181,7 +182,7 @@ class HeaderSax : public nlohmann::json_sax<json> {
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
     syntax_error = true;
     error_byte = position;
-    error_what = e.what();
+    error_what = json_error_text(e.what());
     return false;
   }
 

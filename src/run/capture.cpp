@@ -155,7 +155,7 @@ CheckedRun read_run_dir(const fs::path& run_dir) {
     if (!j.at("gpus_per_node_seen").is_null()) r.gpus_per_node_seen = j.at("gpus_per_node_seen").get<std::int64_t>();
     for (const auto& f : j.at("files")) r.files.push_back({f.at("path"), f.at("bytes"), f.at("sha256")});
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(manifest.string(), std::string("not a run.json openrecipes wrote: ") + e.what(),
+    throw InputError(manifest.string(), "not a run.json openrecipes wrote: " + json_error_text(e.what()),
                      "submit a run directory that openrecipes run finished");
   }
   bool plan_listed = false;

@@ -440,7 +440,7 @@ RunPlan read_plan(const fs::path& file) {
     if (p.argv.empty() || p.nodes < 1 || p.gpus_per_node < 1) throw InputError(file.string(), "an empty plan");
     return p;
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(file.string(), std::string("not a plan.json openrecipes wrote: ") + e.what(),
+    throw InputError(file.string(), "not a plan.json openrecipes wrote: " + json_error_text(e.what()),
                      "make the plan again with openrecipes run");
   }
 }

@@ -1,9 +1,14 @@
 // `serve`: static files of a built site over cpp-httplib (site/serve.h).
 #include "site/serve.h"
 
+#include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <thread>
 
@@ -20,6 +25,40 @@ namespace openrecipes::site {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Why `host`:`port` cannot be listened on, asked of the system with a socket of its own (the HTTP library says only
+// that it failed): a port another process holds, one below 1024 without the privilege, a host that is not this
+// machine's.
+std::string bind_problem(const std::string& host, int port) {
+  addrinfo hints{}, *found = nullptr;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0 || !found)
+    return fmt::format("cannot listen: '{}' is not a host name or address this machine resolves", host);
+  int err = 0;
+  const int fd = socket(found->ai_family, found->ai_socktype, found->ai_protocol);
+  if (fd < 0) {
+    err = errno;
+  } else {
+    const int yes = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    if (bind(fd, found->ai_addr, found->ai_addrlen) != 0) err = errno;
+    close(fd);
+  }
+  freeaddrinfo(found);
+  switch (err) {
+    case EADDRINUSE:
+      return fmt::format("cannot listen: port {} is in use by another process (another serve?)", port);
+    case EACCES:
+      return fmt::format("cannot listen: port {} is below 1024 and needs privileges", port);
+    case EADDRNOTAVAIL:
+      return fmt::format("cannot listen: {} is not an address of this machine", host);
+    case 0:
+      return "cannot listen on this address (it was free when asked again: try once more)";
+    default:
+      return fmt::format("cannot listen on this address: {}", std::strerror(err));
+  }
+}
 
 void common_headers(httplib::Response& res) {
   res.set_header("Content-Security-Policy", kContentSecurityPolicy);
@@ -116,7 +155,7 @@ void serve_site(const fs::path& site, const ServeOptions& options, const std::fu
                                : (server.bind_to_port(options.host, options.port) ? options.port : -1);
   if (port < 0) {
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    throw InputError(fmt::format("{}:{}", options.host, options.port), "cannot listen on this address",
+    throw InputError(fmt::format("{}:{}", options.host, options.port), bind_problem(options.host, options.port),
                      "choose another --port (0 picks a free one) or --host");
   }
   std::thread waiter([&server, set] {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -103,7 +104,8 @@ TEST(Serve, serves_the_site_and_nothing_outside_it) {
   // A second serve on the same port is refused (no SO_REUSEPORT), with the address named.
   auto second = testing::run_cli({"serve", (d / "site").string(), "--port", std::to_string(s.port)});
   EXPECT_EQ(second.exit_code, 2);
-  EXPECT_THAT(second.err, ::testing::HasSubstr("cannot listen"));
+  EXPECT_THAT(second.err,
+              ::testing::HasSubstr(fmt::format("cannot listen: port {} is in use by another process", s.port)));
   int status = s.stop();
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);

@@ -37,6 +37,18 @@ TEST(JsonLimits, the_bounded_parse_bounds_depth_and_words_errors_as_input_errors
   EXPECT_EQ(parse_json_bounded("{\"a\": 1, \"a\": 2}", "x", "", 4)["a"], 2);  // nlohmann's reading: the last wins
 }
 
+// The JSON library's words reach no user: its "[json.exception...]" tag and its line and column (the message gives the
+// byte) are left out, and what remains is its account of the problem.
+TEST(JsonLimits, a_parse_error_is_said_without_the_json_librarys_tag) {
+  const auto m = message_of([&] { parse_json_strict("{\"messages\": [1, 2}", "bad.jsonl:1", "fix it"); });
+  EXPECT_EQ(m,
+            "bad.jsonl:1: not valid JSON at byte 19: syntax error while parsing array - unexpected '}'; expected ']' "
+            "(fix: fix it)");
+  EXPECT_EQ(json_error_text("[json.exception.type_error.302] type must be string, but is number"),
+            "type must be string, but is number");
+  EXPECT_EQ(json_error_text("a message of our own"), "a message of our own");
+}
+
 TEST(JsonLimits, a_200k_deep_document_is_refused_without_a_crash) {
   std::string deep = std::string(200000, '[') + std::string(200000, ']');
   auto m = message_of([&] { parse_json_strict(deep, "config.json", "fix it"); });
