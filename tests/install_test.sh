@@ -9,8 +9,10 @@ trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
 test -x "$prefix/bin/openrecipes" || { echo "no $prefix/bin/openrecipes after cmake --install"; exit 1; }
 # It links the libduckdb installed beside it, not the build tree's.
-ldd "$prefix/bin/openrecipes" | grep -q "libduckdb.so => $prefix/bin/../lib[^ ]*/openrecipes/libduckdb.so" ||
-  { echo "the installed binary does not link its own libduckdb:"; ldd "$prefix/bin/openrecipes"; exit 1; }
+# (ldd's output is kept first: `ldd | grep -q` fails under pipefail when grep stops reading early.)
+libs="$(ldd "$prefix/bin/openrecipes")"
+grep -q "libduckdb.so => $prefix/bin/../lib[^ ]*/openrecipes/libduckdb.so" <<<"$libs" ||
+  { echo "the installed binary does not link its own libduckdb:"; echo "$libs"; exit 1; }
 cd "$prefix"  # nowhere near the checkout
 "$prefix/bin/openrecipes" --version
 out="$("$prefix/bin/openrecipes" build "$registry")"

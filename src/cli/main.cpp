@@ -11,6 +11,7 @@
 #include "cli/command.h"
 #include "core/error.h"
 #include "core/text.h"
+#include "core/utf8.h"
 #include "core/version.h"
 
 namespace openrecipes::cli {
@@ -59,26 +60,35 @@ int usage_error(const CLI::App& app, const CLI::ParseError& e) {
     what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
   }
   const std::string sub = parsed_path(app);
-  std::cerr << "openrecipes: error: " << escape_controls(what) << " (fix: openrecipes "
+  std::cerr << "openrecipes: error: " << escape_controls(inert_text(what)) << " (fix: openrecipes "
             << (sub.empty() ? "" : sub + " ") << "--help lists what it takes)\n";
   return static_cast<int>(ExitCode::bad_input);
 }
 
-// Every whole-number option of `app` and its subcommands refuses a number past 64 bits, which CLI11 would clamp to
-// 2^63 - 1 (and the command would then quote that back): the message names the number as given.
-void refuse_oversized_integers(CLI::App& app) {
+// Every whole-number option of `app` and its subcommands reads its value in decimal, as the help says: CLI11 alone
+// reads "010" as octal 8 and "0x10" as 16, and clamps a number past 64 bits to 2^63 - 1 (which the command would then
+// quote back). Leading zeros are dropped ("010" is 10), any other form is refused, and a number past 64 bits is named
+// as given.
+void decimal_integers(CLI::App& app) {
   for (CLI::Option* opt : app.get_options())
     if (opt->get_type_name() == "INT")
-      opt->check(CLI::Validator(
+      opt->transform(CLI::Validator(
           [](std::string& text) -> std::string {
+            const bool negative = text.starts_with('-');
+            const std::size_t sign = negative || text.starts_with('+') ? 1 : 0;
+            const std::string digits = text.substr(sign);
+            if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos)
+              return "'" + escape_controls(text, 40) + "' is not a whole number (write it in decimal digits)";
+            const std::size_t first = std::min(digits.find_first_not_of('0'), digits.size() - 1);
+            const std::string value = (negative ? "-" : "") + digits.substr(first);
             std::int64_t v = 0;
-            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-            if (ec == std::errc::result_out_of_range)
-              return escape_controls(text, 40) + " is larger than any value it takes";
+            if (std::from_chars(value.data(), value.data() + value.size(), v).ec == std::errc::result_out_of_range)
+              return escape_controls(text, 40) + (negative ? " is smaller" : " is larger") + " than any value it takes";
+            text = value;
             return "";
           },
-          "", "within 64 bits"));
-  for (CLI::App* sub : app.get_subcommands({})) refuse_oversized_integers(*sub);
+          "", "a decimal whole number"));
+  for (CLI::App* sub : app.get_subcommands({})) decimal_integers(*sub);
 }
 
 }  // namespace
@@ -94,7 +104,7 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);
     actions[sub] = c.setup(*sub);
   }
-  cli::refuse_oversized_integers(app);
+  cli::decimal_integers(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -105,13 +115,13 @@ int main(int argc, char** argv) {
       if (sub->parsed()) return action();
     return static_cast<int>(ExitCode::bad_input);
   } catch (const InputErrors& e) {  // several problems of one input: one a line, each escaped as below
-    std::cerr << "openrecipes: error: " << escape_controls(e.where()) << ": " << e.each().size()
+    std::cerr << "openrecipes: error: " << escape_controls(inert_text(e.where())) << ": " << e.each().size()
               << " problems (fix: " << e.fix() << ")\n";
-    for (const auto& one : e.each()) std::cerr << "  - " << escape_controls(e.item(one)) << "\n";
+    for (const auto& one : e.each()) std::cerr << "  - " << escape_controls(inert_text(e.item(one))) << "\n";
     return static_cast<int>(ExitCode::bad_input);
   } catch (const InputError& e) {
     // Messages quote untrusted files: escape control bytes so a file cannot drive the terminal, and cap length.
-    std::cerr << "openrecipes: error: " << escape_controls(e.what()) << "\n";
+    std::cerr << "openrecipes: error: " << escape_controls(inert_text(e.what())) << "\n";
     return static_cast<int>(ExitCode::bad_input);
   } catch (const CLI::ParseError& e) {
     return cli::usage_error(app, e);

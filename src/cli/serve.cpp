@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "core/error.h"
 #include "site/serve.h"
 
 namespace openrecipes::cli {
@@ -22,8 +23,15 @@ const bool registered_serve =
                         app.add_option("--host", o->serve.host, "Address to listen on (0.0.0.0 for every interface)")
                             ->capture_default_str();
                         return [o]() -> int {
+                          // An IPv6 address is written in brackets in a URL ("[::1]"), and a user may give it so.
+                          std::string& host = o->serve.host;
+                          if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+                            host = host.substr(1, host.size() - 2);
+                          if (host.empty())
+                            throw InputError("--host", "empty", "give an address, e.g. 127.0.0.1, 0.0.0.0 or ::1");
+                          const std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
                           site::serve_site(o->site, o->serve, [&](int port) {
-                            std::cout << "serving " << o->site << " at http://" << o->serve.host << ":" << port
+                            std::cout << "serving " << o->site << " at http://" << shown << ":" << port
                                       << "/ (Ctrl-C stops)" << std::endl;
                           });
                           std::cout << "stopped" << std::endl;

@@ -121,6 +121,7 @@ std::optional<std::string> YamlField::string_or_null(std::size_t max_len) const 
 }
 
 std::int64_t YamlField::as_int(std::int64_t min, std::int64_t max) const {
+  if (defined() && !node_.IsScalar()) throw InputError(where(), "expected an integer, not a list or map");
   std::string s = as_string(64);
   auto v = parse_int(s);
   if (!v) throw InputError(where(), "expected an integer, got " + quote_for_message(s));
@@ -130,6 +131,7 @@ std::int64_t YamlField::as_int(std::int64_t min, std::int64_t max) const {
 }
 
 double YamlField::as_double(double min, double max) const {
+  if (defined() && !node_.IsScalar()) throw InputError(where(), "expected a number, not a list or map");
   std::string s = as_string(64);
   auto v = parse_double(s);
   if (!v) throw InputError(where(), "expected a number, got " + quote_for_message(s));

@@ -255,9 +255,10 @@ StepLog assemble(std::vector<RawLine>& raw, const std::string& file, const std::
   if (raw.empty()) {
     const std::string other = other_format(text, format);
     throw InputError(file, "no per-step training_log lines ('iteration k/ N | ...') found",
-                     other.empty() ? "give the run's full stdout/stderr log, written with --log-interval 1"
-                                   : "it looks like a " + other + " file: give --format " +
-                                         other.substr(0, other.find(' ')) + " (or the run's full log)");
+                     other.empty()
+                         ? "give the run's full stdout/stderr log, written with --log-interval 1"
+                         : "it looks like a " + other + " file: give --format " + other.substr(0, other.find(' ')) +
+                               " (--reference-format for a reference arm), or the run's full log");
   }
   StepLog log;
   log.file = file;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <regex>
 #include <set>
 
@@ -86,7 +87,10 @@ void resolve_recipe_file(const fs::path& dir, Recipe& r) {
 }
 
 // id, model, gpu (each must match the folder), gpus, author, date and reference.
-void read_identity(const YamlField& y, const fs::path& dir, Recipe& r) {
+// Reads one part of a recipe.yaml and keeps its problem (load_recipe's), so a problem hides none in the parts after it.
+using Part = std::function<void(const std::function<void()>&)>;
+
+void read_identity(const YamlField& y, const fs::path& dir, Recipe& r, const Part& part) {
   auto folder_must_match = [&](const char* field, const std::string& folder) {
     std::string v = y.require(field).as_string(80);
     if (v != folder)
@@ -94,50 +98,57 @@ void read_identity(const YamlField& y, const fs::path& dir, Recipe& r) {
                        fmt::format("{} '{}' does not match the recipe's folder '{}'", field, v, folder),
                        "recipes live in registry/recipes/<model>/<gpu>/<id>/");
   };
-  if (!std::regex_match(r.name, kName))
-    throw InputError(dir.string(), "recipe folder name must be lowercase letters, digits, '.', '_' or '-'");
-  // The model and GPU folders are names too (they reach file names, pages and scripts): the same alphabet as ids.
-  static const std::regex model_name("[a-z0-9][a-z0-9._-]{0,79}"), gpu_name("[A-Za-z0-9][A-Za-z0-9_.-]{0,31}");
-  if (!std::regex_match(r.model, model_name))
-    throw InputError(dir.string(), "the model folder name must be lowercase letters, digits, '.', '_' or '-'",
-                     "name the folder after registry/models/<model>.yaml");
-  if (!std::regex_match(r.gpu, gpu_name))
-    throw InputError(dir.string(), "the GPU folder name must be letters, digits, '.', '_' or '-' (at most 32)",
-                     "name the folder after a key of registry/gpus.yaml");
-  folder_must_match("id", r.name);
-  folder_must_match("model", r.model);
-  folder_must_match("gpu", r.gpu);
-  r.gpus = y.require("gpus").as_int(1, 100000);
-
-  auto author = y.require("author");
-  author.reject_unknown_keys({"github", "name", "link"});
-  if (author["github"].defined()) {
-    r.author = author["github"].as_string(39);
-    if (!std::regex_match(r.author, kHandle)) throw InputError(author["github"].where(), "not a GitHub handle");
-    r.author_link = "https://github.com/" + r.author;
-  } else {
-    r.author = author.require("name").as_string(100);
-    r.author_link = author.require("link").as_string(300);
-    if (r.author_link.rfind("https://", 0) != 0 || r.author_link.find_first_of(" \"'<>") != std::string::npos)
-      throw InputError(author["link"].where(), "the link must be an https:// URL");
-  }
-  r.date = y.require("date").as_string(10);
-  if (!std::regex_match(r.date, kDate) || !is_calendar_date(r.date))
-    throw InputError(y["date"].where(), "'" + r.date + "' is not a calendar date YYYY-MM-DD",
-                     "give the day the run was measured, e.g. 2026-02-28");
-  if (auto ref = y["reference"].string_or_null(200)) {
-    static const std::regex full(
-        "([a-z0-9][a-z0-9._-]{0,79})/([A-Za-z0-9][A-Za-z0-9_.-]{0,31})/([a-z0-9][a-z0-9._-]{0,79})");
-    if (std::regex_match(*ref, kName))
-      r.reference = r.model + "/" + r.gpu + "/" + *ref;
-    else if (std::regex_match(*ref, full))
-      r.reference = *ref;
-    else
-      throw InputError(y["reference"].where(), "reference must be a recipe id ('<id>' or '<model>/<gpu>/<id>')");
-    if (*r.reference == r.id)
-      throw InputError(y["reference"].where(), "a recipe cannot be its own reference",
-                       "write reference: null for a reference recipe");
-  }
+  part([&] {
+    if (!std::regex_match(r.name, kName))
+      throw InputError(dir.string(), "recipe folder name must be lowercase letters, digits, '.', '_' or '-'");
+    // The model and GPU folders are names too (they reach file names, pages and scripts): the same alphabet as ids.
+    static const std::regex model_name("[a-z0-9][a-z0-9._-]{0,79}"), gpu_name("[A-Za-z0-9][A-Za-z0-9_.-]{0,31}");
+    if (!std::regex_match(r.model, model_name))
+      throw InputError(dir.string(), "the model folder name must be lowercase letters, digits, '.', '_' or '-'",
+                       "name the folder after registry/models/<model>.yaml");
+    if (!std::regex_match(r.gpu, gpu_name))
+      throw InputError(dir.string(), "the GPU folder name must be letters, digits, '.', '_' or '-' (at most 32)",
+                       "name the folder after a key of registry/gpus.yaml");
+  });
+  part([&] { folder_must_match("id", r.name); });
+  part([&] { folder_must_match("model", r.model); });
+  part([&] { folder_must_match("gpu", r.gpu); });
+  part([&] { r.gpus = y.require("gpus").as_int(1, 100000); });
+  part([&] {
+    auto author = y.require("author");
+    author.reject_unknown_keys({"github", "name", "link"});
+    if (author["github"].defined()) {
+      r.author = author["github"].as_string(39);
+      if (!std::regex_match(r.author, kHandle)) throw InputError(author["github"].where(), "not a GitHub handle");
+      r.author_link = "https://github.com/" + r.author;
+    } else {
+      r.author = author.require("name").as_string(100);
+      r.author_link = author.require("link").as_string(300);
+      if (r.author_link.rfind("https://", 0) != 0 || r.author_link.find_first_of(" \"'<>") != std::string::npos)
+        throw InputError(author["link"].where(), "the link must be an https:// URL");
+    }
+  });
+  part([&] {
+    r.date = y.require("date").as_string(10);
+    if (!std::regex_match(r.date, kDate) || !is_calendar_date(r.date))
+      throw InputError(y["date"].where(), "'" + r.date + "' is not a calendar date YYYY-MM-DD",
+                       "give the day the run was measured, e.g. 2026-02-28");
+  });
+  part([&] {
+    if (auto ref = y["reference"].string_or_null(200)) {
+      static const std::regex full(
+          "([a-z0-9][a-z0-9._-]{0,79})/([A-Za-z0-9][A-Za-z0-9_.-]{0,31})/([a-z0-9][a-z0-9._-]{0,79})");
+      if (std::regex_match(*ref, kName))
+        r.reference = r.model + "/" + r.gpu + "/" + *ref;
+      else if (std::regex_match(*ref, full))
+        r.reference = *ref;
+      else
+        throw InputError(y["reference"].where(), "reference must be a recipe id ('<id>' or '<model>/<gpu>/<id>')");
+      if (*r.reference == r.id)
+        throw InputError(y["reference"].where(), "a recipe cannot be its own reference",
+                         "write reference: null for a reference recipe");
+    }
+  });
 }
 
 // workload.rows: {count, sha256}, the rows the run trained on (SPEC §1.8).
@@ -185,14 +196,15 @@ void read_workload(const YamlField& y, Recipe& r) {
 }
 
 // steps_per_run and the optional declared window.
-void read_run_length(const YamlField& y, Recipe& r) {
-  r.steps_per_run = y.require("steps_per_run").as_int(1, 100000);
-  if (y["window"].defined()) {
-    auto win = y["window"];
-    win.reject_unknown_keys({"first", "last"});
-    r.window = measure::Window{win.require("first").as_int(0, measure::kMaxWindowSteps),
-                               win.require("last").as_int(0, measure::kMaxWindowSteps)};
-  }
+void read_run_length(const YamlField& y, Recipe& r, const Part& part) {
+  part([&] { r.steps_per_run = y.require("steps_per_run").as_int(1, 100000); });
+  if (y["window"].defined())
+    part([&] {
+      auto win = y["window"];
+      win.reject_unknown_keys({"first", "last"});
+      r.window = measure::Window{win.require("first").as_int(0, measure::kMaxWindowSteps),
+                                 win.require("last").as_int(0, measure::kMaxWindowSteps)};
+    });
 }
 
 // evidence: the step log, argument dump, versions, scheduler times, convergence arm, launched command and the search
@@ -441,15 +453,21 @@ bool is_patch_module(const Patch& patch) { return !is_patch_diff(patch); }
 bool is_registry_name(const std::string& s) { return std::regex_match(s, kName); }
 bool is_github_handle(const std::string& s) { return std::regex_match(s, kHandle); }
 
-Recipe load_recipe(const fs::path& dir, RecipeLoad mode) {
+Recipe load_recipe(const fs::path& dir_given, RecipeLoad mode) {
   const bool draft = mode == RecipeLoad::draft;
+  // The folder as the user wrote it, less a trailing slash ("ref/", what tab completion gives); its names (id, GPU
+  // type, model) from the absolute path, so "." or "ref" from inside the registry name the same recipe.
+  fs::path dir = dir_given.lexically_normal();
+  if (dir.filename().empty() && dir.has_parent_path()) dir = dir.parent_path();
+  fs::path named = fs::absolute(dir).lexically_normal();
+  if (named.filename().empty() && named.has_parent_path()) named = named.parent_path();
   Recipe r;
   r.dir = dir;
   r.file = dir / "recipe.yaml";
   resolve_recipe_file(dir, r);
-  r.name = dir.filename().string();
-  r.gpu = dir.parent_path().filename().string();
-  r.model = dir.parent_path().parent_path().filename().string();
+  r.name = named.filename().string();
+  r.gpu = named.parent_path().filename().string();
+  r.model = named.parent_path().parent_path().filename().string();
   r.id = r.model + "/" + r.gpu + "/" + r.name;
   auto y = load_yaml_file(r.file);
   const std::vector<std::string> fields = {
@@ -461,7 +479,7 @@ Recipe load_recipe(const fs::path& dir, RecipeLoad mode) {
   for (const auto& k : y.keys())
     if (std::find(fields.begin(), fields.end(), k) == fields.end()) meant.insert(nearest_name(k, fields));
   std::vector<InputError> problems;
-  auto section = [&](auto&& read) {
+  const Part section = [&](const std::function<void()>& read) {
     try {
       read();
     } catch (const MissingFieldError& e) {
@@ -471,9 +489,9 @@ Recipe load_recipe(const fs::path& dir, RecipeLoad mode) {
     }
   };
   section([&] { y.reject_unknown_keys(fields); });
-  section([&] { read_identity(y, dir, r); });
+  section([&] { read_identity(y, dir, r, section); });
   section([&] { read_workload(y, r); });
-  section([&] { read_run_length(y, r); });
+  section([&] { read_run_length(y, r, section); });
   if (!draft) section([&] { read_evidence(y, dir, r); });
   section([&] { r.command = y.require("command").as_string(64 << 10); });
   section([&] { read_layout(y, r); });

@@ -273,10 +273,10 @@ TEST(Pages, a_reasons_fix_is_shown_only_where_there_is_one) {
       ++checked;
       // The load error's sentence, then its fix apart (it was once inside the sentence, and again as an empty fix):
       // here every problem of the file in one sentence, each with its own fix, and the fix of them all.
-      EXPECT_NE(
-          p.bytes.find("recipe.yaml: 8 problems: (1) line 1: missing required field &apos;gpu&apos; (fix: add "
-                       "it (see docs/recipe-format.md)); (2) line 1: missing required field &apos;workload&apos;"),
-          std::string::npos);
+      // Each required field is its own problem (gpu, gpus, author, date, workload, ...: 11 of them).
+      EXPECT_NE(p.bytes.find("recipe.yaml: 11 problems: (1) line 1: missing required field &apos;gpu&apos; (fix: add "
+                             "it (see docs/recipe-format.md)); (2) line 1: missing required field &apos;gpus&apos;"),
+                std::string::npos);
       EXPECT_NE(p.bytes.find("missing required field &apos;claims&apos; (fix: add it (see docs/recipe-format.md)) "
                              "<span class=\"fix\">Fix: fix each where it is named, then run again</span></li>"),
                 std::string::npos);
