@@ -165,24 +165,20 @@ int run_recipe(const CheckOptions& o) {
   if (!fs::is_regular_file(dir / "recipe.yaml", ec))
     throw InputError(o.recipe, "no recipe.yaml there",
                      "give a recipe's folder (registry/recipes/<model>/<gpu>/<name>)");
-  const fs::path abs = fs::absolute(dir).lexically_normal();
-  const fs::path under = (abs.filename().empty() ? abs.parent_path() : abs);
-  const auto root = registry::registry_root(under);
+  const auto root = registry::registry_root(without_trailing_separator(fs::absolute(dir).lexically_normal()));
   if (!root)
     throw InputError(dir.string(), "not inside a registry: a recipe lives at <registry>/recipes/<model>/<gpu>/<name>",
                      "put the folder in a copy of the bundled registry (cp -r registry my-registry) under "
                      "recipes/<model>/<gpu>/");
   // The file's own problems before the registry's, every one of them in this one run (load_recipe reads each section).
-  registry::load_recipe(dir, registry::RecipeLoad::unclaimed);
+  registry::Recipe own = registry::load_recipe(dir, registry::RecipeLoad::unclaimed);
   registry::Registry reg = registry::load_registry(*root);
-  const std::string id = under.parent_path().parent_path().filename().string() + "/" +
-                         under.parent_path().filename().string() + "/" + under.filename().string();
+  const std::string id = own.id;
   bool has_claims = true;
   for (auto& e : reg.recipes) {
     if (e.id != id) continue;
-    if (!e.recipe) {  // a recipe written by hand may have no claims yet: this command computes them
-      auto r = registry::load_recipe(e.dir, registry::RecipeLoad::unclaimed);  // throws the first load problem
-      e.recipe = std::move(r);
+    if (!e.recipe) {  // a recipe written by hand may have no claims yet: this command computes them (read above)
+      e.recipe = own;
       e.load_error.clear(), e.load_fix.clear();
     }
     has_claims = !e.recipe->claims.configuration.empty();

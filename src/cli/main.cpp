@@ -8,6 +8,8 @@
 #include <mutex>
 #include <system_error>
 
+#include <fmt/format.h>
+
 #include "cli/command.h"
 #include "core/error.h"
 #include "core/text.h"
@@ -35,6 +37,12 @@ std::vector<Command> registered_commands() {
 
 namespace {
 
+// One error line, as every error is printed: the text made inert (control bytes escaped, bidi controls shown as
+// \u202E: messages quote untrusted files, which must not drive the terminal) and capped.
+void print_error(const std::string& text) {
+  std::cerr << "openrecipes: error: " << escape_controls(inert_text(text)) << "\n";
+}
+
 // The innermost subcommand the command line named ("plan", "rows build"), for the fix of a usage error.
 std::string parsed_path(const CLI::App& app) {
   for (const CLI::App* sub : app.get_subcommands()) {
@@ -60,8 +68,7 @@ int usage_error(const CLI::App& app, const CLI::ParseError& e) {
     what[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(what[0])));
   }
   const std::string sub = parsed_path(app);
-  std::cerr << "openrecipes: error: " << escape_controls(inert_text(what)) << " (fix: openrecipes "
-            << (sub.empty() ? "" : sub + " ") << "--help lists what it takes)\n";
+  print_error(what + " (fix: openrecipes " + (sub.empty() ? "" : sub + " ") + "--help lists what it takes)");
   return static_cast<int>(ExitCode::bad_input);
 }
 
@@ -115,13 +122,11 @@ int main(int argc, char** argv) {
       if (sub->parsed()) return action();
     return static_cast<int>(ExitCode::bad_input);
   } catch (const InputErrors& e) {  // several problems of one input: one a line, each escaped as below
-    std::cerr << "openrecipes: error: " << escape_controls(inert_text(e.where())) << ": " << e.each().size()
-              << " problems (fix: " << e.fix() << ")\n";
+    cli::print_error(fmt::format("{}: {} problems (fix: {})", e.where(), e.each().size(), e.fix()));
     for (const auto& one : e.each()) std::cerr << "  - " << escape_controls(inert_text(e.item(one))) << "\n";
     return static_cast<int>(ExitCode::bad_input);
   } catch (const InputError& e) {
-    // Messages quote untrusted files: escape control bytes so a file cannot drive the terminal, and cap length.
-    std::cerr << "openrecipes: error: " << escape_controls(inert_text(e.what())) << "\n";
+    cli::print_error(e.what());
     return static_cast<int>(ExitCode::bad_input);
   } catch (const CLI::ParseError& e) {
     return cli::usage_error(app, e);

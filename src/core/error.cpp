@@ -49,8 +49,11 @@ std::string list_of(const std::string& shared, const std::vector<InputError>& ea
 }  // namespace
 
 InputErrors::InputErrors(std::string where, std::vector<InputError> each)
-    : InputError(where, list_of(where, in_file_order(where, each)), "fix each where it is named, then run again"),
-      each_(in_file_order(this->where(), std::move(each))) {}
+    : InputErrors(where, in_file_order(where, std::move(each)), Sorted{}) {}
+
+InputErrors::InputErrors(const std::string& where, std::vector<InputError> sorted, Sorted)
+    : InputError(where, list_of(where, sorted), "fix each where it is named, then run again"),
+      each_(std::move(sorted)) {}
 
 std::string InputErrors::item(const InputError& e) const { return without_where(where(), e.what()); }
 

@@ -39,6 +39,8 @@ class InputErrors : public InputError {
   std::string item(const InputError& e) const;
 
  private:
+  struct Sorted {};  // `each` already in file order
+  InputErrors(const std::string& where, std::vector<InputError> sorted, Sorted);
   std::vector<InputError> each_;
 };
 

@@ -57,4 +57,8 @@ fs::path resolve_inside(const fs::path& base, const std::string& relative, const
   return canon;
 }
 
+fs::path without_trailing_separator(const fs::path& path) {
+  return path.filename().empty() && path.has_parent_path() ? path.parent_path() : path;
+}
+
 }  // namespace openrecipes

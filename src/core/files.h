@@ -12,6 +12,10 @@ namespace openrecipes {
 /// Default upper bound for one text file read from a registry (logs, YAML, JSON): 64 MiB.
 inline constexpr std::uint64_t kMaxTextFileBytes = 64ull << 20;
 
+/// `path` without a trailing separator: "site/" is "site", "registry/recipes/m/g/ref/" is ".../ref" (what tab
+/// completion gives for a folder), so its filename() is the folder's name; "/" stays "/".
+std::filesystem::path without_trailing_separator(const std::filesystem::path& path);
+
 /// Reads a whole file as bytes. Throws InputError naming the path when it is missing, not a regular file,
 /// unreadable, or larger than `max_bytes` (with the size and the limit). The string's capacity is at least its size
 /// plus `spare_capacity` (for a parser that reads past the end, e.g. simdjson's padding).

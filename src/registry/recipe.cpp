@@ -457,10 +457,8 @@ Recipe load_recipe(const fs::path& dir_given, RecipeLoad mode) {
   const bool draft = mode == RecipeLoad::draft;
   // The folder as the user wrote it, less a trailing slash ("ref/", what tab completion gives); its names (id, GPU
   // type, model) from the absolute path, so "." or "ref" from inside the registry name the same recipe.
-  fs::path dir = dir_given.lexically_normal();
-  if (dir.filename().empty() && dir.has_parent_path()) dir = dir.parent_path();
-  fs::path named = fs::absolute(dir).lexically_normal();
-  if (named.filename().empty() && named.has_parent_path()) named = named.parent_path();
+  const fs::path dir = without_trailing_separator(dir_given.lexically_normal());
+  const fs::path named = without_trailing_separator(fs::absolute(dir).lexically_normal());
   Recipe r;
   r.dir = dir;
   r.file = dir / "recipe.yaml";

@@ -321,7 +321,7 @@ json published_board(json out, bool include_unverified) {
 
 void write_site(const json& board, const registry::Registry& reg, const fs::path& target_in,
                 const std::function<void()>& after_each_file) {
-  fs::path target = target_in.filename().empty() ? target_in.parent_path() : target_in;  // "site/" -> "site"
+  const fs::path target = without_trailing_separator(target_in);  // "site/" -> "site"
   if (target.empty()) throw InputError(target_in.string(), "is not a folder name", "e.g. -o site/");
   require_replaceable(target);
   const std::string when = built_at();  // before anything is written: a bad SOURCE_DATE_EPOCH stops the build here
