@@ -106,7 +106,7 @@ int list_vars(const RunOptions& o) {
       if (auto it = all.find(recipe.model); it != all.end()) model = it->second;
     } catch (const InputError&) {
     }
-  const registry::Reproduction r = registry::reproduction(recipe, model ? &*model : nullptr);
+  const registry::Reproduction r = registry::reproduction(recipe, model ? &*model : nullptr, recipe.dir.string());
   // Every field comes from a stranger's recipe: shown terminal-safe (no escape sequence or bidi control reaches it).
   auto safe = [](const std::string& text) { return terminal_safe(text, true); };
   std::cout << "variables of " << safe(recipe.id) << " (" << safe(recipe.file.string()) << "):\n";

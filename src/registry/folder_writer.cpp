@@ -3,7 +3,10 @@
 
 #include <string>
 
+#include "core/atomic_output.h"
 #include "core/error.h"
+#include "core/files.h"
+#include "registry/recipe.h"
 
 namespace openrecipes::registry {
 namespace fs = std::filesystem;
@@ -29,6 +32,19 @@ void write_folder(const fs::path& target, const fs::path& nest, const char* purp
   check(staged);
   if (replace) fs::remove_all(target);
   fs::rename(staged, target);
+}
+
+void write_recipe_draft(const Recipe& draft, const fs::path& target, const std::string& comment, bool replace) {
+  auto fill = [&](const fs::path& dir) {
+    for (const auto& p : draft.patches) {
+      const fs::path dest = resolve_inside(dir, p.relative, "patches");
+      fs::create_directories(dest.parent_path());
+      fs::copy_file(p.path, dest, fs::copy_options::overwrite_existing);
+    }
+    write_file_atomic(dir / "recipe.yaml", recipe_draft_yaml(draft, comment));
+  };
+  auto loads = [](const fs::path& dir) { load_recipe(dir, RecipeLoad::draft); };
+  write_folder(target, fs::path(draft.model) / draft.gpu / draft.name, "draft", replace, fill, loads);
 }
 
 }  // namespace openrecipes::registry

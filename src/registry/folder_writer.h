@@ -1,8 +1,10 @@
-// Writing a folder into the registry all or nothing: the one writer of submit, `rows register` and tune's drafts.
+// Writing a folder into the registry all or nothing: the one writer of submit, `rows register` and the recipe drafts
+// of tune and relayout.
 #pragma once
 
 #include <filesystem>
 #include <functional>
+#include <string>
 
 namespace openrecipes::registry {
 
@@ -19,5 +21,16 @@ namespace openrecipes::registry {
 void write_folder(const std::filesystem::path& target, const std::filesystem::path& nest, const char* purpose,
                   bool replace, const std::function<void(const std::filesystem::path&)>& fill,
                   const std::function<void(const std::filesystem::path&)>& check);
+
+struct Recipe;
+
+/// Writes `draft` as a recipe draft (recipe_draft_yaml with `comment` at its top: what `openrecipes run` takes) into
+/// `target`, whole or not at all (write_folder): its recipe.yaml and a copy of each of its patches (read from
+/// `Patch::path`, written under `target` at `Patch::relative`). The draft's folder names are its id:
+/// `target` ends in `<draft.model>/<draft.gpu>/<draft.name>`. The staged folder is read back as run reads it
+/// (load_recipe, RecipeLoad::draft) before it replaces anything. Throws what write_folder throws, and InputError
+/// (naming `target`) when `target` exists and `replace` is false or the draft does not read back.
+void write_recipe_draft(const Recipe& draft, const std::filesystem::path& target, const std::string& comment,
+                        bool replace);
 
 }  // namespace openrecipes::registry

@@ -83,9 +83,9 @@ CommandVariable describe(const Recipe& r, const ModelInfo* model, const std::str
 
 }  // namespace
 
-Reproduction reproduction(const Recipe& r, const ModelInfo* model) {
+Reproduction reproduction(const Recipe& r, const ModelInfo* model, const std::string& folder) {
   Reproduction out;
-  out.recipe_folder = "registry/recipes/" + r.id;
+  out.recipe_folder = folder.empty() ? "registry/recipes/" + r.id : folder;
   out.rows_sha256 = r.workload.rows_sha256;
   out.rows_count = r.workload.rows_count;
   out.standard_workload = r.workload.standard;

@@ -35,15 +35,17 @@ struct Reproduction {
                                      ///< the command reads no $SFT_DATA
   std::vector<Placeholder> placeholders;  ///< the words of `prepare` to replace (a non-standard workload's inputs)
   std::string run_line;                   ///< `openrecipes run <folder> --launcher … --var …=… -o runs/<name>`
-  std::string recipe_folder;              ///< registry/recipes/<model>/<gpu>/<name>
+  std::string recipe_folder;              ///< registry/recipes/<model>/<gpu>/<name>, or the folder given
   std::string rows_sha256;                ///< the rows the run trained on (full hex); empty when not recorded
   std::int64_t rows_count = 0;
   bool standard_workload = false;
 };
 
-/// The reproduction of `recipe`, whose model is `model` (nullptr when the registry lacks it). The launcher is local
-/// when the recipe's GPUs fit one node (stack.gpus_per_node), else slurm with --nodes; every word of the lines is
-/// display-quoted (core/utf8.h display_word), so a hostile field is shown, never interpreted. Never throws.
-Reproduction reproduction(const Recipe& recipe, const ModelInfo* model);
+/// The reproduction of `recipe`, whose model is `model` (nullptr when the registry lacks it). The run line names the
+/// recipe by `folder` (the folder as the user gave it, for `run --list-vars`) or, when empty, by its folder in a clone
+/// of the registry (registry/recipes/<id>, for the site). The launcher is local when the recipe's GPUs fit one node
+/// (stack.gpus_per_node), else slurm with --nodes; every word of the lines is display-quoted (core/utf8.h
+/// display_word), so a hostile field is shown, never interpreted. Never throws.
+Reproduction reproduction(const Recipe& recipe, const ModelInfo* model, const std::string& folder = "");
 
 }  // namespace openrecipes::registry

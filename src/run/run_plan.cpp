@@ -172,10 +172,13 @@ PlannedCommand plan_command(const registry::Recipe& recipe, std::int64_t gpus, s
     std::string list;
     for (const auto& v : r.violations) list += (list.empty() ? "" : "; ") + v.what;
     auto count = [](const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : std::string("none"); };
-    throw InputError(fmt::format("{} on {} GPUs", recipe.id, gpus), "the layout does not fit: " + list,
-                     fmt::format("use another GPU count (nearest that fit: {} below, {} above; see openrecipes "
-                                 "relayout)",
-                                 count(r.nearest_below), count(r.nearest_above)));
+    throw InputError(
+        fmt::format("{} on {} GPUs", recipe.id, gpus), "the layout does not fit: " + list,
+        fmt::format("use another GPU count (nearest that fit: {} below, {} above), or another layout: "
+                    "{} names the changes that fit, and with --draft DIR writes one as a recipe draft "
+                    "that run takes",
+                    count(r.nearest_below), count(r.nearest_above),
+                    display_command({"openrecipes", "relayout", recipe.dir.string(), "--gpus", std::to_string(gpus)})));
   }
   out.layout = r.layout;
   out.command = r.command;

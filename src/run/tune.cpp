@@ -160,21 +160,11 @@ void write_candidate_draft(const registry::Recipe& recipe, const TuneRequest& q,
   d.layout.max_tokens_per_gpu = recipe.layout.max_tokens_per_gpu;
   d.gpus = q.gpus;
   d.reference = recipe.id;
-  auto fill = [&](const fs::path& dir) {
-    for (const auto& p : recipe.patches) {
-      const fs::path dest = resolve_inside(dir, p.relative, "patches");
-      fs::create_directories(dest.parent_path());
-      fs::copy_file(p.path, dest, fs::copy_options::overwrite_existing);
-    }
-    write_file_atomic(dir / "recipe.yaml",
-                      registry::recipe_draft_yaml(
-                          d, fmt::format("A candidate of openrecipes tune from {} on {}: {}.\nIts trial is in "
-                                         "trials/; see tune.json.",
-                                         recipe.id, counted(q.gpus, "GPU"), c.knobs)));
-  };
-  auto loads = [](const fs::path& dir) { registry::load_recipe(dir, registry::RecipeLoad::draft); };
-  registry::write_folder(tune_draft_dir(q.tune_dir, recipe.model, recipe.gpu, c.name),
-                         fs::path(recipe.model) / recipe.gpu / c.name, "draft", true, fill, loads);
+  registry::write_recipe_draft(d, tune_draft_dir(q.tune_dir, recipe.model, recipe.gpu, c.name),
+                               fmt::format("A candidate of openrecipes tune from {} on {}: {}.\nIts trial is in "
+                                           "trials/; see tune.json.",
+                                           recipe.id, counted(q.gpus, "GPU"), c.knobs),
+                               true);
 }
 
 // The winner re-run for the recipe's own length, as a run directory submit takes (TUNE_DIR/winner): its status and

@@ -23,43 +23,6 @@ namespace openrecipes::run {
 namespace {
 namespace fs = std::filesystem;
 
-// The knobs `t` changes from `s`: short (for a folder name) and in words.
-std::pair<std::string, std::string> knob_names(const layout::TrainingSetup& t, const layout::TrainingSetup& s) {
-  std::string tag, words;
-  auto add = [&](const std::string& short_name, const std::string& what) {
-    tag += "-" + short_name;
-    words += (words.empty() ? "" : ", ") + what;
-  };
-  const auto& a = t.layout;
-  const auto& b = s.layout;
-  if (a.tp != b.tp) add(fmt::format("tp{}", a.tp), fmt::format("TP {} -> {}", b.tp, a.tp));
-  if (a.pp != b.pp) add(fmt::format("pp{}", a.pp), fmt::format("PP {} -> {}", b.pp, a.pp));
-  if (a.vpp != b.vpp)
-    add(fmt::format("vpp{}", a.vpp.value_or(1)), fmt::format("VPP {} -> {}", b.vpp.value_or(1), a.vpp.value_or(1)));
-  if (t.first_stage_layers != s.first_stage_layers || t.last_stage_layers != s.last_stage_layers)
-    add("split", fmt::format("first/last stage layers {}/{}", t.first_stage_layers.value_or(0),
-                             t.last_stage_layers.value_or(0)));
-  if (a.cp != b.cp) add(fmt::format("cp{}", a.cp), fmt::format("CP {} -> {}", b.cp, a.cp));
-  if (a.ep != b.ep) add(fmt::format("ep{}", a.ep), fmt::format("EP {} -> {}", b.ep, a.ep));
-  if (a.etp != b.etp && (a.ep > 1 || b.ep > 1))
-    add(fmt::format("etp{}", a.etp), fmt::format("ETP {} -> {}", b.etp, a.etp));
-  if (a.micro_batch != b.micro_batch)
-    add(fmt::format("mbs{}", a.micro_batch), fmt::format("micro-batch {} -> {}", b.micro_batch, a.micro_batch));
-  if (t.recompute != s.recompute) {
-    std::string n = layout::recompute_name(t.recompute);
-    n.erase(std::remove(n.begin(), n.end(), ':'), n.end());
-    add("rc-" + n,
-        fmt::format("recompute {} -> {}", layout::recompute_name(s.recompute), layout::recompute_name(t.recompute)));
-  }
-  if (t.distributed_optimizer != s.distributed_optimizer)
-    add(t.distributed_optimizer ? "distopt" : "no-distopt",
-        t.distributed_optimizer ? "distributed optimizer (with overlapped grad reduce and param gather)"
-                                : "no distributed optimizer");
-  if (t.sequence_parallel != s.sequence_parallel)
-    add(t.sequence_parallel ? "sp" : "no-sp", t.sequence_parallel ? "sequence parallel" : "no sequence parallel");
-  return {tag, words.empty() ? "the start" : words};
-}
-
 // The recipe's command with `t`'s knobs: relayout's rewrite (TP, PP, CP, EP, ETP, micro-batch, recompute), then
 // what relayout leaves alone (recompute off, VPP, an uneven split, SP, the distributed optimizer and its overlap).
 std::string candidate_command(const registry::Recipe& recipe, const layout::TrainingSetup& t,
@@ -127,6 +90,42 @@ std::optional<std::string> swap_command(const std::string& command, const TuneSw
 }
 
 }  // namespace
+
+std::pair<std::string, std::string> setup_changes(const layout::TrainingSetup& t, const layout::TrainingSetup& s) {
+  std::string tag, words;
+  auto add = [&](const std::string& short_name, const std::string& what) {
+    tag += "-" + short_name;
+    words += (words.empty() ? "" : ", ") + what;
+  };
+  const auto& a = t.layout;
+  const auto& b = s.layout;
+  if (a.tp != b.tp) add(fmt::format("tp{}", a.tp), fmt::format("TP {} -> {}", b.tp, a.tp));
+  if (a.pp != b.pp) add(fmt::format("pp{}", a.pp), fmt::format("PP {} -> {}", b.pp, a.pp));
+  if (a.vpp != b.vpp)
+    add(fmt::format("vpp{}", a.vpp.value_or(1)), fmt::format("VPP {} -> {}", b.vpp.value_or(1), a.vpp.value_or(1)));
+  if (t.first_stage_layers != s.first_stage_layers || t.last_stage_layers != s.last_stage_layers)
+    add("split", fmt::format("first/last stage layers {}/{}", t.first_stage_layers.value_or(0),
+                             t.last_stage_layers.value_or(0)));
+  if (a.cp != b.cp) add(fmt::format("cp{}", a.cp), fmt::format("CP {} -> {}", b.cp, a.cp));
+  if (a.ep != b.ep) add(fmt::format("ep{}", a.ep), fmt::format("EP {} -> {}", b.ep, a.ep));
+  if (a.etp != b.etp && (a.ep > 1 || b.ep > 1))
+    add(fmt::format("etp{}", a.etp), fmt::format("ETP {} -> {}", b.etp, a.etp));
+  if (a.micro_batch != b.micro_batch)
+    add(fmt::format("mbs{}", a.micro_batch), fmt::format("micro-batch {} -> {}", b.micro_batch, a.micro_batch));
+  if (t.recompute != s.recompute) {
+    std::string n = layout::recompute_name(t.recompute);
+    n.erase(std::remove(n.begin(), n.end(), ':'), n.end());
+    add("rc-" + n,
+        fmt::format("recompute {} -> {}", layout::recompute_name(s.recompute), layout::recompute_name(t.recompute)));
+  }
+  if (t.distributed_optimizer != s.distributed_optimizer)
+    add(t.distributed_optimizer ? "distopt" : "no-distopt",
+        t.distributed_optimizer ? "distributed optimizer (with overlapped grad reduce and param gather)"
+                                : "no distributed optimizer");
+  if (t.sequence_parallel != s.sequence_parallel)
+    add(t.sequence_parallel ? "sp" : "no-sp", t.sequence_parallel ? "sequence parallel" : "no sequence parallel");
+  return {tag, words.empty() ? "the start" : words};
+}
 
 fs::path tune_draft_dir(const fs::path& tune_dir, const std::string& model, const std::string& gpu,
                         const std::string& name) {
@@ -207,7 +206,7 @@ std::vector<TuneCandidate> tune_candidates(const registry::Recipe& recipe, std::
     c.start = is_start;
     c.command = candidate_command(recipe, t, start, gpus, nodes, c.changes);
     if (!commands.insert(c.command).second) return;
-    auto [tag, words] = knob_names(t, start);
+    auto [tag, words] = setup_changes(t, start);
     c.knobs = is_start ? "the start" : words;
     c.name = recipe.name + (is_start ? "-start" : tag);
     if (c.name.size() > 80) c.name = fmt::format("{}-c{}", recipe.name.substr(0, 70), out.size());

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checks/component_check.h"
@@ -68,6 +69,12 @@ std::vector<TuneSwap> tune_swaps(const registry::Recipe& start);
 std::optional<TuneCandidate> swap_candidate(const registry::Recipe& start, const TuneCandidate& base,
                                             const TuneSwap& swap, const evidence::ArgumentDump* start_dump,
                                             std::int64_t gpus, double memory_mib, std::size_t index);
+
+/// The knobs of a training setup `t` that differ from `s` (TP, PP, VPP, the stage split, CP, EP, ETP, the micro-batch,
+/// recompute, the distributed optimizer, sequence parallelism): {a folder-name tag, "-tp2-mbs4" (empty when none),
+/// the changes in words, "TP 1 -> 2, micro-batch 16 -> 4" ("the start" when none)}. Names tune's candidates and
+/// relayout's drafts.
+std::pair<std::string, std::string> setup_changes(const layout::TrainingSetup& t, const layout::TrainingSetup& s);
 
 /// TUNE_DIR/recipes/<model>/<gpu>/<name>: where tune writes candidate `name`'s draft recipe (the recipe its trials and
 /// the winner's run ran, which submit checks the run against).

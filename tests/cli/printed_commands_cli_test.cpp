@@ -2,7 +2,8 @@
 // reader every recipe's command goes through) takes, and names only what the tool documents: the variables
 // `run --list-vars` lists, the data-prep words it says to replace, and the relayout command it suggests is one
 // openrecipes itself accepts as printed. Over every recipe of the bundled registry: `run --list-vars`, the site's
-// Reproduce box (build --json's reproduce block, the box's source) and relayout's suggestions on 8 GPUs.
+// Reproduce box (build --json's reproduce block, the box's source) and relayout's suggestions on 8 GPUs with the
+// draft command each then names.
 #include <algorithm>
 #include <filesystem>
 #include <regex>
@@ -108,7 +109,12 @@ TEST(PrintedCommands, run_list_vars_and_the_reproduce_box_parse_and_name_only_wh
           if (e["id"] != id || !e.contains("reproduce")) continue;
           ++boxes;
           const auto& box = e["reproduce"];
-          EXPECT_EQ(box["run"], listed.run_line) << id;
+          // The box names the folder in a clone of the registry, --list-vars the folder as the user gave it.
+          std::string run = box["run"];
+          const std::string clone_folder = "registry/recipes/" + id;
+          ASSERT_NE(run.find(clone_folder), std::string::npos) << run;
+          run.replace(run.find(clone_folder), clone_folder.size(), dir.string());
+          EXPECT_EQ(run, listed.run_line) << id;
           std::set<std::string> words;
           for (const auto& p : box["placeholders"]) words.insert(p["name"].get<std::string>());
           EXPECT_EQ(words, listed.placeholders) << id;
@@ -121,7 +127,8 @@ TEST(PrintedCommands, run_list_vars_and_the_reproduce_box_parse_and_name_only_wh
 }
 
 TEST(PrintedCommands, relayouts_suggested_commands_parse_name_only_documented_variables_and_run_as_printed) {
-  std::size_t suggested = 0;
+  std::size_t suggested = 0, drafts = 0;
+  testing::TempDir scratch;
   for (const auto& dir : bundled_recipes()) {
     const Listed listed = list_vars(dir);
     auto r = testing::run_cli({"relayout", dir.string(), "--gpus", "8", "--micro-batch", "32"});
@@ -142,8 +149,26 @@ TEST(PrintedCommands, relayouts_suggested_commands_parse_name_only_documented_va
     ASSERT_EQ(args.front(), "openrecipes") << command;
     auto again = testing::run_cli(std::vector<std::string>(args.begin() + 1, args.end()));
     EXPECT_EQ(again.exit_code, 0) << command << "\n" << again.out << again.err;
+    // The layout that fits names the command that writes it as a recipe draft: run as printed (from a scratch
+    // folder, where its drafts/ goes), it writes a draft that run reads, on the suggestion's GPUs.
+    static const std::regex draft_line("\n  draft   (openrecipes relayout .*) writes it as a recipe draft[^\n]*\n");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(again.out, m, draft_line)) << again.out;
+    ++drafts;
+    std::vector<std::string> draft_args = {"env", "-C", scratch.path().string(), testing::cli_binary()};
+    for (const auto& w : layout::split_command(m[1].str(), "relayout's draft command"))
+      draft_args.push_back(w.literal().value());
+    draft_args.erase(draft_args.begin() + 4);  // its "openrecipes": the binary under test
+    const auto written = testing::run_process(draft_args);
+    ASSERT_EQ(written.exit_code, 0) << m[1].str() << "\n" << written.out << written.err;
+    const fs::path draft = scratch.path() / draft_args.back();
+    auto listed_draft = testing::run_cli({"run", draft.string(), "--list-vars"});
+    EXPECT_EQ(listed_draft.exit_code, 0) << listed_draft.out << listed_draft.err;
+    EXPECT_NE(listed_draft.out.find("openrecipes run " + draft.string() + " --launcher local"), std::string::npos)
+        << listed_draft.out;
   }
-  EXPECT_GT(suggested, 0u);  // micro-batch 32 does not divide a global batch of 32 over DP 8: each run suggests
+  EXPECT_GT(suggested, 0u);
+  EXPECT_EQ(drafts, suggested);  // micro-batch 32 does not divide a global batch of 32 over DP 8: each run suggests
 }
 
 }  // namespace

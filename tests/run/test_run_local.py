@@ -172,6 +172,77 @@ class DraftRun(unittest.TestCase):
             s.cleanup()
 
 
+    def test_relayouts_suggestion_becomes_a_draft_that_runs_and_submits(self):
+        # run refuses a GPU count on which the layout breaks a rule and names relayout; relayout names a change that
+        # fits, then the command that writes it as a draft; run takes the draft on its GPUs; submit makes it a recipe.
+        # Every command here is the one the tool printed, run as printed (its "openrecipes" is the binary under test).
+        s = runkit.Scratch(scale="0.2")
+        try:
+            def printed(command):
+                words = command.split()
+                self.assertEqual(words[0], "openrecipes", command)
+                return s.run(*words[1:])
+
+            recipe = s.recipe(MBS2)
+            text = runkit.read(os.path.join(recipe, "recipe.yaml"))
+            with open(os.path.join(recipe, "recipe.yaml"), "w") as f:  # a micro-batch that DP 8 cannot take
+                f.write(text.replace("--micro-batch-size 2 ", "--micro-batch-size 32 ").replace("micro_batch: 2}",
+                                                                                               "micro_batch: 32}"))
+            rc, out, err = s.run("run", recipe, "--gpus", "8", "--launcher", "local", "--var",
+                                 "MEGATRON_LM=" + s.megatron, "--dry-run")
+            self.assertEqual(rc, 2, out + err)
+            self.assertIn("does not divide by DP 8 x micro-batch 32", err)
+            refused = re.search(r"another layout: (openrecipes relayout \S+ --gpus 8) names the changes that fit", err)
+            self.assertIsNotNone(refused, err)
+            rc, out, err = printed(refused.group(1))
+            self.assertEqual(rc, 1, out + err)  # it does not fit as it is: the changes that would
+            self.assertIn("    - micro-batch 32 -> 4: TP 1", out)
+            suggestion = re.search(r"the first, as a command \((openrecipes relayout [^)]*)\):", out).group(1)
+            rc, out, err = printed(suggestion)
+            self.assertEqual(rc, 0, out + err)
+            draft_line = re.search(r"\n  draft   (openrecipes relayout .*) writes it as a recipe draft", out)
+            self.assertIsNotNone(draft_line, out)
+            self.assertTrue(draft_line.group(1).endswith("--draft drafts/qwen3-0.6b/H200/mbs2-8gpu-mbs4"), out)
+            rc, out, err = printed(draft_line.group(1))
+            self.assertEqual(rc, 0, out + err)
+            written = out
+            draft = os.path.join(s.root, "drafts", "qwen3-0.6b", "H200", "mbs2-8gpu-mbs4")
+            self.assertIn("  draft   wrote drafts/qwen3-0.6b/H200/mbs2-8gpu-mbs4, a recipe draft", out)
+            yaml = runkit.read(os.path.join(draft, "recipe.yaml"))
+            self.assertIn("gpus: 8\n", yaml)
+            self.assertIn("reference: mbs2\n", yaml)
+            self.assertIn("layout: {tp: 1, pp: 1, cp: 1, ep: 1, etp: 1, dp: 8, micro_batch: 4}", yaml)
+            self.assertIn("torchrun --nproc-per-node 8 ", yaml)
+            self.assertIn("--micro-batch-size 4 ", yaml)
+            self.assertNotIn("claims:", yaml)
+            # Written once: the same command again is refused and leaves the draft as it was.
+            rc, out, err = printed(draft_line.group(1))
+            self.assertEqual(rc, 2, out + err)
+            self.assertIn("a folder of that name exists", err)
+            self.assertEqual(runkit.read(os.path.join(draft, "recipe.yaml")), yaml)
+            next_line = re.search(r"\n  next    (openrecipes run \S+ --list-vars) ", written)
+            self.assertIsNotNone(next_line, written)
+            rc, out, err = printed(next_line.group(1))
+            self.assertEqual(rc, 0, out + err)
+            self.assertIn("openrecipes run drafts/qwen3-0.6b/H200/mbs2-8gpu-mbs4 --launcher local --var MEGATRON_LM=",
+                          out)
+            # run takes the draft on its own 8 GPUs (no relayout left to do), and submit makes it a recipe.
+            run_dir = os.path.join(s.root, "run")
+            rc, out, err = s.run("run", draft, "--launcher", "local", "--var", "MEGATRON_LM=" + s.megatron,
+                                 "-o", run_dir)
+            self.assertEqual(rc, 0, out[-3000:] + err)
+            self.assertIn("using world size: 8, data-parallel size: 8", out)
+            self.assertIn("run qwen3-0.6b/H200/mbs2-8gpu-mbs4: completed", out)
+            rc, out, err = s.run("submit", run_dir, "--reference", s.recipe("ref"), "--author", "alice",
+                                 "--registry", s.registry, "--name", "mbs4-on-8")
+            self.assertEqual(rc, 0, out + err)
+            submitted = runkit.read(s.recipe("mbs4-on-8", "recipe.yaml"))
+            self.assertIn("gpus: 8\n", submitted)
+            self.assertIn("layout: {tp: 1, pp: 1, cp: 1, ep: 1, etp: 1, dp: 8, micro_batch: 4}", submitted)
+        finally:
+            s.cleanup()
+
+
 class TamperedRun(unittest.TestCase):
     """A review fed these to submit: each is refused with exit 2, and nothing is written anywhere."""
 
