@@ -49,15 +49,20 @@ Step step_at(const unsigned char* s, std::size_t n, std::size_t i) {
 
 const unsigned char* bytes(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
 
-// The code point of the well-formed UTF-8 sequence at s[i] when it is a bidi control, else 0. Every bidi
-// control is a 2-byte (U+061C) or 3-byte (U+200E.., U+202A.., U+2066..) sequence.
-char32_t bidi_control_at(std::string_view s, std::size_t i) {
+// The code point of the well-formed UTF-8 sequence at s[i] when inert_text writes it visibly, else 0: a bidi control
+// (a 2-byte U+061C, or 3 bytes: U+200E.., U+202A.., U+2066..), a line or paragraph separator (U+2028, U+2029), or an
+// invisible character that makes two different texts look the same (U+200B zero width space, U+2060 word joiner,
+// U+FEFF zero width no-break space). Zero width (non-)joiners, which scripts and emoji need, are kept.
+char32_t inert_char_at(std::string_view s, std::size_t i) {
   auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
   if (i + 1 < s.size() && b(0) == 0xD8 && b(1) == 0x9C) return 0x061C;
-  if (i + 2 >= s.size() || b(0) != 0xE2) return 0;
-  char32_t cp = 0x2000 | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-  if ((b(1) & 0xC0) != 0x80 || (b(2) & 0xC0) != 0x80) return 0;
-  if (cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)) return cp;
+  if (i + 2 >= s.size()) return 0;
+  if (b(0) == 0xEF && b(1) == 0xBB && b(2) == 0xBF) return 0xFEFF;
+  if (b(0) != 0xE2 || (b(1) & 0xC0) != 0x80 || (b(2) & 0xC0) != 0x80) return 0;
+  const char32_t cp = 0x2000 | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+  if (cp == 0x200B || cp == 0x200E || cp == 0x200F || cp == 0x2028 || cp == 0x2029 || cp == 0x2060 ||
+      (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069))
+    return cp;
   return 0;
 }
 
@@ -139,10 +144,12 @@ bool c1_control_at(std::string_view s, std::size_t i) {
 }
 
 std::string inert_text(std::string_view s) {
+  // Every character it writes visibly starts with 0xD8, 0xE2 or 0xEF: text without those bytes is kept as it is.
+  if (s.find_first_of("\xD8\xE2\xEF") == std::string_view::npos) return std::string(s);
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size(); ++i) {
-    if (char32_t cp = bidi_control_at(s, i)) {
+    if (char32_t cp = inert_char_at(s, i)) {
       out += fmt::format("\\u{:04X}", static_cast<std::uint32_t>(cp));
       i += cp == 0x061C ? 1 : 2;
     } else {

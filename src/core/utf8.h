@@ -59,9 +59,10 @@ void append_utf8(std::string& out, char32_t c);
 /// True when `s` holds a C1 control (U+0080..U+009F, the two bytes 0xC2 0x80..0x9F in UTF-8) at byte `i`.
 bool c1_control_at(std::string_view s, std::size_t i);
 
-/// `text` with every Unicode bidirectional control (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069)
-/// written as visible text ("\u202E"), so a stranger's field cannot reorder what a page shows around it. Other
-/// bytes are kept (the site writes controls visibly too: site/html.h).
+/// `text` with every Unicode bidirectional control (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069), the
+/// line and paragraph separators (U+2028, U+2029) and the invisible characters that make two texts look alike (U+200B,
+/// U+2060, U+FEFF) written as visible text ("\u202E"), so a stranger's field cannot reorder, break or disguise what a
+/// page or terminal shows around it. Other bytes are kept (the site writes controls visibly too: site/html.h).
 std::string inert_text(std::string_view text);
 
 /// A word as a POSIX shell would need it quoted, for display only (run --dry-run, the site's Reproduce box, messages):

@@ -1,6 +1,7 @@
 // Page rendering through kainjow mustache (site/html.h).
 #include "site/html.h"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -20,7 +21,12 @@ namespace {
 // tab, DEL and every C1 control written visibly ("\u001B"): a stranger's field carries no terminal escape sequence or
 // stray control into the page.
 std::string page_text(std::string_view text) {
-  const std::string in = inert_text(text);
+  std::string in = inert_text(text);
+  const bool plain = std::none_of(in.begin(), in.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f || c == 0xc2;  // 0xC2 starts every C1 control
+  });
+  if (plain) return in;  // most text: nothing to write visibly, and no second copy
   std::string out;
   out.reserve(in.size());
   for (std::size_t i = 0; i < in.size(); ++i) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,12 +38,16 @@ struct PageJob {
   std::function<std::string()> render;
 };
 
+/// The text of a recipe's recipe.yaml by its id, which its page shows in the Reproduce box; nullopt when it cannot be
+/// read (the box then names the recipe's folder only). Called from several threads at once.
+using RecipeText = std::function<std::optional<std::string>(const std::string& id)>;
+
 /// Every HTML page of `board`, sorted by path. A model with no pair still gets its page (it says it has no
-/// verified recipe); every recipe of a pair (pair_entries) gets a recipe page. Throws nlohmann::json exceptions on
-/// JSON of another shape (when a job renders).
-std::vector<PageJob> site_page_jobs(const nlohmann::json& board);
+/// verified recipe); every recipe of a pair (pair_entries) gets a recipe page, with its recipe.yaml from
+/// `recipe_text` when given. Throws nlohmann::json exceptions on JSON of another shape (when a job renders).
+std::vector<PageJob> site_page_jobs(const nlohmann::json& board, const RecipeText& recipe_text = {});
 
 /// site_page_jobs rendered, in order (for tests and small boards).
-std::vector<SiteFileOut> site_pages(const nlohmann::json& board);
+std::vector<SiteFileOut> site_pages(const nlohmann::json& board, const RecipeText& recipe_text = {});
 
 }  // namespace openrecipes::site

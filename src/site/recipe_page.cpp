@@ -144,7 +144,7 @@ json recipe_view(const json& pair, const json& e) {
   header_fields(v, pair, e, root);
   if (!e.contains("name")) return v;
   run_fields(v, e, root);
-  v["reproduce"] = reproduce_view(e, id, root);
+  v["reproduce"] = reproduce_view(e);
   v["layout"] = layout_view(e["layout"]);
   v["memory"] = memory_view(e);
   v["search"] = search_view(e, id, root);

@@ -34,7 +34,7 @@ std::string folded(const std::string& line) {
 
 }  // namespace
 
-json reproduce_view(const json& e, const std::string& id, const std::string& root) {
+json reproduce_view(const json& e) {
   if (!e.contains("reproduce")) return false;
   const json& r = e["reproduce"];
   json prepare = json::array();
@@ -47,8 +47,8 @@ json reproduce_view(const json& e, const std::string& id, const std::string& roo
                     {"needed", v["needs_value"].get<bool>()     ? "needed"
                                : v["launcher_only"].get<bool>() ? "read by the launcher"
                                                                 : "filled by run"}});
-  return {{"recipe_href", evidence_href(id, root, "recipe.yaml")},
-          {"recipe_folder", r["recipe_folder"]},
+  return {{"recipe_folder", r["recipe_folder"]},
+          {"has_recipe_yaml", false},  // the site writer adds the file's text (site/pages.h RecipeText)
           {"prepare", prepare},
           {"has_prepare", !prepare.empty()},
           {"placeholders", r.value("placeholders", json::array())},

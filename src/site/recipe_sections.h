@@ -12,10 +12,11 @@
 
 namespace openrecipes::site::parts {
 
-/// The Reproduce box (registry/reproduce.h via the entry's "reproduce"): the recipe.yaml's copy, the data-prep
-/// commands, the run line and each variable with what it must point at; false when the entry has none.
+/// The Reproduce box (registry/reproduce.h via the entry's "reproduce"): the recipe's folder, the data-prep commands,
+/// the run line and each variable with what it must point at (the site writer adds the recipe.yaml's text:
+/// site/pages.h RecipeText); false when the entry has none.
 /// recipe_reproduce.cpp.
-nlohmann::json reproduce_view(const nlohmann::json& e, const std::string& id, const std::string& root);
+nlohmann::json reproduce_view(const nlohmann::json& e);
 
 /// What the recipe's evidence covers, one item {name, present, text} per piece (step log, argument dump, versions,
 /// device, scheduler times, launched command), from the entry's evidence_coverage. recipe_evidence.cpp.

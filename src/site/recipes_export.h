@@ -3,6 +3,8 @@
 // docs/recipes-json.md documents the schema.
 #pragma once
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 namespace openrecipes::site {
@@ -16,5 +18,9 @@ inline constexpr const char* kRecipesJsonSchema = "openrecipes-recipes/2";
 /// "unranked") added. Keys sort, so the same leaderboard gives the same bytes. Throws nlohmann::json exceptions on
 /// JSON of another shape.
 nlohmann::json recipes_json(const nlohmann::json& leaderboard);
+
+/// recipes_json(leaderboard).dump(2) and a line break, the bytes of data/recipes.json, written one recipe at a time:
+/// never the whole list as JSON values in memory (at 10,000 recipes that is hundreds of MiB beside the board).
+std::string recipes_json_text(const nlohmann::json& leaderboard);
 
 }  // namespace openrecipes::site

@@ -26,6 +26,7 @@
 #include "core/json_limits.h"
 #include "core/sha256.h"
 #include "core/text.h"
+#include "core/yaml.h"
 #include "site/board_entries.h"
 #include "site/csv_export.h"
 #include "site/pages.h"
@@ -190,8 +191,9 @@ class Writer {
   std::set<std::string> made_;
 };
 
-// The recipe.yaml, evidence files and patches of each recipe the board shows, as (site path, source path): each at its
-// evidence_site_path. A file that is missing or not a regular file is not copied (the recipe's reasons say so).
+// The evidence files and patches of each recipe the board shows, as (site path, source path): each at its
+// evidence_site_path. A file that is missing or not a regular file is not copied (the recipe's reasons say so). The
+// recipe.yaml is not among them: its page shows it (RecipeText), one file fewer a recipe.
 std::map<std::string, fs::path> evidence_copies(const json& board, const registry::Registry& reg) {
   std::map<std::string, const registry::Recipe*> by_id;
   for (const auto& e : reg.recipes)
@@ -207,7 +209,6 @@ std::map<std::string, fs::path> evidence_copies(const json& board, const registr
       auto it = by_id.find((*e)["id"].get<std::string>());
       if (it == by_id.end()) continue;
       const registry::Recipe& r = *it->second;
-      add(r.id, "recipe.yaml", r.file);  // the Reproduce box links it
       add(r.id, r.log.relative, r.log.path);
       for (const auto* f : {&r.arguments, &r.versions, &r.times, &r.convergence_arm, &r.launch, &r.search})
         if (*f) add(r.id, (*f)->relative, (*f)->path);
@@ -319,7 +320,7 @@ json published_board(json out, bool include_unverified) {
   return out;
 }
 
-void write_site(const json& board, const registry::Registry& reg, const fs::path& target_in,
+void write_site(json board, const registry::Registry& reg, const fs::path& target_in,
                 const std::function<void()>& after_each_file) {
   const fs::path target = without_trailing_separator(target_in);  // "site/" -> "site"
   if (target.empty()) throw InputError(target_in.string(), "is not a folder name", "e.g. -o site/");
@@ -352,19 +353,30 @@ void write_site(const json& board, const registry::Registry& reg, const fs::path
     for (const auto& f : site_files())
       if (f.path.rfind("assets/", 0) == 0) w.write(std::string(f.path), f.bytes);
     w.write("data/leaderboard.json", board.dump(2) + "\n");
-    w.write("data/recipes.json", recipes_json(board).dump(2) + "\n");
+    w.write("data/recipes.json", recipes_json_text(board));
     w.write("data/recipes.csv", recipes_csv(board));
     // When it was built and what changed since the previous build of this site (data/build.json keeps the state).
     const json state = site_state(board, previous_state(target), when);
     w.write("data/build.json", state.dump(2) + "\n");
-    json site_board = board;
-    site_board["site"] = {{"built_at", state["built_at"]}, {"changes", state["changes"]}};
     // Evidence copies and pages, on every core (the order of writes does not change a byte of the site).
     const auto copies = evidence_copies(board, reg);
     const std::vector<std::pair<std::string, fs::path>> copy_list(copies.begin(), copies.end());
     tbb::parallel_for(std::size_t{0}, copy_list.size(),
                       [&](std::size_t i) { w.copy(copy_list[i].first, copy_list[i].second); });
-    const auto jobs = site_page_jobs(site_board);
+    board["site"] = {{"built_at", state["built_at"]}, {"changes", state["changes"]}};
+    std::map<std::string, fs::path> recipe_files;
+    for (const auto& e : reg.recipes)
+      if (e.recipe) recipe_files.emplace(e.id, e.recipe->file);
+    const RecipeText recipe_text = [&recipe_files](const std::string& id) -> std::optional<std::string> {
+      const auto it = recipe_files.find(id);
+      if (it == recipe_files.end()) return std::nullopt;
+      try {
+        return read_file(it->second, kMaxYamlBytes);
+      } catch (const InputError&) {
+        return std::nullopt;  // gone since the build read it: the box names the folder only
+      }
+    };
+    const auto jobs = site_page_jobs(board, recipe_text);
     tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t i) { w.write(jobs[i].path, jobs[i].render()); });
     if (StopSignals::stopped()) throw Stopped{};
     // The swap: signals held back so that it is never half done; the old site ends up in the staging name.

@@ -81,7 +81,8 @@ TEST(TerminalSafe, controls_and_broken_utf8_become_visible_escapes) {
   EXPECT_EQ(terminal_safe("\xed\xa0\x80", true), "\\xed\\xa0\\x80");               // a UTF-16 surrogate
   EXPECT_EQ(terminal_safe("Qwen3 · H200 — é ✓ 😀", true), "Qwen3 · H200 — é ✓ 😀");  // text is untouched
   EXPECT_EQ(terminal_safe("abc\u202e.log", true), "abc\\u202E.log");  // RIGHT-TO-LEFT OVERRIDE would reorder the line
-  EXPECT_EQ(terminal_safe("abc\u202e", false), "abc\u202e");          // left for a JSON encoder
+  EXPECT_EQ(terminal_safe("ab\u2028c\u200Bd", true), "ab\\u2028c\\u200Bd");  // a line separator, a zero width space
+  EXPECT_EQ(terminal_safe("abc\u202e", false), "abc\u202e");                 // left for a JSON encoder
   EXPECT_EQ(terminal_safe("a\x1b"
                           "b\xc2\x85",
                           false),

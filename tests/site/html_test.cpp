@@ -12,11 +12,15 @@
 namespace openrecipes::site {
 namespace {
 
-TEST(Html, inert_text_writes_bidi_controls_visibly_and_keeps_other_text) {
+TEST(Html, inert_text_writes_bidi_controls_separators_and_invisible_characters_visibly_and_keeps_other_text) {
   EXPECT_EQ(inert_text("a\u202Eb\u2066c\u200Fd\u061Ce"), "a\\u202Eb\\u2066c\\u200Fd\\u061Ce");
   EXPECT_EQ(inert_text("Qwen3 · 0.6B — ok “quotes” \u2065"),
             "Qwen3 · 0.6B — ok “quotes” \u2065");  // U+2065 is no control
   EXPECT_EQ(inert_text("\xE2\x80"), "\xE2\x80");   // a truncated sequence at the end is left as it is
+  // Line and paragraph separators and the invisible characters that make two names look alike are visible too;
+  // zero width (non-)joiners, which scripts and emoji need, are kept.
+  EXPECT_EQ(inert_text("a\u2028b\u2029c\u200Bd\u2060e\uFEFFf"), "a\\u2028b\\u2029c\\u200Bd\\u2060e\\uFEFFf");
+  EXPECT_EQ(inert_text("\u200C\u200D\u2027\u202F"), "\u200C\u200D\u2027\u202F");
   // On a page a terminal's escape sequence, a bell, NUL, backspace, CR, DEL and a C1 control are written visibly;
   // line breaks and tabs (a command's lines) are kept.
   EXPECT_EQ(html_text(std::string("a\x1b[31mb\a\0c\bd\re\x7f f\xC2\x9bg\n\th", 23)),

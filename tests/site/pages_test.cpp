@@ -103,7 +103,8 @@ TEST(Pages, recipe_view_holds_the_diff_the_arms_the_window_and_the_evidence_link
   EXPECT_EQ(v["tokens_per_step"], "65,536");  // 32 rows × 2,048 tokens
   EXPECT_EQ(v["evidence"][0]["href"], "../../../recipes/qwen3-0.6b/H200/mbs2/evidence/train.log");
   EXPECT_EQ(v["reproduce"]["variables"][0]["name"], "$MEGATRON_LM");
-  EXPECT_EQ(v["reproduce"]["recipe_href"], "../../../recipes/qwen3-0.6b/H200/mbs2/recipe.yaml");
+  EXPECT_EQ(v["reproduce"]["recipe_folder"], "registry/recipes/qwen3-0.6b/H200/mbs2");
+  EXPECT_EQ(v["reproduce"]["has_recipe_yaml"], false);  // the site writer adds the file's text
   // mbs2 trains on Megatron-LM's --mock-data: its command reads no $SFT_DATA, so there are no rows to make.
   EXPECT_EQ(v["reproduce"]["prepare"], nlohmann::json::array());
   EXPECT_EQ(v["reproduce"]["has_prepare"], false);
@@ -135,7 +136,7 @@ TEST(Pages, the_reproduce_box_gives_the_rows_commands_the_run_line_and_what_each
   const auto v = recipe_view(pair, pair["ranked"][0]);
   const auto& r = v["reproduce"];
   const std::string sha = "30eb27066ab49cc9eeef9edb3862a39c6d98649683cbfc9cfe28e19dbef4aca8";  // recipe.yaml's rows
-  EXPECT_EQ(r["recipe_href"], "../../../recipes/qwen3-0.6b/H200/tulu3-ref/recipe.yaml");
+  EXPECT_EQ(r["recipe_folder"], "registry/recipes/qwen3-0.6b/H200/tulu3-ref");
   EXPECT_EQ(r["rows_sha256"], sha);
   EXPECT_EQ(r["rows_count"], "81");
   // Each command a line a flag, continued with " \" as a shell reads it (so no window breaks one inside a flag).

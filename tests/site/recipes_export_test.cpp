@@ -44,6 +44,12 @@ TEST(RecipesExport, every_recipe_is_its_leaderboard_entry_with_its_pair_and_stat
   EXPECT_EQ(out["recipes"][2]["id"], "qwen3-0.6b/H200/lr10");
   EXPECT_FALSE(out["recipes"][2].contains("rank"));
   EXPECT_EQ(recipes_json(board).dump(2), out.dump(2));
+  // The site's file, written a recipe at a time, is the same bytes (and for no recipe at all).
+  EXPECT_EQ(recipes_json_text(board), out.dump(2) + "\n");
+  nlohmann::json empty = board;
+  empty["pairs"] = nlohmann::json::array();
+  EXPECT_EQ(recipes_json_text(empty), recipes_json(empty).dump(2) + "\n");
+  EXPECT_EQ(recipes_json_text(empty), "{\n  \"recipes\": [],\n  \"schema\": \"openrecipes-recipes/2\"\n}\n");
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "core/subprocess.h"
 #include "registry/leaderboard.h"
 #include "registry/scratch_registry.h"
+#include "site/html.h"
 #include "site/leaderboard_report.h"
 
 namespace openrecipes::site {
@@ -68,6 +69,12 @@ TEST(SiteWriter, writes_pages_exports_assets_and_the_evidence_byte_for_byte) {
   EXPECT_EQ(files["data/leaderboard.json"], site.board.dump(2) + "\n");
   for (const char* f : {"evidence/train.log", "evidence/env.txt", "evidence/times.txt"})
     EXPECT_EQ(files[std::string("recipes/qwen3-0.6b/H200/mbs2/") + f], read_file(site.s.recipe("mbs2") / f)) << f;
+  // The recipe.yaml is on its page, whole (escaped as every page's text is), not a file of its own.
+  EXPECT_FALSE(files.count("recipes/qwen3-0.6b/H200/mbs2/recipe.yaml"));
+  const std::string& page = files["recipes/qwen3-0.6b/H200/mbs2.html"];
+  EXPECT_NE(page.find("<summary>recipe.yaml</summary>\n<pre class=\"command\"><code>" +
+                      html_text(read_file(site.s.recipe("mbs2") / "recipe.yaml")) + "</code></pre>"),
+            std::string::npos);
   EXPECT_EQ(staging_in(d.path()), std::vector<std::string>{});
 }
 

@@ -1,5 +1,6 @@
-// OpenRecipes site: sorting by column header and filters kept in the address. The pages read fully without
-// this script (tables come pre-sorted by rank); it only adds these two things. No inline script anywhere: the
+// OpenRecipes site: sorting by column header, filters kept in the address, and a link to a folded section (the
+// recipe page's recipe.yaml) unfolding it. The pages read fully without this script (tables come pre-sorted by rank,
+// a folded section opens by its summary); it only adds these three things. No inline script anywhere: the
 // pages' Content-Security-Policy allows scripts from the site itself only.
 'use strict';
 
@@ -206,7 +207,16 @@
     form.addEventListener('submit', function (ev) { ev.preventDefault(); toUrl(); applyIndexFilters(form); });
   }
 
+  // A link to a <details> (#recipe-yaml) opens it.
+  function openTarget() {
+    var id = decodeURIComponent(window.location.hash.slice(1));
+    var target = id ? document.getElementById(id) : null;
+    if (target && target.tagName === 'DETAILS') target.open = true;
+  }
+
+  window.addEventListener('hashchange', openTarget);
   document.addEventListener('DOMContentLoaded', function () {
+    openTarget();
     Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), makeSortable);
     var form = document.getElementById('filters');
     if (form) setupFilters(form);

@@ -11,7 +11,7 @@
 //     renders as inert text: no dialog, no element or attribute the templates do not write.
 //   - the index's filters (model, GPU type, GPU count, framework, standard workload only, every recipe) from the URL
 //     and from the controls, with their empty states; the changelog and the build time; the Reproduce box of every
-//     recipe page (its recipe.yaml served byte for byte, its run line, the full rows_sha256).
+//     recipe page (its recipe.yaml shown character for character, its run line, the full rows_sha256).
 //   - at 1,280 px no table is wider than its column (index, model and recipe pages) and at 420 px no page is wider
 //     than the window; each recipe that is not verified is named with its reasons on its model page.
 // Screenshots of the index, a model page, a recipe page and a Reproduce box (at 1,280 and 420 px) go to ARTIFACT_DIR
@@ -303,11 +303,14 @@ async function mainSite(browser, work) {
     page = await visit(context, base + `recipes/${id}.html`, problems);
     checked += await checkFields(page, 'section#numbers', entry, id);
     checked += await checkFields(page, 'section#convergence', entry, id);
-    // The Reproduce box: the recipe.yaml it links is the registry's, byte for byte, and the run line names it.
+    // The Reproduce box: the recipe.yaml it shows is the registry's, character for character (its link unfolds it),
+    // and the run line names its folder.
     const rep = await page.$eval('section#reproduce', (s) => ({ href: s.querySelector('a').getAttribute('href'), run: s.querySelector('pre.run-line').textContent }));
-    const yaml = await page.request.get(new URL(rep.href, base + `recipes/${id}.html`).href);
-    assert.strictEqual(yaml.status(), 200, `${id}: recipe.yaml`);
-    assert.ok(Buffer.compare(await yaml.body(), fs.readFileSync(path.join(source, 'registry/recipes', id, 'recipe.yaml'))) === 0, `${id}: the linked recipe.yaml is the registry's`);
+    assert.strictEqual(rep.href, '#recipe-yaml', `${id}: the box links its recipe.yaml`);
+    assert.strictEqual(await page.$eval('details#recipe-yaml', (d) => d.open), false, `${id}: recipe.yaml folded`);
+    await page.click('section#reproduce a[href="#recipe-yaml"]');
+    assert.strictEqual(await page.$eval('details#recipe-yaml', (d) => d.open), true, `${id}: its link unfolds recipe.yaml`);
+    assert.strictEqual(await page.$eval('details#recipe-yaml pre', (p) => p.textContent), fs.readFileSync(path.join(source, 'registry/recipes', id, 'recipe.yaml'), 'utf8'), `${id}: the recipe.yaml shown is the registry's`);
     // One flag a line, continued with " \\" (as a shell reads it): joined, the run line the board gives.
     assert.strictEqual(rep.run.replace(/ \\\n {2}/g, ' '), entry.reproduce.run, `${id}: run line ${rep.run}`);
     assert.ok(rep.run.startsWith(`openrecipes run registry/recipes/${id} \\\n  --launcher `), `${id}: run line ${rep.run}`);
