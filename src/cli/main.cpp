@@ -52,11 +52,25 @@ std::string parsed_path(const CLI::App& app) {
   return "";
 }
 
+// The innermost subcommand the command line named (the app itself when none).
+const CLI::App& parsed_app(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) return parsed_app(*sub);
+  return app;
+}
+
 // A usage error of the command line (an unknown option, a value of the wrong type, a missing argument) in the
 // project's format: "openrecipes: error: <what> (fix: ...)", exit 2. --help and --version print as CLI11 writes them.
 int usage_error(const CLI::App& app, const CLI::ParseError& e) {
   if (e.get_exit_code() == 0) return app.exit(e);
   std::string what = e.what();
+  // CLI11 checks required arguments before unknown ones; a misspelt option is the first thing to say
+  // ("measure --bogus": the option, then the missing log).
+  if (dynamic_cast<const CLI::RequiredError*>(&e))
+    for (const auto& word : parsed_app(app).remaining())
+      if (word.starts_with("-")) {
+        what = "the following argument was not expected: " + word + ", and " + what;
+        break;
+      }
   // CLI11's "Could not convert: --flag = value": say which value, and that the option takes another kind.
   if (const std::string prefix = "Could not convert: "; what.starts_with(prefix)) {
     const std::string rest = what.substr(prefix.size());
