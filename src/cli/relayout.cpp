@@ -36,6 +36,7 @@ struct RelayoutOptions {
   std::optional<std::int64_t> row_length, tp, pp, cp, ep, etp, micro_batch;
   std::string recompute;
   std::string draft;  ///< --draft DIR: the recipe draft's folder, <model>/<gpu>/<name>
+  bool draft_given = false;
   bool json = false;
 };
 
@@ -104,6 +105,11 @@ fs::path write_draft(const RelayoutOptions& o, const registry::Recipe& recipe, c
                      "(docs/protocol.md \"The workload\")");
   const std::string model = named.parent_path().parent_path().filename().string();
   const std::string gpu = named.parent_path().filename().string();
+  if (const auto root = registry::registry_root(named))
+    throw InputError(o.draft,
+                     "is inside the registry " + root->string() +
+                         ", whose build would read the draft as a recipe without evidence or claims",
+                     "write the draft outside the registry: give --draft " + suggested_path);
   if (model != recipe.model || gpu != recipe.gpu)
     throw InputError(o.draft,
                      fmt::format("a recipe draft's folder is <model>/<gpu>/<name> and this one is under '{}/{}', not "
@@ -131,6 +137,9 @@ fs::path write_draft(const RelayoutOptions& o, const registry::Recipe& recipe, c
       false);
   return dir;
 }
+
+// A path as a word of a printed command: "./-x/..." for a relative path that would read as an option.
+std::string shown_path(const fs::path& p) { return p.string().starts_with('-') ? "./" + p.string() : p.string(); }
 
 std::string count_or_none(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "none"; }
 
@@ -203,9 +212,16 @@ Outcome relayout_outcome(const RelayoutOptions& o) {
   const auto [tag, changed] = r.setup ? run::setup_changes(*r.setup, rm.setup) : std::pair<std::string, std::string>{};
   const std::string suggested_path =
       (fs::path("drafts") / recipe.model / recipe.gpu / draft_name(recipe, r.gpus, tag)).string();
-  out.draftable = out.fits && r.row_length == recipe.workload.row_length;
+  // A draft of the recipe as it is (its own GPU count, nothing changed) would be the recipe again: none offered.
+  const bool changes_nothing = r.gpus == recipe.gpus && r.changes.empty() && r.row_length == recipe.workload.row_length;
+  out.draftable = out.fits && r.row_length == recipe.workload.row_length && !changes_nothing;
   out.draft_words = relayout_words(o, r.gpus, "");
   out.draft_words.insert(out.draft_words.end(), {"--draft", suggested_path});
+  if (o.draft_given && o.draft.empty())
+    throw InputError("--draft", "an empty folder name", "give --draft " + suggested_path);
+  if (!o.draft.empty() && out.fits && changes_nothing)
+    throw InputError("--draft", "the relayout changes nothing: the draft would be the recipe itself",
+                     "give another GPU count or layout, or run the recipe as it is");
   if (!o.draft.empty() && out.fits)
     out.written = write_draft(o, recipe, r, r.setup && changed != "the start" ? changed : "", suggested_path);
   // The predicted change of speed: the recipe's own run, and the relayout's.
@@ -224,7 +240,7 @@ Outcome relayout_outcome(const RelayoutOptions& o) {
 }
 
 // relayout --json.
-int print_json(const Outcome& x) {
+int print_json(const RelayoutOptions& o, const Outcome& x) {
   const registry::Recipe& recipe = x.recipe;
   const layout::RelayoutResult& r = x.r;
   nlohmann::ordered_json j;
@@ -258,6 +274,9 @@ int print_json(const Outcome& x) {
                    {"peak_memory_mib", std::round(s.memory.peak_mib)}});
   j["suggestions"] = std::move(sug);
   j["suggested_command"] = x.suggested ? nlohmann::ordered_json(x.suggested->command) : nullptr;
+  j["suggested_relayout"] =
+      x.suggested ? nlohmann::ordered_json(suggestion_command(o, r.gpus, r.suggestions.front(), r.layout, x.q.setup))
+                  : nullptr;
   auto v = nlohmann::ordered_json::array();
   for (const auto& b : r.violations) v.push_back({{"what", b.what}, {"fix", b.fix}});
   j["violations"] = std::move(v);
@@ -328,8 +347,8 @@ int print_text(const RelayoutOptions& o, const Outcome& x) {
   std::cout << "  then    " << r.why << "\n";
   if (x.written) {
     std::cout << "  draft   wrote " << x.written->string() << ", a recipe draft with this layout and command\n"
-              << "  next    " << display_command({"openrecipes", "run", x.written->string(), "--list-vars"})
-              << " (the variables it needs), then openrecipes run it with --launcher local or slurm\n";
+              << "  next    " << display_command({"openrecipes", "run", shown_path(*x.written), "--list-vars"})
+              << " (the variables it needs and the run line, with its nodes), then openrecipes run it\n";
   } else if (x.draftable) {
     std::cout << "  draft   " << display_command(x.draft_words)
               << " writes it as a recipe draft openrecipes run takes\n";
@@ -341,7 +360,7 @@ int print_text(const RelayoutOptions& o, const Outcome& x) {
 
 int run(const RelayoutOptions& o) {
   const Outcome x = relayout_outcome(o);
-  return o.json ? print_json(x) : print_text(o, x);
+  return o.json ? print_json(o, x) : print_text(o, x);
 }
 
 const bool registered_relayout = register_command(
@@ -360,15 +379,18 @@ const bool registered_relayout = register_command(
        app.add_option("--micro-batch", o->micro_batch, "a new micro-batch (rows; Megatron-LM recipes)");
        app.add_option("--recompute", o->recompute,
                       "new recompute: selective, full, full:N or block:N (Megatron-LM's flags)");
-       app.add_option("--draft", o->draft,
-                      "DIR, a new folder <model>/<gpu>/<name>: write the relayout there as a recipe draft that "
-                      "openrecipes run takes");
+       auto* draft = app.add_option("--draft", o->draft,
+                                    "DIR, a new folder <model>/<gpu>/<name> outside the registry: write the relayout "
+                                    "there as a recipe draft that openrecipes run takes");
        app.add_flag("--json", o->json, "JSON output");
        app.footer(
            "Exit codes: 0 the layout fits (the command is printed, and with --draft written); 1 it does not (each "
            "broken rule and the "
            "nearest GPU counts that fit); 2 bad input.");
-       return [o]() { return run(*o); };
+       return [o, draft]() {
+         o->draft_given = draft->count() > 0;
+         return run(*o);
+       };
      }});
 
 }  // namespace

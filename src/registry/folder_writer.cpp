@@ -15,23 +15,35 @@ void write_folder(const fs::path& target, const fs::path& nest, const char* purp
                   const std::function<void(const fs::path&)>& fill, const std::function<void(const fs::path&)>& check) {
   std::error_code ec;
   if (!replace && fs::exists(target, ec))
-    throw InputError(target.string(), "a folder of that name exists", "give another name");
+    throw InputError(target.string(),
+                     fs::is_directory(target, ec) ? "a folder of that name exists" : "a file of that name exists",
+                     "give another name");
   const fs::path outer = target.parent_path() / ("." + target.filename().string() + "." + purpose + ".tmp");
   const fs::path staged = nest.empty() ? outer : outer / nest;
-  fs::create_directories(target.parent_path());
-  fs::remove_all(outer);
+  // The first folder above `target` that does not exist yet: made here, so removed again when the write fails.
+  fs::path made;
+  for (fs::path p = target.parent_path(); !p.empty() && !fs::exists(p, ec); p = p.parent_path()) made = p;
   struct RemoveOnExit {
     fs::path dir;
+    bool keep = false;
     ~RemoveOnExit() {
       std::error_code e;
-      fs::remove_all(dir, e);
+      if (!keep && !dir.empty()) fs::remove_all(dir, e);
     }
-  } cleanup{outer};
-  fs::create_directories(staged);
-  fill(staged);
-  check(staged);
-  if (replace) fs::remove_all(target);
-  fs::rename(staged, target);
+  } parents{made}, cleanup{outer};
+  try {
+    fs::create_directories(target.parent_path());
+    fs::remove_all(outer);
+    fs::create_directories(staged);
+    fill(staged);
+    check(staged);
+    if (replace) fs::remove_all(target);
+    fs::rename(staged, target);
+  } catch (const fs::filesystem_error& e) {  // a full disk, a file where a folder must be, no permission: bad input
+    throw InputError(e.path1().empty() ? target.string() : e.path1().string(), e.code().message(),
+                     "give a folder that can be written (free space, permissions, no file in its path)");
+  }
+  parents.keep = true;
 }
 
 void write_recipe_draft(const Recipe& draft, const fs::path& target, const std::string& comment, bool replace) {

@@ -9,15 +9,16 @@
 namespace openrecipes::registry {
 
 /// Writes the folder `target` whole or not at all:
-/// 1. stage: a hidden folder beside `target` (`.<name>.<purpose>.tmp`, which every loader passes over, since the
-///    registry skips names that start with '.') gets `nest` below it (e.g. "<model>/<gpu>/<name>", so that a recipe
+/// 1. stage: a hidden folder beside `target` (`.<name>.<purpose>.tmp`, which load_registry passes over, so one that a
+///    killed writer left is never read as a recipe) gets `nest` below it (e.g. "<model>/<gpu>/<name>", so that a recipe
 ///    loads there under the id it will have; empty: the staging folder itself), and `fill(staged)` writes the files;
 /// 2. check: `check(staged)` reads the staged folder as the registry will and throws to refuse it;
 /// 3. swap: the staged folder is renamed onto `target` (an existing `target` is removed first only when `replace`).
-/// Throws what `fill` or `check` throw, std::filesystem::filesystem_error on I/O, and InputError (naming `target`)
-/// when `target` exists and `replace` is false. Whatever fails before the swap, `target` is as it was and no staging
-/// folder is left; with `replace`, the old folder is removed just before the rename, so a rename that fails then (a
-/// full or read-only disk) leaves no folder at `target`.
+/// Throws what `fill` or `check` throw, InputError (naming the path) for a failure of the file system (a full disk, a
+/// file where a folder must be, no permission), and InputError (naming `target`) when `target` exists and `replace`
+/// is false. Whatever fails before the swap, `target` is as it was and no staging folder is left, nor a folder above
+/// `target` that the write made; with `replace`, the old folder is removed just before the rename, so a rename that
+/// fails then (a full or read-only disk) leaves no folder at `target`.
 void write_folder(const std::filesystem::path& target, const std::filesystem::path& nest, const char* purpose,
                   bool replace, const std::function<void(const std::filesystem::path&)>& fill,
                   const std::function<void(const std::filesystem::path&)>& check);

@@ -169,7 +169,8 @@ enum class RecipeLoad : unsigned char { full, draft, unclaimed };
 /// The recipe folder a user names, as its folder or its recipe.yaml (`run`, `relayout`, `submit --reference`,
 /// `component-test` take either).
 inline std::filesystem::path recipe_folder(const std::filesystem::path& given) {
-  return given.filename() == "recipe.yaml" ? given.parent_path() : given;
+  if (given.filename() != "recipe.yaml") return given;
+  return given.has_parent_path() ? given.parent_path() : std::filesystem::path(".");  // "recipe.yaml": this folder
 }
 
 /// The registry a recipe folder sits in (<root>/recipes/<model>/<gpu>/<name>, `root` holding recipes/ and rules/),

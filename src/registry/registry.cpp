@@ -13,10 +13,13 @@ namespace openrecipes::registry {
 namespace fs = std::filesystem;
 
 namespace {
-// The real folders in `dir`, sorted; symbolic links to folders go to `links` (they are reported, never followed).
+// The real folders in `dir`, sorted; symbolic links to folders go to `links` (they are reported, never followed). A
+// staging folder of registry::write_folder (".<name>.<purpose>.tmp", left by a writer that was killed) is no recipe.
 std::vector<fs::path> subfolders(const fs::path& dir, std::vector<fs::path>& links) {
   std::vector<fs::path> out;
   for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with('.') && name.ends_with(".tmp")) continue;
     if (e.is_symlink()) {
       if (e.is_directory()) links.push_back(e.path());
     } else if (e.is_directory()) {

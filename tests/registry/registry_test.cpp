@@ -2,7 +2,12 @@
 // followed and never dropped silently.
 #include "registry/registry.h"
 
+#include <fstream>
+
 #include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "registry/folder_writer.h"
 
 #include "registry/recipe.h"
 #include "registry/scratch_registry.h"
@@ -28,6 +33,45 @@ TEST(RegistryFolders, recipe_folder_that_is_a_symlink_is_listed_unreadable_with_
                                   "'); the registry does not follow links"),
             std::string::npos)
       << mbs2->load_error;
+}
+
+// A staging folder that a killed writer left (write_folder's ".<name>.<purpose>.tmp") is no recipe; another folder
+// of the recipes tree is read (and listed unreadable when it is not a recipe).
+TEST(RegistryFolders, a_staging_folder_left_by_a_killed_writer_is_not_read) {
+  Scratch s;
+  fs::create_directories(s.recipe(".p.draft.tmp") / "qwen3-0.6b/H200/p");
+  fs::create_directories(s.recipe("not-a-recipe"));
+  auto reg = load_registry(s.root);
+  ASSERT_EQ(reg.recipes.size(), 4u);
+  for (const auto& e : reg.recipes) EXPECT_EQ(e.id.find(".p.draft.tmp"), std::string::npos) << e.id;
+}
+
+// The folder written all or nothing: a write that fails leaves neither its staging folder nor a folder it made above
+// the target, and says what failed as bad input; a file in the path is named.
+TEST(FolderWriter, a_failed_write_leaves_nothing_it_made) {
+  Scratch s;
+  const fs::path base = s.dir / "out";
+  fs::create_directory(base);
+  auto fill = [](const fs::path& dir) { std::ofstream(dir / "recipe.yaml") << "x"; };
+  auto refuse = [](const fs::path&) { throw InputError("check", "refused"); };
+  EXPECT_THROW(write_folder(base / "a/b/c", "", "draft", false, fill, refuse), InputError);
+  EXPECT_TRUE(fs::is_empty(base));  // not even a/ or a/b/
+  std::ofstream(base / "file") << "x";
+  try {
+    write_folder(base / "file/b/c", "", "draft", false, fill, [](const fs::path&) {});
+    ADD_FAILURE() << "wrote under a file";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("Not a directory"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(std::distance(fs::directory_iterator(base), fs::directory_iterator()), 1);  // the file alone
+  write_folder(base / "a/b/c", "", "draft", false, fill, [](const fs::path&) {});
+  EXPECT_TRUE(fs::exists(base / "a/b/c/recipe.yaml"));
+}
+
+TEST(RecipeFolder, a_recipe_yaml_given_alone_is_this_folder) {
+  EXPECT_EQ(recipe_folder("recipe.yaml"), fs::path("."));
+  EXPECT_EQ(recipe_folder("x/recipe.yaml"), fs::path("x"));
+  EXPECT_EQ(recipe_folder("x/"), fs::path("x/"));
 }
 
 TEST(RegistryFolders, gpu_folder_that_is_a_symlink_is_listed_too) {
