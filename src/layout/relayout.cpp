@@ -142,8 +142,10 @@ void check_model(const RelayoutRequest& q, TrainingSetup& setup, RelayoutResult&
   }
 }
 
-// Up to 3 structural changes that fit on these GPUs (RelayoutResult::suggestions), into r.
-void suggest_changes(const RelayoutRequest& q, const TrainingSetup& setup, RelayoutResult& r) {
+// Up to 3 structural changes that fit on these GPUs (RelayoutResult::suggestions), into r. `sequence_parallel`: the
+// relayout's command runs with sequence parallelism at any TP > 1 (its own flag, or MoE's, which relayout adds), so
+// each candidate is planned as its printed command runs it.
+void suggest_changes(const RelayoutRequest& q, const TrainingSetup& setup, bool sequence_parallel, RelayoutResult& r) {
   PlanRequest p;
   p.gpus = q.gpus;
   p.gpus_per_node = q.gpus_per_node;
@@ -161,7 +163,7 @@ void suggest_changes(const RelayoutRequest& q, const TrainingSetup& setup, Relay
   p.distributed_optimizer = q.setup.distributed_optimizer;
   p.impl = q.setup.impl;
   p.fused_cross_entropy = q.setup.fused_cross_entropy;
-  p.sequence_parallel = std::nullopt;
+  if (!sequence_parallel) p.sequence_parallel = false;  // else on at TP > 1 (the planner's default)
   // slime and miles pack rows themselves: a suggestion keeps the recipe's micro-batch (recompute is Megatron-LM's
   // flags in their command too, which relayout rewrites).
   if (q.launch == Launch::slime) p.micro_batch = r.layout.micro_batch;
@@ -301,7 +303,9 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
   if (q.model) {
     setup.sequence_parallel = asked_sp || add_sequence_parallel;
     check_model(q, setup, r);
-    if (!r.violations.empty()) suggest_changes(q, setup, r);
+    if (!r.violations.empty())
+      suggest_changes(q, setup, q.setup.sequence_parallel || cmd.has({"--sequence-parallel"}) || q.model->experts > 0,
+                      r);
   }
   find_nearest_counts(q, setup, r);
 

@@ -149,6 +149,14 @@ TEST(PrintedCommands, relayouts_suggested_commands_parse_name_only_documented_va
     ASSERT_EQ(args.front(), "openrecipes") << command;
     auto again = testing::run_cli(std::vector<std::string>(args.begin() + 1, args.end()));
     EXPECT_EQ(again.exit_code, 0) << command << "\n" << again.out << again.err;
+    // The peak the list gives the first change is the one its command's relayout predicts (the same setup: its
+    // sequence parallelism as the printed command runs it).
+    std::smatch listed_peak, relaid_peak;
+    static const std::regex first_change("changes that fit on [0-9]+ GPUs:\n    - [^\n]*, peak ([0-9]+) MiB a GPU");
+    static const std::regex predicted("\n  memory  predicted peak ([0-9]+) MiB");
+    ASSERT_TRUE(std::regex_search(r.out, listed_peak, first_change)) << r.out;
+    ASSERT_TRUE(std::regex_search(again.out, relaid_peak, predicted)) << again.out;
+    EXPECT_EQ(listed_peak[1].str(), relaid_peak[1].str()) << command;
     // The layout that fits names the command that writes it as a recipe draft: run as printed (from a scratch
     // folder, where its drafts/ goes), it writes a draft that run reads, on the suggestion's GPUs.
     static const std::regex draft_line("\n  draft   (openrecipes relayout .*) writes it as a recipe draft[^\n]*\n");
@@ -169,6 +177,18 @@ TEST(PrintedCommands, relayouts_suggested_commands_parse_name_only_documented_va
   }
   EXPECT_GT(suggested, 0u);
   EXPECT_EQ(drafts, suggested);  // micro-batch 32 does not divide a global batch of 32 over DP 8: each run suggests
+}
+
+// A suggestion that changes TP (ref on 64 GPUs: the global batch of 32 cannot take DP 64): the listed peak is the one
+// its printed command's relayout predicts. A dense recipe without --sequence-parallel keeps it off at the new TP.
+TEST(PrintedCommands, a_suggested_tp_change_lists_the_peak_its_command_gets) {
+  const auto dir = testing::source_dir() / "registry/recipes/qwen3-0.6b/H200/ref";
+  auto r = testing::run_cli({"relayout", dir.string(), "--gpus", "64"});
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("    - TP 1 -> 2: [^\n]*, peak ([0-9]+) MiB a GPU"))) << r.out;
+  auto again = testing::run_cli({"relayout", dir.string(), "--gpus", "64", "--tp", "2"});
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("predicted peak " + m[1].str() + " MiB"), std::string::npos) << m[1] << "\n" << again.out;
 }
 
 }  // namespace
