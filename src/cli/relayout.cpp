@@ -129,6 +129,8 @@ fs::path write_draft(const RelayoutOptions& o, const registry::Recipe& recipe, c
   d.command = r.command;
   d.reference = recipe.id;
   d.stack.gpus_per_node = r.gpus <= r.gpus_per_node ? r.gpus : r.gpus_per_node;
+  // The recipe's network was its own run's; the draft's run records its own (submit writes it from the evidence).
+  if (r.gpus != recipe.gpus) d.stack.network = "not yet known: openrecipes run records it";
   registry::write_recipe_draft(
       d, dir,
       fmt::format("A draft of openrecipes relayout from {}: on {} (the recipe ran on {}){}.\nRun it with openrecipes "

@@ -215,6 +215,7 @@ class DraftRun(unittest.TestCase):
             self.assertIn("torchrun --nproc-per-node 8 ", yaml)
             self.assertIn("--micro-batch-size 4 ", yaml)
             self.assertNotIn("claims:", yaml)
+            self.assertIn('  network: "not yet known: openrecipes run records it"\n', yaml)  # not the 1-GPU run's
             # Written once: the same command again is refused and leaves the draft as it was.
             rc, out, err = printed(draft_line.group(1))
             self.assertEqual(rc, 2, out + err)
@@ -239,6 +240,7 @@ class DraftRun(unittest.TestCase):
             submitted = runkit.read(s.recipe("mbs4-on-8", "recipe.yaml"))
             self.assertIn("gpus: 8\n", submitted)
             self.assertIn("layout: {tp: 1, pp: 1, cp: 1, ep: 1, etp: 1, dp: 8, micro_batch: 4}", submitted)
+            self.assertNotIn("not yet known", submitted)  # the run's own network
         finally:
             s.cleanup()
 
