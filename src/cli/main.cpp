@@ -43,19 +43,18 @@ void print_error(const std::string& text) {
   std::cerr << "openrecipes: error: " << escape_controls(inert_text(text)) << "\n";
 }
 
-// The innermost subcommand the command line named ("plan", "rows build"), for the fix of a usage error.
-std::string parsed_path(const CLI::App& app) {
-  for (const CLI::App* sub : app.get_subcommands()) {
-    const std::string inner = parsed_path(*sub);
-    return sub->get_name() + (inner.empty() ? "" : " " + inner);
-  }
-  return "";
-}
-
 // The innermost subcommand the command line named (the app itself when none).
 const CLI::App& parsed_app(const CLI::App& app) {
   for (const CLI::App* sub : app.get_subcommands()) return parsed_app(*sub);
   return app;
+}
+
+// Its names from the top ("plan", "rows build"; "" for the app itself), for the fix of a usage error.
+std::string parsed_path(const CLI::App& app) {
+  std::string path;
+  for (const CLI::App* a = &parsed_app(app); a != &app; a = a->get_parent())
+    path = a->get_name() + (path.empty() ? "" : " " + path);
+  return path;
 }
 
 // A usage error of the command line (an unknown option, a value of the wrong type, a missing argument) in the

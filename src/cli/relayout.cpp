@@ -3,6 +3,7 @@
 // the command with the framework's flags rewritten, and with --draft that relayout as a recipe draft run takes.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -128,7 +129,7 @@ fs::path write_draft(const RelayoutOptions& o, const registry::Recipe& recipe, c
   d.layout = r.layout;
   d.command = r.command;
   d.reference = recipe.id;
-  d.stack.gpus_per_node = r.gpus <= r.gpus_per_node ? r.gpus : r.gpus_per_node;
+  d.stack.gpus_per_node = std::min(r.gpus, r.gpus_per_node);
   // The recipe's network was its own run's; the draft's run records its own (submit writes it from the evidence).
   if (r.gpus != recipe.gpus) d.stack.network = "not yet known: openrecipes run records it";
   registry::write_recipe_draft(
@@ -224,8 +225,7 @@ Outcome relayout_outcome(const RelayoutOptions& o) {
   if (!o.draft.empty() && out.fits && changes_nothing)
     throw InputError("--draft", "the relayout changes nothing: the draft would be the recipe itself",
                      "give another GPU count or layout, or run the recipe as it is");
-  if (!o.draft.empty() && out.fits)
-    out.written = write_draft(o, recipe, r, r.setup && changed != "the start" ? changed : "", suggested_path);
+  if (!o.draft.empty() && out.fits) out.written = write_draft(o, recipe, r, tag.empty() ? "" : changed, suggested_path);
   // The predicted change of speed: the recipe's own run, and the relayout's.
   if (const auto speed = gpu_speed_of(recipe.dir, recipe.gpu, q.gpus_per_node); speed && r.setup && out.fits) {
     layout::TrainingSetup to = *r.setup;
@@ -253,7 +253,7 @@ int print_json(const RelayoutOptions& o, const Outcome& x) {
                {"layout", layout::layout_to_json(recipe.layout)}};
   j["to"] = {{"gpus", r.gpus},
              {"nodes", r.nodes},
-             {"gpus_per_node", r.gpus <= r.gpus_per_node ? r.gpus : r.gpus_per_node},
+             {"gpus_per_node", std::min(r.gpus, r.gpus_per_node)},
              {"row_length", r.row_length},
              {"layout", layout::layout_to_json(r.layout)}};
   j["fits"] = x.fits;
@@ -331,7 +331,7 @@ int print_text(const RelayoutOptions& o, const Outcome& x) {
     return static_cast<int>(ExitCode::check_failed);
   }
   std::cout << fmt::format("  to      {}   ({} node{} x {} GPUs)\n", sizes(r.layout), r.nodes, r.nodes == 1 ? "" : "s",
-                           r.gpus <= r.gpus_per_node ? r.gpus : r.gpus_per_node);
+                           std::min(r.gpus, r.gpus_per_node));
   for (const auto& f : r.changes) std::cout << "  changed " << f.str() << "\n";
   if (r.memory)
     std::cout << fmt::format("  memory  predicted peak {:.0f} MiB a GPU of {:.0f} (stage {}, at the {})\n",

@@ -29,9 +29,8 @@ const bool registered_serve =
                             host = host.substr(1, host.size() - 2);
                           if (host.empty())
                             throw InputError("--host", "empty", "give an address, e.g. 127.0.0.1, 0.0.0.0 or ::1");
-                          const std::string shown = host.find(':') != std::string::npos ? "[" + host + "]" : host;
                           site::serve_site(o->site, o->serve, [&](int port) {
-                            std::cout << "serving " << o->site << " at http://" << shown << ":" << port
+                            std::cout << "serving " << o->site << " at http://" << site::url_host(host) << ":" << port
                                       << "/ (Ctrl-C stops)" << std::endl;
                           });
                           std::cout << "stopped" << std::endl;

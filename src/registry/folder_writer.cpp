@@ -11,6 +11,8 @@
 namespace openrecipes::registry {
 namespace fs = std::filesystem;
 
+bool is_staging_name(const std::string& name) { return name.starts_with('.') && name.ends_with(".tmp"); }
+
 void write_folder(const fs::path& target, const fs::path& nest, const char* purpose, bool replace,
                   const std::function<void(const fs::path&)>& fill, const std::function<void(const fs::path&)>& check) {
   std::error_code ec;

@@ -19,6 +19,9 @@ namespace openrecipes::registry {
 /// is false. Whatever fails before the swap, `target` is as it was and no staging folder is left, nor a folder above
 /// `target` that the write made; with `replace`, the old folder is removed just before the rename, so a rename that
 /// fails then (a full or read-only disk) leaves no folder at `target`.
+/// True for the name of write_folder's staging folder (".<name>.<purpose>.tmp"), which load_registry passes over.
+bool is_staging_name(const std::string& name);
+
 void write_folder(const std::filesystem::path& target, const std::filesystem::path& nest, const char* purpose,
                   bool replace, const std::function<void(const std::filesystem::path&)>& fill,
                   const std::function<void(const std::filesystem::path&)>& check);

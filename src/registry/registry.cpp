@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "registry/folder_writer.h"
 
 namespace openrecipes::registry {
 namespace fs = std::filesystem;
@@ -18,8 +19,7 @@ namespace {
 std::vector<fs::path> subfolders(const fs::path& dir, std::vector<fs::path>& links) {
   std::vector<fs::path> out;
   for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    if (name.starts_with('.') && name.ends_with(".tmp")) continue;
+    if (is_staging_name(e.path().filename().string())) continue;
     if (e.is_symlink()) {
       if (e.is_directory()) links.push_back(e.path());
     } else if (e.is_directory()) {

@@ -155,8 +155,7 @@ void serve_site(const fs::path& site, const ServeOptions& options, const std::fu
                                : (server.bind_to_port(options.host, options.port) ? options.port : -1);
   if (port < 0) {
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    const bool v6 = options.host.find(':') != std::string::npos;  // [::1]:8000, as a URL writes it
-    throw InputError((v6 ? "[" + options.host + "]" : options.host) + ":" + std::to_string(options.port),
+    throw InputError(url_host(options.host) + ":" + std::to_string(options.port),
                      bind_problem(options.host, options.port), "choose another --port (0 picks a free one) or --host");
   }
   std::thread waiter([&server, set] {

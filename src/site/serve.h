@@ -15,6 +15,11 @@ struct ServeOptions {
   int port = 8000;                 ///< 0: any free port (on_listening says which)
 };
 
+/// `host` as a URL or message writes it with its port: an IPv6 address in brackets ("[::1]"), any other as it is.
+inline std::string url_host(const std::string& host) {
+  return host.find(':') != std::string::npos ? "[" + host + "]" : host;
+}
+
 /// The Content-Security-Policy every page carries (in a meta element) and serve sends as a header.
 inline constexpr const char* kContentSecurityPolicy =
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; "

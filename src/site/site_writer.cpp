@@ -194,10 +194,8 @@ class Writer {
 // The evidence files and patches of each recipe the board shows, as (site path, source path): each at its
 // evidence_site_path. A file that is missing or not a regular file is not copied (the recipe's reasons say so). The
 // recipe.yaml is not among them: its page shows it (RecipeText), one file fewer a recipe.
-std::map<std::string, fs::path> evidence_copies(const json& board, const registry::Registry& reg) {
-  std::map<std::string, const registry::Recipe*> by_id;
-  for (const auto& e : reg.recipes)
-    if (e.recipe) by_id[e.id] = &*e.recipe;
+std::map<std::string, fs::path> evidence_copies(const json& board,
+                                                const std::map<std::string, const registry::Recipe*>& by_id) {
   std::map<std::string, fs::path> out;
   auto add = [&](const std::string& id, const std::string& relative, const fs::path& source) {
     std::error_code ec;
@@ -359,19 +357,19 @@ void write_site(json board, const registry::Registry& reg, const fs::path& targe
     const json state = site_state(board, previous_state(target), when);
     w.write("data/build.json", state.dump(2) + "\n");
     // Evidence copies and pages, on every core (the order of writes does not change a byte of the site).
-    const auto copies = evidence_copies(board, reg);
+    std::map<std::string, const registry::Recipe*> by_id;  // every readable recipe of the registry
+    for (const auto& e : reg.recipes)
+      if (e.recipe) by_id.emplace(e.id, &*e.recipe);
+    const auto copies = evidence_copies(board, by_id);
     const std::vector<std::pair<std::string, fs::path>> copy_list(copies.begin(), copies.end());
     tbb::parallel_for(std::size_t{0}, copy_list.size(),
                       [&](std::size_t i) { w.copy(copy_list[i].first, copy_list[i].second); });
     board["site"] = {{"built_at", state["built_at"]}, {"changes", state["changes"]}};
-    std::map<std::string, fs::path> recipe_files;
-    for (const auto& e : reg.recipes)
-      if (e.recipe) recipe_files.emplace(e.id, e.recipe->file);
-    const RecipeText recipe_text = [&recipe_files](const std::string& id) -> std::optional<std::string> {
-      const auto it = recipe_files.find(id);
-      if (it == recipe_files.end()) return std::nullopt;
+    const RecipeText recipe_text = [&by_id](const std::string& id) -> std::optional<std::string> {
+      const auto it = by_id.find(id);
+      if (it == by_id.end()) return std::nullopt;
       try {
-        return read_file(it->second, kMaxYamlBytes);
+        return read_file(it->second->file, kMaxYamlBytes);
       } catch (const InputError&) {
         return std::nullopt;  // gone since the build read it: the box names the folder only
       }
