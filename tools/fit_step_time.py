@@ -92,6 +92,7 @@ def fit(rows):
     start = lsq_linear(a[:, ~pinned], w - a[:, pinned].sum(axis=1), bounds=(0, np.inf), method="bvls", tol=1e-12).x
     free = least_squares(lambda x: w * (predicted_steps(constants(x), basis) / measured - 1), start + 1e-3,
                          bounds=(0, np.inf), ftol=1e-14, xtol=1e-14, gtol=1e-14).x
+    free[free < 1e-9] = 0  # at the bound: the solver stops a hair above it (1e-18), which is no term at all
     return constants(free)
 
 

@@ -14,7 +14,8 @@ Reads (all in the project):
 A Bridge row's step takes GBS x sequence length / (tokens/s/GPU x GPUs) seconds; its command is the model's arguments
 and the row's layout with what Bridge's performance recipes set: Transformer Engine, BF16 with FP8 GEMMs where the row
 says FP8 (any recipe: FP8, FP8-CS, FP8-MX, MXFP8), sequence parallelism with TP, the distributed optimizer with its
-overlaps, no recomputation. A CI run's step is its median iteration time after warm-up; a registry run's is its mean over the measured window, and its
+overlaps, gradients reduced in BF16 (--grad-reduce-in-bf16), no recomputation; the pipeline split's flags the model's recipes set (bridge_models.json's pipeline_split:
+the embedding and the loss counted as layers for Llama 3.1 405B and Qwen3-235B-A22B). A CI run's step is its median iteration time after warm-up; a registry run's is its mean over the measured window, and its
 setup is read from its recipe as `plan --from` reads it (the row names the recipe instead of a command). Kept out, each with its
 reason on stderr: GPU types gpus.yaml does not hold (GB200, GB300, B300; A100 until it has a sourced price), a
 precision Bridge does not state (its 25.09 tables) or that is not BF16/FP8 (NVFP4), FSDP, LoRA, multi-token
@@ -60,6 +61,8 @@ def bridge_rows(models, skipped):
             reason = f"{r['task']} is not modelled"
         elif r["model_note"] and "MTP" in r["model_note"] and "w/o" not in r["model_note"]:
             reason = "multi-token prediction is not modelled"
+        elif models.get(r["model"], {}).get("mtp_layers") and "w/o MTP" not in (r["model_note"] or ""):
+            reason = "multi-token prediction is not modelled (its recipes keep the checkpoint's MTP layer)"
         elif r["model"] not in models:
             reason = "the planner does not model its layers"
         if reason:
@@ -72,13 +75,17 @@ def bridge_rows(models, skipped):
             "--global-batch-size", str(r["gbs"]), "--seq-length", str(r["seq_length"]),
             "--max-position-embeddings", str(r["seq_length"]), "--transformer-impl", "transformer_engine",
             "--bf16", "--use-distributed-optimizer", "--overlap-grad-reduce", "--overlap-param-gather",
-            "--attention-dropout", "0", "--hidden-dropout", "0", "--cross-entropy-loss-fusion"]
+            "--attention-dropout", "0", "--hidden-dropout", "0", "--cross-entropy-loss-fusion",
+            # perf_recipes/_common.py line 74 (_benchmark_common, which every performance recipe calls):
+            # ddp.grad_reduce_in_fp32 = False, Megatron-LM's --grad-reduce-in-bf16.
+            "--grad-reduce-in-bf16"]
         if ep > 1:
             args += ["--expert-model-parallel-size", str(ep), "--expert-tensor-parallel-size", "1"]
         if tp > 1:
             args += ["--sequence-parallel"]
         if vp and vp > 1:
             args += ["--num-virtual-stages-per-pipeline-rank", str(vp)]
+        args += models[r["model"]].get("pipeline_split", [])  # the embedding and loss counted, as its recipes set
         step = r["gbs"] * r["seq_length"] / (r["tokens_per_s_per_gpu"] * r["gpus"])
         yield {"id": f"bridge {where}", "source": "bridge", "model": r["model"], "gpu": SYSTEMS[r["system"]],
                "gpus": r["gpus"], "gpus_per_node": 8, "precision": "fp8" if r["precision"] in FP8 else "bf16",

@@ -58,8 +58,8 @@ struct TrainingCommand {
 /// flags), and with miles' where slime's lacks one of its flags. The GPUs are
 /// `gpus` when given, else torchrun's --nproc-per-node x --nnodes, else slime's --actor-num-nodes x
 /// --actor-num-gpus-per-node. Refuses by name, never guesses: what the memory model does not cover (FP8 and FP4,
-/// --fp8-param-gather, MTP layers, activation and optimizer offloading, FSDP, a --pipeline-model-parallel-layout, the
-/// embedding or loss counted in the pipeline split, a hybrid layer pattern) and a command without a GPU count or
+/// --fp8-param-gather, MTP layers, activation and optimizer offloading, FSDP, a --pipeline-model-parallel-layout, a
+/// hybrid layer pattern) and a command without a GPU count or
 /// vocabulary size (`tokenizer_vocab`, when given, stands for --vocab-size). Throws InputError naming `where`, the flag
 /// and the fix.
 TrainingCommand read_training_command(std::string_view text, const std::string& where, std::optional<std::int64_t> gpus,
@@ -75,8 +75,8 @@ class NotModelledError : public InputError {
 /// Throws NotModelledError naming `where` and the flag for the first argument of `arguments` (a resolved command's or
 /// an argument dump's, as the dump prints them) that the memory model does not cover and that differs from
 /// Megatron-LM's default: FP8 and FP4, --fp8-param-gather, MTP layers, activation and optimizer offloading, FSDP, a
-/// --pipeline-model-parallel-layout, the embedding or loss counted in the pipeline split, a hybrid layer pattern,
-/// weight shards beyond TP or ETP. Arguments absent from the map (a dump of an older Megatron-LM) are not checked.
+/// --pipeline-model-parallel-layout, a hybrid layer pattern, weight shards beyond TP or ETP. Arguments absent from the
+/// map (a dump of an older Megatron-LM) are not checked.
 void refuse_not_modelled(const std::map<std::string, std::string>& arguments, const std::string& where);
 
 /// Throws InputError naming `where` and the flag where `arguments` (a resolved command's) hold a variable in place of a

@@ -25,6 +25,7 @@
 #include "layout/layout_json.h"
 #include "layout/model_rules.h"
 #include "layout/planner.h"
+#include "layout/setup_flags.h"
 #include "params/mfu.h"
 #include "registry/gpus.h"
 #include "registry/model.h"
@@ -70,6 +71,8 @@ nlohmann::ordered_json layout_json(const layout::PlannedLayout& p, std::int64_t 
   j["impl"] = t.impl == layout::Impl::local ? "local" : "te";
   j["first_stage_layers"] = t.first_stage_layers ? nlohmann::ordered_json(*t.first_stage_layers) : nullptr;
   j["last_stage_layers"] = t.last_stage_layers ? nlohmann::ordered_json(*t.last_stage_layers) : nullptr;
+  j["embedding_in_split"] = t.embedding_in_split;
+  j["loss_in_split"] = t.loss_in_split;
   j["peak_memory_mib"] = std::round(p.memory.peak_mib * 10) / 10;
   j["fits"] = p.fits;
   j["peak_stage"] = p.memory.stage;
@@ -263,6 +266,8 @@ int print_plans_table(const PlanOptions& o, const layout::PlanRequest& q, const 
     } else {
       std::cout << fmt::format("{:>6.2f}\n", p.relative_time);
     }
+    if (const std::string split = layout::uneven_split_flags(p.setup); !split.empty())
+      std::cout << "      pipeline split: " << split << "\n";
     for (const auto& w : p.warnings) std::cout << "      warning: " << w << "\n";
   }
   if (plans.size() == 1) print_terms(plans.front(), measured);
@@ -275,6 +280,7 @@ void take_run(layout::PlanRequest& q, const layout::TrainingSetup& t) {
   q.global_batch = t.global_batch;
   q.impl = t.impl;
   q.fused_cross_entropy = t.fused_cross_entropy;
+  q.bf16_grads = t.bf16_grads;
 }
 
 // Every knob of `q` fixed to `t`'s: the one layout a recipe runs.

@@ -104,6 +104,17 @@ std::vector<std::int64_t> stage_layers(const ModelShape& m, const TrainingSetup&
   const std::int64_t p = positive(t.layout.pp, "PP");
   if (p > kMaxStages) throw InputError("PP", fmt::format("{} is over {}", p, kMaxStages), "give a real PP");
   std::vector<std::int64_t> out(static_cast<std::size_t>(p), 0);
+  if (t.embedding_in_split || t.loss_in_split) {  // transformer_block.py: get_num_layers_to_build
+    const std::int64_t counted = m.layers + (t.embedding_in_split ? 1 : 0) + (t.loss_in_split ? 1 : 0);
+    if (t.first_stage_layers || t.last_stage_layers || counted % p != 0)
+      throw InputError("layout",
+                       fmt::format("{} layers with the embedding or loss counted do not split over PP {}", m.layers, p),
+                       "use a PP that divides the layers plus those counted, without first/last stage layer counts");
+    std::fill(out.begin(), out.end(), counted / p);
+    if (t.embedding_in_split) --out.front();
+    if (t.loss_in_split) --out.back();
+    return out;
+  }
   std::int64_t rest = m.layers, stages = p;
   if (t.first_stage_layers) {
     out.front() = *t.first_stage_layers;
@@ -143,6 +154,16 @@ std::vector<double> stage_moe_layers(const ModelShape& m, const TrainingSetup& t
   };
   const std::int64_t P = std::ssize(layers);
   const std::int64_t v = t.layout.vpp && P > 1 ? *t.layout.vpp : 1;
+  if (v > 1 && (t.embedding_in_split || t.loss_in_split)) {
+    // Chunk j = k × PP + s of c layers counting the embedding (and the loss) as one: the model's layers
+    // [j × c − e, (j + 1) × c − e), clamped to the model (count clamps).
+    const std::int64_t e = t.embedding_in_split ? 1 : 0;
+    const std::int64_t c = (m.layers + e + (t.loss_in_split ? 1 : 0)) / (P * v);
+    for (std::int64_t s = 0; s < P; ++s)
+      for (std::int64_t k = 0; k < v; ++k)
+        out[static_cast<std::size_t>(s)] += count((k * P + s) * c - e, (k * P + s + 1) * c - e);
+    return out;
+  }
   std::int64_t start = 0;
   for (std::int64_t s = 0; s < P; ++s) {
     const std::int64_t n = layers[static_cast<std::size_t>(s)];
@@ -240,7 +261,7 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, cons
     const auto [dense, experts] = stage_parameters(m, l, Ls, moe_in, first, last);
     const double mlp = T * (dense_in * dense_mlp + moe_in * moe_mlp);  // the stage's MLP bytes, one micro-batch
     const double mean_mlp = Ls > 0 ? mlp / Ls : 0;                     // a layer's, on average
-    const double weights = 2 * (dense + experts), grads = 4 * (dense + experts);
+    const double weights = 2 * (dense + experts), grads = (t.bf16_grads ? 2 : 4) * (dense + experts);
     // The distributed optimizer shards dense state over the data- and context-parallel ranks (Megatron's
     // intra_dp_cp group), experts' over the expert-data-parallel group.
     const double owned = t.distributed_optimizer ? dense / (dp * cp) + experts / expert_dp : dense + experts;
@@ -274,7 +295,9 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, cons
     const double in_flight = micro_batches_in_flight(t, stage, micro_batches);
     const double activations = in_flight * stored;
     const double logits = last ? (t.fused_cross_entropy ? kFusedLogitBytes : kLogitBytes) * T * V / tp + T * 2 * h : 0;
-    const double optimizer_step = local ? 4 * owned : 0;  // torch AdamW (foreach): one FP32 copy of its parameters
+    // At the optimizer step: torch AdamW (foreach) makes one FP32 copy of its parameters; BF16 gradients are copied to
+    // FP32 for the parameters the optimizer owns.
+    const double optimizer_step = (local ? 4 * owned : 0) + (t.bf16_grads ? 4 * owned : 0);
     const double buffer = local ? s2 : 0;  // local attention's persistent baddbmm buffer ("mpu" global memory buffer)
 
     double transient = attention_transient;
@@ -411,6 +434,9 @@ TrainingSetup setup_from_arguments(const std::map<std::string, std::string>& arg
     t.first_stage_layers = size("decoder_first_pipeline_num_layers", 1);
   if (auto it = args.find("decoder_last_pipeline_num_layers"); it != args.end() && it->second != "None")
     t.last_stage_layers = size("decoder_last_pipeline_num_layers", 1);
+  t.bf16_grads = flag("grad_reduce_in_bf16") && flag("bf16");
+  t.embedding_in_split = flag("account_for_embedding_in_pipeline_split");
+  t.loss_in_split = flag("account_for_loss_in_pipeline_split");
   return t;
 }
 

@@ -50,6 +50,15 @@ struct TrainingSetup {
   Impl impl = Impl::local;
   /// --decoder-first/last-pipeline-num-layers, when the layers do not divide evenly over PP.
   std::optional<std::int64_t> first_stage_layers, last_stage_layers;
+  /// --account-for-embedding-in-pipeline-split and --account-for-loss-in-pipeline-split: the embedding and the loss
+  /// each take a layer's place in the split (Megatron-LM's get_num_layers_to_build): the layers plus those counted
+  /// split evenly over PP × VPP model chunks, and the first chunk of the first stage (the last chunk of the last stage)
+  /// builds one layer fewer. Not with the first/last-stage counts.
+  bool embedding_in_split = false, loss_in_split = false;
+  /// --grad-reduce-in-bf16 (with --bf16): the gradient buffers are BF16 (2 bytes a parameter, not FP32's 4) and are
+  /// reduced in BF16; the optimizer makes the FP32 copy of the gradients it owns at its step (distrib_optimizer.py
+  /// _copy_model_grads_to_main_grads). Megatron-Bridge's performance recipes run so.
+  bool bf16_grads = false;
   /// --microbatch-group-size-per-virtual-pipeline-stage: the interleaved schedule's run of contiguous micro-batches
   /// (unset: PP, Megatron's default).
   std::optional<std::int64_t> microbatch_group;
@@ -82,14 +91,16 @@ struct MemoryEstimate {
   std::int64_t in_flight = 1;     ///< micro-batches whose activations that stage holds at once
 };
 
-/// Layers on each pipeline stage: the first/last-stage counts when set, the rest spread evenly. Throws InputError
-/// when they do not add up (use model_violations first).
+/// Layers on each pipeline stage: the first/last-stage counts when set, the rest spread evenly; with the embedding or
+/// the loss counted in the split, (layers + those counted) / PP each, one fewer on the first stage for the embedding
+/// and on the last for the loss. Throws InputError when they do not add up (use model_violations first).
 std::vector<std::int64_t> stage_layers(const ModelShape& m, const TrainingSetup& t);
 
 /// MoE layers on each pipeline stage (of `layers`, stage_layers' counts): from the model's per-layer pattern
 /// (ModelShape::moe_layer) where it has one, in the layers the stage holds: contiguous, or under VPP v the model
-/// chunks stage, stage + PP, ... of layers / v each (Megatron's interleaved assignment); without a pattern, the stage's
-/// share of moe_layers in proportion.
+/// chunks stage, stage + PP, ... of layers / v each (Megatron's interleaved assignment; with the embedding or the loss
+/// counted in the split, chunk j holds layers [j × c − e, (j + 1) × c − e) within the model, c = (layers + counted) /
+/// (PP × v), e = 1 with the embedding counted); without a pattern, the stage's share of moe_layers in proportion.
 std::vector<double> stage_moe_layers(const ModelShape& m, const TrainingSetup& t,
                                      const std::vector<std::int64_t>& layers);
 

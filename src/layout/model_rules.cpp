@@ -28,7 +28,20 @@ std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup
                    "use a TP that divides the query groups, or a multiple of them"});
   if (m.ffn_hidden > 0 && m.dense_layers() > 0 && m.ffn_hidden % l.tp != 0)
     out.push_back({fmt::format("TP {} does not divide the FFN width {}", l.tp, m.ffn_hidden), ""});
-  if (t.first_stage_layers || t.last_stage_layers) {
+  const std::int64_t counted = m.layers + (t.embedding_in_split ? 1 : 0) + (t.loss_in_split ? 1 : 0);
+  const bool counted_split = t.embedding_in_split || t.loss_in_split;
+  if (counted_split && (t.first_stage_layers || t.last_stage_layers)) {
+    // transformer_config.py raises on both.
+    out.push_back(
+        {"the embedding or loss counted in the pipeline split and first/last-stage layer counts are both "
+         "given",
+         "give one of them"});
+  } else if (counted_split) {
+    if (counted % l.pp != 0)
+      out.push_back({fmt::format("PP {} does not divide the {} layers with the embedding and loss counted ({})", l.pp,
+                                 m.layers, counted),
+                     "use a PP that divides them"});
+  } else if (t.first_stage_layers || t.last_stage_layers) {
     std::int64_t rest = m.layers, stages = l.pp;
     if (t.first_stage_layers) rest -= *t.first_stage_layers, --stages;
     if (t.last_stage_layers && l.pp > 1) rest -= *t.last_stage_layers, --stages;
@@ -49,7 +62,7 @@ std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup
           {fmt::format("VPP {} is not an interleaved schedule (it needs 2 or more)", *l.vpp), "leave VPP unset"});
     else if (l.pp == 1)
       out.push_back({"virtual pipeline stages need PP > 1", "drop --num-layers-per-virtual-pipeline-stage"});
-    else if (t.first_stage_layers || t.last_stage_layers || m.layers % l.pp != 0 || (m.layers / l.pp) % *l.vpp != 0)
+    else if (t.first_stage_layers || t.last_stage_layers || counted % l.pp != 0 || (counted / l.pp) % *l.vpp != 0)
       out.push_back({fmt::format("VPP {} does not divide every stage's layers evenly", *l.vpp), ""});
     // schedules.py (forward_backward_pipelining_with_interleaving): groups of N contiguous micro-batches, N from PP
     // (the default) to the step's M, the last group whole or at least PP.

@@ -93,9 +93,12 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
   for (auto tp : tps)
     for (auto pp : choices(q.pp, divisors(G / std::max<std::int64_t>(1, tp)))) {
       if (G % (tp * pp) != 0 || pp > m.layers) continue;
-      // Uneven pipelines: the middle stages take ceil(L / PP) layers and the first and last share the rest.
+      // Uneven pipelines: the embedding and the loss counted as layers where PP divides L + 2 (every stage's share
+      // then splits into virtual stages, as Megatron-Bridge's 405B and 235B recipes run); otherwise the middle stages
+      // take ceil(L / PP) layers and the first and last share the rest.
       std::optional<std::int64_t> first, last;
-      if (m.layers % pp != 0) {
+      const bool counted = m.layers % pp != 0 && (m.layers + 2) % pp == 0;
+      if (m.layers % pp != 0 && !counted) {
         if (pp < 3) continue;
         const std::int64_t mid = (m.layers + pp - 1) / pp;
         const std::int64_t rest = m.layers - (pp - 2) * mid;
@@ -123,7 +126,7 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
             if (q.vpp) {
               vpps = {q.vpp};
             } else if (pp > 1 && !first) {
-              for (auto v : divisors(m.layers / pp))
+              for (auto v : divisors((m.layers + (counted ? 2 : 0)) / pp))
                 if (v > 1 && vpps.size() < 5) vpps.push_back(v);
             }
             for (auto vpp : vpps)
@@ -144,9 +147,11 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
                     t.distributed_optimizer = dist;
                     t.sequence_parallel = q.sequence_parallel.value_or(tp > 1);
                     t.fused_cross_entropy = q.fused_cross_entropy;
+                    t.bf16_grads = q.bf16_grads;
                     t.impl = q.impl;
                     t.first_stage_layers = first;
                     t.last_stage_layers = last;
+                    t.embedding_in_split = t.loss_in_split = counted;
                     if (!model_violations(m, t).empty()) continue;
                     visit(std::move(t));
                   }

@@ -27,6 +27,7 @@ struct PlanRequest {
   std::optional<bool> distributed_optimizer, sequence_parallel;
   Impl impl = Impl::te;
   bool fused_cross_entropy = false;
+  bool bf16_grads = false;  ///< --grad-reduce-in-bf16 (TrainingSetup::bf16_grads), a run's own setting
   /// The GPU type's rates (its gpus_per_node is the request's): every layout gets a predicted step time, and the
   /// order is by it. Unset: no prediction, the order is relative_time's.
   std::optional<GpuSpeed> speed;
@@ -63,12 +64,12 @@ bool fits_memory(double peak_mib, double memory_mib);
 double relative_time(const ModelShape& m, const TrainingSetup& t, std::int64_t gpus_per_node);
 
 /// Every valid layout (model_violations empty) for `q` on `m`: TP over the divisors of G that divide heads and
-/// groups, PP over divisors (uneven splits through the first/last-stage counts when PP does not divide the layers),
-/// CP (Transformer Engine only), EP over divisors of the experts, ETP 1 or TP, VPP none or a divisor of a stage's
-/// layers (up to 4), the micro-batch over divisors of global batch / DP, recompute none / selective / full, the
-/// distributed optimizer off and on (on only where DP > 1 or expert DP > 1 shards something). Sorted: layouts that
-/// fit first, then by predicted step time (with `q.speed`) or relative_time, then by peak memory (plan_before).
-/// Throws InputError for sizes below 1.
+/// groups, PP over divisors (when PP does not divide the layers: the embedding and the loss counted in the split where
+/// PP divides the layers + 2, else uneven splits through the first/last-stage counts), CP (Transformer Engine only), EP
+/// over divisors of the experts, ETP 1 or TP, VPP none or a divisor of a stage's layers (up to 4), the micro-batch over
+/// divisors of global batch / DP, recompute none / selective / full, the distributed optimizer off and on (on only
+/// where DP > 1 or expert DP > 1 shards something). Sorted: layouts that fit first, then by predicted step time (with
+/// `q.speed`) or relative_time, then by peak memory (plan_before). Throws InputError for sizes below 1.
 std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& q);
 
 /// A GPU type to plan for: one GPU's memory (MiB) and its rates.

@@ -163,6 +163,7 @@ void suggest_changes(const RelayoutRequest& q, const TrainingSetup& setup, bool 
   p.distributed_optimizer = q.setup.distributed_optimizer;
   p.impl = q.setup.impl;
   p.fused_cross_entropy = q.setup.fused_cross_entropy;
+  p.bf16_grads = q.setup.bf16_grads;
   if (!sequence_parallel) p.sequence_parallel = false;  // else on at TP > 1 (the planner's default)
   // slime and miles pack rows themselves: a suggestion keeps the recipe's micro-batch (recompute is Megatron-LM's
   // flags in their command too, which relayout rewrites).
@@ -178,7 +179,7 @@ void suggest_changes(const RelayoutRequest& q, const TrainingSetup& setup, bool 
   for (auto& c : plan_layouts(*q.model, p)) {
     const auto& l = c.setup.layout;
     if (!c.fits || rank(c.setup.recompute.kind) < rank(setup.recompute.kind)) continue;
-    if (c.setup.first_stage_layers || c.setup.last_stage_layers) continue;  // relayout writes no uneven split
+    if (c.setup.first_stage_layers || c.setup.last_stage_layers || c.setup.embedding_in_split) continue;  // even only
     if (etp_convention_broken(l, from)) continue;
     const bool micro = l.micro_batch != from.micro_batch, rec = c.setup.recompute != setup.recompute;
     const bool tp = l.tp != from.tp, pp = l.pp != from.pp;

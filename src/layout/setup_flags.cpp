@@ -21,6 +21,8 @@ const Flags kVpp = {"--num-virtual-stages-per-pipeline-rank"};
 const Flags kVppLayers = {"--num-layers-per-virtual-pipeline-stage"};
 const Flags kFirstStage = {"--decoder-first-pipeline-num-layers"};
 const Flags kLastStage = {"--decoder-last-pipeline-num-layers"};
+const Flags kEmbeddingInSplit = {"--account-for-embedding-in-pipeline-split"};
+const Flags kLossInSplit = {"--account-for-loss-in-pipeline-split"};
 const Flags kSequenceParallel = {"--sequence-parallel"};
 const Flags kDistributedOptimizer = {"--use-distributed-optimizer"};
 const Flags kOverlap = {"--overlap-grad-reduce", "--overlap-param-gather"};
@@ -49,6 +51,18 @@ void write_optional(CommandEditor& ed, const Flags& flag, const std::optional<st
 
 }  // namespace
 
+std::string uneven_split_flags(const TrainingSetup& t) {
+  std::string out;
+  auto add = [&](const Flags& flag, const std::string& value) {
+    out += (out.empty() ? "" : " ") + flag.front() + (value.empty() ? "" : " " + value);
+  };
+  if (t.first_stage_layers) add(kFirstStage, std::to_string(*t.first_stage_layers));
+  if (t.last_stage_layers) add(kLastStage, std::to_string(*t.last_stage_layers));
+  if (t.embedding_in_split) add(kEmbeddingInSplit, "");
+  if (t.loss_in_split) add(kLossInSplit, "");
+  return out;
+}
+
 void write_setup_flags(CommandEditor& ed, const TrainingSetup& t, const SetupFlagParts& parts) {
   const Layout& l = t.layout;
   const auto s = [](std::int64_t v) { return std::to_string(v); };
@@ -68,6 +82,8 @@ void write_setup_flags(CommandEditor& ed, const TrainingSetup& t, const SetupFla
       ed.remove(kVpp);
     write_optional(ed, kFirstStage, t.first_stage_layers);
     write_optional(ed, kLastStage, t.last_stage_layers);
+    ed.set_switch(kEmbeddingInSplit, t.embedding_in_split);
+    ed.set_switch(kLossInSplit, t.loss_in_split);
   }
   if (parts.distributed_optimizer) {
     ed.set_switch(kDistributedOptimizer, t.distributed_optimizer);

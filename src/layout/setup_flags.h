@@ -2,6 +2,8 @@
 // candidates): the one place that knows which flag carries which knob of a layout.
 #pragma once
 
+#include <string>
+
 #include "layout/command.h"
 #include "layout/memory.h"
 
@@ -11,7 +13,8 @@ namespace openrecipes::layout {
 struct SetupFlagParts {
   bool micro_batch = false;            ///< --micro-batch-size (inserted when absent)
   bool recompute = false;              ///< --recompute-granularity/-method/-num-layers; Recompute::none removes them
-  bool pipeline_split = false;         ///< VPP (--num-virtual-stages-per-pipeline-rank) and an uneven first/last stage
+  bool pipeline_split = false;         ///< VPP (--num-virtual-stages-per-pipeline-rank) and an uneven split: the
+                                       ///< first/last-stage counts, the embedding and loss counted
   bool sequence_parallel = false;      ///< --sequence-parallel on (inserted after TP) or off
   bool distributed_optimizer = false;  ///< --use-distributed-optimizer and, at DP > 1, --overlap-grad-reduce and
                                        ///< --overlap-param-gather
@@ -26,5 +29,10 @@ struct SetupFlagParts {
 ///   the layers-per-virtual-stage form removed.
 /// Flags whose value is a variable are left and named in the editor's notes. Throws nothing of its own.
 void write_setup_flags(CommandEditor& ed, const TrainingSetup& t, const SetupFlagParts& parts);
+
+/// The flags of `t`'s uneven pipeline split, space-separated as write_setup_flags writes them
+/// ("--decoder-first-pipeline-num-layers 15 --decoder-last-pipeline-num-layers 15",
+/// "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split"); empty for an even split.
+std::string uneven_split_flags(const TrainingSetup& t);
 
 }  // namespace openrecipes::layout

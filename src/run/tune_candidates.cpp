@@ -106,6 +106,9 @@ std::pair<std::string, std::string> setup_changes(const layout::TrainingSetup& t
   if (t.first_stage_layers != s.first_stage_layers || t.last_stage_layers != s.last_stage_layers)
     add("split", fmt::format("first/last stage layers {}/{}", t.first_stage_layers.value_or(0),
                              t.last_stage_layers.value_or(0)));
+  if (t.embedding_in_split != s.embedding_in_split || t.loss_in_split != s.loss_in_split)
+    add("counted", fmt::format("embedding/loss counted in the pipeline split {}/{}",
+                               t.embedding_in_split ? "on" : "off", t.loss_in_split ? "on" : "off"));
   if (a.cp != b.cp) add(fmt::format("cp{}", a.cp), fmt::format("CP {} -> {}", b.cp, a.cp));
   if (a.ep != b.ep) add(fmt::format("ep{}", a.ep), fmt::format("EP {} -> {}", b.ep, a.ep));
   if (a.etp != b.etp && (a.ep > 1 || b.ep > 1))
@@ -185,6 +188,7 @@ std::vector<TuneCandidate> tune_candidates(const registry::Recipe& recipe, std::
   pq.speed = speed;
   pq.impl = rm.setup.impl;
   pq.fused_cross_entropy = rm.setup.fused_cross_entropy;
+  pq.bf16_grads = rm.setup.bf16_grads;
   if (!megatron) {  // slime and miles: the micro-batch and recompute are not Megatron flags of the command
     pq.micro_batch = rm.setup.layout.micro_batch;
     pq.recompute = rm.setup.recompute;

@@ -320,8 +320,17 @@ TEST(TrainingCommand, validate_args_rules_the_models_refusals_and_slime_packing_
   EXPECT_THAT(refused("pretrain_gpt.py " + fp32),
               HasSubstr("training without --bf16 or --fp16 (FP32) is not modelled"));
   EXPECT_THAT(refused("pretrain_gpt.py " + base + "--optimizer sgd"), HasSubstr("--optimizer 'sgd' is not modelled"));
-  EXPECT_THAT(refused("pretrain_gpt.py " + base + "--grad-reduce-in-bf16"),
-              HasSubstr("--grad-reduce-in-bf16 is not modelled"));
+  EXPECT_THAT(refused("pretrain_gpt.py " + base + "--use-precision-aware-optimizer"),
+              HasSubstr("--use-precision-aware-optimizer is not modelled"));
+  // arguments.py: --grad-reduce-in-bf16 with --bf16 keeps the gradients in BF16; the embedding and the loss counted in
+  // the pipeline split are read.
+  EXPECT_TRUE(read("--grad-reduce-in-bf16").setup.bf16_grads);
+  EXPECT_FALSE(read("").setup.bf16_grads);
+  const auto counted = read(
+                           "--pipeline-model-parallel-size 2 --account-for-embedding-in-pipeline-split "
+                           "--account-for-loss-in-pipeline-split")
+                           .setup;
+  EXPECT_TRUE(counted.embedding_in_split && counted.loss_in_split);
   EXPECT_THAT(refused("pretrain_gpt.py " + base + "--recompute-granularity selective --recompute-modules mlp"),
               HasSubstr("--recompute-modules mlp is not modelled"));
   EXPECT_EQ(read("--recompute-granularity selective --recompute-modules core_attn").setup.recompute.kind,

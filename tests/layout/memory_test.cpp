@@ -174,6 +174,23 @@ double term_of(const MemoryEstimate& e, const std::string& name) {
   return 0.0;
 }
 
+// HandCalculation's run with --grad-reduce-in-bf16: 2 bytes a gradient; at the optimizer step AdamW's FP32 copy of
+// the parameters and the FP32 copy of the gradients, 8 x 138,048 = 1,104,384 bytes, above the loss's peak 335,872 +
+// 392,192 = 728,064 bytes: the step peaks.
+TEST(MemoryModel, Bf16GradientsByHand) {
+  TrainingSetup t;
+  t.layout.micro_batch = 2;
+  t.row_length = 32;
+  t.global_batch = 4;
+  t.bf16_grads = true;
+  const auto e = estimate_memory(toy_shape(), t);
+  const double params = 138048, MiB = 1048576.0;
+  EXPECT_DOUBLE_EQ(term_of(e, "gradients"), 2 * params / MiB);
+  EXPECT_EQ(e.moment, "optimizer step");
+  EXPECT_DOUBLE_EQ(term_of(e, "optimizer_step"), 8 * params / MiB);
+  EXPECT_DOUBLE_EQ(term_of(e, "activations"), 0);
+}
+
 // HandCalculation's run under Transformer Engine with --attention-backend unfused and Megatron's default dropout
 // (0.1 for attention and hidden): TE's unfused attention materialises the scores without a persistent buffer, the
 // attention dropout keeps its mask and the dropped probabilities, each bias-dropout-add (2 a layer) and the
@@ -272,6 +289,36 @@ TEST(MemoryModel, MoeLayersFollowThePatternOverStagesAndChunks) {
   EXPECT_EQ(stage_moe_layers(m, t, {8, 8}), (std::vector<double>{7, 8}));
   m.moe_layer.clear();
   EXPECT_EQ(stage_moe_layers(m, t, {8, 8}), (std::vector<double>{7.5, 7.5}));
+}
+
+// The embedding and the loss counted in the pipeline split (Megatron-LM's get_num_layers_to_build): Llama 3.1 405B's
+// 126 layers + 2 over PP 8 are 16 a stage, 15 on the first and on the last. Under VPP 2 each chunk holds 8 counted
+// layers: chunk j = k x PP + s covers model layers [8j - 1, 8j + 7). Dense layers 0, 7 and 8: without VPP all three
+// are the first stage's (layers 0-14); under VPP 2 layer 0 is in chunk 0 (rank 0: layers 0-6 and 63-70) and layers 7
+// and 8 in chunk 1 (rank 1: layers 7-14 and 71-78).
+// The first/last-stage counts beside it, and a PP that does not divide 128, break Megatron's rules.
+TEST(MemoryModel, EmbeddingAndLossCountedInTheSplitByHand) {
+  ModelShape m = toy_shape();
+  m.layers = 126;
+  m.moe_layers = 123;
+  m.moe_layer.assign(126, true);
+  m.moe_layer[0] = m.moe_layer[7] = m.moe_layer[8] = false;
+  TrainingSetup t;
+  t.layout.pp = 8;
+  t.embedding_in_split = t.loss_in_split = true;
+  EXPECT_EQ(stage_layers(m, t), (std::vector<std::int64_t>{15, 16, 16, 16, 16, 16, 16, 15}));
+  EXPECT_EQ(stage_moe_layers(m, t, stage_layers(m, t)), (std::vector<double>{12, 16, 16, 16, 16, 16, 16, 15}));
+  t.layout.vpp = 2;
+  EXPECT_EQ(stage_moe_layers(m, t, stage_layers(m, t)), (std::vector<double>{14, 14, 16, 16, 16, 16, 16, 15}));
+  t.loss_in_split = false;  // 127 counted: PP 8 does not divide them
+  EXPECT_THROW(stage_layers(m, t), InputError);
+  t.layout.pp = 1;
+  t.layout.vpp.reset();
+  EXPECT_EQ(stage_layers(m, t), (std::vector<std::int64_t>{126}));
+  t.loss_in_split = true;
+  t.layout.pp = 8;
+  t.first_stage_layers = 15;
+  EXPECT_THROW(stage_layers(m, t), InputError);
 }
 
 // The peak is the largest stage's, whichever it is: a middle stage of dense layers under EP 8 weighs more than stage

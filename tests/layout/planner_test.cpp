@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <set>
 
 #include "core/files.h"
+#include "layout/memory.h"
 #include "layout/model_rules.h"
 #include "layout/planner.h"
 #include "layout/relayout.h"
@@ -51,6 +53,22 @@ TEST(ModelRules, WhatMegatronRefusesAtStartUp) {
   EXPECT_EQ(model_violations(m, setup(12, 1, 1, 4)).size(), 2u);  // nor 16 heads, nor 8 groups' multiple
   EXPECT_EQ(model_violations(m, setup(3, 1, 2, 4)).size(), 2u);   // neither
   EXPECT_EQ(model_violations(m, setup(1, 8, 1, 4)).size(), 1u);   // 28 layers over 8 stages
+  // The embedding and the loss counted as layers (transformer_config.py): 28 + 2 over PP 5 (6 a stage, VPP 2 or 3)
+  // or PP 6 (5), not PP 4; with one counted, 29: no PP but 29.
+  auto counted = setup(1, 5, 1, 4);
+  counted.global_batch = 20;
+  counted.embedding_in_split = counted.loss_in_split = true;
+  EXPECT_TRUE(model_violations(m, counted).empty());
+  counted.layout.vpp = 3;
+  EXPECT_TRUE(model_violations(m, counted).empty());
+  counted.layout.vpp = 4;  // 6 counted layers a stage do not split into 4 chunks
+  EXPECT_EQ(model_violations(m, counted).size(), 1u);
+  counted.layout.vpp.reset();
+  counted.loss_in_split = false;
+  EXPECT_EQ(model_violations(m, counted).size(), 1u);
+  counted.loss_in_split = true;
+  counted.last_stage_layers = 5;  // both ways of an uneven split at once
+  EXPECT_EQ(model_violations(m, counted).size(), 1u);
   // Interleaving: whole rounds of PP micro-batches (32 rows / (DP 2 x 4) = 4 micro-batches, PP 4: one round).
   auto vpp = setup(1, 4, 2, 4);
   vpp.layout.vpp = 7;
@@ -101,6 +119,39 @@ TEST(Plan, FixingEveryKnobGivesExactlyOneLayout) {
   const auto plans = plan_layouts(qwen3_06b(), q);
   ASSERT_EQ(plans.size(), 1u);
   EXPECT_EQ(plans[0].setup.layout.dp, 4);
+}
+
+// Qwen3-0.6B's 28 layers: PP 3 does not divide them but divides 28 + 2, so every PP 3 layout counts the embedding and
+// the loss as layers (9, 10, 9 a stage; VPP over the divisors of 10); PP 8 divides neither 28 nor 30: the middle
+// stages take ceil(28 / 8) = 4 layers and the first and last 2 each, through the first/last-stage counts.
+// --grad-reduce-in-bf16 is the request's.
+TEST(Plan, ProposesTheEmbeddingAndLossCountedWherePpDividesTheLayersPlusTwo) {
+  PlanRequest q;
+  q.gpus = 3;
+  q.pp = 3;
+  q.row_length = 512;
+  q.global_batch = 30;
+  q.impl = Impl::local;
+  q.bf16_grads = true;
+  const auto m = qwen3_06b();
+  std::set<std::int64_t> vpps;
+  const auto plans = plan_layouts(m, q);
+  ASSERT_FALSE(plans.empty());
+  for (const auto& p : plans) {
+    EXPECT_TRUE(p.setup.embedding_in_split && p.setup.loss_in_split);
+    EXPECT_FALSE(p.setup.first_stage_layers || p.setup.last_stage_layers);
+    EXPECT_TRUE(p.setup.bf16_grads);
+    EXPECT_EQ(stage_layers(m, p.setup), (std::vector<std::int64_t>{9, 10, 9}));
+    vpps.insert(p.setup.layout.vpp.value_or(1));
+  }
+  EXPECT_EQ(vpps, (std::set<std::int64_t>{1, 2, 5, 10}));
+  q.gpus = 8;
+  q.pp = 8;
+  q.global_batch = 32;
+  for (const auto& p : plan_layouts(m, q)) {
+    EXPECT_FALSE(p.setup.embedding_in_split || p.setup.loss_in_split);
+    EXPECT_EQ(stage_layers(m, p.setup), (std::vector<std::int64_t>{2, 4, 4, 4, 4, 4, 4, 2}));
+  }
 }
 
 TEST(Plan, EveryLayoutIsValidAndTheFittingOnesComeFirst) {

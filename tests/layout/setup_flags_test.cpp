@@ -88,6 +88,16 @@ TEST(SetupFlags, vpp_and_an_uneven_split_replace_the_other_forms) {
                   "--decoder-first-pipeline-num-layers 6",
                   t, split),
             "python x.py --pipeline-model-parallel-size 4");
+  // The embedding and the loss counted in the split are switches: written when on, dropped when off.
+  t.embedding_in_split = t.loss_in_split = true;
+  EXPECT_EQ(write("python x.py --pipeline-model-parallel-size 4", t, split),
+            "python x.py --pipeline-model-parallel-size 4 --account-for-embedding-in-pipeline-split "
+            "--account-for-loss-in-pipeline-split");
+  t.loss_in_split = false;
+  EXPECT_EQ(write("python x.py --pipeline-model-parallel-size 4 --account-for-embedding-in-pipeline-split "
+                  "--account-for-loss-in-pipeline-split",
+                  t, split),
+            "python x.py --pipeline-model-parallel-size 4 --account-for-embedding-in-pipeline-split");
 }
 
 TEST(SetupFlags, the_distributed_optimizer_overlaps_only_at_dp_above_one) {

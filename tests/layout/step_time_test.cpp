@@ -104,6 +104,25 @@ TEST(StepTime, the_pipeline_runs_its_stage_micro_batches_plus_the_bubble_over_vp
   EXPECT_NEAR(b.seconds[kNvlink], 2 * 2048.0 * 1024 * 2 * 2 * 8.5 / 450e9, 1e-12);
 }
 
+// DP 2 inside a node: once a step, the parameters' gradients reduced and, with the distributed optimizer, the
+// parameters gathered, (DP - 1) / DP of them over one direction of NVLink (450 GB/s): 6 bytes a parameter (FP32
+// gradients reduce-scattered, BF16 parameters all-gathered), 8 without the distributed optimizer (an FP32
+// all-reduce), 4 and 4 with --grad-reduce-in-bf16.
+TEST(StepTime, data_parallel_moves_each_parameters_gradient_and_weight_once_a_step) {
+  auto t = setup(4);
+  t.layout.dp = 2;
+  const double params = 4 * (4.0 * 1024 * 1024 + 3.0 * 1024 * 4096) + (2 * 1024 * 4 + 1024) + 2 * 32768.0 * 1024;
+  const auto bytes = [&](bool distributed, bool bf16) {
+    t.distributed_optimizer = distributed;
+    t.bf16_grads = bf16;
+    return step_time_basis(toy(), t, gpu(), Precision::bf16).seconds[kDataParallel] * 450e9 / (0.5 * params);
+  };
+  EXPECT_NEAR(bytes(true, false), 6, 1e-9);
+  EXPECT_NEAR(bytes(false, false), 8, 1e-9);
+  EXPECT_NEAR(bytes(true, true), 4, 1e-9);
+  EXPECT_NEAR(bytes(false, true), 4, 1e-9);
+}
+
 TEST(StepTime, a_pipeline_whose_stages_outnumber_a_node_sends_over_the_network) {
   auto t = setup(8);
   t.layout.pp = 2;
