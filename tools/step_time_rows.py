@@ -17,7 +17,7 @@ says FP8 (any recipe: FP8, FP8-CS, FP8-MX, MXFP8), sequence parallelism with TP,
 overlaps, gradients reduced in BF16 (--grad-reduce-in-bf16), no recomputation; the pipeline split's flags the model's recipes set (bridge_models.json's pipeline_split:
 the embedding and the loss counted as layers for Llama 3.1 405B and Qwen3-235B-A22B). A CI run's step is its median iteration time after warm-up; a registry run's is its mean over the measured window, and its
 setup is read from its recipe as `plan --from` reads it (the row names the recipe instead of a command). Kept out, each with its
-reason on stderr: GPU types gpus.yaml does not hold (GB200, GB300, B300; A100 until it has a sourced price), a
+reason on stderr: GPU types gpus.yaml does not hold (GB200, GB300, B300), a
 precision Bridge does not state (its 25.09 tables) or that is not BF16/FP8 (NVFP4), FSDP, LoRA, multi-token
 prediction, and models the planner does not model (no entry in bridge_models.json).
 
@@ -34,7 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SYSTEMS = {"DGX-H100": "H100", "DGX-B200": "B200"}
-CI_PLATFORMS = {"dgx_h100": "H100"}
+CI_PLATFORMS = {"dgx_h100": "H100", "dgx_a100": "A100"}  # DGX A100 80GB: its 7B run peaks at 56 GiB
 FP8 = {"FP8", "FP8-CS", "FP8-MX", "MXFP8"}
 GPT2_VOCAB = 50257
 
@@ -105,7 +105,7 @@ def ci_rows(skipped):
         if r["iteration_time_s"] is None:
             continue  # too few steps recorded to leave out the warm-up
         if r["platform"] not in CI_PLATFORMS:
-            skipped.append(f"{where}: A100 is not a GPU type of gpus.yaml")
+            skipped.append(f"{where}: {r['platform']} is not a GPU type of gpus.yaml")
             continue
         args = r["arguments"]
         bpe = "--vocab-file" in args and "--vocab-size" not in args

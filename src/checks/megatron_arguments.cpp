@@ -290,10 +290,14 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
     std::int64_t layers = number("num_layers").value_or(0) + (on("account_for_embedding_in_pipeline_split") ? 1 : 0) +
                           (on("account_for_loss_in_pipeline_split") ? 1 : 0);
     if (layers % pp != 0 || (layers / pp) % *per_stage != 0)
-      throw InputError(where,
-                       fmt::format("{} layers do not split into PP {} stages of whole virtual stages of {} layers",
-                                   layers, pp, *per_stage),
-                       "give --num-layers-per-virtual-pipeline-stage that divides the layers of a pipeline stage");
+      throw InputError(
+          where,
+          fmt::format("{} layers{} do not split into PP {} stages of whole virtual stages of {} layers", layers,
+                      layers != number("num_layers").value_or(0) ? " (the embedding or loss counted)" : "", pp,
+                      *per_stage),
+          layers % pp != 0
+              ? fmt::format("give a PP that divides the {} layers", layers)
+              : "give --num-layers-per-virtual-pipeline-stage that divides the layers of a pipeline stage");
     const std::int64_t vpp = layers / pp / *per_stage;
     v["virtual_pipeline_model_parallel_size"] = vpp == 1 ? "None" : std::to_string(vpp);
   } else {

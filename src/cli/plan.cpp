@@ -266,7 +266,7 @@ int print_plans_table(const PlanOptions& o, const layout::PlanRequest& q, const 
     } else {
       std::cout << fmt::format("{:>6.2f}\n", p.relative_time);
     }
-    if (const std::string split = layout::uneven_split_flags(p.setup); !split.empty())
+    if (const std::string split = layout::uneven_split_flags(p.setup); !split.empty() && l.pp > 1)
       std::cout << "      pipeline split: " << split << "\n";
     for (const auto& w : p.warnings) std::cout << "      warning: " << w << "\n";
   }
@@ -292,12 +292,15 @@ void fix_every_knob(layout::PlanRequest& q, const layout::TrainingSetup& t) {
   q.recompute = t.recompute;
   q.distributed_optimizer = t.distributed_optimizer;
   q.sequence_parallel = t.sequence_parallel;
+  q.split =
+      layout::PlanRequest::Split{t.first_stage_layers, t.last_stage_layers, t.embedding_in_split, t.loss_in_split};
 }
 
 // The GPU type `gpu_key` of the registry's gpus.yaml, with its memory (MiB); InputError naming the fix when there is
 // none.
 registry::GpuType gpu_type(const fs::path& registry_dir, const std::string& gpu_key) {
-  if (gpu_key.empty()) throw InputError("plan", "no GPU type", "give --gpu (a key of gpus.yaml: H100, H200, B200)");
+  if (gpu_key.empty())
+    throw InputError("plan", "no GPU type", "give --gpu (a key of gpus.yaml: H100, H200, B200, A100)");
   const auto gpus = registry::load_gpus(registry_dir / "gpus.yaml");
   // A GPU type by its key, in any case ("h100" is H100); else the nearest key and every key gpus.yaml has.
   auto g = std::find_if(gpus.begin(), gpus.end(),

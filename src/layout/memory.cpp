@@ -37,14 +37,27 @@ std::int64_t positive(std::int64_t v, const char* what) {
 // schedules.py get_pp_rank_microbatches: the warm-up forwards plus the first steady-state one, capped at the step's).
 // 1F1B: PP - stage. Interleaved (VPP v chunks a rank, groups of g micro-batches, g = PP by default): (PP - stage - 1)
 // x 2 + (v - 1) x g chunk forwards of warm-up (one more with --overlap-moe-expert-parallel-comm), + 1, out of M x v;
-// each chunk holds 1/v of the stage's layers.
-double micro_batches_in_flight(const TrainingSetup& t, std::int64_t stage, double micro_batches) {
+// each chunk holds 1/v of the stage's layers. With the embedding or loss counted in the split the chunks differ (the
+// first stage's chunk 0 and the last stage's chunk v - 1 hold a layer fewer): the warm-up runs g forwards of chunk 0,
+// then g of chunk 1, ..., so the in-flight forwards' own layers are summed, over the stage's.
+double micro_batches_in_flight(const ModelShape& m, const TrainingSetup& t, std::int64_t stage, double micro_batches) {
   const std::int64_t P = t.layout.pp;
   if (P == 1) return 1.0;
   if (!t.layout.vpp) return std::min(double(P - stage), micro_batches);
-  const double v = double(*t.layout.vpp), group = double(t.microbatch_group.value_or(P));
-  const double chunks = double(P - stage - 1) * 2 + (v - 1) * group + (t.overlap_moe_expert_parallel_comm ? 1 : 0) + 1;
-  return std::min(chunks, micro_batches * v) / v;
+  const std::int64_t v = *t.layout.vpp, group = t.microbatch_group.value_or(P);
+  const double chunks =
+      double(P - stage - 1) * 2 + double((v - 1) * group) + (t.overlap_moe_expert_parallel_comm ? 1 : 0) + 1;
+  const double in_flight = std::min(chunks, micro_batches * double(v));
+  if (!t.embedding_in_split && !t.loss_in_split) return in_flight / double(v);
+  const std::int64_t e = t.embedding_in_split ? 1 : 0, l = t.loss_in_split ? 1 : 0;
+  const std::int64_t c = (m.layers + e + l) / (P * v);  // a chunk's layers, the embedding and loss counted
+  auto chunk_layers = [&](std::int64_t k) {
+    return c - (stage == 0 && k == 0 ? e : 0) - (stage == P - 1 && k == v - 1 ? l : 0);
+  };
+  double held = 0, total = 0;
+  for (std::int64_t k = 0; k < v; ++k) total += double(chunk_layers(k));
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(in_flight); ++i) held += double(chunk_layers((i / group) % v));
+  return total > 0 ? held / total : in_flight / double(v);
 }
 
 }  // namespace
@@ -292,7 +305,7 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, cons
       }
     }
     if (first) stored += T * (t.hidden_dropout ? 3 : 2) * h * r;  // the embedding's output (and its dropout mask)
-    const double in_flight = micro_batches_in_flight(t, stage, micro_batches);
+    const double in_flight = micro_batches_in_flight(m, t, stage, micro_batches);
     const double activations = in_flight * stored;
     const double logits = last ? (t.fused_cross_entropy ? kFusedLogitBytes : kLogitBytes) * T * V / tp + T * 2 * h : 0;
     // At the optimizer step: torch AdamW (foreach) makes one FP32 copy of its parameters; BF16 gradients are copied to
@@ -434,7 +447,11 @@ TrainingSetup setup_from_arguments(const std::map<std::string, std::string>& arg
     t.first_stage_layers = size("decoder_first_pipeline_num_layers", 1);
   if (auto it = args.find("decoder_last_pipeline_num_layers"); it != args.end() && it->second != "None")
     t.last_stage_layers = size("decoder_last_pipeline_num_layers", 1);
-  t.bf16_grads = flag("grad_reduce_in_bf16") && flag("bf16");
+  // arguments.py: with --bf16, --grad-reduce-in-bf16 turns the FP32 accumulation off, and so does --main-grads-dtype
+  // bf16 without --accumulate-allreduce-grads-in-fp32 (a dump records the result in the latter).
+  const std::string main_grads = text("main_grads_dtype");
+  t.bf16_grads = flag("bf16") && (flag("grad_reduce_in_bf16") || (main_grads.find("bf") != std::string::npos &&
+                                                                  !flag("accumulate_allreduce_grads_in_fp32")));
   t.embedding_in_split = flag("account_for_embedding_in_pipeline_split");
   t.loss_in_split = flag("account_for_loss_in_pipeline_split");
   return t;

@@ -37,10 +37,16 @@ std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup
          "given",
          "give one of them"});
   } else if (counted_split) {
+    const char* which = !t.loss_in_split        ? "the embedding"
+                        : !t.embedding_in_split ? "the loss"
+                                                : "the embedding and the loss";
     if (counted % l.pp != 0)
-      out.push_back({fmt::format("PP {} does not divide the {} layers with the embedding and loss counted ({})", l.pp,
-                                 m.layers, counted),
-                     "use a PP that divides them"});
+      out.push_back(
+          {fmt::format("PP {} does not divide the {} layers with {} counted ({})", l.pp, m.layers, which, counted),
+           m.layers % l.pp == 0 ? fmt::format("PP {} divides the {} layers themselves: drop "
+                                              "--account-for-embedding/loss-in-pipeline-split",
+                                              l.pp, m.layers)
+                                : fmt::format("use a PP that divides {}", counted)});
   } else if (t.first_stage_layers || t.last_stage_layers) {
     std::int64_t rest = m.layers, stages = l.pp;
     if (t.first_stage_layers) rest -= *t.first_stage_layers, --stages;
@@ -63,7 +69,8 @@ std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup
     else if (l.pp == 1)
       out.push_back({"virtual pipeline stages need PP > 1", "drop --num-layers-per-virtual-pipeline-stage"});
     else if (t.first_stage_layers || t.last_stage_layers || counted % l.pp != 0 || (counted / l.pp) % *l.vpp != 0)
-      out.push_back({fmt::format("VPP {} does not divide every stage's layers evenly", *l.vpp), ""});
+      out.push_back({fmt::format("VPP {} does not divide every stage's layers evenly", *l.vpp),
+                     "use a VPP that divides a stage's layers (the embedding and loss counted where they are)"});
     // schedules.py (forward_backward_pipelining_with_interleaving): groups of N contiguous micro-batches, N from PP
     // (the default) to the step's M, the last group whole or at least PP.
     const std::int64_t group = t.microbatch_group.value_or(l.pp);

@@ -92,14 +92,17 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
           : std::vector<Recomputation>{{Recompute::none, 1}, {Recompute::selective, 1}, {Recompute::full_uniform, 1}};
   for (auto tp : tps)
     for (auto pp : choices(q.pp, divisors(G / std::max<std::int64_t>(1, tp)))) {
-      if (G % (tp * pp) != 0 || pp > m.layers) continue;
+      if (G % (tp * pp) != 0 || pp > m.layers + 2) continue;  // L + 2: the embedding and loss counted, a layer each
       // Uneven pipelines: the embedding and the loss counted as layers where PP divides L + 2 (every stage's share
       // then splits into virtual stages, as Megatron-Bridge's 405B and 235B recipes run); otherwise the middle stages
       // take ceil(L / PP) layers and the first and last share the rest.
       std::optional<std::int64_t> first, last;
       const bool counted = m.layers % pp != 0 && (m.layers + 2) % pp == 0;
-      if (m.layers % pp != 0 && !counted) {
-        if (pp < 3) continue;
+      bool embedding = counted, loss = counted;
+      if (q.split) {
+        first = q.split->first, last = q.split->last, embedding = q.split->embedding, loss = q.split->loss;
+      } else if (m.layers % pp != 0 && !counted) {
+        if (pp < 3 || pp > m.layers) continue;
         const std::int64_t mid = (m.layers + pp - 1) / pp;
         const std::int64_t rest = m.layers - (pp - 2) * mid;
         if (rest < 2) continue;
@@ -122,14 +125,29 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
               m.experts > 0 && tp > 1 ? std::vector<std::int64_t>{1, tp} : std::vector<std::int64_t>{1};
           for (auto etp : choices(q.etp, m.experts > 0 ? etp_all : std::vector<std::int64_t>{tp})) {
             if ((G / pp) % (ep * etp) != 0) continue;
-            std::vector<std::optional<std::int64_t>> vpps{std::nullopt};
+            // VPP over the divisors of a stage's layers (the embedding and loss counted where they are); where PP
+            // divides the layers, also the counted split's VPPs that the even split cannot take (Llama 3.1 405B's 126
+            // layers over PP 2: 63 a stage, VPP 3, 7, 9; counted, 64: VPP 2, 4, 8).
+            struct Pipeline {
+              std::optional<std::int64_t> vpp;
+              bool counted;
+            };
+            const bool as_planned = embedding || loss;
+            std::vector<Pipeline> pipelines{{std::nullopt, as_planned}};
             if (q.vpp) {
-              vpps = {q.vpp};
-            } else if (pp > 1 && !first) {
-              for (auto v : divisors((m.layers + (counted ? 2 : 0)) / pp))
-                if (v > 1 && vpps.size() < 5) vpps.push_back(v);
+              pipelines = {{q.vpp, as_planned}};
+            } else if (pp > 1 && !first && !last) {
+              const std::int64_t counted_layers = m.layers + (embedding ? 1 : 0) + (loss ? 1 : 0);
+              for (auto v : divisors(counted_layers / pp))
+                if (v > 1 && pipelines.size() < 5) pipelines.push_back({v, as_planned});
+              if (!q.split && !as_planned && (m.layers + 2) % pp == 0)
+                for (auto v : divisors((m.layers + 2) / pp))
+                  if (v > 1 && (m.layers / pp) % v != 0 && pipelines.size() < 8) pipelines.push_back({v, true});
             }
-            for (auto vpp : vpps)
+            if (q.vpp && !q.split && !as_planned && pp > 1 && (m.layers / pp) % *q.vpp != 0 &&
+                (m.layers + 2) % pp == 0 && ((m.layers + 2) / pp) % *q.vpp == 0)
+              pipelines = {{q.vpp, true}};  // the VPP asked for splits only with the embedding and loss counted
+            for (const auto& [vpp, with_counted] : pipelines)
               for (auto mbs : choices(q.micro_batch, divisors(std::max<std::int64_t>(1, q.global_batch / dp)))) {
                 if (q.global_batch % (dp * mbs) != 0) continue;
                 for (const auto& rc : recomputes) {
@@ -151,7 +169,9 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
                     t.impl = q.impl;
                     t.first_stage_layers = first;
                     t.last_stage_layers = last;
-                    t.embedding_in_split = t.loss_in_split = counted;
+                    // The split as planned, or both counted for a VPP only the counted split takes.
+                    t.embedding_in_split = with_counted && (as_planned ? embedding : true);
+                    t.loss_in_split = with_counted && (as_planned ? loss : true);
                     if (!model_violations(m, t).empty()) continue;
                     visit(std::move(t));
                   }

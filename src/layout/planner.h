@@ -28,6 +28,14 @@ struct PlanRequest {
   Impl impl = Impl::te;
   bool fused_cross_entropy = false;
   bool bf16_grads = false;  ///< --grad-reduce-in-bf16 (TrainingSetup::bf16_grads), a run's own setting
+  /// A pipeline split to plan as given (a recipe's own: TrainingSetup's first/last-stage counts and the embedding and
+  /// loss counted); unset, the planner's: even where PP divides the layers, else the embedding and loss counted where
+  /// PP divides the layers + 2, else first/last-stage counts.
+  struct Split {
+    std::optional<std::int64_t> first, last;
+    bool embedding = false, loss = false;
+  };
+  std::optional<Split> split;
   /// The GPU type's rates (its gpus_per_node is the request's): every layout gets a predicted step time, and the
   /// order is by it. Unset: no prediction, the order is relative_time's.
   std::optional<GpuSpeed> speed;

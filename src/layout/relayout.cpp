@@ -246,7 +246,8 @@ void find_nearest_counts(const RelayoutRequest& q, const TrainingSetup& setup, R
 }
 
 // The command with the launcher's GPU counts, the new layout (layout/setup_flags.h) and a new row length written.
-void rewrite_command(const RelayoutRequest& q, bool add_sequence_parallel, CommandEditor& cmd, RelayoutResult& r) {
+void rewrite_command(const RelayoutRequest& q, bool add_sequence_parallel, bool drop_counted, CommandEditor& cmd,
+                     RelayoutResult& r) {
   const std::int64_t per_node = q.gpus <= q.gpus_per_node ? q.gpus : q.gpus_per_node;
   const auto s = [](std::int64_t v) { return std::to_string(v); };
   if (q.launch == Launch::megatron) {
@@ -269,6 +270,13 @@ void rewrite_command(const RelayoutRequest& q, bool add_sequence_parallel, Comma
   parts.micro_batch = q.micro_batch.has_value();
   parts.recompute = q.recompute && q.recompute->kind != Recompute::none;
   write_setup_flags(cmd, written, parts);
+  if (drop_counted) {
+    write_counted_split(cmd, written);  // both off
+    r.notes.push_back(
+        fmt::format("the embedding and loss no longer counted in the pipeline split: PP {} divides the {} "
+                    "layers evenly",
+                    r.layout.pp, q.model->layers));
+  }
   if (add_sequence_parallel)
     r.notes.push_back(
         fmt::format("--sequence-parallel added: MoE training at TP {} needs it (Megatron-LM's "
@@ -301,6 +309,14 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
   // count use it.
   const bool asked_sp = r.layout.tp > 1 && (q.setup.sequence_parallel || cmd.has({"--sequence-parallel"}));
   const bool add_sequence_parallel = q.model && q.model->experts > 0 && r.layout.tp > 1 && !asked_sp;
+  // The embedding and loss counted in the split (Megatron-Bridge's large recipes) at a PP that divides the layers but
+  // not the layers with them: the even split, the flags dropped.
+  bool drop_counted = false;
+  if (q.model && (setup.embedding_in_split || setup.loss_in_split) && r.layout.pp != q.setup.layout.pp) {
+    const std::int64_t counted = q.model->layers + (setup.embedding_in_split ? 1 : 0) + (setup.loss_in_split ? 1 : 0);
+    drop_counted = r.layout.pp == 1 || (counted % r.layout.pp != 0 && q.model->layers % r.layout.pp == 0);
+    if (drop_counted) setup.embedding_in_split = setup.loss_in_split = false;
+  }
   if (q.model) {
     setup.sequence_parallel = asked_sp || add_sequence_parallel;
     check_model(q, setup, r);
@@ -320,7 +336,7 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
                    : "re-measure (a relayout is a new run); the convergence check need not be re-run, since only the "
                      "parallel layout and packing change";
   if (!r.violations.empty()) return r;
-  rewrite_command(q, add_sequence_parallel, cmd, r);
+  rewrite_command(q, add_sequence_parallel, drop_counted, cmd, r);
   r.command = cmd.result();
   return r;
 }

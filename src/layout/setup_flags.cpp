@@ -51,6 +51,11 @@ void write_optional(CommandEditor& ed, const Flags& flag, const std::optional<st
 
 }  // namespace
 
+void write_counted_split(CommandEditor& ed, const TrainingSetup& t) {
+  ed.set_switch(kEmbeddingInSplit, t.embedding_in_split);
+  ed.set_switch(kLossInSplit, t.loss_in_split);
+}
+
 std::string uneven_split_flags(const TrainingSetup& t) {
   std::string out;
   auto add = [&](const Flags& flag, const std::string& value) {
@@ -82,8 +87,7 @@ void write_setup_flags(CommandEditor& ed, const TrainingSetup& t, const SetupFla
       ed.remove(kVpp);
     write_optional(ed, kFirstStage, t.first_stage_layers);
     write_optional(ed, kLastStage, t.last_stage_layers);
-    ed.set_switch(kEmbeddingInSplit, t.embedding_in_split);
-    ed.set_switch(kLossInSplit, t.loss_in_split);
+    write_counted_split(ed, t);
   }
   if (parts.distributed_optimizer) {
     ed.set_switch(kDistributedOptimizer, t.distributed_optimizer);

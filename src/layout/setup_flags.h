@@ -30,6 +30,10 @@ struct SetupFlagParts {
 /// Flags whose value is a variable are left and named in the editor's notes. Throws nothing of its own.
 void write_setup_flags(CommandEditor& ed, const TrainingSetup& t, const SetupFlagParts& parts);
 
+/// The embedding and loss counted in the pipeline split (--account-for-embedding/loss-in-pipeline-split) as `t` has
+/// them: each switch written when on, removed when off. Part of write_setup_flags' pipeline split.
+void write_counted_split(CommandEditor& ed, const TrainingSetup& t);
+
 /// The flags of `t`'s uneven pipeline split, space-separated as write_setup_flags writes them
 /// ("--decoder-first-pipeline-num-layers 15 --decoder-last-pipeline-num-layers 15",
 /// "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split"); empty for an even split.

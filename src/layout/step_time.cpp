@@ -240,6 +240,9 @@ StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const
                               const StageSplit& split) {
   const Layout& l = t.layout;
   require_sizes(t);
+  if (precision == Precision::fp8 && !(gpu.fp8_tflops > 0))
+    throw InputError("step time", "FP8 GEMMs on a GPU type without FP8 tensor cores (dense_fp8_tflops 0)",
+                     "predict it in BF16, or on a GPU type with FP8 (Hopper or later)");
   const Rates r = rates_of(gpu);
   const std::vector<std::int64_t>& layers = split.layers;
   const std::vector<double>& moe = split.moe;

@@ -18,7 +18,7 @@ namespace openrecipes::layout {
 
 /// One GPU type's rates (registry/gpus.yaml) and the node it sits in.
 struct GpuSpeed {
-  double bf16_tflops = 0, fp8_tflops = 0;  ///< dense peaks, TFLOP/s (no sparsity)
+  double bf16_tflops = 0, fp8_tflops = 0;  ///< dense peaks, TFLOP/s (no sparsity); FP8 0: none (A100)
   double hbm_gb_per_s = 0;                 ///< GB/s (10^9 bytes)
   double nvlink_gb_per_s = 0;              ///< one GPU's NVLink, both directions together (NVIDIA's figure)
   double node_network_gbit_per_s = 0;      ///< the instance's inter-node network, all its NICs
@@ -67,7 +67,8 @@ struct StepTimeBasis {
 };
 
 /// The basis of `t` on `m` with `gpu` in `precision`. The setup must keep the model's rules (model_violations empty);
-/// sizes below 1 throw InputError. The pace-setting stage is the one with the most compute and memory-bound work.
+/// sizes below 1 throw InputError, and so does FP8 on a GPU without FP8 peak (fp8_tflops 0). The pace-setting stage is
+/// the one with the most compute and memory-bound work.
 StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision);
 /// The same with `split` = stage_split(m, t) given.
 StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision,

@@ -54,7 +54,7 @@ std::map<std::string, GpuType> load_gpus(const std::filesystem::path& file) {
     }
     if (given == 5) {
       GpuHardware h;
-      h.dense_fp8_tflops = g.require("dense_fp8_tflops").as_double(1, 1e6);
+      h.dense_fp8_tflops = g.require("dense_fp8_tflops").as_double(0, 1e6);  // 0: no FP8 tensor cores (A100)
       h.hbm_gb_per_s = g.require("hbm_gb_per_s").as_double(1, 1e6);
       h.nvlink_gb_per_s = g.require("nvlink_gb_per_s").as_double(1, 1e6);
       h.node_network_gbit_per_s = g.require("node_network_gbit_per_s").as_double(1, 1e6);

@@ -15,7 +15,7 @@ namespace openrecipes::registry {
 /// What a step-time model needs of a GPU type beyond its BF16 peak (issue 42): the vendor's figures for one SXM GPU and
 /// the instance's network, each from `hardware_source`.
 struct GpuHardware {
-  double dense_fp8_tflops = 0;  ///< dense FP8 peak, TFLOP/s (no sparsity)
+  double dense_fp8_tflops = 0;  ///< dense FP8 peak, TFLOP/s (no sparsity); 0: no FP8 tensor cores (A100)
   double hbm_gb_per_s = 0;      ///< HBM bandwidth, GB/s (10^9 bytes)
   double nvlink_gb_per_s = 0;   ///< NVLink bandwidth of one GPU, GB/s, both directions together (NVIDIA's figure)
   double node_network_gbit_per_s = 0;  ///< the instance's inter-node network, Gbit/s for the node (all its NICs)

@@ -222,7 +222,10 @@ std::vector<TuneCandidate> tune_candidates(const registry::Recipe& recipe, std::
       return p.setup.layout.tp == start.layout.tp && p.setup.layout.pp == start.layout.pp &&
              p.setup.layout.cp == start.layout.cp && p.setup.layout.ep == start.layout.ep &&
              p.setup.layout.vpp == start.layout.vpp && p.setup.layout.micro_batch == start.layout.micro_batch &&
-             p.setup.recompute == start.recompute && p.setup.distributed_optimizer == start.distributed_optimizer;
+             p.setup.recompute == start.recompute && p.setup.distributed_optimizer == start.distributed_optimizer &&
+             p.setup.first_stage_layers == start.first_stage_layers &&
+             p.setup.last_stage_layers == start.last_stage_layers &&
+             p.setup.embedding_in_split == start.embedding_in_split && p.setup.loss_in_split == start.loss_in_split;
     });
     if (it != planned.end()) {
       layout::TrainingSetup t = it->setup;

@@ -87,10 +87,10 @@ TEST(BuildCli, output_folder_gets_the_site_of_the_json_and_strict_exits_1_on_a_r
   EXPECT_EQ(site["pairs"][0]["ranked"], all["pairs"][0]["ranked"]);
   EXPECT_EQ(all["pairs"][0]["unranked"].size(), 1u);
   EXPECT_EQ(site["pairs"][0]["unranked"].size(), 0u);
-  // Its models are build --json's with each one's predicted starting points added: 3 GPU types x 6 GPU counts.
+  // Its models are build --json's with each one's predicted starting points added: 4 GPU types x 6 GPU counts.
   auto models = site["models"];
   for (auto& [id, m] : models.items()) {
-    EXPECT_EQ(m["starting_points"].size(), 18u) << id;
+    EXPECT_EQ(m["starting_points"].size(), 24u) << id;
     m.erase("starting_points");
   }
   EXPECT_EQ(models, all["models"]);

@@ -55,7 +55,7 @@ TEST(StartingPoints, every_model_has_one_per_gpu_type_and_count_and_its_numbers_
   for (const auto& [id, m] : board["models"].items()) {
     SCOPED_TRACE(id);
     const json& points = m["starting_points"];
-    ASSERT_EQ(points.size(), 3u * 6u);  // H100, H200, B200 at 8, 16, 32, 64, 128, 256 GPUs
+    ASSERT_EQ(points.size(), 4u * 6u);  // H100, H200, B200, A100 at 8, 16, 32, 64, 128, 256 GPUs
     for (const auto& sp : points) {
       const json& gpu = board["gpus"][sp["gpu"].get<std::string>()];
       const double G = sp["gpus"].get<double>();
@@ -176,7 +176,7 @@ TEST(StartingPoints, a_model_whose_config_the_planner_cannot_read_gets_its_reaso
   EXPECT_EQ(board["models"]["qwen3-8b"]["starting_points"], json::array());
   EXPECT_NE(board["models"]["qwen3-8b"]["starting_points_error"].get<std::string>().find("num_attention_heads"),
             std::string::npos);
-  EXPECT_EQ(board["models"]["qwen3-32b"]["starting_points"].size(), 18u);  // the others are planned
+  EXPECT_EQ(board["models"]["qwen3-32b"]["starting_points"].size(), 24u);  // the others are planned
   const std::string page = read_file(d / "site/models/qwen3-8b.html");
   EXPECT_NE(page.find("No starting points: the planner cannot read"), std::string::npos);
   EXPECT_EQ(page.find("class=\"starting-points\""), std::string::npos);

@@ -1,6 +1,7 @@
 // The model-aware rules, the planner's search and relayout's suggestions (SPEC §6, §7), on the Qwen3-0.6B shape (16
 // heads, 8 query groups, 28 layers: Hugging Face's config.json fields, as registry/models/qwen3-0.6b.yaml holds them)
 // and on DeepSeek-V3 from ../shared/fixtures/configs.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -121,17 +122,23 @@ TEST(Plan, FixingEveryKnobGivesExactlyOneLayout) {
   EXPECT_EQ(plans[0].setup.layout.dp, 4);
 }
 
+// A request of PP = `gpus` (DP 1) on rows of 512 tokens, `gbs` a step, the local implementation.
+PlanRequest pipeline_request(std::int64_t gpus, std::int64_t gbs) {
+  PlanRequest q;
+  q.gpus = gpus;
+  q.pp = gpus;
+  q.row_length = 512;
+  q.global_batch = gbs;
+  q.impl = Impl::local;
+  return q;
+}
+
 // Qwen3-0.6B's 28 layers: PP 3 does not divide them but divides 28 + 2, so every PP 3 layout counts the embedding and
 // the loss as layers (9, 10, 9 a stage; VPP over the divisors of 10); PP 8 divides neither 28 nor 30: the middle
 // stages take ceil(28 / 8) = 4 layers and the first and last 2 each, through the first/last-stage counts.
 // --grad-reduce-in-bf16 is the request's.
 TEST(Plan, ProposesTheEmbeddingAndLossCountedWherePpDividesTheLayersPlusTwo) {
-  PlanRequest q;
-  q.gpus = 3;
-  q.pp = 3;
-  q.row_length = 512;
-  q.global_batch = 30;
-  q.impl = Impl::local;
+  PlanRequest q = pipeline_request(3, 30);
   q.bf16_grads = true;
   const auto m = qwen3_06b();
   std::set<std::int64_t> vpps;
@@ -152,6 +159,30 @@ TEST(Plan, ProposesTheEmbeddingAndLossCountedWherePpDividesTheLayersPlusTwo) {
     EXPECT_FALSE(p.setup.embedding_in_split || p.setup.loss_in_split);
     EXPECT_EQ(stage_layers(m, p.setup), (std::vector<std::int64_t>{2, 4, 4, 4, 4, 4, 4, 2}));
   }
+}
+
+// A recipe's own split planned as given (plan --from, tune's start): first and last stages of 8 around 12 on PP 3,
+// which the planner's own rule would count the embedding and loss for; and the counted split at PP 2 with VPP 3 (30 / 2
+// = 15 a stage, 5 a chunk), which the even split (14 a stage) cannot take.
+TEST(Plan, ARecipesOwnSplitIsPlannedAsGiven) {
+  PlanRequest q = pipeline_request(3, 30);
+  q.split = PlanRequest::Split{8, 8, false, false};
+  const auto m = qwen3_06b();
+  auto plans = plan_layouts(m, q);
+  ASSERT_FALSE(plans.empty());
+  for (const auto& p : plans) EXPECT_EQ(stage_layers(m, p.setup), (std::vector<std::int64_t>{8, 12, 8}));
+  q.gpus = 2;
+  q.pp = 2;
+  q.vpp = 3;
+  q.global_batch = 32;
+  q.split = PlanRequest::Split{std::nullopt, std::nullopt, true, true};
+  plans = plan_layouts(m, q);
+  ASSERT_FALSE(plans.empty());
+  for (const auto& p : plans) EXPECT_TRUE(p.setup.embedding_in_split && p.setup.layout.vpp == 3);
+  q.split.reset();  // the planner's own choice: VPP 3 only with the embedding and loss counted
+  plans = plan_layouts(m, q);
+  ASSERT_FALSE(plans.empty());
+  for (const auto& p : plans) EXPECT_TRUE(p.setup.embedding_in_split && p.setup.loss_in_split);
 }
 
 TEST(Plan, EveryLayoutIsValidAndTheFittingOnesComeFirst) {
@@ -272,6 +303,38 @@ TEST(Relayout, Tulu3Mbs16ToEightGpusSuggestsMicroBatchFourAndTp) {
   const auto fixed = relayout(again, command, "recipe.yaml: command");
   EXPECT_TRUE(fixed.violations.empty());
   EXPECT_EQ(fixed.command, "torchrun --nproc-per-node 8 pretrain_gpt.py --micro-batch-size 4 --global-batch-size 32");
+}
+
+// A recipe that counts the embedding and the loss in the split (28 + 2 layers over PP 3) relaid out to PP 4: PP 4
+// divides the 28 layers but not 30, so the split becomes even and the flags leave the command, with a note; to PP 5
+// (30 / 5) they stay.
+TEST(Relayout, TheEmbeddingAndLossCountedLeaveWhereTheNewPpDividesTheLayers) {
+  RelayoutRequest q;
+  q.setup = setup(1, 3, 1, 1);
+  q.setup.embedding_in_split = q.setup.loss_in_split = true;
+  q.layout = q.setup.layout;
+  q.global_batch = 32;
+  q.row_length = 512;
+  q.gpus = 4;
+  q.pp = 4;
+  q.model = qwen3_06b();
+  q.memory_mib = 143771;
+  const std::string command =
+      "torchrun --nproc-per-node 3 pretrain_gpt.py --pipeline-model-parallel-size 3 "
+      "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split --micro-batch-size 1";
+  const auto r = relayout(q, command, "recipe.yaml: command");
+  ASSERT_TRUE(r.violations.empty()) << r.violations.front().what;
+  EXPECT_EQ(r.command,
+            "torchrun --nproc-per-node 4 pretrain_gpt.py --pipeline-model-parallel-size 4 --micro-batch-size 1");
+  EXPECT_FALSE(r.setup->embedding_in_split || r.setup->loss_in_split);
+  EXPECT_THAT(r.notes, ::testing::Contains(::testing::HasSubstr("no longer counted in the pipeline split")));
+  RelayoutRequest five = q;
+  five.gpus = 5;
+  five.pp = 5;
+  const auto kept = relayout(five, command, "recipe.yaml: command");
+  ASSERT_TRUE(kept.violations.empty()) << kept.violations.front().what;
+  EXPECT_TRUE(kept.setup->embedding_in_split && kept.setup->loss_in_split);
+  EXPECT_NE(kept.command.find("--account-for-loss-in-pipeline-split"), std::string::npos);
 }
 
 }  // namespace

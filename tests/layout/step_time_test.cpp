@@ -218,7 +218,7 @@ TEST(StepTime, the_prediction_is_the_longer_of_the_gpu_and_the_host_lanes_with_t
 
 TEST(StepTime, a_small_layer_waits_on_the_host_and_a_large_one_hides_it) {
   // The toy's layer on rows of 128 tokens is under a millisecond of GPU work against the host's milliseconds of
-  // launches a layer; on rows of 16,384 tokens at micro-batch 4 (32 times the tokens of rows of 2,048) the GPU works
+  // launches a layer; on rows of 32,768 tokens at micro-batch 4 (64 times the tokens of rows of 2,048) the GPU works
   // far longer than the host takes to launch it. Either way the step is the longer lane plus the once terms.
   auto short_rows = setup(4);
   short_rows.row_length = 128;
@@ -227,7 +227,7 @@ TEST(StepTime, a_small_layer_waits_on_the_host_and_a_large_one_hides_it) {
   EXPECT_GT(tiny.host_s, 2 * tiny.device_s);
   EXPECT_DOUBLE_EQ(tiny.step_time_s, longer_lane_plus_once(tiny));
   auto long_rows = setup(4);
-  long_rows.row_length = 16384;
+  long_rows.row_length = 32768;
   long_rows.layout.micro_batch = 4;
   const auto big = predict_step_time(toy(), long_rows, gpu(), Precision::bf16);
   EXPECT_FALSE(big.host_bound());
@@ -242,6 +242,10 @@ TEST(StepTime, sizes_below_one_and_a_gpu_without_rates_are_refused) {
   GpuSpeed none = gpu();
   none.hbm_gb_per_s = 0;
   EXPECT_THROW(step_time_basis(toy(), setup(4), none, Precision::bf16), InputError);
+  GpuSpeed no_fp8 = gpu();  // an A100: no FP8 tensor cores, BF16 runs
+  no_fp8.fp8_tflops = 0;
+  EXPECT_THROW(step_time_basis(toy(), setup(4), no_fp8, Precision::fp8), InputError);
+  EXPECT_NO_THROW(step_time_basis(toy(), setup(4), no_fp8, Precision::bf16));
 }
 
 TEST(StepTime, plan_orders_the_layouts_that_fit_by_predicted_step_time) {

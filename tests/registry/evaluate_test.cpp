@@ -142,9 +142,9 @@ TEST(BuildBadInput, malformed_recipe_yaml_is_reported_with_file_and_line) {
 
 TEST(BuildBadInput, unknown_gpu_type_and_unknown_model) {
   Scratch s;
-  fs::create_directories(s.root / "recipes/qwen3-0.6b/X100");
-  fs::copy(s.recipe("ref"), s.root / "recipes/qwen3-0.6b/X100/ref", fs::copy_options::recursive);
-  s.replace(s.root / "recipes/qwen3-0.6b/X100/ref/recipe.yaml", "gpu: H200", "gpu: X100");
+  fs::create_directories(s.root / "recipes/qwen3-0.6b/H110");
+  fs::copy(s.recipe("ref"), s.root / "recipes/qwen3-0.6b/H110/ref", fs::copy_options::recursive);
+  s.replace(s.root / "recipes/qwen3-0.6b/H110/ref/recipe.yaml", "gpu: H200", "gpu: H110");
   fs::create_directories(s.root / "recipes/llama-9/H200");
   fs::copy(s.recipe("ref"), s.root / "recipes/llama-9/H200/ref", fs::copy_options::recursive);
   s.replace(s.root / "recipes/llama-9/H200/ref/recipe.yaml", "model: qwen3-0.6b", "model: llama-9");
@@ -152,8 +152,8 @@ TEST(BuildBadInput, unknown_gpu_type_and_unknown_model) {
   auto results = evaluate_registry(reg);
   bool gpu = false, model = false;
   for (const auto& r : results) {
-    if (r.id == "qwen3-0.6b/X100/ref")
-      gpu = has_reason(r, "unknown GPU type 'X100' (registry/gpus.yaml has B200, H100, H200)") &&
+    if (r.id == "qwen3-0.6b/H110/ref")
+      gpu = has_reason(r, "unknown GPU type 'H110' (registry/gpus.yaml has A100, B200, H100, H200)") &&
             fix_of(r, "recipe.gpu").starts_with("did you mean H100? ");  // one edit from H100, two from the others
     if (r.id == "llama-9/H200/ref") model = has_reason(r, "unknown model 'llama-9' (no registry/models/llama-9.yaml)");
   }

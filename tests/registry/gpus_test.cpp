@@ -31,6 +31,17 @@ TEST(GpuTypes, the_bundled_types_carry_their_vendors_hardware_figures) {
     EXPECT_NEAR(g.dense_bf16_tflops * 2, g.hardware->dense_fp8_tflops, 1);  // FP8 doubles BF16 (989 is 1,979 / 2)
     EXPECT_THAT(g.hardware->hardware_source, ::testing::HasSubstr("https://www.nvidia.com/"));
   }
+  // A100 80GB SXM: BF16 624 TFLOPS with sparsity, 312 dense; 2,039 GB/s; NVLink 600 GB/s; no FP8 tensor cores (0).
+  // p4de.24xlarge: 400 Gbps of EFA, $27.44705 an hour, 8 GPUs.
+  const auto& a = gpus.at("A100");
+  ASSERT_TRUE(a.hardware);
+  EXPECT_DOUBLE_EQ(a.dense_bf16_tflops, 624.0 / 2);
+  EXPECT_DOUBLE_EQ(a.hardware->dense_fp8_tflops, 0);
+  EXPECT_DOUBLE_EQ(a.hardware->hbm_gb_per_s, 2039);
+  EXPECT_DOUBLE_EQ(a.hardware->nvlink_gb_per_s, 600);
+  EXPECT_DOUBLE_EQ(a.hardware->node_network_gbit_per_s, 400);
+  EXPECT_NEAR(a.dollars_per_gpu_hour, 27.44705 / 8, 1e-6);
+  EXPECT_EQ(a.memory_mib, 81920);
 }
 
 TEST(GpuTypes, part_of_the_hardware_is_refused_naming_what_is_missing) {
