@@ -107,8 +107,11 @@ std::pair<std::string, std::string> setup_changes(const layout::TrainingSetup& t
     add("split", fmt::format("first/last stage layers {}/{}", t.first_stage_layers.value_or(0),
                              t.last_stage_layers.value_or(0)));
   if (t.embedding_in_split != s.embedding_in_split || t.loss_in_split != s.loss_in_split)
-    add("counted", fmt::format("embedding/loss counted in the pipeline split {}/{}",
-                               t.embedding_in_split ? "on" : "off", t.loss_in_split ? "on" : "off"));
+    add(t.embedding_in_split || t.loss_in_split ? "counted" : "even",
+        t.embedding_in_split && t.loss_in_split ? "the embedding and loss counted in the pipeline split"
+        : t.embedding_in_split                  ? "the embedding counted in the pipeline split"
+        : t.loss_in_split                       ? "the loss counted in the pipeline split"
+                                                : "the embedding and loss no longer counted in the pipeline split");
   if (a.cp != b.cp) add(fmt::format("cp{}", a.cp), fmt::format("CP {} -> {}", b.cp, a.cp));
   if (a.ep != b.ep) add(fmt::format("ep{}", a.ep), fmt::format("EP {} -> {}", b.ep, a.ep));
   if (a.etp != b.etp && (a.ep > 1 || b.ep > 1))
