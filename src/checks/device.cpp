@@ -48,6 +48,14 @@ Reasons check_device(const DeviceClaim& claim, const evidence::VersionDump* dump
                                quote_for_message(it->second)),
                    "record the GPU count the run used"});
   }
+  if (auto fp8 = args ? args->find("fp8") : decltype(args->end()){};
+      !claim.fp8 && args && fp8 != args->end() && fp8->second != "None" && !fp8->second.empty())
+    out.push_back(
+        {Stage::device, "device.fp8",
+         fmt::format("the argument dump trains in FP8 (fp8 = {}), which GPU type {} cannot run: it has no FP8 "
+                     "tensor cores (registry/gpus.yaml dense_fp8_tflops 0)",
+                     quote_for_message(fp8->second), claim.gpu),
+         "file the recipe under the GPU type it ran on"});
   return out;
 }
 

@@ -353,6 +353,8 @@ constexpr NotModelled kNotModelled[] = {
     {"pipeline_model_parallel_layout", "--pipeline-model-parallel-layout", "a hand-written pipeline layout"},
     {"hybrid_layer_pattern", "--hybrid-layer-pattern", "Mamba and hybrid layers"},
     {"use_precision_aware_optimizer", "--use-precision-aware-optimizer", "optimizer state in other precisions"},
+    {"main_grads_dtype", "--main-grads-dtype",
+     "gradients in another precision (Megatron-LM allows it with the precision-aware optimizer only)", "torch.float32"},
     {"tensor_parallel_num_weight_shards", "--tensor-parallel-num-weight-shards", "weights sharded beyond TP", "1"},
     {"expert_tensor_parallel_num_weight_shards", "--expert-tensor-parallel-num-weight-shards",
      "expert weights sharded beyond ETP", "1"},

@@ -272,10 +272,11 @@ void rewrite_command(const RelayoutRequest& q, bool add_sequence_parallel, bool 
   write_setup_flags(cmd, written, parts);
   if (drop_counted) {
     write_counted_split(cmd, written);  // both off
-    r.notes.push_back(
-        fmt::format("the embedding and loss no longer counted in the pipeline split: PP {} divides the {} "
-                    "layers evenly",
-                    r.layout.pp, q.model->layers));
+    r.notes.push_back(fmt::format("{} no longer counted in the pipeline split: PP {} divides the {} layers evenly",
+                                  !q.setup.loss_in_split        ? "the embedding"
+                                  : !q.setup.embedding_in_split ? "the loss"
+                                                                : "the embedding and loss",
+                                  r.layout.pp, q.model->layers));
   }
   if (add_sequence_parallel)
     r.notes.push_back(

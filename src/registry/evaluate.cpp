@@ -236,8 +236,9 @@ void check_layout_stack_device(const Context& c, const Recipe& r, const RecipeEv
   out.coverage.versions = r.versions && ev.versions_error.empty();
   out.coverage.device = checks::evidence_device(dump);
   if (auto gpu = c.reg.gpus.find(r.gpu); gpu != c.reg.gpus.end())
-    add_all(out, checks::check_device({r.gpu, gpu->second.device_names, r.gpus}, dump,
-                                      ev.args ? &ev.args->values : nullptr));
+    add_all(out, checks::check_device({r.gpu, gpu->second.device_names, r.gpus,
+                                       !gpu->second.hardware || gpu->second.hardware->dense_fp8_tflops > 0},
+                                      dump, ev.args ? &ev.args->values : nullptr));
 }
 
 // SPEC §3, §5: the run trained the model its recipe names (N and MFU are that model's): the model file's shape (its

@@ -62,5 +62,20 @@ TEST(Device, a_world_size_other_than_the_gpu_count_and_a_mixed_node_are_named) {
   EXPECT_EQ(evidence_device(&mixed), "");  // several names: none to show
 }
 
+// An A100 (gpus.yaml dense_fp8_tflops 0) has no FP8 tensor cores: a dump that trains in FP8 is not its evidence.
+TEST(Device, fp8_training_on_a_type_without_fp8_is_named) {
+  auto a100 = evidence::parse_versions(
+      "--- nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader\n0, NVIDIA A100-SXM4-80GB, 580.1\n",
+      "v.txt");
+  std::map<std::string, std::string> fp8{{"world_size", "1"}, {"fp8", "hybrid"}};
+  EXPECT_THAT(texts(check_device({"A100", {"NVIDIA A100-SXM4-80GB"}, 1, false}, &a100, &fp8)),
+              ::testing::ElementsAre("device: the argument dump trains in FP8 (fp8 = 'hybrid'), which GPU type A100 "
+                                     "cannot run: it has no FP8 tensor cores (registry/gpus.yaml dense_fp8_tflops 0)"));
+  fp8["fp8"] = "None";
+  EXPECT_TRUE(check_device({"A100", {"NVIDIA A100-SXM4-80GB"}, 1, false}, &a100, &fp8).empty());
+  fp8["fp8"] = "hybrid";
+  EXPECT_TRUE(check_device({"H100", {"NVIDIA A100-SXM4-80GB"}, 1, true}, &a100, &fp8).empty());
+}
+
 }  // namespace
 }  // namespace openrecipes::checks
