@@ -134,7 +134,7 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
             };
             const bool as_planned = embedding || loss;
             std::vector<Pipeline> pipelines{{std::nullopt, as_planned}};
-            if (q.vpp) {
+            if (q.vpp || q.split) {  // a recipe's own split keeps its own VPP, none included
               pipelines = {{q.vpp, as_planned}};
             } else if (pp > 1 && !first && !last) {
               const std::int64_t counted_layers = m.layers + (embedding ? 1 : 0) + (loss ? 1 : 0);

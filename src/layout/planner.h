@@ -29,8 +29,8 @@ struct PlanRequest {
   bool fused_cross_entropy = false;
   bool bf16_grads = false;  ///< --grad-reduce-in-bf16 (TrainingSetup::bf16_grads), a run's own setting
   /// A pipeline split to plan as given (a recipe's own: TrainingSetup's first/last-stage counts and the embedding and
-  /// loss counted); unset, the planner's: even where PP divides the layers, else the embedding and loss counted where
-  /// PP divides the layers + 2, else first/last-stage counts.
+  /// loss counted, and its VPP: `vpp`, none when unset); unset, the planner's: even where PP divides the layers, else
+  /// the embedding and loss counted where PP divides the layers + 2, else first/last-stage counts.
   struct Split {
     std::optional<std::int64_t> first, last;
     bool embedding = false, loss = false;

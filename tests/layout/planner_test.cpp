@@ -173,6 +173,11 @@ TEST(Plan, ARecipesOwnSplitIsPlannedAsGiven) {
   for (const auto& p : plans) EXPECT_EQ(stage_layers(m, p.setup), (std::vector<std::int64_t>{8, 12, 8}));
   q.gpus = 2;
   q.pp = 2;
+  q.global_batch = 32;
+  q.split = PlanRequest::Split{std::nullopt, std::nullopt, true, true};
+  plans = plan_layouts(m, q);  // the recipe's own runs without VPP: no VPP variant (15 a stage would take 3 or 5)
+  ASSERT_FALSE(plans.empty());
+  for (const auto& p : plans) EXPECT_FALSE(p.setup.layout.vpp);
   q.vpp = 3;
   q.global_batch = 32;
   q.split = PlanRequest::Split{std::nullopt, std::nullopt, true, true};
