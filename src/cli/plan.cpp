@@ -299,15 +299,15 @@ void fix_every_knob(layout::PlanRequest& q, const layout::TrainingSetup& t) {
 // The GPU type `gpu_key` of the registry's gpus.yaml, with its memory (MiB); InputError naming the fix when there is
 // none.
 registry::GpuType gpu_type(const fs::path& registry_dir, const std::string& gpu_key) {
-  if (gpu_key.empty())
-    throw InputError("plan", "no GPU type", "give --gpu (a key of gpus.yaml: H100, H200, B200, A100)");
   const auto gpus = registry::load_gpus(registry_dir / "gpus.yaml");
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : gpus) keys.push_back(k);
+  if (gpu_key.empty())
+    throw InputError("plan", "no GPU type", fmt::format("give --gpu (a key of gpus.yaml: {})", fmt::join(keys, ", ")));
   // A GPU type by its key, in any case ("h100" is H100); else the nearest key and every key gpus.yaml has.
   auto g = std::find_if(gpus.begin(), gpus.end(),
                         [&](const auto& kv) { return boost::algorithm::iequals(kv.first, gpu_key); });
   if (g == gpus.end()) {
-    std::vector<std::string> keys;
-    for (const auto& [k, v] : gpus) keys.push_back(k);
     const std::string near = nearest_name(gpu_key, keys);
     throw InputError("--gpu", "no GPU type " + quote_for_message(gpu_key) + " in gpus.yaml",
                      (near.empty() ? std::string() : "did you mean " + near + "? ") +

@@ -50,7 +50,7 @@ double micro_batches_in_flight(const ModelShape& m, const TrainingSetup& t, std:
   const double in_flight = std::min(chunks, micro_batches * double(v));
   if (!t.embedding_in_split && !t.loss_in_split) return in_flight / double(v);
   const std::int64_t e = t.embedding_in_split ? 1 : 0, l = t.loss_in_split ? 1 : 0;
-  const std::int64_t c = (m.layers + e + l) / (P * v);  // a chunk's layers, the embedding and loss counted
+  const std::int64_t c = split_layers(m, t) / (P * v);  // a chunk's layers, the embedding and loss counted
   auto chunk_layers = [&](std::int64_t k) {
     return c - (stage == 0 && k == 0 ? e : 0) - (stage == P - 1 && k == v - 1 ? l : 0);
   };
@@ -113,12 +113,23 @@ void pack_micro_batches(TrainingSetup& t, std::int64_t max_tokens_per_gpu, std::
   t.row_length = max_tokens_per_gpu * cp;
 }
 
+std::int64_t split_layers(const ModelShape& m, const TrainingSetup& t) {
+  return m.layers + (t.embedding_in_split ? 1 : 0) + (t.loss_in_split ? 1 : 0);
+}
+
+const char* counted_in_split(const TrainingSetup& t) {
+  return t.embedding_in_split && t.loss_in_split ? "the embedding and the loss"
+         : t.embedding_in_split                  ? "the embedding"
+         : t.loss_in_split                       ? "the loss"
+                                                 : "";
+}
+
 std::vector<std::int64_t> stage_layers(const ModelShape& m, const TrainingSetup& t) {
   const std::int64_t p = positive(t.layout.pp, "PP");
   if (p > kMaxStages) throw InputError("PP", fmt::format("{} is over {}", p, kMaxStages), "give a real PP");
   std::vector<std::int64_t> out(static_cast<std::size_t>(p), 0);
   if (t.embedding_in_split || t.loss_in_split) {  // transformer_block.py: get_num_layers_to_build
-    const std::int64_t counted = m.layers + (t.embedding_in_split ? 1 : 0) + (t.loss_in_split ? 1 : 0);
+    const std::int64_t counted = split_layers(m, t);
     if (t.first_stage_layers || t.last_stage_layers || counted % p != 0)
       throw InputError("layout",
                        fmt::format("{} layers with the embedding or loss counted do not split over PP {}", m.layers, p),
@@ -171,7 +182,7 @@ std::vector<double> stage_moe_layers(const ModelShape& m, const TrainingSetup& t
     // Chunk j = k × PP + s of c layers counting the embedding (and the loss) as one: the model's layers
     // [j × c − e, (j + 1) × c − e), clamped to the model (count clamps).
     const std::int64_t e = t.embedding_in_split ? 1 : 0;
-    const std::int64_t c = (m.layers + e + (t.loss_in_split ? 1 : 0)) / (P * v);
+    const std::int64_t c = split_layers(m, t) / (P * v);
     for (std::int64_t s = 0; s < P; ++s)
       for (std::int64_t k = 0; k < v; ++k)
         out[static_cast<std::size_t>(s)] += count((k * P + s) * c - e, (k * P + s + 1) * c - e);

@@ -91,6 +91,14 @@ struct MemoryEstimate {
   std::int64_t in_flight = 1;     ///< micro-batches whose activations that stage holds at once
 };
 
+/// The layers the pipeline split divides: the model's, plus one each for the embedding and the loss counted in it
+/// (TrainingSetup::embedding_in_split, loss_in_split; Megatron-LM's get_num_layers_to_build).
+std::int64_t split_layers(const ModelShape& m, const TrainingSetup& t);
+
+/// What `t` counts in its pipeline split, for messages: "the embedding", "the loss", "the embedding and the loss", or
+/// "" when neither.
+const char* counted_in_split(const TrainingSetup& t);
+
 /// Layers on each pipeline stage: the first/last-stage counts when set, the rest spread evenly; with the embedding or
 /// the loss counted in the split, (layers + those counted) / PP each, one fewer on the first stage for the embedding
 /// and on the last for the loss. Throws InputError when they do not add up (use model_violations first).

@@ -28,7 +28,7 @@ std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup
                    "use a TP that divides the query groups, or a multiple of them"});
   if (m.ffn_hidden > 0 && m.dense_layers() > 0 && m.ffn_hidden % l.tp != 0)
     out.push_back({fmt::format("TP {} does not divide the FFN width {}", l.tp, m.ffn_hidden), ""});
-  const std::int64_t counted = m.layers + (t.embedding_in_split ? 1 : 0) + (t.loss_in_split ? 1 : 0);
+  const std::int64_t counted = split_layers(m, t);
   const bool counted_split = t.embedding_in_split || t.loss_in_split;
   if (counted_split && (t.first_stage_layers || t.last_stage_layers)) {
     // transformer_config.py raises on both.
@@ -37,16 +37,13 @@ std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup
          "given",
          "give one of them"});
   } else if (counted_split) {
-    const char* which = !t.loss_in_split        ? "the embedding"
-                        : !t.embedding_in_split ? "the loss"
-                                                : "the embedding and the loss";
     if (counted % l.pp != 0)
-      out.push_back(
-          {fmt::format("PP {} does not divide the {} layers with {} counted ({})", l.pp, m.layers, which, counted),
-           m.layers % l.pp == 0 ? fmt::format("PP {} divides the {} layers themselves: drop "
-                                              "--account-for-embedding/loss-in-pipeline-split",
-                                              l.pp, m.layers)
-                                : fmt::format("use a PP that divides {}", counted)});
+      out.push_back({fmt::format("PP {} does not divide the {} layers with {} counted ({})", l.pp, m.layers,
+                                 counted_in_split(t), counted),
+                     m.layers % l.pp == 0 ? fmt::format("PP {} divides the {} layers themselves: drop "
+                                                        "--account-for-embedding/loss-in-pipeline-split",
+                                                        l.pp, m.layers)
+                                          : fmt::format("use a PP that divides {}", counted)});
   } else if (t.first_stage_layers || t.last_stage_layers) {
     std::int64_t rest = m.layers, stages = l.pp;
     if (t.first_stage_layers) rest -= *t.first_stage_layers, --stages;

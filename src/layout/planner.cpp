@@ -130,24 +130,26 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
             // layers over PP 2: 63 a stage, VPP 3, 7, 9; counted, 64: VPP 2, 4, 8).
             struct Pipeline {
               std::optional<std::int64_t> vpp;
-              bool counted;
+              bool embedding, loss;
             };
-            const bool as_planned = embedding || loss;
-            std::vector<Pipeline> pipelines{{std::nullopt, as_planned}};
-            if (q.vpp || q.split) {  // a recipe's own split keeps its own VPP, none included
-              pipelines = {{q.vpp, as_planned}};
-            } else if (pp > 1 && !first && !last) {
-              const std::int64_t counted_layers = m.layers + (embedding ? 1 : 0) + (loss ? 1 : 0);
-              for (auto v : divisors(counted_layers / pp))
-                if (v > 1 && pipelines.size() < 5) pipelines.push_back({v, as_planned});
-              if (!q.split && !as_planned && (m.layers + 2) % pp == 0)
+            // PP divides the layers and the layers + 2: the counted split is an alternative (the even split's stage
+            // of L / PP layers, the counted one's of L / PP + 1).
+            const bool alternative = !q.split && !embedding && pp > 1 && (m.layers + 2) % pp == 0;
+            const auto only_counted = [&](std::int64_t v) {
+              return alternative && (m.layers / pp) % v != 0 && ((m.layers + 2) / pp) % v == 0;
+            };
+            std::vector<Pipeline> pipelines{{q.vpp, embedding, loss}};  // a recipe's own split keeps its own VPP
+            if (q.vpp && only_counted(*q.vpp)) {
+              pipelines = {{q.vpp, true, true}};
+            } else if (!q.vpp && !q.split && pp > 1 && !first && !last) {
+              const std::int64_t per_stage = (m.layers + (embedding ? 2 : 0)) / pp;
+              for (auto v : divisors(per_stage))
+                if (v > 1 && pipelines.size() < 5) pipelines.push_back({v, embedding, loss});
+              if (alternative)
                 for (auto v : divisors((m.layers + 2) / pp))
-                  if (v > 1 && (m.layers / pp) % v != 0 && pipelines.size() < 8) pipelines.push_back({v, true});
+                  if (v > 1 && only_counted(v) && pipelines.size() < 8) pipelines.push_back({v, true, true});
             }
-            if (q.vpp && !q.split && !as_planned && pp > 1 && (m.layers / pp) % *q.vpp != 0 &&
-                (m.layers + 2) % pp == 0 && ((m.layers + 2) / pp) % *q.vpp == 0)
-              pipelines = {{q.vpp, true}};  // the VPP asked for splits only with the embedding and loss counted
-            for (const auto& [vpp, with_counted] : pipelines)
+            for (const auto& pipeline : pipelines)
               for (auto mbs : choices(q.micro_batch, divisors(std::max<std::int64_t>(1, q.global_batch / dp)))) {
                 if (q.global_batch % (dp * mbs) != 0) continue;
                 for (const auto& rc : recomputes) {
@@ -158,7 +160,7 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
                                                                     : std::vector<bool>{false};
                   for (bool dist : dists) {
                     TrainingSetup t;
-                    t.layout = Layout{tp, pp, cp, ep, etp, dp, vpp, mbs, std::nullopt};
+                    t.layout = Layout{tp, pp, cp, ep, etp, dp, pipeline.vpp, mbs, std::nullopt};
                     t.row_length = q.row_length;
                     t.global_batch = q.global_batch;
                     t.recompute = rc;
@@ -169,9 +171,8 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
                     t.impl = q.impl;
                     t.first_stage_layers = first;
                     t.last_stage_layers = last;
-                    // The split as planned, or both counted for a VPP only the counted split takes.
-                    t.embedding_in_split = with_counted && (as_planned ? embedding : true);
-                    t.loss_in_split = with_counted && (as_planned ? loss : true);
+                    t.embedding_in_split = pipeline.embedding;
+                    t.loss_in_split = pipeline.loss;
                     if (!model_violations(m, t).empty()) continue;
                     visit(std::move(t));
                   }

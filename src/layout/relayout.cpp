@@ -273,10 +273,7 @@ void rewrite_command(const RelayoutRequest& q, bool add_sequence_parallel, bool 
   if (drop_counted) {
     write_counted_split(cmd, written);  // both off
     r.notes.push_back(fmt::format("{} no longer counted in the pipeline split: PP {} divides the {} layers evenly",
-                                  !q.setup.loss_in_split        ? "the embedding"
-                                  : !q.setup.embedding_in_split ? "the loss"
-                                                                : "the embedding and loss",
-                                  r.layout.pp, q.model->layers));
+                                  counted_in_split(q.setup), r.layout.pp, q.model->layers));
   }
   if (add_sequence_parallel)
     r.notes.push_back(
@@ -314,8 +311,8 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
   // not the layers with them: the even split, the flags dropped.
   bool drop_counted = false;
   if (q.model && (setup.embedding_in_split || setup.loss_in_split) && r.layout.pp != q.setup.layout.pp) {
-    const std::int64_t counted = q.model->layers + (setup.embedding_in_split ? 1 : 0) + (setup.loss_in_split ? 1 : 0);
-    drop_counted = r.layout.pp == 1 || (counted % r.layout.pp != 0 && q.model->layers % r.layout.pp == 0);
+    drop_counted =
+        r.layout.pp == 1 || (split_layers(*q.model, setup) % r.layout.pp != 0 && q.model->layers % r.layout.pp == 0);
     if (drop_counted) setup.embedding_in_split = setup.loss_in_split = false;
   }
   if (q.model) {

@@ -108,10 +108,9 @@ std::pair<std::string, std::string> setup_changes(const layout::TrainingSetup& t
                              t.last_stage_layers.value_or(0)));
   if (t.embedding_in_split != s.embedding_in_split || t.loss_in_split != s.loss_in_split)
     add(t.embedding_in_split || t.loss_in_split ? "counted" : "even",
-        t.embedding_in_split && t.loss_in_split ? "the embedding and loss counted in the pipeline split"
-        : t.embedding_in_split                  ? "the embedding counted in the pipeline split"
-        : t.loss_in_split                       ? "the loss counted in the pipeline split"
-                                                : "the embedding and loss no longer counted in the pipeline split");
+        t.embedding_in_split || t.loss_in_split
+            ? fmt::format("{} counted in the pipeline split", layout::counted_in_split(t))
+            : fmt::format("{} no longer counted in the pipeline split", layout::counted_in_split(s)));
   if (a.cp != b.cp) add(fmt::format("cp{}", a.cp), fmt::format("CP {} -> {}", b.cp, a.cp));
   if (a.ep != b.ep) add(fmt::format("ep{}", a.ep), fmt::format("EP {} -> {}", b.ep, a.ep));
   if (a.etp != b.etp && (a.ep > 1 || b.ep > 1))
