@@ -280,7 +280,7 @@ void take_run(layout::PlanRequest& q, const layout::TrainingSetup& t) {
   q.global_batch = t.global_batch;
   q.impl = t.impl;
   q.fused_cross_entropy = t.fused_cross_entropy;
-  q.bf16_grads = t.bf16_grads;
+  q.grads_16bit = t.grads_16bit;
 }
 
 // Every knob of `q` fixed to `t`'s: the one layout a recipe runs.

@@ -285,7 +285,7 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, cons
     const auto [dense, experts] = stage_parameters(m, l, Ls, moe_in, first, last);
     const double mlp = T * (dense_in * dense_mlp + moe_in * moe_mlp);  // the stage's MLP bytes, one micro-batch
     const double mean_mlp = Ls > 0 ? mlp / Ls : 0;                     // a layer's, on average
-    const double weights = 2 * (dense + experts), grads = (t.bf16_grads ? 2 : 4) * (dense + experts);
+    const double weights = 2 * (dense + experts), grads = (t.grads_16bit ? 2 : 4) * (dense + experts);
     // The distributed optimizer shards dense state over the data- and context-parallel ranks (Megatron's
     // intra_dp_cp group), experts' over the expert-data-parallel group.
     const double owned = t.distributed_optimizer ? dense / (dp * cp) + experts / expert_dp : dense + experts;
@@ -321,7 +321,7 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, cons
     const double logits = last ? (t.fused_cross_entropy ? kFusedLogitBytes : kLogitBytes) * T * V / tp + T * 2 * h : 0;
     // At the optimizer step: torch AdamW (foreach) makes one FP32 copy of its parameters; BF16 gradients are copied to
     // FP32 for the parameters the optimizer owns.
-    const double optimizer_step = (local ? 4 * owned : 0) + (t.bf16_grads ? 4 * owned : 0);
+    const double optimizer_step = (local ? 4 * owned : 0) + (t.grads_16bit ? 4 * owned : 0);
     const double buffer = local ? s2 : 0;  // local attention's persistent baddbmm buffer ("mpu" global memory buffer)
 
     double transient = attention_transient;
@@ -458,9 +458,11 @@ TrainingSetup setup_from_arguments(const std::map<std::string, std::string>& arg
     t.first_stage_layers = size("decoder_first_pipeline_num_layers", 1);
   if (auto it = args.find("decoder_last_pipeline_num_layers"); it != args.end() && it->second != "None")
     t.last_stage_layers = size("decoder_last_pipeline_num_layers", 1);
-  // arguments.py: with --bf16, --grad-reduce-in-bf16 turns the FP32 accumulation off (--main-grads-dtype bf16 is
-  // refused as not modelled: Megatron-LM runs it only with the precision-aware optimizer, not modelled either).
-  t.bf16_grads = flag("bf16") && flag("grad_reduce_in_bf16");
+  // arguments.py: with --bf16 the gradients accumulate and reduce in FP32 unless --grad-reduce-in-bf16 (--main-grads-
+  // dtype bf16 is refused as not modelled: Megatron-LM runs it only with the precision-aware optimizer, not modelled
+  // either); with --fp16 they stay FP16 unless --accumulate-allreduce-grads-in-fp32.
+  t.grads_16bit = flag("bf16") ? flag("grad_reduce_in_bf16")
+                               : flag("fp16") && !flag("accumulate_allreduce_grads_in_fp32");
   t.embedding_in_split = flag("account_for_embedding_in_pipeline_split");
   t.loss_in_split = flag("account_for_loss_in_pipeline_split");
   return t;

@@ -55,10 +55,12 @@ struct TrainingSetup {
   /// split evenly over PP × VPP model chunks, and the first chunk of the first stage (the last chunk of the last stage)
   /// builds one layer fewer. Not with the first/last-stage counts.
   bool embedding_in_split = false, loss_in_split = false;
-  /// --grad-reduce-in-bf16 (with --bf16): the gradient buffers are BF16 (2 bytes a parameter, not FP32's 4) and are
-  /// reduced in BF16; the optimizer makes the FP32 copy of the gradients it owns at its step (distrib_optimizer.py
-  /// _copy_model_grads_to_main_grads). Megatron-Bridge's performance recipes run so.
-  bool bf16_grads = false;
+  /// Gradients in the 16-bit parameter dtype (Megatron's grad_reduce_in_fp32 off): --bf16 with --grad-reduce-in-bf16
+  /// (Megatron-Bridge's performance recipes), or --fp16 without --accumulate-allreduce-grads-in-fp32 (arguments.py
+  /// turns the FP32 accumulation on only for --bf16). The gradient buffers take 2 bytes a parameter, not FP32's 4,
+  /// and are reduced in 16 bits; the optimizer makes the FP32 copy of the gradients it owns at its step
+  /// (optimizer.py _copy_model_grads_to_main_grads).
+  bool grads_16bit = false;
   /// --microbatch-group-size-per-virtual-pipeline-stage: the interleaved schedule's run of contiguous micro-batches
   /// (unset: PP, Megatron's default).
   std::optional<std::int64_t> microbatch_group;

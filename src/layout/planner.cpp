@@ -167,7 +167,7 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
                     t.distributed_optimizer = dist;
                     t.sequence_parallel = q.sequence_parallel.value_or(tp > 1);
                     t.fused_cross_entropy = q.fused_cross_entropy;
-                    t.bf16_grads = q.bf16_grads;
+                    t.grads_16bit = q.grads_16bit;
                     t.impl = q.impl;
                     t.first_stage_layers = first;
                     t.last_stage_layers = last;

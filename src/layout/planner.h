@@ -27,7 +27,7 @@ struct PlanRequest {
   std::optional<bool> distributed_optimizer, sequence_parallel;
   Impl impl = Impl::te;
   bool fused_cross_entropy = false;
-  bool bf16_grads = false;  ///< --grad-reduce-in-bf16 (TrainingSetup::bf16_grads), a run's own setting
+  bool grads_16bit = false;  ///< gradients in 16 bits (TrainingSetup::grads_16bit), a run's own setting
   /// A pipeline split to plan as given (a recipe's own: TrainingSetup's first/last-stage counts and the embedding and
   /// loss counted, and its VPP: `vpp`, none when unset); unset, the planner's: even where PP divides the layers, else
   /// the embedding and loss counted where PP divides the layers + 2, else first/last-stage counts.

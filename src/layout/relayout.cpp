@@ -163,7 +163,7 @@ void suggest_changes(const RelayoutRequest& q, const TrainingSetup& setup, bool 
   p.distributed_optimizer = q.setup.distributed_optimizer;
   p.impl = q.setup.impl;
   p.fused_cross_entropy = q.setup.fused_cross_entropy;
-  p.bf16_grads = q.setup.bf16_grads;
+  p.grads_16bit = q.setup.grads_16bit;
   if (!sequence_parallel) p.sequence_parallel = false;  // else on at TP > 1 (the planner's default)
   // slime and miles pack rows themselves: a suggestion keeps the recipe's micro-batch (recompute is Megatron-LM's
   // flags in their command too, which relayout rewrites).

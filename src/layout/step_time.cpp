@@ -185,9 +185,9 @@ void add_step_work(StageWork& w, const TrainingSetup& t, const Rates& r, const S
                expert_shard = t.distributed_optimizer ? expert_group : 1;
   w.seconds[kMemoryBound] +=
       kOptimizerBytesPerParam * (params.dense / dense_shard + params.experts / expert_shard) / r.hbm;
-  // Distributed optimizer: gradients reduce-scattered (FP32: 4 B; BF16 with --grad-reduce-in-bf16: 2 B) and BF16
-  // parameters all-gathered (2 B); otherwise an all-reduce of the gradients (2 × 4 B, or 2 × 2 B).
-  const double grad_bytes = t.bf16_grads ? 2 : 4;
+  // Distributed optimizer: gradients reduce-scattered (FP32: 4 B; 16-bit, TrainingSetup::grads_16bit: 2 B) and
+  // 16-bit parameters all-gathered (2 B); otherwise an all-reduce of the gradients (2 × 4 B, or 2 × 2 B).
+  const double grad_bytes = t.grads_16bit ? 2 : 4;
   const double per_param = t.distributed_optimizer ? grad_bytes + 2 : 2 * grad_bytes;
   const std::int64_t span = l.tp * l.cp * l.dp;
   const double bytes = per_param * (params.dense * ring_share(dense_group) + params.experts * ring_share(expert_group));

@@ -190,7 +190,7 @@ std::vector<TuneCandidate> tune_candidates(const registry::Recipe& recipe, std::
   pq.speed = speed;
   pq.impl = rm.setup.impl;
   pq.fused_cross_entropy = rm.setup.fused_cross_entropy;
-  pq.bf16_grads = rm.setup.bf16_grads;
+  pq.grads_16bit = rm.setup.grads_16bit;
   if (!megatron) {  // slime and miles: the micro-batch and recompute are not Megatron flags of the command
     pq.micro_batch = rm.setup.layout.micro_batch;
     pq.recompute = rm.setup.recompute;

@@ -324,8 +324,17 @@ TEST(TrainingCommand, validate_args_rules_the_models_refusals_and_slime_packing_
               HasSubstr("--use-precision-aware-optimizer is not modelled"));
   // arguments.py: --grad-reduce-in-bf16 with --bf16 keeps the gradients in BF16; the embedding and the loss counted in
   // the pipeline split are read.
-  EXPECT_TRUE(read("--grad-reduce-in-bf16").setup.bf16_grads);
-  EXPECT_FALSE(read("").setup.bf16_grads);
+  EXPECT_TRUE(read("--grad-reduce-in-bf16").setup.grads_16bit);
+  EXPECT_FALSE(read("").setup.grads_16bit);
+  // With --fp16 the FP32 accumulation is not turned on: the gradients stay FP16 unless asked for
+  // (Megatron-LM's fp16 CI runs peak 2 bytes a parameter lower than FP32 gradients would: megatron_ci_plan_test).
+  std::string fp16 = base;
+  fp16.replace(fp16.find("--bf16"), 6, "--fp16");
+  auto read_fp16 = [&](const std::string& extra) {
+    return read_command_run("pretrain_gpt.py " + fp16 + extra, "cmd", 8, {});
+  };
+  EXPECT_TRUE(read_fp16("").setup.grads_16bit);
+  EXPECT_FALSE(read_fp16("--accumulate-allreduce-grads-in-fp32").setup.grads_16bit);
   const auto counted = read(
                            "--pipeline-model-parallel-size 2 --account-for-embedding-in-pipeline-split "
                            "--account-for-loss-in-pipeline-split")

@@ -182,7 +182,7 @@ TEST(MemoryModel, Bf16GradientsByHand) {
   t.layout.micro_batch = 2;
   t.row_length = 32;
   t.global_batch = 4;
-  t.bf16_grads = true;
+  t.grads_16bit = true;
   const auto e = estimate_memory(toy_shape(), t);
   const double params = 138048, MiB = 1048576.0;
   EXPECT_DOUBLE_EQ(term_of(e, "gradients"), 2 * params / MiB);

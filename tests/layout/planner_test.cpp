@@ -139,7 +139,7 @@ PlanRequest pipeline_request(std::int64_t gpus, std::int64_t gbs) {
 // --grad-reduce-in-bf16 is the request's.
 TEST(Plan, ProposesTheEmbeddingAndLossCountedWherePpDividesTheLayersPlusTwo) {
   PlanRequest q = pipeline_request(3, 30);
-  q.bf16_grads = true;
+  q.grads_16bit = true;
   const auto m = qwen3_06b();
   std::set<std::int64_t> vpps;
   const auto plans = plan_layouts(m, q);
@@ -147,7 +147,7 @@ TEST(Plan, ProposesTheEmbeddingAndLossCountedWherePpDividesTheLayersPlusTwo) {
   for (const auto& p : plans) {
     EXPECT_TRUE(p.setup.embedding_in_split && p.setup.loss_in_split);
     EXPECT_FALSE(p.setup.first_stage_layers || p.setup.last_stage_layers);
-    EXPECT_TRUE(p.setup.bf16_grads);
+    EXPECT_TRUE(p.setup.grads_16bit);
     EXPECT_EQ(stage_layers(m, p.setup), (std::vector<std::int64_t>{9, 10, 9}));
     vpps.insert(p.setup.layout.vpp.value_or(1));
   }

@@ -114,7 +114,7 @@ TEST(StepTime, data_parallel_moves_each_parameters_gradient_and_weight_once_a_st
   const double params = 4 * (4.0 * 1024 * 1024 + 3.0 * 1024 * 4096) + (2 * 1024 * 4 + 1024) + 2 * 32768.0 * 1024;
   const auto bytes = [&](bool distributed, bool bf16) {
     t.distributed_optimizer = distributed;
-    t.bf16_grads = bf16;
+    t.grads_16bit = bf16;
     return step_time_basis(toy(), t, gpu(), Precision::bf16).seconds[kDataParallel] * 450e9 / (0.5 * params);
   };
   EXPECT_NEAR(bytes(true, false), 6, 1e-9);
