@@ -461,8 +461,8 @@ TrainingSetup setup_from_arguments(const std::map<std::string, std::string>& arg
   // arguments.py: with --bf16 the gradients accumulate and reduce in FP32 unless --grad-reduce-in-bf16 (--main-grads-
   // dtype bf16 is refused as not modelled: Megatron-LM runs it only with the precision-aware optimizer, not modelled
   // either); with --fp16 they stay FP16 unless --accumulate-allreduce-grads-in-fp32.
-  t.grads_16bit = flag("bf16") ? flag("grad_reduce_in_bf16")
-                               : flag("fp16") && !flag("accumulate_allreduce_grads_in_fp32");
+  t.grads_16bit =
+      flag("bf16") ? flag("grad_reduce_in_bf16") : flag("fp16") && !flag("accumulate_allreduce_grads_in_fp32");
   t.embedding_in_split = flag("account_for_embedding_in_pipeline_split");
   t.loss_in_split = flag("account_for_loss_in_pipeline_split");
   return t;
