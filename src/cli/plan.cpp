@@ -63,16 +63,7 @@ PredictedRate predicted_rate(const layout::PlannedLayout& p, std::int64_t gpus, 
 nlohmann::ordered_json layout_json(const layout::PlannedLayout& p, std::int64_t gpus, double n_active,
                                    double peak_tflops) {
   const auto& t = p.setup;
-  const auto& l = t.layout;
-  nlohmann::ordered_json j = layout::layout_to_json(l);  // the layout's own fields, then the setup's
-  j["recompute"] = layout::recompute_name(t.recompute);
-  j["distributed_optimizer"] = t.distributed_optimizer;
-  j["sequence_parallel"] = t.sequence_parallel;
-  j["impl"] = t.impl == layout::Impl::local ? "local" : "te";
-  j["first_stage_layers"] = t.first_stage_layers ? nlohmann::ordered_json(*t.first_stage_layers) : nullptr;
-  j["last_stage_layers"] = t.last_stage_layers ? nlohmann::ordered_json(*t.last_stage_layers) : nullptr;
-  j["embedding_in_split"] = t.embedding_in_split;
-  j["loss_in_split"] = t.loss_in_split;
+  nlohmann::ordered_json j = layout::setup_to_json(t);  // the layout's own fields, then the setup's
   j["peak_memory_mib"] = std::round(p.memory.peak_mib * 10) / 10;
   j["fits"] = p.fits;
   j["peak_stage"] = p.memory.stage;
@@ -179,9 +170,18 @@ PlanHeading heading(std::string model_name, const registry::GpuType& gpu, const 
 }
 
 // The planned layouts as JSON (docs/memory-model.md): the request, the counts and each layout (layout_json).
+// When no layout fits, the smallest peaks first: the nearest to fitting (plan's table and JSON alike).
+void nearest_first_when_none_fits(std::vector<layout::PlannedLayout>& plans, std::int64_t fitting) {
+  if (fitting == 0)
+    std::stable_sort(plans.begin(), plans.end(), [](const layout::PlannedLayout& a, const layout::PlannedLayout& b) {
+      return a.memory.peak_mib < b.memory.peak_mib;
+    });
+}
+
 int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const PlanHeading& h,
-                     const std::vector<layout::PlannedLayout>& plans, std::int64_t fitting,
+                     std::vector<layout::PlannedLayout>& plans, std::int64_t fitting,
                      const std::optional<double>& measured, const nlohmann::ordered_json& stages = nullptr) {
+  nearest_first_when_none_fits(plans, fitting);
   const double usable = layout::usable_memory_mib(q.memory_mib);
   nlohmann::ordered_json j{{"model", h.model_name},
                            {"gpu", h.gpu_key},
@@ -215,7 +215,7 @@ int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const P
     std::cout << indented;
   }
   std::cout << (n == 0 ? "]\n}\n" : "\n  ]\n}\n");
-  return plans.empty() ? static_cast<int>(ExitCode::check_failed) : 0;
+  return fitting == 0 ? static_cast<int>(ExitCode::check_failed) : 0;  // as the table: none fits (or none is valid)
 }
 
 // The planned layouts as a table, fastest first (or smallest peak first when none fits); one layout's terms.
@@ -233,10 +233,7 @@ int print_plans_table(const PlanOptions& o, const layout::PlanRequest& q, const 
   std::cout << fmt::format("{} valid layout{}, {} fit{}; ", plans.size(), plans.size() == 1 ? "" : "s", fitting,
                            fitting == 1 ? "s" : "");
   const std::size_t shown = std::min<std::size_t>(plans.size(), static_cast<std::size_t>(o.top.value_or(20)));
-  if (fitting == 0)  // none fits: the smallest peaks are the nearest to fitting
-    std::stable_sort(plans.begin(), plans.end(), [](const layout::PlannedLayout& a, const layout::PlannedLayout& b) {
-      return a.memory.peak_mib < b.memory.peak_mib;
-    });
+  nearest_first_when_none_fits(plans, fitting);
   const bool predicted = q.speed.has_value();
   std::cout << fmt::format("{} by {}\n", shown == plans.size() ? "all" : fmt::format("the first {}", shown),
                            fitting == 0 ? "predicted peak (none fits)"

@@ -324,8 +324,12 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, cons
     const double optimizer_step = (local ? 4 * owned : 0) + (t.grads_16bit ? 4 * owned : 0);
     const double buffer = local ? s2 : 0;  // local attention's persistent baddbmm buffer ("mpu" global memory buffer)
 
-    double transient = attention_transient;
-    std::string_view moment = t.recompute.kind == Recompute::full_uniform ? "recomputed layer" : "attention backward";
+    // A stage without layers (the embedding or the loss counted in the split, PP = L + 1 or L + 2) runs no attention:
+    // the first holds its micro-batches' embedding outputs, the last its logits.
+    double transient = Ls > 0 ? attention_transient : 0;
+    std::string_view moment = Ls == 0                                    ? "embedding"
+                              : t.recompute.kind == Recompute::full_uniform ? "recomputed layer"
+                                                                            : "attention backward";
     double act = activations;
     if (last && logits > transient) {
       transient = logits;

@@ -19,16 +19,6 @@ namespace {
 
 using nlohmann::json;
 
-// The layout in the one form every output of a layout writes (layout/layout_json.h), and the setup's knobs plan's
-// JSON adds to it.
-json layout_json(const layout::TrainingSetup& t) {
-  json j = layout::layout_to_json(t.layout);
-  j["recompute"] = layout::recompute_name(t.recompute);
-  j["distributed_optimizer"] = t.distributed_optimizer;
-  j["sequence_parallel"] = t.sequence_parallel;
-  return j;
-}
-
 // The setup as Megatron-LM's flags (layout/setup_flags.h), written into an empty command: what a recipe's command adds
 // to its MODEL_ARGS.
 std::string megatron_args(const layout::TrainingSetup& t) {
@@ -59,7 +49,7 @@ json point_json(const std::string& model, const registry::StartingPoint& s) {
             {"fits", s.best.has_value()}};
   if (s.best) {
     const auto& st = *s.best->step_time;
-    j["layout"] = layout_json(s.best->setup);
+    j["layout"] = layout::setup_to_json(s.best->setup);
     j["peak_memory_mib"] = round_to(s.best->memory.peak_mib, 1);
     j["step_time_s"] = layout::round_step_time(st.step_time_s);
     j["step_time_interval_s"] = {layout::round_step_time(st.low_s), layout::round_step_time(st.high_s)};
@@ -73,7 +63,7 @@ json point_json(const std::string& model, const registry::StartingPoint& s) {
     j["tune_command"] = tune_command(model, s);
   } else if (s.smallest) {
     j["smallest_peak_mib"] = round_to(s.smallest->memory.peak_mib, 1);
-    j["smallest_layout"] = layout_json(s.smallest->setup);
+    j["smallest_layout"] = layout::setup_to_json(s.smallest->setup);
   }
   return j;
 }

@@ -71,8 +71,9 @@ class ModelFiles(unittest.TestCase):
             with self.subTest(model=model_id):
                 r = subprocess.run([binary(), "plan", "--model", model_id, "--gpu", "H100", "--gpus", "8", "--top", "1",
                                     "--json"], capture_output=True, text=True)
-                self.assertEqual(r.returncode, 0, r.stderr)
-                layouts = json.loads(r.stdout)["layouts"]
+                plan = json.loads(r.stdout)
+                self.assertEqual(r.returncode, 0 if plan["fitting"] > 0 else 1, r.stderr)  # 1: none fits 8 H100s
+                layouts = plan["layouts"]
                 self.assertGreater(len(layouts), 0)
                 self.assertGreater(layouts[0]["step_time_s"], 0)
 

@@ -321,6 +321,22 @@ TEST(MemoryModel, EmbeddingAndLossCountedInTheSplitByHand) {
   EXPECT_THROW(stage_layers(m, t), InputError);
 }
 
+// Two layers + the embedding and the loss over PP 4: one counted layer a stage, so the first and the last build none
+// (Megatron-LM's get_num_layers_to_build). The first holds only the embedding's output, 2 x T x h bytes (BF16) a
+// micro-batch, 4 in flight on stage 0 of PP 4 (1F1B), with no attention: its peak is the embedding's, not an attention
+// backward's; the last peaks at its loss.
+TEST(MemoryModel, AStageWithoutLayersHasNoAttentionBackward) {
+  TrainingSetup t = te_on_pp(4);
+  t.embedding_in_split = t.loss_in_split = true;
+  EXPECT_EQ(stage_layers(toy_shape(), t), (std::vector<std::int64_t>{0, 1, 1, 0}));
+  const auto first = estimate_memory(toy_shape(), t, 0);
+  EXPECT_EQ(first.moment, "embedding");
+  EXPECT_DOUBLE_EQ(term_of(first, "attention_backward"), 0);
+  const double T = double(t.layout.micro_batch * t.row_length), h = 64;
+  EXPECT_DOUBLE_EQ(term_of(first, "activations"), 4 * 2 * T * h / 1048576.0);
+  EXPECT_EQ(estimate_memory(toy_shape(), t, 3).moment, "loss");
+}
+
 // The peak is the largest stage's, whichever it is: a middle stage of dense layers under EP 8 weighs more than stage
 // 1's MoE layers (a review's case: it was skipped as holding fewer micro-batches than stage 1).
 TEST(MemoryModel, ThePeakIsTheLargestStagesEvenInTheMiddle) {
