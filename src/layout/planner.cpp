@@ -93,21 +93,32 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
   for (auto tp : tps)
     for (auto pp : choices(q.pp, divisors(G / std::max<std::int64_t>(1, tp)))) {
       if (G % (tp * pp) != 0 || pp > m.layers + 2) continue;  // L + 2: the embedding and loss counted, a layer each
-      // Uneven pipelines: the embedding and the loss counted as layers where PP divides L + 2 (every stage's share
-      // then splits into virtual stages, as Megatron-Bridge's 405B and 235B recipes run); otherwise the middle stages
-      // take ceil(L / PP) layers and the first and last share the rest.
-      std::optional<std::int64_t> first, last;
-      const bool counted = m.layers % pp != 0 && (m.layers + 2) % pp == 0;
-      bool embedding = counted, loss = counted;
+      // The pipeline splits PP can take (Megatron-LM's get_num_layers_to_build). PP divides the layers: the even
+      // split. Otherwise the embedding and the loss counted as layers where PP divides L + 2 (every stage's share then
+      // splits into virtual stages, as Megatron-Bridge's 405B and 235B recipes run), or one of them where PP divides
+      // L + 1: counting the embedding lightens the first stage, which holds the most micro-batches in flight, and
+      // counting the loss the last, which computes the output layer; both are planned and the predictions choose.
+      // Otherwise the middle stages take ceil(L / PP) layers and the first and last share the rest.
+      struct Split {
+        std::optional<std::int64_t> first, last;
+        bool embedding = false, loss = false;
+      };
+      const std::int64_t L = m.layers;
+      std::vector<Split> splits;
       if (q.split) {
-        first = q.split->first, last = q.split->last, embedding = q.split->embedding, loss = q.split->loss;
-      } else if (m.layers % pp != 0 && !counted) {
-        if (pp < 3 || pp > m.layers) continue;
-        const std::int64_t mid = (m.layers + pp - 1) / pp;
-        const std::int64_t rest = m.layers - (pp - 2) * mid;
+        splits = {{q.split->first, q.split->last, q.split->embedding, q.split->loss}};
+      } else if (L % pp == 0) {
+        splits = {Split{}};
+      } else if ((L + 2) % pp == 0) {
+        splits = {{std::nullopt, std::nullopt, true, true}};
+      } else if ((L + 1) % pp == 0) {
+        splits = {{std::nullopt, std::nullopt, true, false}, {std::nullopt, std::nullopt, false, true}};
+      } else {
+        if (pp < 3 || pp > L) continue;
+        const std::int64_t mid = (L + pp - 1) / pp;
+        const std::int64_t rest = L - (pp - 2) * mid;
         if (rest < 2) continue;
-        first = rest / 2;
-        last = rest - rest / 2;
+        splits = {{rest / 2, rest - rest / 2, false, false}};
       }
       const std::vector<std::int64_t> cps =
           q.impl == Impl::local ? std::vector<std::int64_t>{1} : divisors(G / (tp * pp));
@@ -130,24 +141,31 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
             // layers over PP 2: 63 a stage, VPP 3, 7, 9; counted, 64: VPP 2, 4, 8).
             struct Pipeline {
               std::optional<std::int64_t> vpp;
-              bool embedding, loss;
+              Split split;
             };
-            // PP divides the layers and the layers + 2: the counted split is an alternative (the even split's stage
-            // of L / PP layers, the counted one's of L / PP + 1).
-            const bool alternative = !q.split && !embedding && pp > 1 && (m.layers + 2) % pp == 0;
-            const auto only_counted = [&](std::int64_t v) {
-              return alternative && (m.layers / pp) % v != 0 && ((m.layers + 2) / pp) % v == 0;
-            };
-            std::vector<Pipeline> pipelines{{q.vpp, embedding, loss}};  // a recipe's own split keeps its own VPP
-            if (q.vpp && only_counted(*q.vpp)) {
-              pipelines = {{q.vpp, true, true}};
-            } else if (!q.vpp && !q.split && pp > 1 && !first && !last) {
-              const std::int64_t per_stage = (m.layers + (embedding ? 2 : 0)) / pp;
-              for (auto v : divisors(per_stage))
-                if (v > 1 && pipelines.size() < 5) pipelines.push_back({v, embedding, loss});
-              if (alternative)
-                for (auto v : divisors((m.layers + 2) / pp))
-                  if (v > 1 && only_counted(v) && pipelines.size() < 8) pipelines.push_back({v, true, true});
+            const Split both{std::nullopt, std::nullopt, true, true};
+            std::vector<Pipeline> pipelines;
+            for (const Split& split : splits) {
+              const std::int64_t counted = (split.embedding ? 1 : 0) + (split.loss ? 1 : 0);
+              // PP divides the layers and the layers + 2: the counted split is an alternative (the even split's stage
+              // of L / PP layers, the counted one's of L / PP + 1).
+              const bool alternative = !q.split && counted == 0 && pp > 1 && (L + 2) % pp == 0;
+              const auto only_counted = [&](std::int64_t v) {
+                return alternative && (L / pp) % v != 0 && ((L + 2) / pp) % v == 0;
+              };
+              const std::size_t start = pipelines.size();
+              if (q.vpp && only_counted(*q.vpp)) {
+                pipelines.push_back({q.vpp, both});
+              } else {
+                pipelines.push_back({q.vpp, split});  // a recipe's own split keeps its own VPP
+                if (!q.vpp && !q.split && pp > 1 && !split.first && !split.last) {
+                  for (auto v : divisors((L + counted) / pp))
+                    if (v > 1 && pipelines.size() - start < 5) pipelines.push_back({v, split});
+                  if (alternative)
+                    for (auto v : divisors((L + 2) / pp))
+                      if (v > 1 && only_counted(v) && pipelines.size() - start < 8) pipelines.push_back({v, both});
+                }
+              }
             }
             for (const auto& pipeline : pipelines)
               for (auto mbs : choices(q.micro_batch, divisors(std::max<std::int64_t>(1, q.global_batch / dp)))) {
@@ -169,10 +187,10 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
                     t.fused_cross_entropy = q.fused_cross_entropy;
                     t.grads_16bit = q.grads_16bit;
                     t.impl = q.impl;
-                    t.first_stage_layers = first;
-                    t.last_stage_layers = last;
-                    t.embedding_in_split = pipeline.embedding;
-                    t.loss_in_split = pipeline.loss;
+                    t.first_stage_layers = pipeline.split.first;
+                    t.last_stage_layers = pipeline.split.last;
+                    t.embedding_in_split = pipeline.split.embedding;
+                    t.loss_in_split = pipeline.split.loss;
                     if (!model_violations(m, t).empty()) continue;
                     visit(std::move(t));
                   }
@@ -189,8 +207,15 @@ std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& 
   for_each_setup(m, q, [&](TrainingSetup&& t) {
     out.push_back(plan_setup(m, std::move(t), q.memory_mib, q.gpus_per_node, q.speed, q.precision));
   });
-  std::stable_sort(out.begin(), out.end(), plan_before);
-  return out;
+  // Sorted by index, then moved once: a PlannedLayout is large, and DeepSeek-V3 on 256 GPUs has 90,000 of them.
+  std::vector<std::size_t> order(out.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return plan_before(out[a], out[b]); });
+  std::vector<PlannedLayout> sorted;
+  sorted.reserve(out.size());
+  for (std::size_t i : order) sorted.push_back(std::move(out[i]));
+  return sorted;
 }
 
 std::vector<BestLayouts> best_layouts(const ModelShape& m, PlanRequest q, const std::vector<GpuChoice>& gpus,

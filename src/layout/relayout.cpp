@@ -179,7 +179,8 @@ void suggest_changes(const RelayoutRequest& q, const TrainingSetup& setup, bool 
   for (auto& c : plan_layouts(*q.model, p)) {
     const auto& l = c.setup.layout;
     if (!c.fits || rank(c.setup.recompute.kind) < rank(setup.recompute.kind)) continue;
-    if (c.setup.first_stage_layers || c.setup.last_stage_layers || c.setup.embedding_in_split) continue;  // even only
+    if (c.setup.first_stage_layers || c.setup.last_stage_layers || c.setup.embedding_in_split || c.setup.loss_in_split)
+      continue;  // even splits only
     if (etp_convention_broken(l, from)) continue;
     const bool micro = l.micro_batch != from.micro_batch, rec = c.setup.recompute != setup.recompute;
     const bool tp = l.tp != from.tp, pp = l.pp != from.pp;

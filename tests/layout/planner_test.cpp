@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <set>
+#include <utility>
 
 #include "core/files.h"
 #include "layout/memory.h"
@@ -159,6 +160,27 @@ TEST(Plan, ProposesTheEmbeddingAndLossCountedWherePpDividesTheLayersPlusTwo) {
     EXPECT_FALSE(p.setup.embedding_in_split || p.setup.loss_in_split);
     EXPECT_EQ(stage_layers(m, p.setup), (std::vector<std::int64_t>{2, 4, 4, 4, 4, 4, 4, 2}));
   }
+}
+
+// Seven layers over PP 4: PP divides neither 7 nor 7 + 2, but 7 + 1. Megatron-LM counts one of the embedding and the
+// loss as a layer (get_num_layers_to_build): 2 counted a stage, the first stage (embedding counted) or the last (loss
+// counted) one fewer. Both are planned, each with VPP 1 and 2 (a chunk of one counted layer), never the first/last-
+// stage counts.
+TEST(Plan, ProposesTheEmbeddingOrTheLossCountedWherePpDividesTheLayersPlusOne) {
+  PlanRequest q = pipeline_request(4, 32);
+  auto m = qwen3_06b();
+  m.layers = 7;
+  std::set<std::pair<std::vector<std::int64_t>, std::int64_t>> seen;  // stage layers, VPP
+  const auto plans = plan_layouts(m, q);
+  ASSERT_FALSE(plans.empty());
+  for (const auto& p : plans) {
+    EXPECT_NE(p.setup.embedding_in_split, p.setup.loss_in_split);
+    EXPECT_FALSE(p.setup.first_stage_layers || p.setup.last_stage_layers);
+    seen.insert({stage_layers(m, p.setup), p.setup.layout.vpp.value_or(1)});
+  }
+  const std::vector<std::int64_t> embedding{1, 2, 2, 2}, loss{2, 2, 2, 1};
+  EXPECT_EQ(seen, (std::set<std::pair<std::vector<std::int64_t>, std::int64_t>>{
+                      {embedding, 1}, {embedding, 2}, {loss, 1}, {loss, 2}}));
 }
 
 // A recipe's own split planned as given (plan --from, tune's start): first and last stages of 8 around 12 on PP 3,
