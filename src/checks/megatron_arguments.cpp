@@ -279,6 +279,8 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
   if (!number("expert_tensor_parallel_size")) v["expert_tensor_parallel_size"] = std::to_string(tp);
   if (tp == 1) v["sequence_parallel"] = "False";
   validate_recompute_and_positions(v, where);
+  if (on("fp16") && on("bf16"))  // arguments.py: with --fp16, assert not args.bf16
+    throw InputError(where, "--fp16 and --bf16 are both given", "give one of them (validate_args asserts it)");
   // The virtual pipeline size (a --pipeline-model-parallel-layout is not read here: plan refuses it by name).
   if (number("num_virtual_stages_per_pipeline_rank") && number("num_layers_per_virtual_pipeline_stage"))
     throw InputError(

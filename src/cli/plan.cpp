@@ -516,7 +516,8 @@ const bool registered_plan = register_command(
            ->expected(1, -1);
        app.add_flag("--json", o->json, "JSON output");
        app.footer(
-           "Exit codes: 0 layouts listed; 1 no valid layout; 2 bad input. docs/memory-model.md gives the model.");
+           "Exit codes: 0 layouts listed, some fit; 1 no valid layout, or none fits (listed, the nearest first); 2 bad "
+           "input. docs/memory-model.md gives the model.");
        return [o]() { return run(*o); };
      }});
 

@@ -315,14 +315,18 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, cons
         break;
       }
     }
-    if (first) stored += T * (t.hidden_dropout ? 3 : 2) * h * r;  // the embedding's output (and its dropout mask)
+    // The embedding's output (and its dropout mask). A first stage without layers sends that output on and frees it
+    // (deallocate_pipeline_outputs: schedules.py deallocate_output_tensor; an empty block returns its input
+    // uncloned on the first stage, transformer_block.py): only the mask stays.
+    if (first) stored += T * (Ls > 0 ? (t.hidden_dropout ? 3 : 2) : (t.hidden_dropout ? 1 : 0)) * h * r;
     const double in_flight = micro_batches_in_flight(m, t, stage, micro_batches);
     const double activations = in_flight * stored;
     const double logits = last ? (t.fused_cross_entropy ? kFusedLogitBytes : kLogitBytes) * T * V / tp + T * 2 * h : 0;
     // At the optimizer step: torch AdamW (foreach) makes one FP32 copy of its parameters; BF16 gradients are copied to
     // FP32 for the parameters the optimizer owns.
     const double optimizer_step = (local ? 4 * owned : 0) + (t.grads_16bit ? 4 * owned : 0);
-    const double buffer = local ? s2 : 0;  // local attention's persistent baddbmm buffer ("mpu" global memory buffer)
+    // Local attention's persistent baddbmm buffer ("mpu" global memory buffer), made at a stage's first attention.
+    const double buffer = local && Ls > 0 ? s2 : 0;
 
     // A stage without layers (the embedding or the loss counted in the split, PP = L + 1 or L + 2) runs no attention:
     // the first holds its micro-batches' embedding outputs, the last its logits.
@@ -341,17 +345,14 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, cons
       moment = "optimizer step";
     }
     std::vector<MemoryTerm> terms = {
-        {"weights", weights / kMiB},
-        {"gradients", grads / kMiB},
-        {"optimizer_state", optimizer / kMiB},
-        {"attention_buffer", buffer / kMiB},
-        {"workspace", kWorkspaceMiB},
-        {"activations", act / kMiB},
-        {moment == "loss"             ? "logits_and_loss"
-         : moment == "optimizer step" ? "optimizer_step"
-                                      : "attention_backward",
-         transient / kMiB},
+        {"weights", weights / kMiB},         {"gradients", grads / kMiB},  {"optimizer_state", optimizer / kMiB},
+        {"attention_buffer", buffer / kMiB}, {"workspace", kWorkspaceMiB}, {"activations", act / kMiB},
     };
+    if (moment != "embedding")  // the moment's transient; a stage of only the embedding has none
+      terms.push_back({moment == "loss"             ? "logits_and_loss"
+                       : moment == "optimizer step" ? "optimizer_step"
+                                                    : "attention_backward",
+                       transient / kMiB});
     double peak = 0;
     for (const auto& term : terms) peak += term.mib;
     if (peak > best.peak_mib) {

@@ -165,6 +165,13 @@ void suggest_changes(const RelayoutRequest& q, const TrainingSetup& setup, bool 
   p.fused_cross_entropy = q.setup.fused_cross_entropy;
   p.grads_16bit = q.setup.grads_16bit;
   if (!sequence_parallel) p.sequence_parallel = false;  // else on at TP > 1 (the planner's default)
+  // A suggestion changes knobs, not the command's pipeline split: an uneven split of the recipe's own is planned as
+  // it stands at every PP (the rules drop the PPs it does not fit), an even one stays even.
+  const bool uneven =
+      setup.first_stage_layers || setup.last_stage_layers || setup.embedding_in_split || setup.loss_in_split;
+  if (uneven)
+    p.split = PlanRequest::Split{setup.first_stage_layers, setup.last_stage_layers, setup.embedding_in_split,
+                                 setup.loss_in_split};
   // slime and miles pack rows themselves: a suggestion keeps the recipe's micro-batch (recompute is Megatron-LM's
   // flags in their command too, which relayout rewrites).
   if (q.launch == Launch::slime) p.micro_batch = r.layout.micro_batch;
@@ -179,8 +186,9 @@ void suggest_changes(const RelayoutRequest& q, const TrainingSetup& setup, bool 
   for (auto& c : plan_layouts(*q.model, p)) {
     const auto& l = c.setup.layout;
     if (!c.fits || rank(c.setup.recompute.kind) < rank(setup.recompute.kind)) continue;
-    if (c.setup.first_stage_layers || c.setup.last_stage_layers || c.setup.embedding_in_split || c.setup.loss_in_split)
-      continue;  // even splits only
+    if (!uneven && (c.setup.first_stage_layers || c.setup.last_stage_layers || c.setup.embedding_in_split ||
+                    c.setup.loss_in_split))
+      continue;  // the recipe's split is even: so are the suggestions
     if (etp_convention_broken(l, from)) continue;
     const bool micro = l.micro_batch != from.micro_batch, rec = c.setup.recompute != setup.recompute;
     const bool tp = l.tp != from.tp, pp = l.pp != from.pp;

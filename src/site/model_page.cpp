@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include "core/text.h"
+#include "layout/setup_flags.h"
 #include "layout/step_time.h"
 #include "registry/evaluate.h"
 #include "site/charts.h"
@@ -127,6 +130,29 @@ std::string layout_text(const json& l) {
   return t;
 }
 
+// An uneven pipeline split of a layout written by layout::setup_to_json, in the flags plan's table names it with
+// (layout::uneven_split_flags), one flag and its value an item: [] for an even split.
+json split_flags(const json& l) {
+  layout::TrainingSetup t;
+  auto layers = [&](const char* key) {
+    return l.contains(key) && !l[key].is_null() ? std::optional<std::int64_t>(l[key].get<std::int64_t>())
+                                                : std::nullopt;
+  };
+  t.first_stage_layers = layers("first_stage_layers");
+  t.last_stage_layers = layers("last_stage_layers");
+  t.embedding_in_split = l.value("embedding_in_split", false);
+  t.loss_in_split = l.value("loss_in_split", false);
+  json flags = json::array();
+  std::istringstream words(layout::uneven_split_flags(t));
+  for (std::string word; words >> word;) {
+    if (word.rfind("--", 0) == 0 || flags.empty())
+      flags.push_back(word);
+    else
+      flags.back() = flags.back().get<std::string>() + " " + word;
+  }
+  return flags;
+}
+
 // The starting points of one GPU type: a row per GPU count, and the chart's series.
 json start_rows(const json& points, const std::string& gpu, LineSeries& series) {
   json rows = json::array();
@@ -136,6 +162,8 @@ json start_rows(const json& points, const std::string& gpu, LineSeries& series) 
     r["usable"] = integer(sp["usable_mib"].get<double>());
     if (sp["fits"].get<bool>()) {
       r["layout"] = layout_text(sp["layout"]);
+      r["split_flags"] = split_flags(sp["layout"]);
+      r["has_split"] = !r["split_flags"].empty();
       r["peak"] = integer(sp["peak_memory_mib"].get<double>());
       r["step"] = step_seconds(sp["step_time_s"].get<double>());
       r["step_span"] = span(sp["step_time_interval_s"], step_seconds);
@@ -152,6 +180,8 @@ json start_rows(const json& points, const std::string& gpu, LineSeries& series) 
     } else {
       r["smallest_peak"] = sp.contains("smallest_peak_mib") ? integer(sp["smallest_peak_mib"].get<double>()) : "–";
       r["smallest_layout"] = sp.contains("smallest_layout") ? layout_text(sp["smallest_layout"]) : "";
+      r["smallest_split_flags"] = sp.contains("smallest_layout") ? split_flags(sp["smallest_layout"]) : json::array();
+      r["has_smallest_split"] = !r["smallest_split_flags"].empty();
     }
     rows.push_back(std::move(r));
   }

@@ -335,6 +335,7 @@ TEST(TrainingCommand, validate_args_rules_the_models_refusals_and_slime_packing_
   };
   EXPECT_TRUE(read_fp16("").setup.grads_16bit);
   EXPECT_FALSE(read_fp16("--accumulate-allreduce-grads-in-fp32").setup.grads_16bit);
+  EXPECT_THAT(refused("pretrain_gpt.py " + base + "--fp16"), HasSubstr("--fp16 and --bf16 are both given"));
   const auto counted = read(
                            "--pipeline-model-parallel-size 2 --account-for-embedding-in-pipeline-split "
                            "--account-for-loss-in-pipeline-split")

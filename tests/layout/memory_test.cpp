@@ -322,18 +322,26 @@ TEST(MemoryModel, EmbeddingAndLossCountedInTheSplitByHand) {
 }
 
 // Two layers + the embedding and the loss over PP 4: one counted layer a stage, so the first and the last build none
-// (Megatron-LM's get_num_layers_to_build). The first holds only the embedding's output, 2 x T x h bytes (BF16) a
-// micro-batch, 4 in flight on stage 0 of PP 4 (1F1B), with no attention: its peak is the embedding's, not an attention
-// backward's; the last peaks at its loss.
-TEST(MemoryModel, AStageWithoutLayersHasNoAttentionBackward) {
+// (Megatron-LM's get_num_layers_to_build). The first runs only the embedding: it sends its output on and frees it
+// (deallocate_pipeline_outputs), so with hidden dropout only the 1-byte mask of T x h values stays for each of the 4
+// micro-batches in flight on stage 0 of PP 4 (1F1B), none without; no attention, so no attention buffer under the
+// local implementation and no transient: its peak moment is the embedding. The last peaks at its loss.
+TEST(MemoryModel, AStageWithoutLayersHoldsOnlyItsEmbeddingsDropoutMask) {
   TrainingSetup t = te_on_pp(4);
   t.embedding_in_split = t.loss_in_split = true;
+  t.hidden_dropout = true;
   EXPECT_EQ(stage_layers(toy_shape(), t), (std::vector<std::int64_t>{0, 1, 1, 0}));
-  const auto first = estimate_memory(toy_shape(), t, 0);
+  auto first = estimate_memory(toy_shape(), t, 0);
   EXPECT_EQ(first.moment, "embedding");
-  EXPECT_DOUBLE_EQ(term_of(first, "attention_backward"), 0);
   const double T = double(t.layout.micro_batch * t.row_length), h = 64;
-  EXPECT_DOUBLE_EQ(term_of(first, "activations"), 4 * 2 * T * h / 1048576.0);
+  EXPECT_DOUBLE_EQ(term_of(first, "activations"), 4 * T * h / 1048576.0);
+  for (const auto& x : first.terms) EXPECT_NE(x.name, "attention_backward");
+  t.hidden_dropout = false;
+  t.impl = Impl::local;
+  first = estimate_memory(toy_shape(), t, 0);
+  EXPECT_DOUBLE_EQ(term_of(first, "activations"), 0);
+  EXPECT_DOUBLE_EQ(term_of(first, "attention_buffer"), 0);
+  EXPECT_GT(term_of(estimate_memory(toy_shape(), t, 1), "attention_buffer"), 0);
   EXPECT_EQ(estimate_memory(toy_shape(), t, 3).moment, "loss");
 }
 

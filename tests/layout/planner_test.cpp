@@ -364,5 +364,36 @@ TEST(Relayout, TheEmbeddingAndLossCountedLeaveWhereTheNewPpDividesTheLayers) {
   EXPECT_NE(kept.command.find("--account-for-loss-in-pipeline-split"), std::string::npos);
 }
 
+// A recipe that counts the loss alone (32 + 1 layers over PP 3, 11 a stage) and does not fit at its micro-batch of 8:
+// the suggestions change knobs and keep the command's split, so they keep PP 3 with the loss counted (they used to
+// drop every split but the even one, and with it PP 3).
+TEST(Relayout, SuggestionsKeepTheRecipesOwnCountedSplit) {
+  auto m = qwen3_06b();
+  m.layers = 32;
+  RelayoutRequest q;
+  q.setup = setup(1, 3, 1, 8);
+  q.setup.loss_in_split = true;
+  q.layout = q.setup.layout;
+  q.global_batch = 32;
+  q.row_length = 512;
+  q.gpus = 3;
+  q.model = m;
+  TrainingSetup small = q.setup;
+  small.layout.micro_batch = 1;
+  const double between = (estimate_memory(m, q.setup).peak_mib + estimate_memory(m, small).peak_mib) / 2;
+  q.memory_mib = between / 0.9 + 1024;  // usable_memory_mib: (memory - 1 GiB) x 0.9
+  const std::string command =
+      "torchrun --nproc-per-node 3 pretrain_gpt.py --num-layers 32 --pipeline-model-parallel-size 3 "
+      "--account-for-loss-in-pipeline-split --micro-batch-size 8";
+  const auto r = relayout(q, command, "recipe.yaml: command");
+  ASSERT_FALSE(r.suggestions.empty());
+  bool pp3 = false;
+  for (const auto& s : r.suggestions) {
+    EXPECT_TRUE(s.setup.loss_in_split && !s.setup.embedding_in_split) << s.what;
+    pp3 = pp3 || s.setup.layout.pp == 3;
+  }
+  EXPECT_TRUE(pp3);
+}
+
 }  // namespace
 }  // namespace openrecipes::layout
