@@ -86,7 +86,7 @@ nlohmann::ordered_json layout_json(const layout::PlannedLayout& p, std::int64_t 
       if (st.terms[k] > 0) terms[layout::step_time_term_name(k)] = layout::round_step_time(st.terms[k]);
     j["step_time_terms"] = std::move(terms);
     j["step_time_bound"] = st.host_bound() ? "host" : "device";  // the longer lane (docs/step-time-model.md)
-    j["step_time_stage"] = st.basis.stage;
+    j["step_time_stage"] = st.pace_stage();
   }
   j["warnings"] = p.warnings;
   return j;
@@ -105,7 +105,7 @@ void print_terms(const layout::PlannedLayout& p, const std::optional<double>& me
   std::cout << fmt::format(
       "predicted step {:.3g} s ({:.3g} to {:.3g}), paced by stage {}: GPU {:.3g} s, host {:.3g} s ({}-bound); terms"
       " (s):\n ",
-      st.step_time_s, st.low_s, st.high_s, st.basis.stage, st.device_s, st.host_s, st.host_bound() ? "host" : "GPU");
+      st.step_time_s, st.low_s, st.high_s, st.pace_stage(), st.device_s, st.host_s, st.host_bound() ? "host" : "GPU");
   for (std::size_t k = 0; k < layout::kStepTimeTerms; ++k)
     if (st.terms[k] > 0) std::cout << fmt::format(" {} {:.3g}", layout::step_time_term_name(k), st.terms[k]);
   std::cout << "\n";

@@ -39,6 +39,9 @@ struct StageWork {
   double compute() const {
     return seconds[kGemmBf16] + seconds[kGemmFp8] + seconds[kGemmSmall] + seconds[kAttention] + seconds[kMemoryBound];
   }
+  double host() const {
+    return seconds[kCollectives] + seconds[kLayerOverhead] + seconds[kLocalOverhead] + seconds[kMoeOverhead];
+  }
 };
 
 struct Rates {
@@ -247,7 +250,10 @@ StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const
   const std::vector<std::int64_t>& layers = split.layers;
   const std::vector<double>& moe = split.moe;
   StepTimeBasis out;
-  StageWork pace;
+  // Every stage runs its micro-batches at the pace of the slowest: the GPU's work is the stage's with the most compute
+  // and memory-bound work (the last, with the output layer and the loss, where the stages' layers are even), the
+  // host's the stage's with the most launches (the one with the most layers), each lane from its own stage.
+  StageWork pace, host;
   for (std::size_t s = 0; s < layers.size(); ++s) {
     const bool last = s + 1 == layers.size();
     StageWork w = stage_work(m, t, r, precision, double(layers[s]), moe[s], last);
@@ -255,7 +261,13 @@ StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const
       pace = w;
       out.stage = std::int64_t(s);
     }
+    if (s == 0 || w.host() > host.host()) {
+      host = w;
+      out.host_stage = std::int64_t(s);
+    }
   }
+  for (std::size_t k = 0; k < kStepTimeTerms; ++k)
+    if (step_time_lane(k) == StepTimeLane::host) pace.seconds[k] = host.seconds[k];
   const double micro_batches = double(t.global_batch) / double(l.dp * l.micro_batch);
   out.micro_batch_runs = micro_batches + double(l.pp - 1) / double(l.vpp.value_or(1));
   for (double& s : pace.seconds) s *= out.micro_batch_runs;

@@ -62,7 +62,8 @@ StepTimeLane step_time_lane(std::size_t term);
 /// The terms of one layout at unit constants: a term's seconds if its constant were 1.
 struct StepTimeBasis {
   std::array<double, kStepTimeTerms> seconds{};
-  std::int64_t stage = 0;       ///< the pipeline stage whose work sets the pace (0-based)
+  std::int64_t stage = 0;       ///< the pipeline stage whose GPU work sets the pace (0-based): the device lane's
+  std::int64_t host_stage = 0;  ///< the stage whose host work (launches) sets the pace: the host lane's
   double micro_batch_runs = 1;  ///< micro-batches + (PP - 1) / VPP: the stage's work this many times a step
 };
 
@@ -84,6 +85,8 @@ struct StepTimePrediction {
   std::array<double, kStepTimeTerms> terms{};  ///< seconds, each constant × basis
   StepTimeBasis basis;
   bool host_bound() const { return host_s > device_s; }
+  /// The stage whose lane sets the step: the host lane's when host-bound, else the GPU's.
+  std::int64_t pace_stage() const { return host_bound() ? basis.host_stage : basis.stage; }
 };
 
 /// e of the interval (step_time_fit.h): the 90th percentile, over the rows of models left out of the fit, of the larger
