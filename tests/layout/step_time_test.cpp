@@ -104,6 +104,23 @@ TEST(StepTime, the_pipeline_runs_its_stage_micro_batches_plus_the_bubble_over_vp
   EXPECT_NEAR(b.seconds[kNvlink], 2 * 2048.0 * 1024 * 2 * 2 * 8.5 / 450e9, 1e-12);
 }
 
+// Each lane at its own slowest stage: 4 layers + the loss over PP 5 (a review's case, the loss counted in the split)
+// give stages of 1, 1, 1, 1 and 0 layers: the GPU lane is the last stage's (the output layer outweighs a layer of this
+// toy), the host lane a 1-layer stage's, 1 ms a layer a micro-batch run at unit constants. Before, both lanes came from
+// the last stage, whose host work (no layer) is none.
+TEST(StepTime, each_lane_runs_at_its_own_slowest_stage) {
+  auto t = setup(8);
+  t.layout.pp = 5;
+  t.loss_in_split = true;
+  const auto b = step_time_basis(toy(), t, gpu(), Precision::bf16);
+  EXPECT_EQ(b.stage, 4);
+  EXPECT_LT(b.host_stage, 4);
+  EXPECT_DOUBLE_EQ(b.micro_batch_runs, 8 + 4.0);
+  EXPECT_DOUBLE_EQ(b.seconds[kLayerOverhead], 1e-3 * 12);
+  const auto p = predict_step_time(toy(), t, gpu(), Precision::bf16);
+  EXPECT_EQ(p.pace_stage(), p.host_bound() ? b.host_stage : b.stage);
+}
+
 // DP 2 inside a node: once a step, the parameters' gradients reduced and, with the distributed optimizer, the
 // parameters gathered, (DP - 1) / DP of them over one direction of NVLink (450 GB/s): 6 bytes a parameter (FP32
 // gradients reduce-scattered, BF16 parameters all-gathered), 8 without the distributed optimizer (an FP32
