@@ -255,8 +255,8 @@ void find_nearest_counts(const RelayoutRequest& q, const TrainingSetup& setup, R
 }
 
 // The command with the launcher's GPU counts, the new layout (layout/setup_flags.h) and a new row length written.
-void rewrite_command(const RelayoutRequest& q, bool add_sequence_parallel, bool drop_counted, CommandEditor& cmd,
-                     RelayoutResult& r) {
+void rewrite_command(const RelayoutRequest& q, bool add_sequence_parallel, const TrainingSetup* recounted,
+                     CommandEditor& cmd, RelayoutResult& r) {
   const std::int64_t per_node = q.gpus <= q.gpus_per_node ? q.gpus : q.gpus_per_node;
   const auto s = [](std::int64_t v) { return std::to_string(v); };
   if (q.launch == Launch::megatron) {
@@ -279,10 +279,15 @@ void rewrite_command(const RelayoutRequest& q, bool add_sequence_parallel, bool 
   parts.micro_batch = q.micro_batch.has_value();
   parts.recompute = q.recompute && q.recompute->kind != Recompute::none;
   write_setup_flags(cmd, written, parts);
-  if (drop_counted) {
-    write_counted_split(cmd, written);  // both off
-    r.notes.push_back(fmt::format("{} no longer counted in the pipeline split: PP {} divides the {} layers evenly",
-                                  counted_in_split(q.setup), r.layout.pp, q.model->layers));
+  if (recounted) {  // the new PP's counted split (relayout: recount)
+    write_counted_split(cmd, *recounted);
+    if (!recounted->embedding_in_split && !recounted->loss_in_split)
+      r.notes.push_back(fmt::format("{} no longer counted in the pipeline split: PP {} divides the {} layers evenly",
+                                    counted_in_split(q.setup), r.layout.pp, q.model->layers));
+    else
+      r.notes.push_back(fmt::format("{} counted in the pipeline split, not {}: PP {} divides the {} layers + {}",
+                                    counted_in_split(*recounted), counted_in_split(q.setup), r.layout.pp,
+                                    q.model->layers, split_layers(*q.model, *recounted) - q.model->layers));
   }
   if (add_sequence_parallel)
     r.notes.push_back(
@@ -316,13 +321,24 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
   // count use it.
   const bool asked_sp = r.layout.tp > 1 && (q.setup.sequence_parallel || cmd.has({"--sequence-parallel"}));
   const bool add_sequence_parallel = q.model && q.model->experts > 0 && r.layout.tp > 1 && !asked_sp;
-  // The embedding and loss counted in the split (Megatron-Bridge's large recipes) at a PP that divides the layers but
-  // not the layers with them: the even split, the flags dropped.
-  bool drop_counted = false;
+  // The embedding or the loss counted in the split (Megatron-Bridge's large recipes) at a new PP that does not divide
+  // the layers with them: the split that PP takes, as the planner proposes it. The even split where PP divides the
+  // layers (the flags dropped), both counted where it divides the layers + 2, one where the layers + 1 (the recipe's
+  // own one, or the loss where it counted both: the last stage carries the output layer).
+  bool recount = false;
   if (q.model && (setup.embedding_in_split || setup.loss_in_split) && r.layout.pp != q.setup.layout.pp) {
-    drop_counted =
-        r.layout.pp == 1 || (split_layers(*q.model, setup) % r.layout.pp != 0 && q.model->layers % r.layout.pp == 0);
-    if (drop_counted) setup.embedding_in_split = setup.loss_in_split = false;
+    const std::int64_t L = q.model->layers, P = r.layout.pp;
+    const bool one = setup.embedding_in_split != setup.loss_in_split;
+    if (P == 1 || (split_layers(*q.model, setup) % P != 0 && L % P == 0)) {
+      setup.embedding_in_split = setup.loss_in_split = false;
+      recount = true;
+    } else if (split_layers(*q.model, setup) % P != 0 && (L + 2) % P == 0) {
+      setup.embedding_in_split = setup.loss_in_split = true;
+      recount = true;
+    } else if (split_layers(*q.model, setup) % P != 0 && (L + 1) % P == 0) {
+      if (!one) setup.embedding_in_split = false;  // the loss alone
+      recount = true;
+    }
   }
   if (q.model) {
     setup.sequence_parallel = asked_sp || add_sequence_parallel;
@@ -343,7 +359,7 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
                    : "re-measure (a relayout is a new run); the convergence check need not be re-run, since only the "
                      "parallel layout and packing change";
   if (!r.violations.empty()) return r;
-  rewrite_command(q, add_sequence_parallel, drop_counted, cmd, r);
+  rewrite_command(q, add_sequence_parallel, recount ? &setup : nullptr, cmd, r);
   r.command = cmd.result();
   return r;
 }

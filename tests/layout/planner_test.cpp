@@ -364,6 +364,33 @@ TEST(Relayout, TheEmbeddingAndLossCountedLeaveWhereTheNewPpDividesTheLayers) {
   EXPECT_NE(kept.command.find("--account-for-loss-in-pipeline-split"), std::string::npos);
 }
 
+// A recipe that counts the loss alone (14 + 1 layers over PP 5) relaid out to PP 8: 8 divides neither 14 nor 15 but
+// 16, so the embedding is counted too (the split the planner proposes there), the command gains its flag, with a note.
+TEST(Relayout, ACountedSplitTakesTheSplitItsNewPpNeeds) {
+  auto m = qwen3_06b();
+  m.layers = 14;
+  RelayoutRequest q;
+  q.setup = setup(1, 5, 1, 1);
+  q.setup.loss_in_split = true;
+  q.layout = q.setup.layout;
+  q.global_batch = 32;
+  q.row_length = 512;
+  q.gpus = 8;
+  q.pp = 8;
+  q.model = m;
+  q.memory_mib = 143771;
+  const std::string command =
+      "torchrun --nproc-per-node 5 pretrain_gpt.py --pipeline-model-parallel-size 5 "
+      "--account-for-loss-in-pipeline-split --micro-batch-size 1";
+  const auto r = relayout(q, command, "recipe.yaml: command");
+  ASSERT_TRUE(r.violations.empty()) << r.violations.front().what;
+  EXPECT_TRUE(r.setup->embedding_in_split && r.setup->loss_in_split);
+  EXPECT_NE(r.command.find("--account-for-embedding-in-pipeline-split"), std::string::npos) << r.command;
+  EXPECT_THAT(r.notes, ::testing::Contains(::testing::HasSubstr(
+                           "the embedding and the loss counted in the pipeline split, not the loss: PP 8 divides the "
+                           "14 layers + 2")));
+}
+
 // A recipe that counts the loss alone (32 + 1 layers over PP 3, 11 a stage) and does not fit at its micro-batch of 8:
 // the suggestions change knobs and keep the command's split, so they keep PP 3 with the loss counted (they used to
 // drop every split but the even one, and with it PP 3).
