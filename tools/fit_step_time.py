@@ -6,9 +6,9 @@
 
 The rows are tests/data/step_time/fit_rows.jsonl (tools/step_time_rows.py: Megatron-Bridge's published throughput,
 Megatron-LM's CI iteration times and the registry's runs); build/step_time_basis gives each row's terms at unit constants
-(layout/step_time.h). The prediction is max(Σ device terms, Σ host terms) + Σ once terms, each term its constant × its
-basis: the host launches kernels and collectives ahead of the GPU, so a large model's launches hide behind its GPU
-work and a small model waits on its host. A term whose basis is work at a datasheet rate (GEMMs and attention at the
+(layout/step_time.h), stage by stage. The prediction is max(Σ device terms, Σ host terms) + Σ once terms, each term its
+constant × its basis and each lane's sum that of its longest pipeline stage: the host launches kernels and collectives
+ahead of the GPU, so a large model's launches hide behind its GPU work and a small model waits on its host. A term whose basis is work at a datasheet rate (GEMMs and attention at the
 peak, bytes over HBM, traffic over the network, EP's and DP's traffic over their links) is pinned at 1, not fitted:
 fitted freely, those constants traded against the overheads and a model left out was predicted worse. The others
 (small GEMMs' shortfall, NVLink traffic's exposed share, the overheads) minimise the squared relative error of the
@@ -64,20 +64,40 @@ def load(build):
     return used, refused
 
 
-def lanes(basis):
-    """The basis of rows (an array, one row each) split by lane: device, host, once (layout::step_time_lane)."""
-    return basis[:, DEVICE], basis[:, HOST], basis[:, ONCE]
+def stage_array(rows):
+    """The rows' stage bases (layout::step_time_stage_bases) as one array, rows × stages × terms: a row of fewer stages
+    repeats its first, which leaves each lane's longest stage as it is."""
+    n = max(len(r["stages"]) for r in rows)
+    out = np.empty((len(rows), n, len(TERMS)))
+    for i, r in enumerate(rows):
+        st = np.array(r["stages"])
+        out[i, :len(st)] = st
+        out[i, len(st):] = st[0]
+    return out
 
 
-def predicted_steps(c, basis):
-    """max(Σ device terms, Σ host terms) + Σ once terms, for each row of `basis` (layout::predict_step_time)."""
-    device, host, once = lanes(basis)
-    return np.maximum(device @ c[DEVICE], host @ c[HOST]) + once @ c[ONCE]
+def predicted_steps(c, stages):
+    """max(the longest stage's Σ device terms, the longest stage's Σ host terms) + the longest stage's Σ once terms, for
+    each row of `stages` (rows × stages × terms; layout::step_time_basis and predict_step_time)."""
+    device = (stages[:, :, DEVICE] @ c[DEVICE]).max(axis=1)
+    host = (stages[:, :, HOST] @ c[HOST]).max(axis=1)
+    once = (stages[:, :, ONCE] @ c[ONCE]).max(axis=1)
+    return np.maximum(device, host) + once
+
+
+def assembled(c, r):
+    """Row r's terms as layout::step_time_basis assembles them at constants c: each lane's from its longest stage."""
+    st = np.array(r["stages"])
+    out = np.empty(len(TERMS))
+    for lane in (DEVICE, HOST, ONCE):
+        out[lane] = st[int(np.argmax(st[:, lane] @ c[lane])), lane]
+    return out
 
 
 def fit(rows):
     per_model = Counter(r["model"] for r in rows)
-    basis = np.array([r["basis"] for r in rows])
+    stages = stage_array(rows)
+    basis = stages.max(axis=1)  # each term's largest stage: the linear start's basis
     measured = np.array([r["step_time_s"] for r in rows])
     w = np.array([1 / math.sqrt(per_model[r["model"]]) for r in rows])
     pinned = np.array([t in PINNED for t in TERMS])
@@ -90,21 +110,21 @@ def fit(rows):
     # Start from the fit of the sum of every term (linear), then take the longer lane (piecewise linear).
     a = basis / measured[:, None] * w[:, None]
     start = lsq_linear(a[:, ~pinned], w - a[:, pinned].sum(axis=1), bounds=(0, np.inf), method="bvls", tol=1e-12).x
-    free = least_squares(lambda x: w * (predicted_steps(constants(x), basis) / measured - 1), start + 1e-3,
+    free = least_squares(lambda x: w * (predicted_steps(constants(x), stages) / measured - 1), start + 1e-3,
                          bounds=(0, np.inf), ftol=1e-14, xtol=1e-14, gtol=1e-14).x
     free[free < 1e-9] = 0  # at the bound: the solver stops a hair above it (1e-18), which is no term at all
     return constants(free)
 
 
 def predict(c, r):
-    return float(predicted_steps(c, np.array([r["basis"]]))[0])
+    return float(predicted_steps(c, stage_array([r]))[0])
 
 
 def sets_pace(c, r, k):
     """Whether term k counts in row r's prediction: a once term always, a lane's term when its lane is the longer."""
     if k in ONCE:
         return True
-    b = np.array(r["basis"])
+    b = assembled(c, r)
     device, host = b[DEVICE] @ c[DEVICE], b[HOST] @ c[HOST]
     return (k in HOST) == (host > device)
 
@@ -155,7 +175,7 @@ def header(c, rows, error90, lomo_mape):
              "namespace openrecipes::layout::fit {", "",
              "inline constexpr std::array<double, kStepTimeTerms> kStepTimeConstants = {"]
     for k, name in enumerate(TERMS):
-        setting = [r for r in rows if c[k] * r["basis"][k] >= 0.1 * predict(c, r) and sets_pace(c, r, k)]
+        setting = [r for r in rows if c[k] * assembled(c, r)[k] >= 0.1 * predict(c, r) and sets_pace(c, r, k)]
         models = sorted({r["model"] for r in setting})
         rows_word = "row" if len(setting) == 1 else "rows"
         where = f"{len(setting)} {rows_word}: {', '.join(models)}" if setting else "no row"

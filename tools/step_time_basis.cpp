@@ -2,8 +2,9 @@
 //   build/step_time_basis tests/data/step_time/fit_rows.jsonl registry/gpus.yaml > basis.jsonl
 // Each row's command (a registry row's recipe) is read as `plan --command` reads it (checks::read_command_run, the row's GPUs) and its terms at
 // unit constants computed (layout::step_time_basis) with the row's GPU type and precision. Output, one JSON object a
-// row: the row's id, source, model, gpu and step_time_s, with `basis` (seconds per term, in
-// layout::StepTimeTerm's order), `stage`, `micro_batch_runs`, `global_batch`, `row_length` and `layout`; or `refused` with the reader's message.
+// row: the row's id, source, model, gpu and step_time_s, with `stages` (each pipeline stage's seconds per term for the
+// step, in layout::StepTimeTerm's order: layout::step_time_stage_bases), `micro_batch_runs`, `global_batch`,
+// `row_length` and `layout`; or `refused` with the reader's message.
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -59,9 +60,9 @@ int main(int argc, char** argv) {
         const auto speed = registry::gpu_speed(gpus.at(row.at("gpu").get<std::string>()),
                                                row.at("gpus_per_node").get<std::int64_t>());
         const auto precision = row.at("precision") == "fp8" ? layout::Precision::fp8 : layout::Precision::bf16;
-        const auto basis = layout::step_time_basis(run.shape, run.setup, speed, precision);
-        out["basis"] = basis.seconds;
-        out["stage"] = basis.stage;
+        const auto split = layout::stage_split(run.shape, run.setup);
+        const auto basis = layout::step_time_basis(run.shape, run.setup, speed, precision, split);
+        out["stages"] = layout::step_time_stage_bases(run.shape, run.setup, speed, precision, split);
         out["micro_batch_runs"] = basis.micro_batch_runs;
         out["global_batch"] = run.setup.global_batch;
         out["row_length"] = run.setup.row_length;

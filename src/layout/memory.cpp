@@ -329,7 +329,7 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, cons
     const double buffer = local && Ls > 0 ? s2 : 0;
 
     // A stage without layers (the embedding or the loss counted in the split, PP = L + 1 or L + 2) runs no attention:
-    // the first holds its micro-batches' embedding outputs, the last its logits.
+    // the first keeps its embedding's dropout masks (above), the last its logits.
     double transient = Ls > 0 ? attention_transient : 0;
     std::string_view moment = Ls == 0                                       ? "embedding"
                               : t.recompute.kind == Recompute::full_uniform ? "recomputed layer"

@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "core/error.h"
 #include "layout/command.h"
@@ -321,22 +324,31 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
   // count use it.
   const bool asked_sp = r.layout.tp > 1 && (q.setup.sequence_parallel || cmd.has({"--sequence-parallel"}));
   const bool add_sequence_parallel = q.model && q.model->experts > 0 && r.layout.tp > 1 && !asked_sp;
-  // The embedding or the loss counted in the split (Megatron-Bridge's large recipes) at a new PP that does not divide
-  // the layers with them: the split that PP takes, as the planner proposes it. The even split where PP divides the
-  // layers (the flags dropped), both counted where it divides the layers + 2, one where the layers + 1 (the recipe's
-  // own one, or the loss where it counted both: the last stage carries the output layer).
+  // The embedding or the loss counted in the split (Megatron-Bridge's large recipes) at a new PP: the recipe's own
+  // where the new PP (and its VPP) takes it (at PP 1 none: one stage has nothing to split), else the first that it
+  // takes of the even split (the flags dropped), both counted, the recipe's own one of them, the loss, the embedding
+  // (the planner's splits: model_violations judges, VPP included).
   bool recount = false;
   if (q.model && (setup.embedding_in_split || setup.loss_in_split) && r.layout.pp != q.setup.layout.pp) {
-    const std::int64_t L = q.model->layers, P = r.layout.pp;
-    const bool one = setup.embedding_in_split != setup.loss_in_split;
-    if (P == 1 || (split_layers(*q.model, setup) % P != 0 && L % P == 0)) {
-      setup.embedding_in_split = setup.loss_in_split = false;
-      recount = true;
-    } else if (split_layers(*q.model, setup) % P != 0 && (L + 2) % P == 0) {
-      setup.embedding_in_split = setup.loss_in_split = true;
-      recount = true;
-    } else if (split_layers(*q.model, setup) % P != 0 && (L + 1) % P == 0) {
-      if (!one) setup.embedding_in_split = false;  // the loss alone
+    TrainingSetup at = setup;
+    at.layout = r.layout;
+    at.layout.dp = std::max<std::int64_t>(1, r.layout.dp);
+    at.layout.max_tokens_per_gpu.reset();
+    at.global_batch = at.layout.dp * at.layout.micro_batch;  // the batch rules are relayout_violations'
+    const std::pair<bool, bool> own{setup.embedding_in_split, setup.loss_in_split};
+    std::vector<std::pair<bool, bool>> splits{own, {false, false}, {true, true}};
+    if (r.layout.pp == 1) std::swap(splits[0], splits[1]);  // one stage: nothing to split, the flags dropped
+    if (own.first != own.second) splits.push_back(own);
+    splits.insert(splits.end(), {{false, true}, {true, false}});
+    std::size_t fewest = std::numeric_limits<std::size_t>::max();
+    std::pair<bool, bool> chosen = own;
+    for (const auto& [embedding, loss] : splits) {
+      at.embedding_in_split = embedding, at.loss_in_split = loss;
+      if (const std::size_t n = model_violations(*q.model, at).size(); n < fewest)
+        fewest = n, chosen = {embedding, loss};
+    }
+    if (chosen != own) {
+      setup.embedding_in_split = chosen.first, setup.loss_in_split = chosen.second;
       recount = true;
     }
   }

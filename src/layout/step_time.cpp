@@ -39,9 +39,6 @@ struct StageWork {
   double compute() const {
     return seconds[kGemmBf16] + seconds[kGemmFp8] + seconds[kGemmSmall] + seconds[kAttention] + seconds[kMemoryBound];
   }
-  double host() const {
-    return seconds[kCollectives] + seconds[kLayerOverhead] + seconds[kLocalOverhead] + seconds[kMoeOverhead];
-  }
 };
 
 struct Rates {
@@ -232,6 +229,12 @@ void require_sizes(const TrainingSetup& t) {
     if (v < 1) throw InputError("step time", fmt::format("{} is not a size (at least 1)", v), "give positive sizes");
 }
 
+// Micro-batches + (PP - 1) / VPP: a stage's work this many times a step (the schedule with its bubble).
+double micro_batch_runs(const TrainingSetup& t) {
+  const Layout& l = t.layout;
+  return double(t.global_batch) / double(l.dp * l.micro_batch) + double(l.pp - 1) / double(l.vpp.value_or(1));
+}
+
 }  // namespace
 
 StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision) {
@@ -239,8 +242,9 @@ StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const
   return step_time_basis(m, t, gpu, precision, stage_split(m, t));
 }
 
-StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision,
-                              const StageSplit& split) {
+std::vector<std::array<double, kStepTimeTerms>> step_time_stage_bases(const ModelShape& m, const TrainingSetup& t,
+                                                                      const GpuSpeed& gpu, Precision precision,
+                                                                      const StageSplit& split) {
   const Layout& l = t.layout;
   require_sizes(t);
   if (precision == Precision::fp8 && !(gpu.fp8_tflops > 0))
@@ -249,31 +253,45 @@ StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const
   const Rates r = rates_of(gpu);
   const std::vector<std::int64_t>& layers = split.layers;
   const std::vector<double>& moe = split.moe;
-  StepTimeBasis out;
-  // Every stage runs its micro-batches at the pace of the slowest: the GPU's work is the stage's with the most compute
-  // and memory-bound work (the last, with the output layer and the loss, where the stages' layers are even), the
-  // host's the stage's with the most launches (the one with the most layers), each lane from its own stage.
-  StageWork pace, host;
+  const double runs = micro_batch_runs(t);
+  std::vector<std::array<double, kStepTimeTerms>> out;
+  out.reserve(layers.size());
   for (std::size_t s = 0; s < layers.size(); ++s) {
-    const bool last = s + 1 == layers.size();
+    const bool first = s == 0, last = s + 1 == layers.size();
+    // A middle stage like the one before it (the even split's) has the same work: copied, not recounted.
+    if (s > 1 && !last && layers[s] == layers[s - 1] && moe[s] == moe[s - 1]) {
+      out.push_back(out.back());
+      continue;
+    }
     StageWork w = stage_work(m, t, r, precision, double(layers[s]), moe[s], last);
-    if (s == 0 || w.compute() > pace.compute()) {
-      pace = w;
-      out.stage = std::int64_t(s);
-    }
-    if (s == 0 || w.host() > host.host()) {
-      host = w;
-      out.host_stage = std::int64_t(s);
-    }
+    for (double& x : w.seconds) x *= runs;
+    add_step_work(w, t, r, stage_parameters(m, l, double(layers[s]), moe[s], first, last));
+    out.push_back(w.seconds);
   }
-  for (std::size_t k = 0; k < kStepTimeTerms; ++k)
-    if (step_time_lane(k) == StepTimeLane::host) pace.seconds[k] = host.seconds[k];
-  const double micro_batches = double(t.global_batch) / double(l.dp * l.micro_batch);
-  out.micro_batch_runs = micro_batches + double(l.pp - 1) / double(l.vpp.value_or(1));
-  for (double& s : pace.seconds) s *= out.micro_batch_runs;
-  const std::size_t s = std::size_t(out.stage);
-  add_step_work(pace, t, r, stage_parameters(m, l, double(layers[s]), moe[s], s == 0, s + 1 == layers.size()));
-  out.seconds = pace.seconds;
+  return out;
+}
+
+StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision,
+                              const StageSplit& split) {
+  // Every stage runs its micro-batches at the pace of the slowest, in each lane: the GPU's work is the stage's whose
+  // device terms take longest at the fitted constants (the last, with the output layer and the loss, where the
+  // stages' layers are even), the host's the stage's whose launches take longest (the most layers, MoE ones weighing
+  // more), and what runs once a step the stage's with the most of it; each lane's terms from its own stage.
+  const auto stages = step_time_stage_bases(m, t, gpu, precision, split);
+  StepTimeBasis out;
+  out.micro_batch_runs = micro_batch_runs(t);
+  std::array<double, 3> longest{-1, -1, -1};  // device, host, once
+  std::array<std::size_t, 3> at{0, 0, 0};
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    std::array<double, 3> lane{0, 0, 0};
+    for (std::size_t k = 0; k < kStepTimeTerms; ++k)
+      lane[std::size_t(step_time_lane(k))] += fit::kStepTimeConstants[k] * stages[s][k];
+    for (std::size_t i = 0; i < 3; ++i)
+      if (lane[i] > longest[i]) longest[i] = lane[i], at[i] = s;
+  }
+  for (std::size_t k = 0; k < kStepTimeTerms; ++k) out.seconds[k] = stages[at[std::size_t(step_time_lane(k))]][k];
+  out.stage = std::int64_t(at[std::size_t(StepTimeLane::device)]);
+  out.host_stage = std::int64_t(at[std::size_t(StepTimeLane::host)]);
   return out;
 }
 

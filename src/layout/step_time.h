@@ -10,6 +10,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "layout/memory.h"
 #include "layout/model_shape.h"
@@ -67,9 +68,17 @@ struct StepTimeBasis {
   double micro_batch_runs = 1;  ///< micro-batches + (PP - 1) / VPP: the stage's work this many times a step
 };
 
+/// Each pipeline stage's terms at unit constants for the whole step (its micro-batch work × micro_batch_runs, and what
+/// it runs once a step: the optimizer and DP exchange of its parameters), stage 0 first: what tools/fit_step_time.py
+/// fits on (the step is max(the longest stage device lane, the longest stage host lane) + the longest once lane).
+/// Throws as step_time_basis.
+std::vector<std::array<double, kStepTimeTerms>> step_time_stage_bases(const ModelShape& m, const TrainingSetup& t,
+                                                                      const GpuSpeed& gpu, Precision precision,
+                                                                      const StageSplit& split);
+
 /// The basis of `t` on `m` with `gpu` in `precision`. The setup must keep the model's rules (model_violations empty);
-/// sizes below 1 throw InputError, and so does FP8 on a GPU without FP8 peak (fp8_tflops 0). The pace-setting stage is
-/// the one with the most compute and memory-bound work.
+/// sizes below 1 throw InputError, and so does FP8 on a GPU without FP8 peak (fp8_tflops 0). Each lane's terms come
+/// from the stage where that lane takes longest at the fitted constants (step_time_stage_bases).
 StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision);
 /// The same with `split` = stage_split(m, t) given.
 StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision,

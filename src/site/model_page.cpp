@@ -142,14 +142,16 @@ json split_flags(const json& l) {
   t.last_stage_layers = layers("last_stage_layers");
   t.embedding_in_split = l.value("embedding_in_split", false);
   t.loss_in_split = l.value("loss_in_split", false);
-  json flags = json::array();
+  std::vector<std::string> items;
   std::istringstream words(layout::uneven_split_flags(t));
   for (std::string word; words >> word;) {
-    if (word.rfind("--", 0) == 0 || flags.empty())
-      flags.push_back(word);
+    if (word.rfind("--", 0) == 0 || items.empty())
+      items.push_back(word);
     else
-      flags.back() = flags.back().get<std::string>() + " " + word;
+      items.back() += " " + word;
   }
+  json flags = json::array();  // {"flag", "more": another follows}: the template puts a space between, none after
+  for (std::size_t i = 0; i < items.size(); ++i) flags.push_back({{"flag", items[i]}, {"more", i + 1 < items.size()}});
   return flags;
 }
 

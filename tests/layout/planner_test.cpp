@@ -362,6 +362,16 @@ TEST(Relayout, TheEmbeddingAndLossCountedLeaveWhereTheNewPpDividesTheLayers) {
   ASSERT_TRUE(kept.violations.empty()) << kept.violations.front().what;
   EXPECT_TRUE(kept.setup->embedding_in_split && kept.setup->loss_in_split);
   EXPECT_NE(kept.command.find("--account-for-loss-in-pipeline-split"), std::string::npos);
+  // Under VPP 2 (5 counted layers a chunk on PP 3) to PP 2: counted, 15 a stage would not split into 2 chunks; even,
+  // 14 do. The split the new PP and VPP take, not the count alone (a review's case: refused before).
+  RelayoutRequest two = q;
+  two.setup.layout.vpp = 2;
+  two.layout = two.setup.layout;
+  two.gpus = 4;
+  two.pp = 2;
+  const auto even = relayout(two, command + " --num-virtual-stages-per-pipeline-rank 2", "recipe.yaml: command");
+  ASSERT_TRUE(even.violations.empty()) << even.violations.front().what;
+  EXPECT_FALSE(even.setup->embedding_in_split || even.setup->loss_in_split);
 }
 
 // A recipe that counts the loss alone (14 + 1 layers over PP 5) relaid out to PP 8: 8 divides neither 14 nor 15 but

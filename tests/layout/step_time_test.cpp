@@ -119,6 +119,26 @@ TEST(StepTime, each_lane_runs_at_its_own_slowest_stage) {
   EXPECT_DOUBLE_EQ(b.seconds[kLayerOverhead], 1e-3 * 12);
   const auto p = predict_step_time(toy(), t, gpu(), Precision::bf16);
   EXPECT_EQ(p.pace_stage(), p.host_bound() ? b.host_stage : b.stage);
+  // Each lane is its longest stage's at the fitted constants (a review's case: a stage of many dense layers against
+  // one of fewer heavier ones), computed here from every stage's terms: 3 layers on stage 0, 1 and the output layer
+  // on stage 1.
+  t.loss_in_split = false;
+  t.layout.pp = 2;
+  t.first_stage_layers = 3;
+  const auto stages = step_time_stage_bases(toy(), t, gpu(), Precision::bf16, stage_split(toy(), t));
+  ASSERT_EQ(stages.size(), 2u);
+  std::array<double, 3> longest{0, 0, 0};  // device, host, once
+  for (const auto& st : stages) {
+    std::array<double, 3> lane{0, 0, 0};
+    for (std::size_t k = 0; k < kStepTimeTerms; ++k)
+      lane[std::size_t(step_time_lane(k))] += fit::kStepTimeConstants[k] * st[k];
+    for (std::size_t i = 0; i < 3; ++i) longest[i] = std::max(longest[i], lane[i]);
+  }
+  const auto uneven = predict_step_time(toy(), t, gpu(), Precision::bf16);
+  EXPECT_DOUBLE_EQ(uneven.device_s, longest[0]);
+  EXPECT_DOUBLE_EQ(uneven.host_s, longest[1]);
+  EXPECT_DOUBLE_EQ(uneven.step_time_s, std::max(longest[0], longest[1]) + longest[2]);
+  EXPECT_EQ(uneven.basis.host_stage, 0);  // 3 layers' launches
 }
 
 // DP 2 inside a node: once a step, the parameters' gradients reduced and, with the distributed optimizer, the
