@@ -242,9 +242,13 @@ StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const
   return step_time_basis(m, t, gpu, precision, stage_split(m, t));
 }
 
-std::vector<std::array<double, kStepTimeTerms>> step_time_stage_bases(const ModelShape& m, const TrainingSetup& t,
-                                                                      const GpuSpeed& gpu, Precision precision,
-                                                                      const StageSplit& split) {
+namespace {
+
+// Calls visit(stage, terms) for each pipeline stage, stage 0 first, with its terms at unit constants for the whole step
+// (step_time_stage_bases); a middle stage like the one before it is not recounted.
+template <class Visit>
+void for_each_stage_basis(const ModelShape& m, const TrainingSetup& t, const GpuSpeed& gpu, Precision precision,
+                          const StageSplit& split, Visit&& visit) {
   const Layout& l = t.layout;
   require_sizes(t);
   if (precision == Precision::fp8 && !(gpu.fp8_tflops > 0))
@@ -254,20 +258,28 @@ std::vector<std::array<double, kStepTimeTerms>> step_time_stage_bases(const Mode
   const std::vector<std::int64_t>& layers = split.layers;
   const std::vector<double>& moe = split.moe;
   const double runs = micro_batch_runs(t);
-  std::vector<std::array<double, kStepTimeTerms>> out;
-  out.reserve(layers.size());
+  StageWork w;
   for (std::size_t s = 0; s < layers.size(); ++s) {
     const bool first = s == 0, last = s + 1 == layers.size();
-    // A middle stage like the one before it (the even split's) has the same work: copied, not recounted.
-    if (s > 1 && !last && layers[s] == layers[s - 1] && moe[s] == moe[s - 1]) {
-      out.push_back(out.back());
-      continue;
+    // A middle stage like the one before it (the even split's) has the same work: not recounted.
+    if (!(s > 1 && !last && layers[s] == layers[s - 1] && moe[s] == moe[s - 1])) {
+      w = stage_work(m, t, r, precision, double(layers[s]), moe[s], last);
+      for (double& x : w.seconds) x *= runs;
+      add_step_work(w, t, r, stage_parameters(m, l, double(layers[s]), moe[s], first, last));
     }
-    StageWork w = stage_work(m, t, r, precision, double(layers[s]), moe[s], last);
-    for (double& x : w.seconds) x *= runs;
-    add_step_work(w, t, r, stage_parameters(m, l, double(layers[s]), moe[s], first, last));
-    out.push_back(w.seconds);
+    visit(s, w.seconds);
   }
+}
+
+}  // namespace
+
+std::vector<std::array<double, kStepTimeTerms>> step_time_stage_bases(const ModelShape& m, const TrainingSetup& t,
+                                                                      const GpuSpeed& gpu, Precision precision,
+                                                                      const StageSplit& split) {
+  std::vector<std::array<double, kStepTimeTerms>> out;
+  out.reserve(split.layers.size());
+  for_each_stage_basis(m, t, gpu, precision, split,
+                       [&](std::size_t, const std::array<double, kStepTimeTerms>& terms) { out.push_back(terms); });
   return out;
 }
 
@@ -277,21 +289,23 @@ StepTimeBasis step_time_basis(const ModelShape& m, const TrainingSetup& t, const
   // device terms take longest at the fitted constants (the last, with the output layer and the loss, where the
   // stages' layers are even), the host's the stage's whose launches take longest (the most layers, MoE ones weighing
   // more), and what runs once a step the stage's with the most of it; each lane's terms from its own stage.
-  const auto stages = step_time_stage_bases(m, t, gpu, precision, split);
   StepTimeBasis out;
   out.micro_batch_runs = micro_batch_runs(t);
   std::array<double, 3> longest{-1, -1, -1};  // device, host, once
-  std::array<std::size_t, 3> at{0, 0, 0};
-  for (std::size_t s = 0; s < stages.size(); ++s) {
-    std::array<double, 3> lane{0, 0, 0};
-    for (std::size_t k = 0; k < kStepTimeTerms; ++k)
-      lane[std::size_t(step_time_lane(k))] += fit::kStepTimeConstants[k] * stages[s][k];
-    for (std::size_t i = 0; i < 3; ++i)
-      if (lane[i] > longest[i]) longest[i] = lane[i], at[i] = s;
-  }
-  for (std::size_t k = 0; k < kStepTimeTerms; ++k) out.seconds[k] = stages[at[std::size_t(step_time_lane(k))]][k];
-  out.stage = std::int64_t(at[std::size_t(StepTimeLane::device)]);
-  out.host_stage = std::int64_t(at[std::size_t(StepTimeLane::host)]);
+  for_each_stage_basis(m, t, gpu, precision, split,
+                       [&](std::size_t s, const std::array<double, kStepTimeTerms>& terms) {
+                         std::array<double, 3> lane{0, 0, 0};
+                         for (std::size_t k = 0; k < kStepTimeTerms; ++k)
+                           lane[std::size_t(step_time_lane(k))] += fit::kStepTimeConstants[k] * terms[k];
+                         for (std::size_t i = 0; i < 3; ++i) {
+                           if (!(lane[i] > longest[i])) continue;
+                           longest[i] = lane[i];
+                           for (std::size_t k = 0; k < kStepTimeTerms; ++k)
+                             if (std::size_t(step_time_lane(k)) == i) out.seconds[k] = terms[k];
+                           if (i == std::size_t(StepTimeLane::device)) out.stage = std::int64_t(s);
+                           if (i == std::size_t(StepTimeLane::host)) out.host_stage = std::int64_t(s);
+                         }
+                       });
   return out;
 }
 
