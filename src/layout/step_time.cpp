@@ -36,9 +36,6 @@ double ring_share(double n) { return n > 1 ? (n - 1) / n : 0.0; }
 // The work of one micro-batch (forward and backward) on one stage, at unit constants, and the bytes moved.
 struct StageWork {
   std::array<double, kStepTimeTerms> seconds{};
-  double compute() const {
-    return seconds[kGemmBf16] + seconds[kGemmFp8] + seconds[kGemmSmall] + seconds[kAttention] + seconds[kMemoryBound];
-  }
 };
 
 struct Rates {
