@@ -171,7 +171,6 @@ PlanHeading heading(std::string model_name, const registry::GpuType& gpu, const 
   return {std::move(model_name), gpu.key, double(shape.active_params()), gpu.dense_bf16_tflops};
 }
 
-// The planned layouts as JSON (docs/memory-model.md): the request, the counts and each layout (layout_json).
 // When no layout fits, the smallest peaks first: the nearest to fitting (plan's table and JSON alike).
 void nearest_first_when_none_fits(std::vector<layout::PlannedLayout>& plans, std::int64_t fitting) {
   if (fitting == 0)
@@ -180,6 +179,7 @@ void nearest_first_when_none_fits(std::vector<layout::PlannedLayout>& plans, std
     });
 }
 
+// The planned layouts as JSON (docs/memory-model.md): the request, the counts and each layout (layout_json).
 int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const PlanHeading& h,
                      std::vector<layout::PlannedLayout>& plans, std::int64_t fitting,
                      const std::optional<double>& measured, const nlohmann::ordered_json& stages = nullptr) {

@@ -124,6 +124,10 @@ const char* counted_in_split(const TrainingSetup& t) {
                                                  : "";
 }
 
+bool uneven_split(const TrainingSetup& t) {
+  return t.first_stage_layers || t.last_stage_layers || t.embedding_in_split || t.loss_in_split;
+}
+
 std::vector<std::int64_t> stage_layers(const ModelShape& m, const TrainingSetup& t) {
   const std::int64_t p = positive(t.layout.pp, "PP");
   if (p > kMaxStages) throw InputError("PP", fmt::format("{} is over {}", p, kMaxStages), "give a real PP");

@@ -100,6 +100,9 @@ std::int64_t split_layers(const ModelShape& m, const TrainingSetup& t);
 /// What `t` counts in its pipeline split, for messages: "the embedding", "the loss", "the embedding and the loss", or
 /// "" when neither.
 const char* counted_in_split(const TrainingSetup& t);
+/// Whether `t` splits its layers unevenly over the pipeline: first/last-stage counts, or the embedding or the loss
+/// counted as a layer.
+bool uneven_split(const TrainingSetup& t);
 
 /// Layers on each pipeline stage: the first/last-stage counts when set, the rest spread evenly; with the embedding or
 /// the loss counted in the split, (layers + those counted) / PP each, one fewer on the first stage for the embedding

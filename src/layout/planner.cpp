@@ -99,14 +99,11 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
       // L + 1: counting the embedding lightens the first stage, which holds the most micro-batches in flight, and
       // counting the loss the last, which computes the output layer; both are planned and the predictions choose.
       // Otherwise the middle stages take ceil(L / PP) layers and the first and last share the rest.
-      struct Split {
-        std::optional<std::int64_t> first, last;
-        bool embedding = false, loss = false;
-      };
+      using Split = PlanRequest::Split;
       const std::int64_t L = m.layers;
       std::vector<Split> splits;
       if (q.split) {
-        splits = {{q.split->first, q.split->last, q.split->embedding, q.split->loss}};
+        splits = {*q.split};
       } else if (L % pp == 0) {
         splits = {Split{}};
       } else if ((L + 2) % pp == 0) {

@@ -30,7 +30,8 @@ struct PlanRequest {
   bool grads_16bit = false;  ///< gradients in 16 bits (TrainingSetup::grads_16bit), a run's own setting
   /// A pipeline split to plan as given (a recipe's own: TrainingSetup's first/last-stage counts and the embedding and
   /// loss counted, and its VPP: `vpp`, none when unset); unset, the planner's: even where PP divides the layers, else
-  /// the embedding and loss counted where PP divides the layers + 2, else first/last-stage counts.
+  /// the embedding and loss counted where PP divides the layers + 2, else one of them (each way) where it divides the
+  /// layers + 1, else first/last-stage counts.
   struct Split {
     std::optional<std::int64_t> first, last;
     bool embedding = false, loss = false;
@@ -73,7 +74,8 @@ double relative_time(const ModelShape& m, const TrainingSetup& t, std::int64_t g
 
 /// Every valid layout (model_violations empty) for `q` on `m`: TP over the divisors of G that divide heads and
 /// groups, PP over divisors (when PP does not divide the layers: the embedding and the loss counted in the split where
-/// PP divides the layers + 2, else uneven splits through the first/last-stage counts), CP (Transformer Engine only), EP
+/// PP divides the layers + 2, one of them, each way, where it divides the layers + 1, else uneven splits through the
+/// first/last-stage counts), CP (Transformer Engine only), EP
 /// over divisors of the experts, ETP 1 or TP, VPP none or a divisor of a stage's layers (up to 4), the micro-batch over
 /// divisors of global batch / DP, recompute none / selective / full, the distributed optimizer off and on (on only
 /// where DP > 1 or expert DP > 1 shards something). Sorted: layouts that fit first, then by predicted step time (with

@@ -170,8 +170,7 @@ void suggest_changes(const RelayoutRequest& q, const TrainingSetup& setup, bool 
   if (!sequence_parallel) p.sequence_parallel = false;  // else on at TP > 1 (the planner's default)
   // A suggestion changes knobs, not the command's pipeline split: an uneven split of the recipe's own is planned as
   // it stands at every PP (the rules drop the PPs it does not fit), an even one stays even.
-  const bool uneven =
-      setup.first_stage_layers || setup.last_stage_layers || setup.embedding_in_split || setup.loss_in_split;
+  const bool uneven = uneven_split(setup);
   if (uneven)
     p.split = PlanRequest::Split{setup.first_stage_layers, setup.last_stage_layers, setup.embedding_in_split,
                                  setup.loss_in_split};
@@ -189,9 +188,7 @@ void suggest_changes(const RelayoutRequest& q, const TrainingSetup& setup, bool 
   for (auto& c : plan_layouts(*q.model, p)) {
     const auto& l = c.setup.layout;
     if (!c.fits || rank(c.setup.recompute.kind) < rank(setup.recompute.kind)) continue;
-    if (!uneven && (c.setup.first_stage_layers || c.setup.last_stage_layers || c.setup.embedding_in_split ||
-                    c.setup.loss_in_split))
-      continue;  // the recipe's split is even: so are the suggestions
+    if (!uneven && uneven_split(c.setup)) continue;  // the recipe's split is even: so are the suggestions
     if (etp_convention_broken(l, from)) continue;
     const bool micro = l.micro_batch != from.micro_batch, rec = c.setup.recompute != setup.recompute;
     const bool tp = l.tp != from.tp, pp = l.pp != from.pp;
@@ -326,8 +323,8 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
   const bool add_sequence_parallel = q.model && q.model->experts > 0 && r.layout.tp > 1 && !asked_sp;
   // The embedding or the loss counted in the split (Megatron-Bridge's large recipes) at a new PP: the recipe's own
   // where the new PP (and its VPP) takes it (at PP 1 none: one stage has nothing to split), else the first that it
-  // takes of the even split (the flags dropped), both counted, the recipe's own one of them, the loss, the embedding
-  // (the planner's splits: model_violations judges, VPP included).
+  // takes of the even split (the flags dropped), both counted, the loss, the embedding (the planner's splits:
+  // model_violations judges, VPP included).
   bool recount = false;
   if (q.model && (setup.embedding_in_split || setup.loss_in_split) && r.layout.pp != q.setup.layout.pp) {
     TrainingSetup at = setup;
@@ -338,7 +335,6 @@ RelayoutResult relayout(const RelayoutRequest& q, const std::string& command, co
     const std::pair<bool, bool> own{setup.embedding_in_split, setup.loss_in_split};
     std::vector<std::pair<bool, bool>> splits{own, {false, false}, {true, true}};
     if (r.layout.pp == 1) std::swap(splits[0], splits[1]);  // one stage: nothing to split, the flags dropped
-    if (own.first != own.second) splits.push_back(own);
     splits.insert(splits.end(), {{false, true}, {true, false}});
     std::size_t fewest = std::numeric_limits<std::size_t>::max();
     std::pair<bool, bool> chosen = own;

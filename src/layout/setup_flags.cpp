@@ -56,15 +56,18 @@ void write_counted_split(CommandEditor& ed, const TrainingSetup& t) {
   ed.set_switch(kLossInSplit, t.loss_in_split);
 }
 
+std::vector<std::string> uneven_split_flag_list(const TrainingSetup& t) {
+  std::vector<std::string> out;
+  if (t.first_stage_layers) out.push_back(kFirstStage.front() + " " + std::to_string(*t.first_stage_layers));
+  if (t.last_stage_layers) out.push_back(kLastStage.front() + " " + std::to_string(*t.last_stage_layers));
+  if (t.embedding_in_split) out.push_back(kEmbeddingInSplit.front());
+  if (t.loss_in_split) out.push_back(kLossInSplit.front());
+  return out;
+}
+
 std::string uneven_split_flags(const TrainingSetup& t) {
   std::string out;
-  auto add = [&](const Flags& flag, const std::string& value) {
-    out += (out.empty() ? "" : " ") + flag.front() + (value.empty() ? "" : " " + value);
-  };
-  if (t.first_stage_layers) add(kFirstStage, std::to_string(*t.first_stage_layers));
-  if (t.last_stage_layers) add(kLastStage, std::to_string(*t.last_stage_layers));
-  if (t.embedding_in_split) add(kEmbeddingInSplit, "");
-  if (t.loss_in_split) add(kLossInSplit, "");
+  for (const auto& flag : uneven_split_flag_list(t)) out += (out.empty() ? "" : " ") + flag;
   return out;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "layout/command.h"
 #include "layout/memory.h"
@@ -34,9 +35,12 @@ void write_setup_flags(CommandEditor& ed, const TrainingSetup& t, const SetupFla
 /// them: each switch written when on, removed when off. Part of write_setup_flags' pipeline split.
 void write_counted_split(CommandEditor& ed, const TrainingSetup& t);
 
-/// The flags of `t`'s uneven pipeline split, space-separated as write_setup_flags writes them
-/// ("--decoder-first-pipeline-num-layers 15 --decoder-last-pipeline-num-layers 15",
-/// "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split"); empty for an even split.
+/// The flags of `t`'s uneven pipeline split as write_setup_flags writes them, one flag with its value an item
+/// ("--decoder-first-pipeline-num-layers 15", "--account-for-loss-in-pipeline-split"); none for an even split.
+std::vector<std::string> uneven_split_flag_list(const TrainingSetup& t);
+
+/// uneven_split_flag_list space-separated ("--decoder-first-pipeline-num-layers 15 --decoder-last-pipeline-num-layers
+/// 15", "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split"); empty for an even split.
 std::string uneven_split_flags(const TrainingSetup& t);
 
 }  // namespace openrecipes::layout

@@ -7,7 +7,6 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <vector>
 
 #include "core/text.h"
@@ -131,7 +130,7 @@ std::string layout_text(const json& l) {
 }
 
 // An uneven pipeline split of a layout written by layout::setup_to_json, in the flags plan's table names it with
-// (layout::uneven_split_flags), one flag and its value an item: [] for an even split.
+// (layout::uneven_split_flag_list), one flag and its value an item: [] for an even split.
 json split_flags(const json& l) {
   layout::TrainingSetup t;
   auto layers = [&](const char* key) {
@@ -142,14 +141,7 @@ json split_flags(const json& l) {
   t.last_stage_layers = layers("last_stage_layers");
   t.embedding_in_split = l.value("embedding_in_split", false);
   t.loss_in_split = l.value("loss_in_split", false);
-  std::vector<std::string> items;
-  std::istringstream words(layout::uneven_split_flags(t));
-  for (std::string word; words >> word;) {
-    if (word.rfind("--", 0) == 0 || items.empty())
-      items.push_back(word);
-    else
-      items.back() += " " + word;
-  }
+  const std::vector<std::string> items = layout::uneven_split_flag_list(t);
   json flags = json::array();  // {"flag", "more": another follows}: the template puts a space between, none after
   for (std::size_t i = 0; i < items.size(); ++i) flags.push_back({{"flag", items[i]}, {"more", i + 1 < items.size()}});
   return flags;

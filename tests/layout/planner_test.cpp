@@ -374,21 +374,27 @@ TEST(Relayout, TheEmbeddingAndLossCountedLeaveWhereTheNewPpDividesTheLayers) {
   EXPECT_FALSE(even.setup->embedding_in_split || even.setup->loss_in_split);
 }
 
-// A recipe that counts the loss alone (14 + 1 layers over PP 5) relaid out to PP 8: 8 divides neither 14 nor 15 but
-// 16, so the embedding is counted too (the split the planner proposes there), the command gains its flag, with a note.
-TEST(Relayout, ACountedSplitTakesTheSplitItsNewPpNeeds) {
-  auto m = qwen3_06b();
-  m.layers = 14;
+// A recipe of Qwen3-0.6B's shape with `layers` layers that counts the loss alone in its split, at PP `pp` and
+// micro-batch `mbs` (TP 1, DP 1, rows of 512, 32 a step), relaid out to `gpus` GPUs.
+RelayoutRequest loss_counted_recipe(std::int64_t layers, std::int64_t pp, std::int64_t mbs, std::int64_t gpus) {
   RelayoutRequest q;
-  q.setup = setup(1, 5, 1, 1);
+  q.model = qwen3_06b();
+  q.model->layers = layers;
+  q.setup = setup(1, pp, 1, mbs);
   q.setup.loss_in_split = true;
   q.layout = q.setup.layout;
   q.global_batch = 32;
   q.row_length = 512;
-  q.gpus = 8;
-  q.pp = 8;
-  q.model = m;
+  q.gpus = gpus;
   q.memory_mib = 143771;
+  return q;
+}
+
+// A recipe that counts the loss alone (14 + 1 layers over PP 5) relaid out to PP 8: 8 divides neither 14 nor 15 but
+// 16, so the embedding is counted too (the split the planner proposes there), the command gains its flag, with a note.
+TEST(Relayout, ACountedSplitTakesTheSplitItsNewPpNeeds) {
+  RelayoutRequest q = loss_counted_recipe(14, 5, 1, 8);
+  q.pp = 8;
   const std::string command =
       "torchrun --nproc-per-node 5 pretrain_gpt.py --pipeline-model-parallel-size 5 "
       "--account-for-loss-in-pipeline-split --micro-batch-size 1";
@@ -405,16 +411,8 @@ TEST(Relayout, ACountedSplitTakesTheSplitItsNewPpNeeds) {
 // the suggestions change knobs and keep the command's split, so they keep PP 3 with the loss counted (they used to
 // drop every split but the even one, and with it PP 3).
 TEST(Relayout, SuggestionsKeepTheRecipesOwnCountedSplit) {
-  auto m = qwen3_06b();
-  m.layers = 32;
-  RelayoutRequest q;
-  q.setup = setup(1, 3, 1, 8);
-  q.setup.loss_in_split = true;
-  q.layout = q.setup.layout;
-  q.global_batch = 32;
-  q.row_length = 512;
-  q.gpus = 3;
-  q.model = m;
+  RelayoutRequest q = loss_counted_recipe(32, 3, 8, 3);
+  const ModelShape& m = *q.model;
   TrainingSetup small = q.setup;
   small.layout.micro_batch = 1;
   const double between = (estimate_memory(m, q.setup).peak_mib + estimate_memory(m, small).peak_mib) / 2;

@@ -139,6 +139,9 @@ TEST(StepTime, each_lane_runs_at_its_own_slowest_stage) {
   EXPECT_DOUBLE_EQ(uneven.host_s, longest[1]);
   EXPECT_DOUBLE_EQ(uneven.step_time_s, std::max(longest[0], longest[1]) + longest[2]);
   EXPECT_EQ(uneven.basis.host_stage, 0);  // 3 layers' launches
+  // By hand: 8 micro-batches + 1 of bubble, each 3 layers at 1 ms and PP's send and receive at 0.1 ms a call.
+  const auto& c = fit::kStepTimeConstants;
+  EXPECT_DOUBLE_EQ(uneven.host_s, 9 * (c[kLayerOverhead] * 3e-3 + c[kCollectives] * 2e-4));
 }
 
 // DP 2 inside a node: once a step, the parameters' gradients reduced and, with the distributed optimizer, the
