@@ -64,10 +64,11 @@ double logged_step_seconds(const StepLog& log) {
   return sum;
 }
 
-std::optional<std::string> scheduler_span_problem(const StepLog& log, double admitted_s, double finished_s) {
+std::optional<std::string> scheduler_span_problem(const StepLog& log, double admitted_s, double finished_s,
+                                                  double resolution_s) {
   const double logged = logged_step_seconds(log);
   const double span = finished_s - admitted_s;
-  if (span >= logged * (1 - 1e-3)) return std::nullopt;
+  if (span + resolution_s >= logged * (1 - 1e-3)) return std::nullopt;
   return fmt::format("the scheduler times span {:.2f} s, less than the {:.2f} s the log's own step times add up to",
                      span, logged);
 }

@@ -34,7 +34,9 @@ std::vector<std::string> implausible_numbers(double tokens_per_s_per_gpu, std::o
 double logged_step_seconds(const StepLog& log);
 
 /// When the scheduler's span (finished − admitted, seconds) is shorter than logged_step_seconds(log) by more than
-/// 0.1%, the sentence saying so: the times cannot belong to that run.
-std::optional<std::string> scheduler_span_problem(const StepLog& log, double admitted_s, double finished_s);
+/// 0.1% and the clock's `resolution_s` (Slurm's Start and End are whole seconds: the span read may be up to 1 s short
+/// of the run's; the launcher's own clock, 0), the sentence saying so: the times cannot belong to that run.
+std::optional<std::string> scheduler_span_problem(const StepLog& log, double admitted_s, double finished_s,
+                                                  double resolution_s);
 
 }  // namespace openrecipes::measure

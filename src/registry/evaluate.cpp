@@ -177,7 +177,8 @@ void check_scheduler_times(const Recipe& r, const RecipeEvidence& ev, RecipeResu
     out.gpu_hours = measure::gpu_hours(r.gpus, t.admitted_s, t.finished_s);
     out.coverage.times = r.times->format;
     if (ev.log)
-      if (auto p = measure::scheduler_span_problem(*ev.log, t.admitted_s, t.finished_s))
+      if (auto p = measure::scheduler_span_problem(*ev.log, t.admitted_s, t.finished_s,
+                                                   r.times->format == "launcher" ? 0.0 : 1.0))  // Slurm: whole s
         add_reason(out, Stage::measurement, "measurement.times", *p);
     if (auto p = measure::gpu_hours_claim_problem(r.claims.gpu_hours, *out.gpu_hours))
       add_reason(out, Stage::measurement, "measurement.claim", *p);

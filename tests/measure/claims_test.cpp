@@ -73,10 +73,14 @@ TEST(Claims, logged_seconds_count_each_interval_once_times_its_steps) {
 }
 
 TEST(Claims, a_scheduler_span_shorter_than_the_logged_step_times_is_named) {
-  auto log = log_of({record(0, 10, 1.0)});                               // 10 s of steps
-  EXPECT_EQ(scheduler_span_problem(log, 100.0, 109.995), std::nullopt);  // 9.995 s: within 0.1%
-  EXPECT_EQ(scheduler_span_problem(log, 100.0, 109.0),
+  auto log = log_of({record(0, 10, 1.0)});                                  // 10 s of steps
+  EXPECT_EQ(scheduler_span_problem(log, 100.0, 109.995, 0), std::nullopt);  // 9.995 s: within 0.1%
+  EXPECT_EQ(scheduler_span_problem(log, 100.0, 109.0, 0),
             "the scheduler times span 9.00 s, less than the 10.00 s the log's own step times add up to");
+  // Slurm's whole seconds: a span read as 9 s may be a run of 9.99 s (started at 100.99, ended at 110.98); 8 s may not.
+  EXPECT_EQ(scheduler_span_problem(log, 100.0, 109.0, 1), std::nullopt);
+  EXPECT_EQ(scheduler_span_problem(log, 100.0, 108.0, 1),
+            "the scheduler times span 8.00 s, less than the 10.00 s the log's own step times add up to");
 }
 
 }  // namespace
