@@ -347,7 +347,8 @@ constexpr NotModelled kNotModelled[] = {
     {"fp8_param_gather", "--fp8-param-gather", "FP8 parameters kept for the all-gather"},
     {"fp4", "--fp4-format", "FP4 weights"},
     {"mtp_num_layers", "--mtp-num-layers", "multi-token prediction layers"},
-    {"cpu_offloading", "--cpu-offloading", "activations offloaded to the host"},
+    // validate_args turns cpu_offloading on from the layer count (the parser has no --cpu-offloading).
+    {"cpu_offloading_num_layers", "--cpu-offloading-num-layers", "activations offloaded to the host"},
     {"fine_grained_activation_offloading", "--fine-grained-activation-offloading", "activations offloaded to the host"},
     {"optimizer_cpu_offload", "--optimizer-cpu-offload", "optimizer state offloaded to the host"},
     {"use_torch_fsdp2", "--use-torch-fsdp2", "FSDP's sharded weights and gradients"},
@@ -360,6 +361,12 @@ constexpr NotModelled kNotModelled[] = {
     {"tensor_parallel_num_weight_shards", "--tensor-parallel-num-weight-shards", "weights sharded beyond TP", "1"},
     {"expert_tensor_parallel_num_weight_shards", "--expert-tensor-parallel-num-weight-shards",
      "expert weights sharded beyond ETP", "1"},
+    // CUDA graphs keep their captured buffers in a pool of their own and take the host's launches off the step (the
+    // step-time model's host lane); --enable-cuda-graph and --external-cuda-graph are validate_args' old spellings.
+    {"cuda_graph_impl", "--cuda-graph-impl", "CUDA graphs (their memory pool; the host launches they remove)"},
+    {"enable_cuda_graph", "--enable-cuda-graph", "CUDA graphs (their memory pool; the host launches they remove)"},
+    {"external_cuda_graph", "--external-cuda-graph", "CUDA graphs (their memory pool; the host launches they remove)"},
+    {"optimizer_cuda_graph", "--optimizer-cuda-graph", "the optimizer step captured in a CUDA graph"},
 };
 
 // The GPU count a launcher flag gives among words [first, last): the last occurrence wins, as argparse reads it (`--f

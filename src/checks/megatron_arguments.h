@@ -58,8 +58,8 @@ struct TrainingCommand {
 /// flags), and with miles' where slime's lacks one of its flags. The GPUs are
 /// `gpus` when given, else torchrun's --nproc-per-node x --nnodes, else slime's --actor-num-nodes x
 /// --actor-num-gpus-per-node. Refuses by name, never guesses: what the memory model does not cover (FP8 and FP4,
-/// --fp8-param-gather, MTP layers, activation and optimizer offloading, FSDP, a --pipeline-model-parallel-layout, a
-/// hybrid layer pattern) and a command without a GPU count or
+/// --fp8-param-gather, MTP layers, activation and optimizer offloading, FSDP, CUDA graphs, a
+/// --pipeline-model-parallel-layout, a hybrid layer pattern) and a command without a GPU count or
 /// vocabulary size (`tokenizer_vocab`, when given, stands for --vocab-size). Throws InputError naming `where`, the flag
 /// and the fix.
 TrainingCommand read_training_command(std::string_view text, const std::string& where, std::optional<std::int64_t> gpus,

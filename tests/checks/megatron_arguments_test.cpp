@@ -249,6 +249,19 @@ TEST(TrainingCommand, what_the_memory_model_does_not_cover_is_refused_by_name) {
               ::testing::StartsWith("cmd: --mtp-num-layers is not modelled"));
   EXPECT_THAT(testing::message_of([&] { read_training_command(base + "--fp9-format x\n", "cmd", 8, {}); }),
               ::testing::HasSubstr("'--fp9-format' is not an argument of Megatron-LM's parser"));
+  // A hostile review: activation offloading and CUDA graphs planned as if absent (the same peak and step). Megatron
+  // turns offloading on from its layer count; CUDA graphs by --cuda-graph-impl or its two old spellings.
+  for (const std::string flag : {"--cpu-offloading-num-layers 2", "--cuda-graph-impl local",
+                                 "--cuda-graph-impl transformer_engine", "--enable-cuda-graph", "--external-cuda-graph",
+                                 "--optimizer-cuda-graph"}) {
+    const std::string name = flag.substr(0, flag.find(' '));
+    EXPECT_THAT(testing::message_of([&] { read_training_command(base + flag + "\n", "cmd", 8, {}); }),
+                ::testing::StartsWith("cmd: " + name + " is not modelled"))
+        << flag;
+  }
+  // Their values that mean "off" plan as before.
+  for (const std::string flag : {"--cpu-offloading-num-layers 0", "--cuda-graph-impl none"})
+    EXPECT_EQ(read_training_command(base + flag + "\n", "cmd", 8, {}).arguments.at("num_layers"), "2") << flag;
 }
 
 // A hostile review's inputs (each crashed, hung or planned a wrong number before): refused, naming what and why.
