@@ -12,6 +12,7 @@
 #include "core/text.h"
 #include "layout/layout.h"
 #include "layout/model_rules.h"
+#include "layout/model_shape.h"
 
 namespace openrecipes::checks {
 namespace {
@@ -327,8 +328,8 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
     throw InputError(where, fmt::format("a vocabulary of {} is not a size from 1 to 2^31", *vocab),
                      "give the tokenizer's vocabulary");
   if (vocab) {
-    const std::int64_t multiple = number("make_vocab_size_divisible_by").value_or(128) * tp;
-    v["padded_vocab_size"] = std::to_string((*vocab + multiple - 1) / multiple * multiple);
+    const std::int64_t multiple = number("make_vocab_size_divisible_by").value_or(layout::kVocabDivisibleBy) * tp;
+    v["padded_vocab_size"] = std::to_string(layout::padded_vocab(*vocab, multiple));
   }
   return v;
 }

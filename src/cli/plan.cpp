@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -228,6 +229,70 @@ int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const P
   return fitting == 0 ? static_cast<int>(ExitCode::check_failed) : 0;  // as the table: none fits (or none is valid)
 }
 
+// Why no layout is valid when a knob the user fixed is why: the first of them (in plan's order of flags) that, left to
+// the planner with the others kept, gives valid layouts is named with the values those layouts take. A knob that
+// breaks a rule of the model is bad input (exit 2), not "nothing fits" (exit 1). Returns when no one knob is to blame.
+void explain_no_layout(const PlanOptions& o, const layout::ModelShape& shape, const layout::PlanRequest& q) {
+  struct Knob {
+    const char* flag;
+    bool given;
+    std::string value;                                            // as the user gave it
+    std::function<void(layout::PlanRequest&)> release;            // leave it to the planner
+    std::function<std::string(const layout::TrainingSetup&)> of;  // its value in a valid setup
+  };
+  auto size_knob = [](const char* flag, const std::optional<std::int64_t>& v,
+                      std::optional<std::int64_t> layout::PlanRequest::*field,
+                      std::function<std::int64_t(const layout::Layout&)> get) {
+    return Knob{flag, v.has_value(), v ? std::to_string(*v) : "",
+                [field](layout::PlanRequest& r) { (r.*field).reset(); },
+                [get](const layout::TrainingSetup& t) { return std::to_string(get(t.layout)); }};
+  };
+  using layout::PlanRequest;
+  std::vector<Knob> knobs = {
+      size_knob("--tp", o.tp, &PlanRequest::tp, [](const layout::Layout& l) { return l.tp; }),
+      size_knob("--pp", o.pp, &PlanRequest::pp, [](const layout::Layout& l) { return l.pp; }),
+      size_knob("--cp", o.cp, &PlanRequest::cp, [](const layout::Layout& l) { return l.cp; }),
+      size_knob("--ep", o.ep, &PlanRequest::ep, [](const layout::Layout& l) { return l.ep; }),
+      size_knob("--etp", o.etp, &PlanRequest::etp, [](const layout::Layout& l) { return l.etp; }),
+      {"--vpp", o.vpp.has_value(), o.vpp ? std::to_string(*o.vpp) : "", [](PlanRequest& r) { r.vpp.reset(); },
+       [](const layout::TrainingSetup& t) { return t.layout.vpp ? std::to_string(*t.layout.vpp) : "none"; }},
+      size_knob("--micro-batch", o.micro_batch, &PlanRequest::micro_batch,
+                [](const layout::Layout& l) { return l.micro_batch; }),
+      {"--recompute", !o.recompute.empty(), o.recompute, [](PlanRequest& r) { r.recompute.reset(); },
+       [](const layout::TrainingSetup& t) { return layout::recompute_name(t.recompute); }},
+      {o.no_distributed_optimizer ? "--no-distributed-optimizer" : "--distributed-optimizer",
+       o.distributed_optimizer || o.no_distributed_optimizer, "",
+       [](PlanRequest& r) { r.distributed_optimizer.reset(); },
+       [](const layout::TrainingSetup& t) { return std::string(t.distributed_optimizer ? "on" : "off"); }},
+  };
+  const auto given = std::count_if(knobs.begin(), knobs.end(), [](const Knob& k) { return k.given; });
+  for (const Knob& k : knobs) {
+    if (!k.given) continue;
+    PlanRequest free = q;
+    k.release(free);
+    std::vector<std::string> values;  // in the planner's order, each once (sizes ascend there)
+    layout::for_each_setup(shape, free, [&](layout::TrainingSetup&& t) {
+      std::string v = k.of(t);
+      if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(std::move(v));
+    });
+    if (values.empty()) continue;
+    // Numbers ascending, after the words ("none"), which keep the planner's order.
+    std::stable_sort(values.begin(), values.end(), [](const std::string& a, const std::string& b) {
+      const auto x = parse_int(a), y = parse_int(b);
+      return x && y ? *x < *y : !x && y;
+    });
+    const std::string shown = k.value.empty() ? std::string(k.flag) : fmt::format("{} {}", k.flag, k.value);
+    throw InputError(
+        shown,
+        fmt::format("no valid layout of the model on {} GPUs has it{} (docs/memory-model.md, \"The "
+                    "rules\")",
+                    q.gpus, given > 1 ? ", with the other knobs given" : ""),
+        k.value.empty()
+            ? fmt::format("leave the distributed optimizer to the planner (valid: {})", fmt::join(values, ", "))
+            : fmt::format("give one of {}, or leave it to the planner", fmt::join(values, ", ")));
+  }
+}
+
 // The planned layouts as a table, fastest first (or smallest peak first when none fits); one layout's terms.
 int print_plans_table(const PlanOptions& o, const layout::PlanRequest& q, const PlanHeading& h,
                       std::vector<layout::PlannedLayout>& plans, std::int64_t fitting,
@@ -235,9 +300,15 @@ int print_plans_table(const PlanOptions& o, const layout::PlanRequest& q, const 
   const double usable = layout::usable_memory_mib(q.memory_mib);
   std::cout << fmt::format("plan {} on {} x {} ({:.0f} MiB a GPU, {:.0f} usable), rows of {} tokens, {} a step\n",
                            h.model_name, q.gpus, h.gpu_key, q.memory_mib, usable, q.row_length, q.global_batch);
-  if (plans.empty()) {
-    std::cout << "  no valid layout: every combination breaks a rule of the model (fix a knob less, or check it with "
-                 "`openrecipes relayout`)\n";
+  if (plans.empty()) {  // no one knob given is to blame (explain_no_layout)
+    const bool knobs = o.tp || o.pp || o.cp || o.ep || o.etp || o.vpp || o.micro_batch || !o.recompute.empty() ||
+                       o.distributed_optimizer || o.no_distributed_optimizer;
+    std::cout << (knobs ? "  no valid layout: the knobs given break a rule of the model together (fix fewer of them; "
+                          "docs/memory-model.md, \"The rules\")\n"
+                        : fmt::format("  no valid layout: no TP x PP x CP x DP = {} keeps the model's rules with DP x "
+                                      "micro-batch dividing the {} rows of a step (plan fewer GPUs, or a larger "
+                                      "--global-batch; docs/memory-model.md, \"The rules\")\n",
+                                      q.gpus, q.global_batch));
     return static_cast<int>(ExitCode::check_failed);
   }
   std::cout << fmt::format("{} valid layout{}, {} fit{}; ", plans.size(), plans.size() == 1 ? "" : "s", fitting,
@@ -268,8 +339,11 @@ int print_plans_table(const PlanOptions& o, const layout::PlanRequest& q, const 
                              p.setup.distributed_optimizer ? "yes" : "no", p.memory.peak_mib, p.fits ? "yes" : "no");
     if (p.step_time) {
       const auto rate = predicted_rate(p, q.gpus, h.n_active, h.peak_tflops);
-      std::cout << fmt::format("{:>8.3g} {:>9.0f} {:>4.0f}%\n", p.step_time->step_time_s, rate.tokens_per_s_per_gpu,
-                               rate.mfu * 100);
+      // Whole tokens and percent, but three and two figures below 10 and 1: never a rate printed as 0.
+      const double tokens = rate.tokens_per_s_per_gpu, percent = rate.mfu * 100;
+      std::cout << fmt::format("{:>8.3g} {:>9} {:>4}%\n", p.step_time->step_time_s,
+                               tokens < 10 ? fmt::format("{:.3g}", tokens) : fmt::format("{:.0f}", tokens),
+                               percent < 1 ? fmt::format("{:.2g}", percent) : fmt::format("{:.0f}", percent));
     } else {
       std::cout << fmt::format("{:>6.2f}\n", p.relative_time);
     }
@@ -448,11 +522,14 @@ int run(const PlanOptions& o) {
       model_name = o.model;
     }
     q.impl = layout::Impl::te;
+    q.pad_vocab = true;  // a config.json's vocabulary, padded at each layout's TP as Megatron-LM pads it
   }
   const auto gpu = gpu_type(registry_dir, gpu_key);
   if (o.gpus) q.gpus = *o.gpus;
   if (o.from.empty() && !o.gpus) throw InputError("plan", "no GPU count", "give --gpus G");
   q.gpus_per_node = o.gpus_per_node;
+  if (const auto v = layout::node_violation(q.gpus, q.gpus_per_node))
+    throw InputError("--gpus-per-node", v->what, v->fix);
   take_gpu(q, gpu);
   if (o.row_length) q.row_length = *o.row_length;
   if (o.global_batch) q.global_batch = *o.global_batch;
@@ -472,6 +549,7 @@ int run(const PlanOptions& o) {
   }
   if (o.top && *o.top < 1) throw InputError("--top", fmt::format("{} is not a count", *o.top), "give 1 or more");
   auto plans = layout::plan_layouts(shape, q);
+  if (plans.empty()) explain_no_layout(o, shape, q);
   std::int64_t fitting = 0;
   for (const auto& p : plans) fitting += p.fits ? 1 : 0;
   const PlanHeading h = heading(model_name, gpu, shape);
@@ -517,7 +595,8 @@ const bool registered_plan = register_command(
        app.add_flag("--json", o->json, "JSON output");
        app.footer(
            "Exit codes: 0 layouts listed, some fit; 1 no valid layout, or none fits (listed, the nearest first); 2 bad "
-           "input. docs/memory-model.md gives the model.");
+           "input (a knob given that no valid layout has: its valid values named). docs/memory-model.md gives the "
+           "model.");
        return [o]() { return run(*o); };
      }});
 

@@ -144,7 +144,7 @@ fs::path write_draft(const RelayoutOptions& o, const registry::Recipe& recipe, c
 // A path as a word of a printed command: "./-x/..." for a relative path that would read as an option.
 std::string shown_path(const fs::path& p) { return p.string().starts_with('-') ? "./" + p.string() : p.string(); }
 
-std::string count_or_none(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : "none"; }
+std::string count_or_none(const std::optional<std::int64_t>& v) { return v ? fmt::format("{} GPUs", *v) : "none"; }
 
 // A predicted step and the tokens/s/GPU it gives the workload's rows on its GPUs (docs/step-time-model.md).
 struct Predicted {

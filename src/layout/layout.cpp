@@ -7,6 +7,12 @@
 
 namespace openrecipes::layout {
 
+std::optional<Violation> node_violation(std::int64_t gpus, std::int64_t gpus_per_node) {
+  if (gpus <= gpus_per_node || gpus_per_node < 1 || gpus % gpus_per_node == 0) return std::nullopt;
+  return Violation{fmt::format("{} GPUs do not fill whole nodes of {} GPUs", gpus, gpus_per_node),
+                   fmt::format("use a multiple of {} GPUs, or give the node size with --gpus-per-node", gpus_per_node)};
+}
+
 std::vector<Violation> violations(const Layout& l, std::int64_t gpus, std::int64_t global_batch) {
   std::vector<Violation> out;
   const std::int64_t replica = l.tp * l.pp * l.cp;
@@ -17,9 +23,12 @@ std::vector<Violation> violations(const Layout& l, std::int64_t gpus, std::int64
   if ((gpus / l.pp) % (l.ep * l.etp) != 0)
     out.push_back({fmt::format("GPUs per pipeline stage ({} / PP {} = {}) is not a multiple of EP {} x ETP {}", gpus,
                                l.pp, gpus / l.pp, l.ep, l.etp),
-                   ""});
+                   fmt::format("use an EP x ETP that divides {} (ETP is TP unless --expert-tensor-parallel-size "
+                               "gives it)",
+                               gpus / l.pp)});
   if (global_batch % l.dp != 0)
-    out.push_back({fmt::format("the global batch of {} rows does not divide by DP {}", global_batch, l.dp), ""});
+    out.push_back({fmt::format("the global batch of {} rows does not divide by DP {}", global_batch, l.dp),
+                   "use a DP (the GPUs over TP x PP x CP) that divides the global batch"});
   return out;
 }
 

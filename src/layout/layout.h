@@ -29,6 +29,10 @@ struct Violation {
   std::string fix;
 };
 
+/// GPUs on whole nodes: `gpus` above a node's `gpus_per_node` must be a multiple of it (a job of 64 GPUs on nodes of
+/// 3 is no job). nullopt when they are.
+std::optional<Violation> node_violation(std::int64_t gpus, std::int64_t gpus_per_node);
+
 /// The rules of SPEC §6 that a layout on `gpus` GPUs with a global batch of `global_batch` rows must meet, in
 /// order: a replica takes TP × PP × CP GPUs and DP replicas make the GPU count; the GPUs of one pipeline stage
 /// (gpus / PP) are a multiple of EP × ETP; the global batch divides by DP. Returns every rule broken (empty when

@@ -51,8 +51,8 @@ std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup
     // transformer_config.py: middle stages need layers ("Mismatch: 0 middle layers remaining but N middle PP stages").
     if (rest < 0 || (stages == 0 && rest != 0) || (stages > 0 && (rest == 0 || rest % stages != 0)))
       out.push_back(
-          {fmt::format("the first/last-stage layer counts leave {} layers for {} middle stages", rest, stages),
-           "make the middle stages' layers a whole number each"});
+          {fmt::format("the first/last-stage layer counts leave {} layers for the {} other stages", rest, stages),
+           "make the other stages' layers a whole number each"});
   } else if (m.layers % l.pp != 0) {
     out.push_back({fmt::format("PP {} does not divide the {} layers", l.pp, m.layers),
                    "use a PP that divides the layers, or set --decoder-first-pipeline-num-layers and "

@@ -11,6 +11,13 @@
 #include "params/model_config.h"
 
 namespace openrecipes::layout {
+namespace {
+
+// Bounds far above any released model, so that a hostile config or dump cannot overflow the planner's arithmetic: a
+// dimension up to 2^22 (vocabularies reach 2^18), layers up to params::kMaxLayers, experts up to params::kMaxExperts.
+constexpr std::int64_t kMaxDimension = std::int64_t{1} << 22;
+
+}  // namespace
 
 std::int64_t ModelShape::total_params() const {
   return attention_params + dense_mlp_params + shared_expert_params + router_params + expert_params + norm_params +
@@ -20,6 +27,18 @@ std::int64_t ModelShape::total_params() const {
 std::int64_t ModelShape::active_params() const {
   const std::int64_t routed = experts > 0 ? params::routed_active(expert_params, top_k, experts, name) : 0;
   return attention_params + dense_mlp_params + shared_expert_params + router_params + routed + embedding_params;
+}
+
+std::int64_t padded_vocab(std::int64_t vocab, std::int64_t multiple) {
+  if (multiple <= 1) return vocab;
+  return (vocab + multiple - 1) / multiple * multiple;
+}
+
+ModelShape with_padded_vocab(const ModelShape& m, std::int64_t tp) {
+  ModelShape out = m;
+  out.vocab = padded_vocab(m.vocab, kVocabDivisibleBy * std::max<std::int64_t>(tp, 1));
+  out.embedding_params = m.embedding_params + (out.vocab - m.vocab) * m.hidden;
+  return out;
 }
 
 ModelShape shape_from_config(const nlohmann::json& config, const std::string& source) {
@@ -65,6 +84,17 @@ ModelShape shape_from_config(const nlohmann::json& config, const std::string& so
       s.shared_ffn_hidden = *shared;
   }
   if (s.dense_layers() > 0) s.ffn_hidden = cfg.require_int("intermediate_size");
+  for (const auto& [field, value] :
+       {std::pair{"hidden_size", s.hidden}, std::pair{"vocab_size", s.vocab}, std::pair{"num_attention_heads", s.heads},
+        std::pair{"num_key_value_heads", s.query_groups}, std::pair{"head_dim", s.head_dim},
+        std::pair{"v_head_dim", s.v_head_dim}, std::pair{"intermediate_size", s.ffn_hidden},
+        std::pair{"moe_intermediate_size", s.expert_ffn_hidden},
+        std::pair{"shared_expert_intermediate_size", s.shared_ffn_hidden}})
+    if (value > kMaxDimension)
+      throw InputError(
+          source + ": " + field,
+          fmt::format("{} is over {}, far above any released model's (vocabularies reach 2^18)", value, kMaxDimension),
+          "use the checkpoint's own config.json");
   s.attention_params = count.of(ParamClass::attention).params;
   s.dense_mlp_params = count.of(ParamClass::dense_mlp).params;
   s.shared_expert_params = count.of(ParamClass::shared_expert).params;
@@ -76,10 +106,6 @@ ModelShape shape_from_config(const nlohmann::json& config, const std::string& so
 }
 
 namespace {
-
-// Bounds far above any released model, so that a hostile dump cannot overflow the parameter arithmetic: a
-// dimension up to 2^22 (vocabularies reach 2^18), layers up to params::kMaxLayers, experts up to params::kMaxExperts.
-constexpr std::int64_t kMaxDimension = std::int64_t{1} << 22;
 
 struct Args {
   const std::map<std::string, std::string>& v;
@@ -232,10 +258,9 @@ std::vector<std::string> shape_differences(const ModelShape& model, const ModelS
            run.shared_ffn_hidden);
   }
   const std::int64_t k = std::max<std::int64_t>(vocab_multiple, 1);
-  auto pad = [k](std::int64_t v) { return (v + k - 1) / k * k; };
-  if (pad(model.vocab) != pad(run.vocab))
+  if (padded_vocab(model.vocab, k) != padded_vocab(run.vocab, k))
     out.push_back(fmt::format("vocabulary (padded to a multiple of {}): the model has {} ({}), the run {}", k,
-                              pad(model.vocab), model.vocab, pad(run.vocab)));
+                              padded_vocab(model.vocab, k), model.vocab, padded_vocab(run.vocab, k)));
   return out;
 }
 

@@ -44,6 +44,19 @@ inline double per_count(std::int64_t total, std::int64_t count) {
   return count > 0 ? double(total) / double(count) : 0.0;
 }
 
+/// Megatron-LM's default --make-vocab-size-divisible-by: the vocabulary is padded to a multiple of it × TP.
+inline constexpr std::int64_t kVocabDivisibleBy = 128;
+
+/// Megatron-LM's padded vocabulary (training/tokenizer _vocab_size_with_padding): `vocab` rounded up to a multiple of
+/// `multiple` (make_vocab_size_divisible_by × TP; 1 or less: as it is). Padding a padded vocabulary again to a
+/// multiple of its own multiple gives what padding the original would.
+std::int64_t padded_vocab(std::int64_t vocab, std::int64_t multiple);
+
+/// `m` trained at TP `tp`: its vocabulary padded to kVocabDivisibleBy × tp and its embedding (and untied output
+/// layer) grown by the padded rows, as a Megatron-LM run holds them. N (active_params) is the model's own, unpadded:
+/// take it from `m`.
+ModelShape with_padded_vocab(const ModelShape& m, std::int64_t tp);
+
 /// The shape of the Hugging Face config.json `config` (`source` names it in messages): the families params/count.h
 /// counts (Llama, Qwen3, Qwen3 MoE, Qwen3-Next and Qwen3.5, DeepSeek-V3 and Kimi-K2, GLM-4.5, gpt-oss, Mixtral).
 /// Parameter totals are count_from_config's classes; norms are 2 × hidden per layer plus the final norm. Linear-

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 
 #include "core/error.h"
 #include "layout/model_rules.h"
@@ -131,7 +132,8 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
         for (auto ep : choices(q.ep, ep_all)) {
           const std::vector<std::int64_t> etp_all =
               m.experts > 0 && tp > 1 ? std::vector<std::int64_t>{1, tp} : std::vector<std::int64_t>{1};
-          for (auto etp : choices(q.etp, m.experts > 0 ? etp_all : std::vector<std::int64_t>{tp})) {
+          // Without experts ETP means nothing: 1, as a dense run's dump is read (setup_from_arguments).
+          for (auto etp : choices(q.etp, m.experts > 0 ? etp_all : std::vector<std::int64_t>{1})) {
             if ((G / pp) % (ep * etp) != 0) continue;
             // VPP over the divisors of a stage's layers (the embedding and loss counted where they are); where PP
             // divides the layers, also the counted split's VPPs that the even split cannot take (Llama 3.1 405B's 126
@@ -199,10 +201,34 @@ void for_each_setup(const ModelShape& m, const PlanRequest& q, const std::functi
     }
 }
 
+namespace {
+
+// The shape a layout at TP `tp` trains: `m`, its vocabulary padded at that TP when `pad` (PlanRequest::pad_vocab);
+// one copy a TP.
+class ShapeAtTp {
+ public:
+  ShapeAtTp(const ModelShape& m, bool pad) : m_(m), pad_(pad) {}
+  const ModelShape& operator()(std::int64_t tp) {
+    if (!pad_) return m_;
+    auto it = padded_.find(tp);
+    if (it == padded_.end()) it = padded_.emplace(tp, with_padded_vocab(m_, tp)).first;
+    return it->second;
+  }
+
+ private:
+  const ModelShape& m_;
+  bool pad_;
+  std::map<std::int64_t, ModelShape> padded_;
+};
+
+}  // namespace
+
 std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& q) {
   std::vector<PlannedLayout> out;
+  ShapeAtTp shape(m, q.pad_vocab);
   for_each_setup(m, q, [&](TrainingSetup&& t) {
-    out.push_back(plan_setup(m, std::move(t), q.memory_mib, q.gpus_per_node, q.speed, q.precision));
+    const ModelShape& mt = shape(t.layout.tp);
+    out.push_back(plan_setup(mt, std::move(t), q.memory_mib, q.gpus_per_node, q.speed, q.precision));
   });
   // Sorted by index, then moved once: a PlannedLayout is large, and DeepSeek-V3 on 256 GPUs has 90,000 of them.
   std::vector<std::size_t> order(out.size());
@@ -228,9 +254,11 @@ std::vector<BestLayouts> best_layouts(const ModelShape& m, PlanRequest q, const 
   };
   std::size_t index = 0;
   q.memory_mib = 0;
+  ShapeAtTp shape(m, q.pad_vocab);
   for_each_setup(m, q, [&](TrainingSetup&& t) {
-    const StageSplit split = stage_split(m, t);
-    const MemoryEstimate memory = estimate_memory(m, t, split);
+    const ModelShape& mt = shape(t.layout.tp);
+    const StageSplit split = stage_split(mt, t);
+    const MemoryEstimate memory = estimate_memory(mt, t, split);
     for (std::size_t g = 0; g < gpus.size(); ++g) {
       BestLayouts& o = out[g];
       ++o.layouts;
@@ -246,13 +274,13 @@ std::vector<BestLayouts> best_layouts(const ModelShape& m, PlanRequest q, const 
       ++o.fitting;
       GpuSpeed speed = gpus[g].speed;
       speed.gpus_per_node = q.gpus_per_node;
-      StepTimePrediction step = predict_step_time(m, t, speed, q.precision, split);
+      StepTimePrediction step = predict_step_time(mt, t, speed, q.precision, split);
       auto& b = best[g];
       if (b.size() == k && !(step.step_time_s <= b.back().first.step_time->step_time_s)) continue;
       // Only a layout that enters the best k is copied out (this runs for every layout and GPU type).
       PlannedLayout p;
       p.memory = memory;
-      p.relative_time = relative_time(m, t, q.gpus_per_node);
+      p.relative_time = relative_time(mt, t, q.gpus_per_node);
       p.step_time = std::move(step);
       p.warnings = model_warnings(t, q.gpus_per_node);
       p.setup = t;

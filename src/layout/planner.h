@@ -26,6 +26,9 @@ struct PlanRequest {
   std::optional<Recomputation> recompute;
   std::optional<bool> distributed_optimizer, sequence_parallel;
   Impl impl = Impl::te;
+  /// The shape's vocabulary is the model's own (a config.json's): each layout plans it padded at its TP as Megatron-LM
+  /// pads it (with_padded_vocab). False: as given (a run's argument dump, padded already).
+  bool pad_vocab = false;
   bool fused_cross_entropy = false;
   bool grads_16bit = false;  ///< gradients in 16 bits (TrainingSetup::grads_16bit), a run's own setting
   /// A pipeline split to plan as given (a recipe's own: TrainingSetup's first/last-stage counts and the embedding and
@@ -76,10 +79,10 @@ double relative_time(const ModelShape& m, const TrainingSetup& t, std::int64_t g
 /// groups, PP over divisors (when PP does not divide the layers: the embedding and the loss counted in the split where
 /// PP divides the layers + 2, one of them, each way, where it divides the layers + 1, else uneven splits through the
 /// first/last-stage counts), CP (Transformer Engine only), EP
-/// over divisors of the experts, ETP 1 or TP, VPP none or a divisor of a stage's layers (up to 4), the micro-batch over
-/// divisors of global batch / DP, recompute none / selective / full, the distributed optimizer off and on (on only
-/// where DP > 1 or expert DP > 1 shards something). Sorted: layouts that fit first, then by predicted step time (with
-/// `q.speed`) or relative_time, then by peak memory (plan_before). Throws InputError for sizes below 1.
+/// over divisors of the experts, ETP 1 or TP (1 without experts), VPP none or a divisor of a stage's layers (up to 4),
+/// the micro-batch over divisors of global batch / DP, recompute none / selective / full, the distributed optimizer off
+/// and on (on only where DP > 1 or expert DP > 1 shards something). Sorted: layouts that fit first, then by predicted
+/// step time (with `q.speed`) or relative_time, then by peak memory (plan_before). Throws InputError for sizes below 1.
 std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& q);
 
 /// A GPU type to plan for: one GPU's memory (MiB) and its rates.

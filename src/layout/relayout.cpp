@@ -61,10 +61,7 @@ std::vector<Violation> relayout_violations(const Layout& l, std::int64_t gpus, s
                                  global_batch, with.dp, l.micro_batch),
                      ""});
   }
-  if (gpus > gpus_per_node && gpus % gpus_per_node != 0)
-    out.push_back(
-        {fmt::format("{} GPUs do not fill whole nodes of {} GPUs", gpus, gpus_per_node),
-         fmt::format("use a multiple of {} GPUs, or give the node size with --gpus-per-node", gpus_per_node)});
+  if (auto v = node_violation(gpus, gpus_per_node)) out.push_back(std::move(*v));
   if (l.max_tokens_per_gpu && *l.max_tokens_per_gpu * l.cp < row_length)
     out.push_back({fmt::format("max_tokens_per_gpu {} x CP {} = {} tokens cannot hold a row of {}",
                                *l.max_tokens_per_gpu, l.cp, *l.max_tokens_per_gpu * l.cp, row_length),
@@ -189,7 +186,7 @@ void suggest_changes(const RelayoutRequest& q, const TrainingSetup& setup, bool 
     const auto& l = c.setup.layout;
     if (!c.fits || rank(c.setup.recompute.kind) < rank(setup.recompute.kind)) continue;
     if (!uneven && uneven_split(c.setup)) continue;  // the recipe's split is even: so are the suggestions
-    if (etp_convention_broken(l, from)) continue;
+    if (q.model->experts > 0 && etp_convention_broken(l, from)) continue;  // a dense model's ETP is 1 (no experts)
     const bool micro = l.micro_batch != from.micro_batch, rec = c.setup.recompute != setup.recompute;
     const bool tp = l.tp != from.tp, pp = l.pp != from.pp;
     scored.push_back({(micro ? 1 : 0) | (rec ? 2 : 0) | (tp ? 4 : 0) | (pp ? 8 : 0),

@@ -259,7 +259,7 @@ void check_model_shape(const Context& c, const Recipe& r, const RecipeEvidence& 
         auto it = args.find(name);
         return it == args.end() ? fallback : parse_int(it->second).value_or(fallback);
       };
-      const std::int64_t multiple = number("make_vocab_size_divisible_by", 128) *
+      const std::int64_t multiple = number("make_vocab_size_divisible_by", layout::kVocabDivisibleBy) *
                                     std::max<std::int64_t>(number("tensor_model_parallel_size", 1), 1);
       differences = layout::shape_differences(
           layout::shape_from_config(model->second.config, model->second.file + ": config"), run, multiple);

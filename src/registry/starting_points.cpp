@@ -28,6 +28,7 @@ std::vector<StartingPoint> starting_points(const ModelInfo& model, const std::ma
     q.gpus_per_node = kStartingNodeGpus;
     q.row_length = protocol::kRowLength;
     q.global_batch = protocol::kGlobalBatch;
+    q.pad_vocab = true;  // the config's vocabulary, padded at each layout's TP as a run pads it
     auto planned = layout::best_layouts(shape, q, choices, 1);
     for (std::size_t i = 0; i < types.size(); ++i) {
       StartingPoint s;

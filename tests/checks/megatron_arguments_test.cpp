@@ -251,9 +251,9 @@ TEST(TrainingCommand, what_the_memory_model_does_not_cover_is_refused_by_name) {
               ::testing::HasSubstr("'--fp9-format' is not an argument of Megatron-LM's parser"));
   // A hostile review: activation offloading and CUDA graphs planned as if absent (the same peak and step). Megatron
   // turns offloading on from its layer count; CUDA graphs by --cuda-graph-impl or its two old spellings.
-  for (const std::string flag : {"--cpu-offloading-num-layers 2", "--cuda-graph-impl local",
-                                 "--cuda-graph-impl transformer_engine", "--enable-cuda-graph", "--external-cuda-graph",
-                                 "--optimizer-cuda-graph"}) {
+  for (const std::string flag :
+       {"--cpu-offloading-num-layers 2", "--cuda-graph-impl local", "--cuda-graph-impl transformer_engine",
+        "--enable-cuda-graph", "--external-cuda-graph", "--optimizer-cuda-graph"}) {
     const std::string name = flag.substr(0, flag.find(' '));
     EXPECT_THAT(testing::message_of([&] { read_training_command(base + flag + "\n", "cmd", 8, {}); }),
                 ::testing::StartsWith("cmd: " + name + " is not modelled"))
@@ -400,7 +400,7 @@ TEST(TrainingCommand, validate_args_rules_the_models_refusals_and_slime_packing_
   EXPECT_THAT(refused("pretrain_gpt.py " + base +
                       "--pipeline-model-parallel-size 4 --decoder-first-pipeline-num-layers 4 "
                       "--decoder-last-pipeline-num-layers 4"),
-              HasSubstr("the first/last-stage layer counts leave 0 layers for 2 middle stages"));
+              HasSubstr("the first/last-stage layer counts leave 0 layers for the 2 other stages"));
   // slime's packing: one bin of --max-tokens-per-gpu x CP tokens a micro-batch.
   const auto packed = read_command_run("python3 train.py --actor-num-gpus-per-node 8 " + base +
                                            "--context-parallel-size 2 --use-dynamic-batch-size --max-tokens-per-gpu "

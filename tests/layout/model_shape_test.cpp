@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.h"
+
 namespace openrecipes::layout {
 namespace {
 
@@ -72,4 +74,22 @@ TEST(ShapeDifferences, a_moe_run_with_dense_layers_its_model_does_not_have_diffe
 }
 
 }  // namespace
+// A hostile review: a config with a vocabulary of 2^40 was planned (tokens/s/GPU printed 0 beside an MFU of 24%). A
+// config's dimensions are held to 2^22 as an argument dump's are, naming the field.
+TEST(ShapeFromConfig, a_dimension_far_above_any_released_model_is_refused_naming_its_field) {
+  for (const char* field : {"vocab_size", "hidden_size", "intermediate_size"}) {
+    nlohmann::json c = kQwen3Config;
+    c[field] = std::int64_t{1} << 23;
+    try {
+      (void)shape_from_config(c, "config.json");
+      ADD_FAILURE() << field << " of 2^23 was read";
+    } catch (const InputError& e) {
+      EXPECT_THAT(e.what(), ::testing::HasSubstr(std::string("config.json: ") + field + ": 8388608 is over 4194304"));
+    }
+  }
+  nlohmann::json c = kQwen3Config;
+  c["vocab_size"] = std::int64_t{1} << 22;  // the bound itself is a size
+  EXPECT_EQ(shape_from_config(c, "config.json").vocab, std::int64_t{1} << 22);
+}
+
 }  // namespace openrecipes::layout

@@ -233,6 +233,40 @@ TEST(Plan, EveryLayoutIsValidAndTheFittingOnesComeFirst) {
   EXPECT_TRUE(seen_unfit);  // at L 8192, micro-batch 16 of local attention does not fit an H100
 }
 
+// A hostile review: plan --model planned the config's own vocabulary and a dense model's ETP as TP, where plan
+// --command (a run's arguments) pads the vocabulary and reads ETP 1: the same layout got two peaks. Megatron-LM pads
+// to a multiple of 128 x TP: Qwen3-0.6B's 151,936 (1,187 x 128) stays at TP 1, becomes 152,064 (594 x 256) at TP 2
+// and 152,576 (149 x 1,024) at TP 8.
+TEST(Plan, AConfigsVocabularyIsPaddedAtEachLayoutsTpAndADenseModelsEtpIsOne) {
+  const ModelShape m = qwen3_06b();
+  EXPECT_EQ(with_padded_vocab(m, 1).vocab, 151936);
+  EXPECT_EQ(with_padded_vocab(m, 2).vocab, 152064);
+  EXPECT_EQ(with_padded_vocab(m, 8).vocab, 152576);
+  EXPECT_EQ(with_padded_vocab(m, 8).embedding_params, std::int64_t{152576} * 1024);
+  EXPECT_EQ(with_padded_vocab(m, 8).active_params() - m.active_params(), std::int64_t{152576 - 151936} * 1024);
+  PlanRequest q;
+  q.gpus = 8;
+  q.memory_mib = 81559;
+  q.pad_vocab = true;
+  std::set<std::int64_t> tps;
+  for (const auto& p : plan_layouts(m, q)) {
+    const auto& t = p.setup;
+    tps.insert(t.layout.tp);
+    EXPECT_EQ(t.layout.etp, 1);
+    EXPECT_EQ(p.memory.peak_mib, estimate_memory(with_padded_vocab(m, t.layout.tp), t).peak_mib);
+  }
+  EXPECT_EQ(tps, (std::set<std::int64_t>{1, 2, 4, 8}));
+  // At TP 8 the padded rows are weights the unpadded shape does not hold.
+  q.tp = 8, q.pp = 1, q.micro_batch = 1, q.recompute = Recomputation{Recompute::none, 1};
+  q.distributed_optimizer = false;
+  const auto padded = plan_layouts(m, q);
+  ASSERT_EQ(padded.size(), 1u);
+  q.pad_vocab = false;
+  const auto as_given = plan_layouts(m, q);
+  ASSERT_EQ(as_given.size(), 1u);
+  EXPECT_GT(padded[0].memory.peak_mib, as_given[0].memory.peak_mib);
+}
+
 TEST(Plan, DeepSeekV3On256GpusEveryLayoutIsWhole) {
   OPENRECIPES_REQUIRE_FIXTURE_FILE(testing::fixtures_dir() / "configs/DeepSeek-V3/config.json");
   const auto config = nlohmann::json::parse(read_file(testing::fixtures_dir() / "configs/DeepSeek-V3/config.json"));
