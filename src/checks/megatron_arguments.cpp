@@ -368,6 +368,11 @@ constexpr NotModelled kNotModelled[] = {
     {"enable_cuda_graph", "--enable-cuda-graph", "CUDA graphs (their memory pool; the host launches they remove)"},
     {"external_cuda_graph", "--external-cuda-graph", "CUDA graphs (their memory pool; the host launches they remove)"},
     {"optimizer_cuda_graph", "--optimizer-cuda-graph", "the optimizer step captured in a CUDA graph"},
+    // TransformerConfig turns it into selective recompute of the whole MoE layer (recompute_modules gains "moe").
+    {"moe_layer_recompute", "--moe-layer-recompute", "the MoE layer recomputed (selective recompute of \"moe\")"},
+    // random.py's CheckpointFunction keeps 1/TP of each recomputed layer's input (full recompute without SP).
+    {"distribute_saved_activations", "--distribute-saved-activations",
+     "recomputed layers' inputs split over the TP ranks"},
 };
 
 // The GPU count a launcher flag gives among words [first, last): the last occurrence wins, as argparse reads it (`--f

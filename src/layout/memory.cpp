@@ -291,8 +291,11 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, cons
     const double mean_mlp = Ls > 0 ? mlp / Ls : 0;                     // a layer's, on average
     const double weights = 2 * (dense + experts), grads = (t.grads_16bit ? 2 : 4) * (dense + experts);
     // The distributed optimizer shards dense state over the data- and context-parallel ranks (Megatron's
-    // intra_dp_cp group), experts' over the expert-data-parallel group.
-    const double owned = t.distributed_optimizer ? dense / (dp * cp) + experts / expert_dp : dense + experts;
+    // intra_dp_cp group), experts' over the expert-data-parallel group, each split into its instances.
+    const double instances = double(t.optimizer_instances);
+    const double owned = t.distributed_optimizer
+                             ? dense / (dp * cp / instances) + experts / std::max(1.0, expert_dp / instances)
+                             : dense + experts;
     const double optimizer = 12 * owned;
 
     // Activations of one micro-batch on this stage, and the transient at the backward of core attention.
@@ -446,6 +449,7 @@ TrainingSetup setup_from_arguments(const std::map<std::string, std::string>& arg
                      "give the unedited argument dump");
   }
   t.distributed_optimizer = flag("use_distributed_optimizer");
+  t.optimizer_instances = size("num_distributed_optimizer_instances", 1);
   t.sequence_parallel = flag("sequence_parallel") && l.tp > 1;
   t.fused_cross_entropy = flag("cross_entropy_loss_fusion");
   t.impl = text("transformer_impl") == "local" ? Impl::local : Impl::te;

@@ -45,6 +45,9 @@ struct TrainingSetup {
   std::int64_t global_batch = 128;  ///< rows per optimizer step
   Recomputation recompute;
   bool distributed_optimizer = false;
+  /// --num-distributed-optimizer-instances: the distributed optimizer keeps this many copies of its state, each sharded
+  /// over DP × CP / instances ranks (and the experts' over expert DP / instances): Megatron's intra-partial groups.
+  std::int64_t optimizer_instances = 1;
   bool sequence_parallel = false;
   bool fused_cross_entropy = false;  ///< --cross-entropy-loss-fusion
   Impl impl = Impl::local;

@@ -94,8 +94,8 @@ std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup
          ""});
   if (m.experts == 0) {
     if (l.ep > 1) out.push_back({fmt::format("EP {} on a model without experts", l.ep), "use EP 1"});
-    if (l.etp > 1 && l.etp != l.tp)
-      out.push_back({fmt::format("ETP {} on a model without experts", l.etp), "leave ETP at TP"});
+    if (l.etp > 1)  // a dense run's dump prints ETP = TP, read as 1 (setup_from_arguments)
+      out.push_back({fmt::format("ETP {} on a model without experts", l.etp), "use ETP 1 (no experts to split)"});
   } else {
     if (m.experts % l.ep != 0)
       out.push_back({fmt::format("EP {} does not divide the {} experts", l.ep, m.experts), ""});
@@ -111,6 +111,15 @@ std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup
     out.push_back({fmt::format("the global batch of {} rows does not divide by DP {} x micro-batch {}", t.global_batch,
                                l.dp, l.micro_batch),
                    "use a micro-batch that divides the global batch / DP"});
+  // parallel_state.py: the instances split DP x CP and the expert data-parallel ranks evenly.
+  if (t.optimizer_instances > 1) {
+    const std::int64_t expert_dp = l.tp * l.cp * l.dp / std::max<std::int64_t>(1, l.ep * l.etp);
+    if ((l.dp * l.cp) % t.optimizer_instances != 0 || (m.experts > 0 && expert_dp % t.optimizer_instances != 0))
+      out.push_back({fmt::format("{} distributed-optimizer instances do not split DP x CP = {}{} evenly",
+                                 t.optimizer_instances, l.dp * l.cp,
+                                 m.experts > 0 ? fmt::format(" and expert DP = {}", expert_dp) : ""),
+                     "give --num-distributed-optimizer-instances that divides them"});
+  }
   if (t.recompute.kind == Recompute::full_block || t.recompute.kind == Recompute::full_uniform) {
     const std::int64_t per_stage = m.layers / l.pp / (l.vpp ? *l.vpp : 1);
     if (t.recompute.layers > std::max<std::int64_t>(per_stage, 1))

@@ -178,8 +178,9 @@ StageWork stage_work(const ModelShape& m, const TrainingSetup& t, const Rates& r
 void add_step_work(StageWork& w, const TrainingSetup& t, const Rates& r, const StageParameters& params) {
   const Layout& l = t.layout;
   const double dense_group = double(l.dp * l.cp), expert_group = double(l.tp * l.cp * l.dp) / double(l.ep * l.etp);
-  const double dense_shard = t.distributed_optimizer ? dense_group : 1,
-               expert_shard = t.distributed_optimizer ? expert_group : 1;
+  const double instances = double(t.optimizer_instances);  // each instance shards its own copy of the state
+  const double dense_shard = t.distributed_optimizer ? dense_group / instances : 1,
+               expert_shard = t.distributed_optimizer ? std::max(1.0, expert_group / instances) : 1;
   w.seconds[kMemoryBound] +=
       kOptimizerBytesPerParam * (params.dense / dense_shard + params.experts / expert_shard) / r.hbm;
   // Distributed optimizer: gradients reduce-scattered (FP32: 4 B; 16-bit, TrainingSetup::grads_16bit: 2 B) and

@@ -14,6 +14,7 @@
 #include "evidence/megatron_args.h"
 #include "evidence/megatron_memory.h"
 #include "layout/memory.h"
+#include "layout/model_rules.h"
 #include "testing/support.h"
 
 namespace openrecipes::layout {
@@ -123,6 +124,31 @@ ModelShape toy_moe(std::int64_t layers, std::int64_t moe, std::int64_t experts, 
   m.router_params = moe * experts * 64;
   m.norm_params = 2 * 64 * layers + 64;
   return m;
+}
+
+// A hostile review: --num-distributed-optimizer-instances 2 was planned as one instance. Megatron shards each
+// instance's copy of the state over DP x CP / instances ranks (parallel_state.py, intra_partial_data_parallel_size):
+// toy_shape on DP 8 with the distributed optimizer holds 12 bytes x 138,048 / 8 of state, with 2 instances / 4.
+TEST(MemoryModel, EachDistributedOptimizerInstanceShardsItsOwnCopyOfTheState) {
+  const ModelShape m = toy_shape();
+  TrainingSetup t;
+  t.layout.dp = 8;
+  t.layout.micro_batch = 1;
+  t.row_length = 32;
+  t.global_batch = 8;
+  t.distributed_optimizer = true;
+  auto state = [&](std::int64_t instances) {
+    t.optimizer_instances = instances;
+    for (const auto& x : estimate_memory(m, t).terms)
+      if (x.name == "optimizer_state") return x.mib;
+    ADD_FAILURE() << "no optimizer_state term";
+    return 0.0;
+  };
+  const double params = 24576 + 49152 + 320 + 64000, MiB = 1048576.0;
+  EXPECT_DOUBLE_EQ(state(1), 12 * params / 8 / MiB);
+  EXPECT_DOUBLE_EQ(state(2), 12 * params / 4 / MiB);
+  t.optimizer_instances = 3;  // 3 does not split DP 8
+  EXPECT_THAT(model_violations(m, t), ::testing::Not(::testing::IsEmpty()));
 }
 
 // A Transformer Engine setup on PP `pp`, the rest TrainingSetup's defaults.

@@ -27,7 +27,7 @@ ModelShape qwen3_06b() {
 
 TrainingSetup setup(std::int64_t tp, std::int64_t pp, std::int64_t dp, std::int64_t mbs) {
   TrainingSetup t;
-  t.layout = Layout{tp, pp, 1, 1, tp, dp, std::nullopt, mbs, std::nullopt};
+  t.layout = Layout{tp, pp, 1, 1, 1, dp, std::nullopt, mbs, std::nullopt};  // dense: ETP 1
   t.row_length = 512;
   t.global_batch = 32;
   t.impl = Impl::local;
@@ -55,6 +55,9 @@ TEST(ModelRules, WhatMegatronRefusesAtStartUp) {
   EXPECT_EQ(model_violations(m, setup(12, 1, 1, 4)).size(), 2u);  // nor 16 heads, nor 8 groups' multiple
   EXPECT_EQ(model_violations(m, setup(3, 1, 2, 4)).size(), 2u);   // neither
   EXPECT_EQ(model_violations(m, setup(1, 8, 1, 4)).size(), 1u);   // 28 layers over 8 stages
+  auto etp = setup(2, 1, 4, 4);
+  etp.layout.etp = 2;  // a dense model has no experts to split (a hostile review: --etp 8 was planned for Llama)
+  EXPECT_EQ(model_violations(m, etp).size(), 1u);
   // The embedding and the loss counted as layers (transformer_config.py): 28 + 2 over PP 5 (6 a stage, VPP 2 or 3)
   // or PP 6 (5), not PP 4; with one counted, 29: no PP but 29.
   auto counted = setup(1, 5, 1, 4);
@@ -113,7 +116,7 @@ TEST(Plan, FixingEveryKnobGivesExactlyOneLayout) {
   q.gpus = 8;
   q.row_length = 512;
   q.global_batch = 32;
-  q.tp = 2, q.pp = 1, q.cp = 1, q.ep = 1, q.etp = 2, q.micro_batch = 4;
+  q.tp = 2, q.pp = 1, q.cp = 1, q.ep = 1, q.etp = 1, q.micro_batch = 4;
   q.recompute = Recomputation{Recompute::selective, 1};
   q.distributed_optimizer = true;
   q.sequence_parallel = true;
