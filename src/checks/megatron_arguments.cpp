@@ -440,13 +440,13 @@ TrainingCommand read_training_command(std::string_view text, const std::string& 
   } else if (slime) {
     const auto nodes = count_of(words, {"--actor-num-nodes"}, args_from, words.size(), where);
     const auto per_node = count_of(words, {"--actor-num-gpus-per-node"}, args_from, words.size(), where);
-    if (per_node) out.gpus = nodes.value_or(1) * *per_node, out.gpus_from = "slime";
+    if (per_node) out.gpus = nodes.value_or(1) * *per_node, out.gpus_from = "slime", out.gpus_per_node = per_node;
     if (nodes && !per_node)
       throw InputError(where, "--actor-num-nodes without --actor-num-gpus-per-node", "give plan --gpus G");
   } else if (args_from > env_end) {
     const auto per_node = count_of(words, {"--nproc-per-node", "--nproc_per_node"}, env_end, args_from - 1, where);
     const auto nodes = count_of(words, {"--nnodes"}, env_end, args_from - 1, where);
-    if (per_node) out.gpus = nodes.value_or(1) * *per_node, out.gpus_from = "torchrun";
+    if (per_node) out.gpus = nodes.value_or(1) * *per_node, out.gpus_from = "torchrun", out.gpus_per_node = per_node;
     if (nodes && !per_node) throw InputError(where, "--nnodes without --nproc-per-node", "give plan --gpus G");
   }
   if (out.gpus < 1)

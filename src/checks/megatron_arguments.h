@@ -49,7 +49,10 @@ struct TrainingCommand {
   std::map<std::string, std::string> arguments;  ///< resolve_megatron_arguments' map
   std::int64_t gpus = 0;                         ///< the world size it was resolved for
   std::string gpus_from;                         ///< where that count came from: "--gpus", "torchrun", "slime"
-  std::string framework;                         ///< the argument table read with: "megatron-lm", "slime" or "miles"
+  /// The launcher's GPUs a node, when it gives the count: torchrun's --nproc-per-node, slime's
+  /// --actor-num-gpus-per-node.
+  std::optional<std::int64_t> gpus_per_node;
+  std::string framework;  ///< the argument table read with: "megatron-lm", "slime" or "miles"
 };
 
 /// Reads `text`, a training command as a recipe writes it (NAME=value words, a launcher such as torchrun or python3,

@@ -42,7 +42,7 @@ struct PlanOptions {
   std::string model, gpu, from, registry = "registry";
   std::optional<std::string> command;  // set when --command is given, even as an empty word (then refused)
   std::optional<std::int64_t> gpus, row_length, global_batch, tp, pp, cp, ep, etp, vpp, micro_batch, vocab_size;
-  std::int64_t gpus_per_node = 8;
+  std::optional<std::int64_t> gpus_per_node;  // unset: 8, or a command's launcher's own GPUs a node
   std::string recompute, impl;
   bool distributed_optimizer = false, no_distributed_optimizer = false;
   std::optional<std::int64_t> top;
@@ -80,8 +80,8 @@ nlohmann::ordered_json layout_json(const layout::PlannedLayout& p, std::int64_t 
     const auto rate = predicted_rate(p, gpus, n_active, peak_tflops);
     j["step_time_s"] = layout::round_step_time(st.step_time_s);
     j["step_time_interval_s"] = {layout::round_step_time(st.low_s), layout::round_step_time(st.high_s)};
-    j["tokens_per_s_per_gpu"] = round_to(rate.tokens_per_s_per_gpu, 0.1);
-    j["mfu"] = round_to(rate.mfu, 1e-4);
+    j["tokens_per_s_per_gpu"] = round_to_figures(rate.tokens_per_s_per_gpu, 0.1, 3);
+    j["mfu"] = round_to_figures(rate.mfu, 1e-4, 2);
     nlohmann::ordered_json terms;
     for (std::size_t k = 0; k < layout::kStepTimeTerms; ++k)  // the terms that take time (most layouts have half)
       if (st.terms[k] > 0) terms[layout::step_time_term_name(k)] = layout::round_step_time(st.terms[k]);
@@ -423,15 +423,18 @@ int run_command(const PlanOptions& o) {
                      "plans the command's own layout: --tp, --pp, --micro-batch, --recompute and the like are for "
                      "--model and --from",
                      "change the command, or give them with --model");
-  if (o.gpus_per_node < 1)
-    throw InputError("--gpus-per-node", fmt::format("{} is not a count", o.gpus_per_node), "give 1 or more");
+  if (o.gpus_per_node && *o.gpus_per_node < 1)
+    throw InputError("--gpus-per-node", fmt::format("{} is not a count", *o.gpus_per_node), "give 1 or more");
   const auto run = checks::read_command_run(read_file(file, layout::kMaxCommandBytes), file, o.gpus, o.vocab_size);
   const auto& cmd = run.command;
   const auto& shape = run.shape;
   const auto& setup = run.setup;
   layout::PlanRequest q;
   q.gpus = cmd.gpus;
-  q.gpus_per_node = o.gpus_per_node;
+  // The launcher's GPUs a node (torchrun --nproc-per-node 4 --nnodes 8 places TP 8 on two nodes), unless given.
+  q.gpus_per_node = o.gpus_per_node.value_or(cmd.gpus_per_node.value_or(8));
+  if (const auto v = layout::node_violation(q.gpus, q.gpus_per_node))
+    throw InputError("--gpus-per-node", v->what, v->fix);
   take_run(q, setup);  // what the printers show of the request; the layout is planned by plan_setup below
   const auto gpu = gpu_type(bundled_path(o.registry), o.gpu);
   take_gpu(q, gpu);
@@ -448,7 +451,11 @@ int run_command(const PlanOptions& o) {
                       {"terms", std::move(terms)}});
   }
   const std::string name = fmt::format("{} ({} GPUs from {})", display_word(file), cmd.gpus, cmd.gpus_from);
-  const PlanHeading h = heading(name, gpu, shape);
+  // N (SPEC §3) is the model's own: the command's vocabulary as given, not as Megatron pads it at this TP.
+  const auto given = cmd.arguments.find("vocab_size");
+  auto vocab = given == cmd.arguments.end() ? std::nullopt : parse_int(given->second);
+  if (!vocab) vocab = o.vocab_size;  // the tokenizer's, standing for --vocab-size
+  const PlanHeading h = heading(name, gpu, vocab && *vocab > 0 ? layout::with_vocab(shape, *vocab) : shape);
   if (o.json) return print_plans_json(o, q, h, plans, plans.front().fits ? 1 : 0, std::nullopt, stages);
   const int rc = print_plans_table(o, q, h, plans, plans.front().fits ? 1 : 0, std::nullopt);
   std::cout << "by pipeline stage (the last is the rank Megatron's tensorboard writer reports):\n";
@@ -475,7 +482,7 @@ int run(const PlanOptions& o) {
   layout::ModelShape shape;
   layout::PlanRequest q;
   std::string model_name, gpu_key = o.gpu;
-  std::optional<double> measured;
+  std::optional<double> measured, n_model;
   fs::path registry_dir = bundled_path(o.registry);
   if (!o.from.empty()) {
     const auto recipe = registry::load_recipe(registry::recipe_folder(o.from));
@@ -484,6 +491,10 @@ int run(const PlanOptions& o) {
     model_name = recipe.id;
     if (gpu_key.empty()) gpu_key = recipe.gpu;
     if (auto root = registry::registry_root(recipe.dir)) registry_dir = *root;
+    // N (SPEC §3) is the recipe's model's, as its page computes MFU: the run's dump holds the padded vocabulary.
+    const auto models = registry::load_models(registry_dir / "models");
+    if (auto it = models.find(recipe.model); it != models.end() && !it->second.config.empty())
+      n_model = double(layout::shape_from_config(it->second.config, it->second.file).active_params());
     const auto& t = rm.setup;
     q.gpus = recipe.gpus;
     if (!o.gpus) {  // the recipe's own layout, every knob fixed
@@ -527,7 +538,7 @@ int run(const PlanOptions& o) {
   const auto gpu = gpu_type(registry_dir, gpu_key);
   if (o.gpus) q.gpus = *o.gpus;
   if (o.from.empty() && !o.gpus) throw InputError("plan", "no GPU count", "give --gpus G");
-  q.gpus_per_node = o.gpus_per_node;
+  q.gpus_per_node = o.gpus_per_node.value_or(8);
   if (const auto v = layout::node_violation(q.gpus, q.gpus_per_node))
     throw InputError("--gpus-per-node", v->what, v->fix);
   take_gpu(q, gpu);
@@ -552,7 +563,8 @@ int run(const PlanOptions& o) {
   if (plans.empty()) explain_no_layout(o, shape, q);
   std::int64_t fitting = 0;
   for (const auto& p : plans) fitting += p.fits ? 1 : 0;
-  const PlanHeading h = heading(model_name, gpu, shape);
+  PlanHeading h = heading(model_name, gpu, shape);
+  if (n_model) h.n_active = *n_model;
   return o.json ? print_plans_json(o, q, h, plans, fitting, measured)
                 : print_plans_table(o, q, h, plans, fitting, measured);
 }
@@ -567,7 +579,8 @@ const bool registered_plan = register_command(
            "or its folder");
        app.add_option("--gpu", o->gpu, "the GPU type (a key of gpus.yaml, in any case)");
        app.add_option("--gpus", o->gpus, "G, the GPUs");
-       app.add_option("--gpus-per-node", o->gpus_per_node, "GPUs of one node (default 8)");
+       app.add_option("--gpus-per-node", o->gpus_per_node,
+                      "GPUs of one node (default 8; with --command, the launcher's own when it gives them)");
        app.add_option("--row-length", o->row_length, "L, tokens a row (default 8192, the protocol's)");
        app.add_option("--global-batch", o->global_batch, "rows a step (default 128, the protocol's)");
        app.add_option("--from", o->from, "a recipe: its model, run setup and measured peak (with --gpus: re-plan it)");

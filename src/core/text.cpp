@@ -79,7 +79,18 @@ std::optional<std::int64_t> parse_int(std::string_view s) {
   return v;
 }
 
-double round_to(double v, double unit) { return std::round(v / unit) * unit; }
+double round_to(double v, double unit) {
+  const double inverse = std::round(1 / unit);
+  if (unit < 1 && inverse > 1 && std::abs(1 / unit - inverse) < 1e-9 * inverse)
+    return std::round(v * inverse) / inverse;
+  return std::round(v / unit) * unit;
+}
+
+double round_to_figures(double v, double unit, int digits) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  const int exponent = int(std::floor(std::log10(std::abs(v)))) - digits + 1;  // the last significant digit's place
+  return exponent < 0 && std::pow(10.0, exponent) < unit ? round_to(v, std::pow(10.0, exponent)) : round_to(v, unit);
+}
 
 std::string format_double(double v) {
   if (std::isnan(v)) return "nan";

@@ -32,7 +32,13 @@ std::optional<std::int64_t> parse_int(std::string_view s);
 std::string format_double(double v);
 
 /// `v` rounded to the nearest multiple of `unit` (> 0), as JSON outputs write a figure: round_to(12.345, 0.1) = 12.3.
+/// A unit of 10^-k divides by 10^k rather than multiplying by the unit, so the figure is the double nearest its
+/// decimal and prints as written (0.4074, not 0.40740000000000004).
 double round_to(double v, double unit);
+
+/// `v` rounded to `unit`, or to `digits` significant digits where that keeps more: a small figure keeps its digits
+/// (round_to_figures(0.000004321, 1e-4, 2) = 0.0000043, never 0). Zero, NaN and infinities come back as they are.
+double round_to_figures(double v, double unit, int digits);
 
 /// Quotes `s` for a one-line message: printable ASCII kept, everything else \xNN, cut after `max` bytes.
 std::string quote_for_message(std::string_view s, std::size_t max = 80);

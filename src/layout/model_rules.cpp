@@ -115,10 +115,10 @@ std::vector<Violation> model_violations(const ModelShape& m, const TrainingSetup
   if (t.optimizer_instances > 1) {
     const std::int64_t expert_dp = l.tp * l.cp * l.dp / std::max<std::int64_t>(1, l.ep * l.etp);
     if ((l.dp * l.cp) % t.optimizer_instances != 0 || (m.experts > 0 && expert_dp % t.optimizer_instances != 0))
-      out.push_back({fmt::format("{} distributed-optimizer instances do not split DP x CP = {}{} evenly",
-                                 t.optimizer_instances, l.dp * l.cp,
-                                 m.experts > 0 ? fmt::format(" and expert DP = {}", expert_dp) : ""),
-                     "give --num-distributed-optimizer-instances that divides them"});
+      out.push_back(
+          {fmt::format("{} distributed-optimizer instances do not split DP x CP = {}{} evenly", t.optimizer_instances,
+                       l.dp * l.cp, m.experts > 0 ? fmt::format(" and expert DP = {}", expert_dp) : ""),
+           "give --num-distributed-optimizer-instances that divides them"});
   }
   if (t.recompute.kind == Recompute::full_block || t.recompute.kind == Recompute::full_uniform) {
     const std::int64_t per_stage = m.layers / l.pp / (l.vpp ? *l.vpp : 1);

@@ -34,11 +34,15 @@ std::int64_t padded_vocab(std::int64_t vocab, std::int64_t multiple) {
   return (vocab + multiple - 1) / multiple * multiple;
 }
 
-ModelShape with_padded_vocab(const ModelShape& m, std::int64_t tp) {
+ModelShape with_vocab(const ModelShape& m, std::int64_t vocab) {
   ModelShape out = m;
-  out.vocab = padded_vocab(m.vocab, kVocabDivisibleBy * std::max<std::int64_t>(tp, 1));
-  out.embedding_params = m.embedding_params + (out.vocab - m.vocab) * m.hidden;
+  out.vocab = vocab;
+  out.embedding_params = m.embedding_params + (vocab - m.vocab) * m.hidden;
   return out;
+}
+
+ModelShape with_padded_vocab(const ModelShape& m, std::int64_t tp) {
+  return with_vocab(m, padded_vocab(m.vocab, kVocabDivisibleBy * std::max<std::int64_t>(tp, 1)));
 }
 
 ModelShape shape_from_config(const nlohmann::json& config, const std::string& source) {

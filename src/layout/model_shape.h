@@ -52,6 +52,10 @@ inline constexpr std::int64_t kVocabDivisibleBy = 128;
 /// multiple of its own multiple gives what padding the original would.
 std::int64_t padded_vocab(std::int64_t vocab, std::int64_t multiple);
 
+/// `m` with a vocabulary of `vocab` rows: its embedding (and untied output layer) grown or shrunk by the rows it gains
+/// or loses. A run's dump holds the padded vocabulary; N (SPEC §3) is the model's own: `with_vocab(run, vocab_size)`.
+ModelShape with_vocab(const ModelShape& m, std::int64_t vocab);
+
 /// `m` trained at TP `tp`: its vocabulary padded to kVocabDivisibleBy × tp and its embedding (and untied output
 /// layer) grown by the padded rows, as a Megatron-LM run holds them. N (active_params) is the model's own, unpadded:
 /// take it from `m`.

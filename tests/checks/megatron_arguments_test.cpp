@@ -251,10 +251,9 @@ TEST(TrainingCommand, what_the_memory_model_does_not_cover_is_refused_by_name) {
               ::testing::HasSubstr("'--fp9-format' is not an argument of Megatron-LM's parser"));
   // A hostile review: activation offloading and CUDA graphs planned as if absent (the same peak and step). Megatron
   // turns offloading on from its layer count; CUDA graphs by --cuda-graph-impl or its two old spellings.
-  for (const std::string flag :
-       {"--cpu-offloading-num-layers 2", "--cuda-graph-impl local", "--cuda-graph-impl transformer_engine",
-        "--enable-cuda-graph", "--external-cuda-graph", "--optimizer-cuda-graph",
-        "--moe-layer-recompute", "--distribute-saved-activations"}) {
+  for (const std::string flag : {"--cpu-offloading-num-layers 2", "--cuda-graph-impl local",
+                                 "--cuda-graph-impl transformer_engine", "--enable-cuda-graph", "--external-cuda-graph",
+                                 "--optimizer-cuda-graph", "--moe-layer-recompute", "--distribute-saved-activations"}) {
     const std::string name = flag.substr(0, flag.find(' '));
     EXPECT_THAT(testing::message_of([&] { read_training_command(base + flag + "\n", "cmd", 8, {}); }),
                 ::testing::StartsWith("cmd: " + name + " is not modelled"))

@@ -59,6 +59,33 @@ TEST(PlanCommandCli, a_torchrun_command_is_planned_stage_by_stage) {
   EXPECT_THAT(text.out, HasSubstr("  stage   1 "));
 }
 
+// A hostile review: torchrun --nproc-per-node 4 --nnodes 2 at TP 8 was planned on nodes of 8 (TP inside one node),
+// and MFU counted the vocabulary as Megatron pads it. The launcher's 4 a node put TP 8 across two nodes unless
+// --gpus-per-node says otherwise; N is the model's own: 8 layers x 12,582,912 + the output layer 32,000 x 1,024 =
+// 133,431,296, not the padded 32,768 rows' 134,217,728 (a multiple of 128 x TP 8 = 1,024).
+TEST(PlanCommandCli, the_launchers_gpus_a_node_and_the_models_own_vocabulary_are_used) {
+  testing::TempDir d;
+  std::string tp8 = kCommand;
+  auto swap = [&](const std::string& from, const std::string& to) { tp8.replace(tp8.find(from), from.size(), to); };
+  swap("--nproc-per-node 8", "--nproc-per-node 4 --nnodes 2");
+  swap("--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2",
+       "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 1 --sequence-parallel");
+  const auto file = d.write("tp8.sh", tp8).string();
+  const auto across = run_cli({"plan", "--command", file, "--gpu", "H100"});
+  ASSERT_EQ(across.exit_code, 0) << across.err;
+  EXPECT_THAT(across.out, HasSubstr("TP 8 spans 2 nodes of 4 GPUs"));
+  const auto inside = run_cli({"plan", "--command", file, "--gpu", "H100", "--gpus-per-node", "8"});
+  ASSERT_EQ(inside.exit_code, 0) << inside.err;
+  EXPECT_THAT(inside.out, ::testing::Not(HasSubstr("spans")));
+  const auto r = run_cli({"plan", "--command", file, "--gpu", "H100", "--json", "--gpus-per-node", "8"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& l = j.at("layouts")[0];
+  // SPEC §3: MFU = 6 N x tokens/s/GPU / the BF16 peak (989 TFLOP/s on H100).
+  const double n = 8.0 * 12582912 + 32000.0 * 1024;
+  EXPECT_NEAR(l.at("mfu").get<double>(), 6 * n * l.at("tokens_per_s_per_gpu").get<double>() / 989e12, 1e-4);
+}
+
 TEST(PlanCommandCli, what_is_not_modelled_and_mixed_options_are_refused_naming_them) {
   testing::TempDir d;
   std::string fp8 = kCommand;

@@ -119,4 +119,15 @@ TEST(WrapWords, breaks_at_spaces_within_the_width) {
   EXPECT_EQ(wrap_words("", 10), std::vector<std::string>{});
 }
 
+// A hostile review: plan's JSON wrote "mfu": 0.40740000000000004 (0.4074 / 1e-4 x 1e-4) and an MFU of 0.0000043 as 0.
+TEST(Text, round_to_writes_the_decimal_and_round_to_figures_keeps_a_small_figures_digits) {
+  EXPECT_EQ(format_double(round_to(0.40740000001, 1e-4)), "0.4074");
+  EXPECT_EQ(format_double(round_to(966.1499, 0.1)), "966.1");
+  EXPECT_EQ(round_to(1234.0, 5.0), 1235.0);  // a unit that is not 10^-k rounds to its multiples
+  EXPECT_EQ(format_double(round_to_figures(0.0000043123, 1e-4, 2)), "4.3e-06");
+  EXPECT_EQ(format_double(round_to_figures(1.1849, 0.1, 3)), "1.18");
+  EXPECT_EQ(format_double(round_to_figures(966.1499, 0.1, 3)), "966.1");  // the unit keeps more: the unit
+  EXPECT_EQ(round_to_figures(0.0, 0.1, 3), 0.0);
+}
+
 }  // namespace openrecipes
