@@ -106,6 +106,12 @@ ModelShape shape_from_config(const nlohmann::json& config, const std::string& so
   s.expert_params = count.of(ParamClass::routed_expert).params;
   s.embedding_params = count.of(ParamClass::output_projection).params;
   s.norm_params = 2 * s.hidden * s.layers + s.hidden;
+  // Every other dimension (MLA's ranks, linear attention's heads and widths) is held by its parameters: a model
+  // far above the largest released (about 2 x 10^12) is a hostile or broken config, not one to plan.
+  constexpr std::int64_t kMaxParams = 1'000'000'000'000'000;  // 10^15
+  if (s.total_params() > kMaxParams)
+    throw InputError(source, fmt::format("its dimensions give {} parameters, over 10^15", s.total_params()),
+                     "use the checkpoint's own config.json");
   return s;
 }
 

@@ -263,17 +263,22 @@ std::vector<BestLayouts> best_layouts(const ModelShape& m, PlanRequest q, const 
       BestLayouts& o = out[g];
       ++o.layouts;
       const bool fits = fits_memory(memory.peak_mib, gpus[g].memory_mib);
-      if (!o.smallest_peak || memory.peak_mib < o.smallest_peak->memory.peak_mib) {
+      GpuSpeed speed = gpus[g].speed;
+      speed.gpus_per_node = q.gpus_per_node;
+      // The smallest peak, and among equal peaks the faster (plan's order when none fits: nearest_first_when_none_fits
+      // sorts plan_layouts' order, the predicted step first, by peak alone).
+      const bool smaller = !o.smallest_peak || memory.peak_mib < o.smallest_peak->memory.peak_mib;
+      if (smaller || memory.peak_mib == o.smallest_peak->memory.peak_mib) {
         PlannedLayout p;
         p.setup = t;
         p.memory = memory;
         p.fits = fits;
-        o.smallest_peak = std::move(p);
+        p.step_time = predict_step_time(mt, t, speed, q.precision, split);
+        if (smaller || p.step_time->step_time_s < o.smallest_peak->step_time->step_time_s)
+          o.smallest_peak = std::move(p);
       }
       if (!fits) continue;
       ++o.fitting;
-      GpuSpeed speed = gpus[g].speed;
-      speed.gpus_per_node = q.gpus_per_node;
       StepTimePrediction step = predict_step_time(mt, t, speed, q.precision, split);
       auto& b = best[g];
       if (b.size() == k && !(step.step_time_s <= b.back().first.step_time->step_time_s)) continue;

@@ -113,5 +113,49 @@ TEST(PlanCommandCli, a_file_name_that_is_not_utf8_is_shown_not_an_internal_error
   EXPECT_THAT(nlohmann::json::parse(r.out).at("model").get<std::string>(), HasSubstr("train\xef\xbf\xbd.sh"));
 }
 
+// A hostile review: a knob no valid layout has was answered "no valid layout" (exit 1), then with the values the
+// planner's own search proposes, which missed valid ones (TP 16 to 64 above Llama's 8 query groups). Every value
+// named must plan (exit 0 or 1: layouts, fitting or not), the knob as given must not, and the exit is 2.
+TEST(PlanCli, a_knob_no_valid_layout_has_is_named_with_every_value_that_has_one) {
+  for (const std::vector<std::string>& knob : std::vector<std::vector<std::string>>{
+           {"--tp", "3"}, {"--tp", "32"}, {"--vpp", "3", "--pp", "4"}, {"--micro-batch", "3"}}) {
+    std::vector<std::string> args = {"plan", "--model", "qwen3-0.6b", "--gpu", "H100", "--gpus", "16", "--top", "1"};
+    args.insert(args.end(), knob.begin(), knob.end());
+    const auto r = run_cli(args);
+    SCOPED_TRACE(knob.front() + " " + knob[1]);
+    ASSERT_EQ(r.exit_code, 2) << r.out;
+    // The knob named ("error: --pp 4: ..."), which may be another of those given.
+    const auto named_at = r.err.find("error: ") + 7;
+    const std::string flag = r.err.substr(named_at, r.err.find(' ', named_at) - named_at);
+    const auto slot = std::find(args.begin(), args.end(), flag);
+    ASSERT_NE(slot, args.end()) << r.err;
+    const auto at = r.err.find("give one of ");
+    ASSERT_NE(at, std::string::npos) << r.err;
+    const std::string list = r.err.substr(at + 12, r.err.find(", or leave it", at) - at - 12);
+    std::vector<std::string> values;
+    for (std::size_t from = 0; from <= list.size();) {
+      const auto comma = std::min(list.find(", ", from), list.size());
+      values.push_back(list.substr(from, comma - from));
+      from = comma + 2;
+    }
+    ASSERT_FALSE(values.empty());
+    for (const auto& v : values) {
+      auto with = args;
+      with[std::size_t(slot - args.begin()) + 1] = v;
+      const auto p = run_cli(with);
+      EXPECT_TRUE(p.exit_code == 0 || p.exit_code == 1) << v << ": " << p.err;
+      EXPECT_THAT(p.out, HasSubstr("valid layout")) << v;
+    }
+  }
+  // TP 16 of Qwen3-0.6B's 16 heads and 8 query groups: above the groups each rank keeps one key/value head.
+  const auto tp = run_cli({"plan", "--model", "qwen3-0.6b", "--gpu", "H100", "--gpus", "16", "--tp", "3"});
+  EXPECT_THAT(tp.err, HasSubstr("give one of 1, 2, 4, 8, 16, or leave it to the planner"));
+  // Two knobs, each without a layout on its own: the first is named on its own.
+  const auto two =
+      run_cli({"plan", "--model", "qwen3-0.6b", "--gpu", "H100", "--gpus", "16", "--tp", "3", "--pp", "3"});
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_THAT(two.err, HasSubstr("--tp 3: no valid layout of the model on 16 GPUs has it even on its own"));
+}
+
 }  // namespace
 }  // namespace openrecipes

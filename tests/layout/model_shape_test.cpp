@@ -87,6 +87,27 @@ TEST(ShapeFromConfig, a_dimension_far_above_any_released_model_is_refused_naming
       EXPECT_THAT(e.what(), ::testing::HasSubstr(std::string("config.json: ") + field + ": 8388608 is over 4194304"));
     }
   }
+  // A dimension the shape does not hold (here MLA's kv_lora_rank, in a DeepSeek-V3 config) is bounded by the
+  // parameters it gives: 61 layers x 128 heads x 2^30 x (128 + 128) is over 10^15.
+  nlohmann::json mla = {{"model_type", "deepseek_v3"}, {"hidden_size", 7168},
+                        {"intermediate_size", 18432},  {"moe_intermediate_size", 2048},
+                        {"num_hidden_layers", 61},     {"num_attention_heads", 128},
+                        {"num_key_value_heads", 128},  {"n_routed_experts", 256},
+                        {"n_shared_experts", 1},       {"num_experts_per_tok", 8},
+                        {"first_k_dense_replace", 3},  {"moe_layer_freq", 1},
+                        {"q_lora_rank", 1536},         {"kv_lora_rank", std::int64_t{1} << 30},
+                        {"qk_nope_head_dim", 128},     {"qk_rope_head_dim", 64},
+                        {"v_head_dim", 128},           {"vocab_size", 129280},
+                        {"tie_word_embeddings", false}};
+  try {
+    (void)shape_from_config(mla, "mla.json");
+    ADD_FAILURE() << "a kv_lora_rank of 2^30 was read";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("mla.json: its dimensions give "));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("parameters, over 10^15"));
+  }
+  mla["kv_lora_rank"] = 512;  // DeepSeek-V3's own
+  EXPECT_GT(shape_from_config(mla, "mla.json").total_params(), 600'000'000'000);
   nlohmann::json c = kQwen3Config;
   c["vocab_size"] = std::int64_t{1} << 22;  // the bound itself is a size
   EXPECT_EQ(shape_from_config(c, "config.json").vocab, std::int64_t{1} << 22);
