@@ -97,6 +97,23 @@ class DeviceDraftsTest(unittest.TestCase):
         self.assertEqual(sorted(checked), ["moe-ep4", "moe-ep8", "moe-tp2-ep4", "tulu3-dp2", "tulu3-dp4", "tulu3-dp8",
                                            "tulu3-pp2", "tulu3-tp2-sp"])
 
+    def test_run_sh_reads_each_drafts_layout_and_tp_above_1_runs_sequence_parallel(self):
+        """run.sh reads a draft's layout from its one-line `layout: {...}` with sed (its `layout` function): a block
+        layout would give relayout empty sizes. A draft above TP 1 exists to run sequence parallelism (the comparison
+        leaves --sequence-parallel out, so it is checked here)."""
+        for name in sorted(os.listdir(os.path.join(MULTI, "drafts"))):
+            with self.subTest(draft=name):
+                with open(os.path.join(MULTI, "drafts", name), encoding="utf-8") as f:
+                    text = f.read()
+                recipe = yaml.safe_load(text)
+                line = re.search(r"^layout: \{(.*)\}$", text, re.M)
+                self.assertIsNotNone(line, "run.sh needs the layout on one line: layout: {tp: ..., ...}")
+                read = dict(item.split(":") for item in line.group(1).replace(" ", "").split(","))
+                for knob in ("tp", "pp", "ep"):
+                    self.assertEqual(read[knob], str(recipe["layout"][knob]))
+                if recipe["layout"]["tp"] > 1:
+                    self.assertIn("--sequence-parallel", words(recipe["command"]))
+
     def test_a_moe_draft_at_tp_2_has_the_sequence_parallelism_relayout_adds(self):
         recipe = self.drafts["moe-tp2-ep4"]
         reference = os.path.join(self.reg, "recipes", recipe["model"], "H200", recipe["reference"])
