@@ -267,26 +267,39 @@ std::vector<BestLayouts> best_layouts(const ModelShape& m, PlanRequest q, const 
       speed.gpus_per_node = q.gpus_per_node;
       // The smallest peak, and among equal peaks the faster (plan's order when none fits: nearest_first_when_none_fits
       // sorts plan_layouts' order, the predicted step first, by peak alone).
+      std::optional<StepTimePrediction> step;  // predicted once, and only where a tie or a fit needs it
+      auto predicted = [&]() -> StepTimePrediction& {
+        if (!step) step = predict_step_time(mt, t, speed, q.precision, split);
+        return *step;
+      };
       const bool smaller = !o.smallest_peak || memory.peak_mib < o.smallest_peak->memory.peak_mib;
-      if (smaller || memory.peak_mib == o.smallest_peak->memory.peak_mib) {
+      bool faster = false;
+      if (!smaller && memory.peak_mib == o.smallest_peak->memory.peak_mib) {
+        PlannedLayout& held = *o.smallest_peak;
+        if (!held.step_time) {
+          const ModelShape& mh = shape(held.setup.layout.tp);
+          held.step_time = predict_step_time(mh, held.setup, speed, q.precision, stage_split(mh, held.setup));
+        }
+        faster = predicted().step_time_s < held.step_time->step_time_s;
+      }
+      if (smaller || faster) {
         PlannedLayout p;
         p.setup = t;
         p.memory = memory;
         p.fits = fits;
-        p.step_time = predict_step_time(mt, t, speed, q.precision, split);
-        if (smaller || p.step_time->step_time_s < o.smallest_peak->step_time->step_time_s)
-          o.smallest_peak = std::move(p);
+        if (faster) p.step_time = predicted();
+        o.smallest_peak = std::move(p);
       }
       if (!fits) continue;
       ++o.fitting;
-      StepTimePrediction step = predict_step_time(mt, t, speed, q.precision, split);
+      StepTimePrediction& fitting_step = predicted();
       auto& b = best[g];
-      if (b.size() == k && !(step.step_time_s <= b.back().first.step_time->step_time_s)) continue;
+      if (b.size() == k && !(fitting_step.step_time_s <= b.back().first.step_time->step_time_s)) continue;
       // Only a layout that enters the best k is copied out (this runs for every layout and GPU type).
       PlannedLayout p;
       p.memory = memory;
       p.relative_time = relative_time(mt, t, q.gpus_per_node);
-      p.step_time = std::move(step);
+      p.step_time = std::move(fitting_step);
       p.warnings = model_warnings(t, q.gpus_per_node);
       p.setup = t;
       std::pair<PlannedLayout, std::size_t> entry{std::move(p), index};
