@@ -255,51 +255,36 @@ std::vector<BestLayouts> best_layouts(const ModelShape& m, PlanRequest q, const 
   std::size_t index = 0;
   q.memory_mib = 0;
   ShapeAtTp shape(m, q.pad_vocab);
+  // The smallest peak is the same on every GPU type (the memory model knows no GPU): its setups, every one that ties
+  // it in enumeration order, are kept once and the fastest chosen at the end, where it does not fit (plan's order
+  // when none fits: nearest_first_when_none_fits sorts plan_layouts' order, the predicted step first, by peak alone).
+  std::vector<TrainingSetup> smallest;
+  MemoryEstimate smallest_memory;
   for_each_setup(m, q, [&](TrainingSetup&& t) {
     const ModelShape& mt = shape(t.layout.tp);
     const StageSplit split = stage_split(mt, t);
     const MemoryEstimate memory = estimate_memory(mt, t, split);
+    if (smallest.empty() || memory.peak_mib < smallest_memory.peak_mib) {
+      smallest.assign(1, t);
+      smallest_memory = memory;
+    } else if (memory.peak_mib == smallest_memory.peak_mib) {
+      smallest.push_back(t);
+    }
     for (std::size_t g = 0; g < gpus.size(); ++g) {
       BestLayouts& o = out[g];
       ++o.layouts;
-      const bool fits = fits_memory(memory.peak_mib, gpus[g].memory_mib);
+      if (!fits_memory(memory.peak_mib, gpus[g].memory_mib)) continue;
+      ++o.fitting;
       GpuSpeed speed = gpus[g].speed;
       speed.gpus_per_node = q.gpus_per_node;
-      // The smallest peak, and among equal peaks the faster (plan's order when none fits: nearest_first_when_none_fits
-      // sorts plan_layouts' order, the predicted step first, by peak alone).
-      std::optional<StepTimePrediction> step;  // predicted once, and only where a tie or a fit needs it
-      auto predicted = [&]() -> StepTimePrediction& {
-        if (!step) step = predict_step_time(mt, t, speed, q.precision, split);
-        return *step;
-      };
-      const bool smaller = !o.smallest_peak || memory.peak_mib < o.smallest_peak->memory.peak_mib;
-      bool faster = false;
-      if (!smaller && memory.peak_mib == o.smallest_peak->memory.peak_mib) {
-        PlannedLayout& held = *o.smallest_peak;
-        if (!held.step_time) {
-          const ModelShape& mh = shape(held.setup.layout.tp);
-          held.step_time = predict_step_time(mh, held.setup, speed, q.precision, stage_split(mh, held.setup));
-        }
-        faster = predicted().step_time_s < held.step_time->step_time_s;
-      }
-      if (smaller || faster) {
-        PlannedLayout p;
-        p.setup = t;
-        p.memory = memory;
-        p.fits = fits;
-        if (faster) p.step_time = predicted();
-        o.smallest_peak = std::move(p);
-      }
-      if (!fits) continue;
-      ++o.fitting;
-      StepTimePrediction& fitting_step = predicted();
+      StepTimePrediction step = predict_step_time(mt, t, speed, q.precision, split);
       auto& b = best[g];
-      if (b.size() == k && !(fitting_step.step_time_s <= b.back().first.step_time->step_time_s)) continue;
+      if (b.size() == k && !(step.step_time_s <= b.back().first.step_time->step_time_s)) continue;
       // Only a layout that enters the best k is copied out (this runs for every layout and GPU type).
       PlannedLayout p;
       p.memory = memory;
       p.relative_time = relative_time(mt, t, q.gpus_per_node);
-      p.step_time = std::move(fitting_step);
+      p.step_time = std::move(step);
       p.warnings = model_warnings(t, q.gpus_per_node);
       p.setup = t;
       std::pair<PlannedLayout, std::size_t> entry{std::move(p), index};
@@ -308,8 +293,25 @@ std::vector<BestLayouts> best_layouts(const ModelShape& m, PlanRequest q, const 
     }
     ++index;
   });
-  for (std::size_t g = 0; g < gpus.size(); ++g)
+  for (std::size_t g = 0; g < gpus.size(); ++g) {
     for (auto& [p, i] : best[g]) out[g].best.push_back(std::move(p));
+    if (smallest.empty()) continue;
+    PlannedLayout p;
+    p.memory = smallest_memory;
+    p.fits = fits_memory(smallest_memory.peak_mib, gpus[g].memory_mib);
+    p.setup = smallest.front();
+    if (!p.fits && smallest.size() > 1) {  // a page shows the smallest peak only when none fits
+      GpuSpeed speed = gpus[g].speed;
+      speed.gpus_per_node = q.gpus_per_node;
+      double fastest = 0;
+      for (const TrainingSetup& t : smallest) {
+        const ModelShape& mt = shape(t.layout.tp);
+        const double step = predict_step_time(mt, t, speed, q.precision, stage_split(mt, t)).step_time_s;
+        if (&t == &smallest.front() || step < fastest) fastest = step, p.setup = t;
+      }
+    }
+    out[g].smallest_peak = std::move(p);
+  }
   return out;
 }
 
