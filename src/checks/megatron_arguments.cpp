@@ -343,6 +343,7 @@ struct NotModelled {
   const char* what;
   const char* neutral = nullptr;  ///< a value besides the default that means "off" (validate_args sets it so)
 };
+constexpr const char* kCudaGraphs = "CUDA graphs (their memory pool; the host launches they remove)";
 constexpr NotModelled kNotModelled[] = {
     {"fp8", "--fp8-format", "FP8 weight casts, transposes and scaling state"},
     {"fp8_param_gather", "--fp8-param-gather", "FP8 parameters kept for the all-gather"},
@@ -364,9 +365,9 @@ constexpr NotModelled kNotModelled[] = {
      "expert weights sharded beyond ETP", "1"},
     // CUDA graphs keep their captured buffers in a pool of their own and take the host's launches off the step (the
     // step-time model's host lane); --enable-cuda-graph and --external-cuda-graph are validate_args' old spellings.
-    {"cuda_graph_impl", "--cuda-graph-impl", "CUDA graphs (their memory pool; the host launches they remove)"},
-    {"enable_cuda_graph", "--enable-cuda-graph", "CUDA graphs (their memory pool; the host launches they remove)"},
-    {"external_cuda_graph", "--external-cuda-graph", "CUDA graphs (their memory pool; the host launches they remove)"},
+    {"cuda_graph_impl", "--cuda-graph-impl", kCudaGraphs},
+    {"enable_cuda_graph", "--enable-cuda-graph", kCudaGraphs},
+    {"external_cuda_graph", "--external-cuda-graph", kCudaGraphs},
     {"optimizer_cuda_graph", "--optimizer-cuda-graph", "the optimizer step captured in a CUDA graph"},
     // TransformerConfig turns it into selective recompute of the whole MoE layer (recompute_modules gains "moe").
     {"moe_layer_recompute", "--moe-layer-recompute", "the MoE layer recomputed (selective recompute of \"moe\")"},

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -180,14 +179,6 @@ void nearest_first_when_none_fits(std::vector<layout::PlannedLayout>& plans, std
     });
 }
 
-// Why the GPUs leave no layout (the knobs given are not why: explain_no_layout).
-std::string no_layout_reason(const layout::PlanRequest& q) {
-  return fmt::format(
-      "no TP x PP x CP x DP = {} keeps the model's rules with DP x micro-batch dividing the {} rows of a "
-      "step (plan fewer GPUs, or a larger --global-batch; docs/memory-model.md, \"The rules\")",
-      q.gpus, q.global_batch);
-}
-
 // The planned layouts as JSON (docs/memory-model.md): the request, the counts and each layout (layout_json).
 int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const PlanHeading& h,
                      std::vector<layout::PlannedLayout>& plans, std::int64_t fitting,
@@ -205,7 +196,7 @@ int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const P
                            {"fitting", fitting}};
   if (measured) j["measured_peak_mib"] = *measured;
   if (q.speed) j["step_time"] = "predicted (docs/step-time-model.md)";
-  if (plans.empty()) j["no_valid_layout"] = no_layout_reason(q);
+  if (plans.empty()) j["no_valid_layout"] = layout::no_layout_reason(q);
   // Written a layout at a time, as dump(2) writes the whole document (the same bytes): DeepSeek-V3 on 256 GPUs has
   // some 40,000 layouts, and one tree of them all costs more time in allocation than the planning (bench/plan.sh).
   // A file name is bytes, not always UTF-8: invalid bytes come out as U+FFFD, never an error.
@@ -238,129 +229,6 @@ int print_plans_json(const PlanOptions& o, const layout::PlanRequest& q, const P
   return fitting == 0 ? static_cast<int>(ExitCode::check_failed) : 0;  // as the table: none fits (or none is valid)
 }
 
-// plan's recompute spellings with every run of "full:N" (and "block:N") for consecutive N written as one range:
-// "full to full:20" ("full" is full:1); other values as they are.
-std::vector<std::string> compress_recompute(const std::vector<std::string>& values) {
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < values.size();) {
-    const auto parsed = layout::parse_recompute(values[i]);
-    const bool counted =
-        parsed && (parsed->kind == layout::Recompute::full_uniform || parsed->kind == layout::Recompute::full_block);
-    std::size_t j = i + 1;
-    while (counted && j < values.size()) {
-      const auto next = layout::parse_recompute(values[j]);
-      if (!next || next->kind != parsed->kind || next->layers != parsed->layers + std::int64_t(j - i)) break;
-      ++j;
-    }
-    out.push_back(j - i > 2 ? fmt::format("{} to {}", values[i], values[j - 1]) : values[i]);
-    if (j - i == 2) out.push_back(values[i + 1]);
-    i = j;
-  }
-  return out;
-}
-
-// Whether `q` has a valid layout on `shape`: for_each_setup stopped at the first.
-bool has_layout(const layout::ModelShape& shape, const layout::PlanRequest& q) {
-  struct Found {};
-  try {
-    layout::for_each_setup(shape, q, [](layout::TrainingSetup&&) { throw Found{}; });
-  } catch (const Found&) {
-    return true;
-  }
-  return false;
-}
-
-// Why no layout is valid, when the knobs given are why (a knob that breaks a rule of the model is bad input, exit 2,
-// not "nothing fits", exit 1): the first knob given (in plan's order of flags) whose release gives valid layouts is
-// named with every value it may take, the other knobs kept, each value checked by planning with it; else, when
-// releasing them all does, they are named together. Returns when the GPUs themselves leave no layout.
-void explain_no_layout(const PlanOptions& o, const layout::ModelShape& shape, const layout::PlanRequest& q) {
-  using layout::PlanRequest;
-  struct Knob {
-    std::string shown;                                                                  // as given: "--tp 3"
-    std::function<void(PlanRequest&)> release;                                          // leave it to the planner
-    std::vector<std::pair<std::string, std::function<void(PlanRequest&)>>> candidates;  // each value, and its fix
-  };
-  const auto divisors = [](std::int64_t n) {
-    std::vector<std::int64_t> out;
-    for (std::int64_t d = 1; d <= n; ++d)
-      if (n % d == 0) out.push_back(d);
-    return out;
-  };
-  std::vector<Knob> knobs;
-  auto size_knob = [&](const char* flag, const std::optional<std::int64_t>& given,
-                       std::optional<std::int64_t> PlanRequest::*field, const std::vector<std::int64_t>& values) {
-    if (!given) return;
-    Knob k{fmt::format("{} {}", flag, *given), [field](PlanRequest& r) { (r.*field).reset(); }, {}};
-    for (std::int64_t v : values)
-      k.candidates.push_back({std::to_string(v), [field, v](PlanRequest& r) { r.*field = v; }});
-    knobs.push_back(std::move(k));
-  };
-  const auto gpu_divisors = divisors(q.gpus);
-  std::vector<std::int64_t>
-      vpps;  // an interleaved schedule: 2 or more chunks, at most a chunk a layer (or counted one)
-  for (std::int64_t v = 2; v <= shape.layers + 2; ++v) vpps.push_back(v);
-  size_knob("--tp", o.tp, &PlanRequest::tp, gpu_divisors);
-  size_knob("--pp", o.pp, &PlanRequest::pp, gpu_divisors);
-  size_knob("--cp", o.cp, &PlanRequest::cp, gpu_divisors);
-  size_knob("--ep", o.ep, &PlanRequest::ep, gpu_divisors);
-  size_knob("--etp", o.etp, &PlanRequest::etp, gpu_divisors);
-  size_knob("--vpp", o.vpp, &PlanRequest::vpp, vpps);
-  size_knob("--micro-batch", o.micro_batch, &PlanRequest::micro_batch, divisors(q.global_batch));
-  if (!o.recompute.empty()) {
-    Knob k{"--recompute " + o.recompute, [](PlanRequest& r) { r.recompute.reset(); }, {}};
-    std::vector<layout::Recomputation> all = {{layout::Recompute::none, 1}, {layout::Recompute::selective, 1}};
-    for (std::int64_t n = 1; n <= shape.layers; ++n) all.push_back({layout::Recompute::full_uniform, n});
-    for (std::int64_t n = 1; n <= shape.layers; ++n) all.push_back({layout::Recompute::full_block, n});
-    for (const auto& r : all)
-      k.candidates.push_back({layout::recompute_name(r), [r](PlanRequest& x) { x.recompute = r; }});
-    knobs.push_back(std::move(k));
-  }
-  if (o.distributed_optimizer || o.no_distributed_optimizer)
-    knobs.push_back({o.distributed_optimizer ? "--distributed-optimizer" : "--no-distributed-optimizer",
-                     [](PlanRequest& r) { r.distributed_optimizer.reset(); },
-                     {{"--distributed-optimizer", [](PlanRequest& r) { r.distributed_optimizer = true; }},
-                      {"--no-distributed-optimizer", [](PlanRequest& r) { r.distributed_optimizer = false; }}}});
-  if (knobs.empty()) return;
-  PlanRequest none_given = q;
-  for (const Knob& k : knobs) k.release(none_given);
-  if (!has_layout(shape, none_given)) return;  // the GPUs leave none, whatever the knobs
-  const std::string rules = "docs/memory-model.md, \"The rules\"";
-  // Knob k named with the values valid given `others` (the request with k released), each checked by planning.
-  auto name = [&](const Knob& k, const PlanRequest& others, const char* context) {
-    std::vector<std::string> valid;
-    for (const auto& [value, set] : k.candidates) {
-      PlanRequest with = others;
-      set(with);
-      if (has_layout(shape, with)) valid.push_back(value);
-    }
-    throw InputError(
-        k.shown, fmt::format("no valid layout of the model on {} GPUs has it{} ({})", q.gpus, context, rules),
-        valid.empty()
-            ? std::string("leave it to the planner")
-            : fmt::format("give one of {}, or leave it to the planner", fmt::join(compress_recompute(valid), ", ")));
-  };
-  const char* with_others = knobs.size() > 1 ? ", with the other knobs given" : "";
-  for (const Knob& k : knobs) {  // the one knob that, released, leaves valid layouts
-    PlanRequest free = q;
-    k.release(free);
-    if (has_layout(shape, free)) name(k, free, with_others);
-  }
-  for (const Knob& k : knobs) {  // a knob no layout has even on its own
-    PlanRequest only = q;        // k as given, every other knob released
-    for (const Knob& other : knobs)
-      if (&other != &k) other.release(only);
-    if (!has_layout(shape, only)) name(k, none_given, knobs.size() > 1 ? " even on its own" : "");
-  }
-  std::vector<std::string> shown;
-  for (const Knob& k : knobs) shown.push_back(k.shown);
-  throw InputError(fmt::format("{}", fmt::join(shown, " ")),
-                   fmt::format("no valid layout of the model on {} GPUs has these together, though each alone has "
-                               "some ({})",
-                               q.gpus, rules),
-                   "fix fewer of them");
-}
-
 // The planned layouts as a table, fastest first (or smallest peak first when none fits); one layout's terms.
 int print_plans_table(const PlanOptions& o, const layout::PlanRequest& q, const PlanHeading& h,
                       std::vector<layout::PlannedLayout>& plans, std::int64_t fitting,
@@ -369,7 +237,7 @@ int print_plans_table(const PlanOptions& o, const layout::PlanRequest& q, const 
   std::cout << fmt::format("plan {} on {} x {} ({:.0f} MiB a GPU, {:.0f} usable), rows of {} tokens, {} a step\n",
                            h.model_name, q.gpus, h.gpu_key, q.memory_mib, usable, q.row_length, q.global_batch);
   if (plans.empty()) {  // the GPUs leave no layout, whatever the knobs (explain_no_layout)
-    std::cout << fmt::format("  no valid layout: {}\n", no_layout_reason(q));
+    std::cout << fmt::format("  no valid layout: {}\n", layout::no_layout_reason(q));
     return static_cast<int>(ExitCode::check_failed);
   }
   std::cout << fmt::format("{} valid layout{}, {} fit{}; ", plans.size(), plans.size() == 1 ? "" : "s", fitting,
@@ -554,8 +422,8 @@ int run(const PlanOptions& o) {
     if (auto root = registry::registry_root(recipe.dir)) registry_dir = *root;
     // N (SPEC §3) is the recipe's model's, as its page computes MFU: the run's dump holds the padded vocabulary.
     const auto models = registry::load_models(registry_dir / "models");
-    if (auto it = models.find(recipe.model); it != models.end() && !it->second.config.empty())
-      n_model = double(layout::shape_from_config(it->second.config, it->second.file).active_params());
+    if (auto it = models.find(recipe.model); it != models.end() && it->second.active_params > 0)
+      n_model = double(it->second.active_params);
     const auto& t = rm.setup;
     q.gpus = recipe.gpus;
     if (!o.gpus) {  // the recipe's own layout, every knob fixed
@@ -621,7 +489,7 @@ int run(const PlanOptions& o) {
   }
   if (o.top && *o.top < 1) throw InputError("--top", fmt::format("{} is not a count", *o.top), "give 1 or more");
   auto plans = layout::plan_layouts(shape, q);
-  if (plans.empty()) explain_no_layout(o, shape, q);
+  if (plans.empty()) layout::explain_no_layout(shape, q);
   std::int64_t fitting = 0;
   for (const auto& p : plans) fitting += p.fits ? 1 : 0;
   PlanHeading h = heading(model_name, gpu, shape);

@@ -2,6 +2,7 @@
 #include "layout/planner.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -313,6 +314,135 @@ std::vector<BestLayouts> best_layouts(const ModelShape& m, PlanRequest q, const 
     out[g].smallest_peak = std::move(p);
   }
   return out;
+}
+
+std::string no_layout_reason(const PlanRequest& q) {
+  return fmt::format(
+      "no TP x PP x CP x DP = {} keeps the model's rules with DP x micro-batch dividing the {} rows of a "
+      "step (plan fewer GPUs, or a larger --global-batch; docs/memory-model.md, \"The rules\")",
+      q.gpus, q.global_batch);
+}
+
+namespace {
+
+// Whether `q` has a valid layout on `m`: for_each_setup stopped at the first.
+bool has_layout(const ModelShape& m, const PlanRequest& q) {
+  struct Found {};
+  try {
+    for_each_setup(m, q, [](TrainingSetup&&) { throw Found{}; });
+  } catch (const Found&) {
+    return true;
+  }
+  return false;
+}
+
+// A knob `q` fixes, as explain_no_layout names and varies it.
+struct Knob {
+  std::string shown;                                                                  // as given: "--tp 3"
+  std::function<void(PlanRequest&)> release;                                          // leave it to the planner
+  std::vector<std::pair<std::string, std::function<void(PlanRequest&)>>> candidates;  // each value, and setting it
+};
+
+// The knobs `q` fixes, in plan's order of flags, each with the values it may be given: a size over the divisors of the
+// GPUs (the micro-batch: of the global batch), VPP from 2 to a chunk a layer, recompute's every spelling.
+std::vector<Knob> fixed_knobs(const ModelShape& m, const PlanRequest& q) {
+  std::vector<Knob> out;
+  auto size = [&](const char* flag, std::optional<std::int64_t> PlanRequest::*field,
+                  const std::vector<std::int64_t>& values) {
+    if (!(q.*field)) return;
+    Knob k{fmt::format("{} {}", flag, *(q.*field)), [field](PlanRequest& r) { (r.*field).reset(); }, {}};
+    for (std::int64_t v : values)
+      k.candidates.push_back({std::to_string(v), [field, v](PlanRequest& r) { r.*field = v; }});
+    out.push_back(std::move(k));
+  };
+  const auto gpus = divisors(q.gpus);
+  std::vector<std::int64_t>
+      vpps;  // an interleaved schedule: 2 or more chunks, at most a chunk a layer (or counted one)
+  for (std::int64_t v = 2; v <= m.layers + 2; ++v) vpps.push_back(v);
+  size("--tp", &PlanRequest::tp, gpus);
+  size("--pp", &PlanRequest::pp, gpus);
+  size("--cp", &PlanRequest::cp, gpus);
+  size("--ep", &PlanRequest::ep, gpus);
+  size("--etp", &PlanRequest::etp, gpus);
+  size("--vpp", &PlanRequest::vpp, vpps);
+  size("--micro-batch", &PlanRequest::micro_batch, divisors(q.global_batch));
+  if (q.recompute) {
+    Knob k{"--recompute " + recompute_name(*q.recompute), [](PlanRequest& r) { r.recompute.reset(); }, {}};
+    std::vector<Recomputation> all = {{Recompute::none, 1}, {Recompute::selective, 1}};
+    for (auto kind : {Recompute::full_uniform, Recompute::full_block})
+      for (std::int64_t n = 1; n <= m.layers; ++n) all.push_back({kind, n});
+    for (const auto& r : all) k.candidates.push_back({recompute_name(r), [r](PlanRequest& x) { x.recompute = r; }});
+    out.push_back(std::move(k));
+  }
+  if (q.distributed_optimizer)
+    out.push_back({*q.distributed_optimizer ? "--distributed-optimizer" : "--no-distributed-optimizer",
+                   [](PlanRequest& r) { r.distributed_optimizer.reset(); },
+                   {{"--distributed-optimizer", [](PlanRequest& r) { r.distributed_optimizer = true; }},
+                    {"--no-distributed-optimizer", [](PlanRequest& r) { r.distributed_optimizer = false; }}}});
+  return out;
+}
+
+// Recompute's spellings with every run of "full:N" (and "block:N") for consecutive N written as one range ("full to
+// full:20": "full" is full:1); other values as they are.
+std::vector<std::string> compress_recompute(const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < values.size();) {
+    const auto parsed = parse_recompute(values[i]);
+    const bool counted = parsed && (parsed->kind == Recompute::full_uniform || parsed->kind == Recompute::full_block);
+    std::size_t j = i + 1;
+    while (counted && j < values.size()) {
+      const auto next = parse_recompute(values[j]);
+      if (!next || next->kind != parsed->kind || next->layers != parsed->layers + std::int64_t(j - i)) break;
+      ++j;
+    }
+    out.push_back(j - i > 2 ? fmt::format("{} to {}", values[i], values[j - 1]) : values[i]);
+    if (j - i == 2) out.push_back(values[i + 1]);
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+void explain_no_layout(const ModelShape& m, const PlanRequest& q) {
+  const std::vector<Knob> knobs = fixed_knobs(m, q);
+  if (knobs.empty()) return;
+  PlanRequest none_given = q;
+  for (const Knob& k : knobs) k.release(none_given);
+  if (!has_layout(m, none_given)) return;  // the GPUs leave none, whatever the knobs
+  const std::string rules = "docs/memory-model.md, \"The rules\"";
+  // Knob k named with the values valid given `others` (the request with k released), each checked by planning.
+  auto name = [&](const Knob& k, const PlanRequest& others, const char* context) {
+    std::vector<std::string> valid;
+    for (const auto& [value, set] : k.candidates) {
+      PlanRequest with = others;
+      set(with);
+      if (has_layout(m, with)) valid.push_back(value);
+    }
+    throw InputError(
+        k.shown, fmt::format("no valid layout of the model on {} GPUs has it{} ({})", q.gpus, context, rules),
+        valid.empty()
+            ? std::string("leave it to the planner")
+            : fmt::format("give one of {}, or leave it to the planner", fmt::join(compress_recompute(valid), ", ")));
+  };
+  for (const Knob& k : knobs) {  // the one knob that, released, leaves valid layouts
+    PlanRequest free = q;
+    k.release(free);
+    if (has_layout(m, free)) name(k, free, knobs.size() > 1 ? ", with the other knobs given" : "");
+  }
+  for (const Knob& k : knobs) {  // a knob no layout has even on its own
+    PlanRequest only = q;        // k as given, every other knob released
+    for (const Knob& other : knobs)
+      if (&other != &k) other.release(only);
+    if (!has_layout(m, only)) name(k, none_given, knobs.size() > 1 ? " even on its own" : "");
+  }
+  std::vector<std::string> shown;
+  for (const Knob& k : knobs) shown.push_back(k.shown);
+  throw InputError(fmt::format("{}", fmt::join(shown, " ")),
+                   fmt::format("no valid layout of the model on {} GPUs has these together, though each alone has "
+                               "some ({})",
+                               q.gpus, rules),
+                   "fix fewer of them");
 }
 
 bool plan_before(const PlannedLayout& a, const PlannedLayout& b) {

@@ -85,6 +85,19 @@ double relative_time(const ModelShape& m, const TrainingSetup& t, std::int64_t g
 /// step time (with `q.speed`) or relative_time, then by peak memory (plan_before). Throws InputError for sizes below 1.
 std::vector<PlannedLayout> plan_layouts(const ModelShape& m, const PlanRequest& q);
 
+/// Why plan_layouts(m, q) is empty when the knobs `q` fixes are why (a knob that breaks a rule of the model is bad
+/// input, not "nothing fits"): throws InputError named by plan's flag as given ("--tp 3") with every value it may take,
+/// each checked by planning with it: the first knob (in plan's order of flags: --tp, --pp, --cp, --ep, --etp, --vpp,
+/// --micro-batch, --recompute, the distributed optimizer) whose release, the others kept, gives valid layouts; else a
+/// knob that has none even with the others released ("even on its own"); else the knobs together. Returns when no
+/// layout is valid whatever the knobs (no_layout_reason). Runs the search once a knob and value: call it only when
+/// plan_layouts found nothing.
+void explain_no_layout(const ModelShape& m, const PlanRequest& q);
+
+/// Why `q`'s GPUs leave no valid layout whatever the knobs, one sentence naming the GPUs, the global batch and the fix
+/// (plan's text and JSON).
+std::string no_layout_reason(const PlanRequest& q);
+
 /// A GPU type to plan for: one GPU's memory (MiB) and its rates.
 struct GpuChoice {
   double memory_mib = 0;
