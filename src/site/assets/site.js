@@ -215,6 +215,13 @@
   }
 
   window.addEventListener('hashchange', openTarget);
+  // On the click itself too: 'hashchange' comes a task later, and not at all when the hash is already the link's
+  // (the reader folded the recipe.yaml and clicks its link again).
+  document.addEventListener('click', function (ev) {
+    var a = ev.target && ev.target.closest ? ev.target.closest('a[href^="#"]') : null;
+    var target = a ? document.getElementById(decodeURIComponent(a.getAttribute('href').slice(1))) : null;
+    if (target && target.tagName === 'DETAILS') target.open = true;
+  });
   document.addEventListener('DOMContentLoaded', function () {
     openTarget();
     Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), makeSortable);

@@ -310,6 +310,11 @@ async function mainSite(browser, work) {
     assert.strictEqual(await page.$eval('details#recipe-yaml', (d) => d.open), false, `${id}: recipe.yaml folded`);
     await page.click('section#reproduce a[href="#recipe-yaml"]');
     assert.strictEqual(await page.$eval('details#recipe-yaml', (d) => d.open), true, `${id}: its link unfolds recipe.yaml`);
+    // Folded again by its reader, the same link (the hash already #recipe-yaml) unfolds it again.
+    await page.click('details#recipe-yaml > summary');
+    assert.strictEqual(await page.$eval('details#recipe-yaml', (d) => d.open), false, `${id}: recipe.yaml folded by its summary`);
+    await page.click('section#reproduce a[href="#recipe-yaml"]');
+    assert.strictEqual(await page.$eval('details#recipe-yaml', (d) => d.open), true, `${id}: its link unfolds recipe.yaml a second time`);
     assert.strictEqual(await page.$eval('details#recipe-yaml pre', (p) => p.textContent), fs.readFileSync(path.join(source, 'registry/recipes', id, 'recipe.yaml'), 'utf8'), `${id}: the recipe.yaml shown is the registry's`);
     // One flag a line, continued with " \\" (as a shell reads it): joined, the run line the board gives.
     assert.strictEqual(rep.run.replace(/ \\\n {2}/g, ' '), entry.reproduce.run, `${id}: run line ${rep.run}`);
