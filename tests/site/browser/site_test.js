@@ -407,7 +407,7 @@ async function mainSite(browser, work) {
   assert.deepStrictEqual(await visible(page), pair.ranked.filter((e) => e.framework === fw && e.verified && e.gpus === pair.ranked[0].gpus).map((e) => e.id));
   assert.strictEqual(await page.$eval('select[name=framework]', (s) => s.value), fw);
   assert.strictEqual(await page.$eval('input[name=verified]', (c) => c.checked), true);
-  page.close();
+  await page.close();
   page = await visit(context, base + `models/${pair.model}.html?gpus=99999`, problems);
   assert.deepStrictEqual(await visible(page), [], 'a GPU count no recipe has shows no recipe');
   assert.strictEqual(await page.$eval(`${table} tbody tr.empty`, (tr) => tr.hidden), false, 'and says so in the table');
