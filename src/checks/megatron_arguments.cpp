@@ -328,6 +328,7 @@ std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<
     throw InputError(where, fmt::format("a vocabulary of {} is not a size from 1 to 2^31", *vocab),
                      "give the tokenizer's vocabulary");
   if (vocab) {
+    v["vocab_size"] = std::to_string(*vocab);  // as given, or the tokenizer's standing for --vocab-size
     const std::int64_t multiple = number("make_vocab_size_divisible_by").value_or(layout::kVocabDivisibleBy) * tp;
     v["padded_vocab_size"] = std::to_string(layout::padded_vocab(*vocab, multiple));
   }

@@ -37,8 +37,8 @@ namespace openrecipes::checks {
 /// an unknown flag, a missing or refused value, a world size that is not a multiple of TP x PP x CP, layers that do
 /// not split into the virtual stages asked for, or a --moe-layer-freq pattern that does not parse or does not give one
 /// 0 or 1 per layer.
-/// `tokenizer_vocab`, when given, is the tokenizer's vocabulary for a command without --vocab-size (padded the same
-/// way).
+/// `tokenizer_vocab`, when given, is the tokenizer's vocabulary for a command without --vocab-size: written as its
+/// vocab_size (the model's own, unpadded: N's, SPEC §3) and padded the same way.
 std::map<std::string, std::string> resolve_megatron_arguments(const std::vector<layout::CommandWord>& args,
                                                               const OptionTable& table, std::int64_t world_size,
                                                               const std::string& where,

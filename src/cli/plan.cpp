@@ -330,6 +330,13 @@ registry::GpuType gpu_type(const fs::path& registry_dir, const std::string& gpu_
   return g->second;
 }
 
+// The request's GPUs a node, `per_node` (before take_gpu, whose rates use it); InputError when `q.gpus` do not fill
+// whole nodes of it (layout::node_violation).
+void take_nodes(layout::PlanRequest& q, std::int64_t per_node) {
+  q.gpus_per_node = per_node;
+  if (const auto v = layout::node_violation(q.gpus, per_node)) throw InputError("--gpus-per-node", v->what, v->fix);
+}
+
 // The request's memory and, where gpus.yaml gives the type's hardware, its rates for the step-time model.
 void take_gpu(layout::PlanRequest& q, const registry::GpuType& gpu) {
   q.memory_mib = gpu.memory_mib;
@@ -361,9 +368,7 @@ int run_command(const PlanOptions& o) {
   layout::PlanRequest q;
   q.gpus = cmd.gpus;
   // The launcher's GPUs a node (torchrun --nproc-per-node 4 --nnodes 8 places TP 8 on two nodes), unless given.
-  q.gpus_per_node = o.gpus_per_node.value_or(cmd.gpus_per_node.value_or(8));
-  if (const auto v = layout::node_violation(q.gpus, q.gpus_per_node))
-    throw InputError("--gpus-per-node", v->what, v->fix);
+  take_nodes(q, o.gpus_per_node.value_or(cmd.gpus_per_node.value_or(8)));
   take_run(q, setup);  // what the printers show of the request; the layout is planned by plan_setup below
   const auto gpu = gpu_type(bundled_path(o.registry), o.gpu);
   take_gpu(q, gpu);
@@ -380,10 +385,8 @@ int run_command(const PlanOptions& o) {
                       {"terms", std::move(terms)}});
   }
   const std::string name = fmt::format("{} ({} GPUs from {})", display_word(file), cmd.gpus, cmd.gpus_from);
-  // N (SPEC §3) is the model's own: the command's vocabulary as given, not as Megatron pads it at this TP.
-  const auto given = cmd.arguments.find("vocab_size");
-  auto vocab = given == cmd.arguments.end() ? std::nullopt : parse_int(given->second);
-  if (!vocab) vocab = o.vocab_size;  // the tokenizer's, standing for --vocab-size
+  // N (SPEC §3) is the model's own: the command's vocab_size (or the tokenizer's), not as Megatron pads it at this TP.
+  const auto vocab = parse_int(cmd.arguments.at("vocab_size"));
   const PlanHeading h = heading(name, gpu, vocab && *vocab > 0 ? layout::with_vocab(shape, *vocab) : shape);
   if (o.json) return print_plans_json(o, q, h, plans, plans.front().fits ? 1 : 0, std::nullopt, stages);
   const int rc = print_plans_table(o, q, h, plans, plans.front().fits ? 1 : 0, std::nullopt);
@@ -467,9 +470,7 @@ int run(const PlanOptions& o) {
   const auto gpu = gpu_type(registry_dir, gpu_key);
   if (o.gpus) q.gpus = *o.gpus;
   if (o.from.empty() && !o.gpus) throw InputError("plan", "no GPU count", "give --gpus G");
-  q.gpus_per_node = o.gpus_per_node.value_or(8);
-  if (const auto v = layout::node_violation(q.gpus, q.gpus_per_node))
-    throw InputError("--gpus-per-node", v->what, v->fix);
+  take_nodes(q, o.gpus_per_node.value_or(8));
   take_gpu(q, gpu);
   if (o.row_length) q.row_length = *o.row_length;
   if (o.global_batch) q.global_batch = *o.global_batch;

@@ -23,6 +23,11 @@ struct Layout {
   bool operator==(const Layout&) const = default;
 };
 
+/// Expert data parallelism: the ranks that hold the same expert shard, TP × CP × DP / (EP × ETP) (Megatron's
+/// expert-data-parallel group: a pipeline stage's GPUs over EP × ETP). Whole where violations() finds none; EP and ETP
+/// at least 1.
+inline double expert_data_parallel(const Layout& l) { return double(l.tp * l.cp * l.dp) / double(l.ep * l.etp); }
+
 /// One rule a layout breaks: the sentence saying how, and the fix (empty where the sentence says it).
 struct Violation {
   std::string what;

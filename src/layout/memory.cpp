@@ -221,12 +221,15 @@ MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, std:
 MemoryEstimate estimate_memory(const ModelShape& m, const TrainingSetup& t, const StageSplit& split,
                                std::optional<std::int64_t> only_stage) {
   const Layout& l = t.layout;
-  const double tp = positive(l.tp, "TP"), pp = positive(l.pp, "PP"), cp = positive(l.cp, "CP");
-  const double ep = positive(l.ep, "EP"), etp = positive(l.etp, "ETP"), dp = positive(l.dp, "DP");
+  // Each size checked, in the layout's order (TP, PP, CP, EP, ETP, DP), before expert_data_parallel divides by them.
+  const double tp = positive(l.tp, "TP");
+  positive(l.pp, "PP");
+  const double cp = positive(l.cp, "CP");
+  positive(l.ep, "EP");
+  const double etp = positive(l.etp, "ETP"), dp = positive(l.dp, "DP");
   const double b = positive(l.micro_batch, "micro-batch"), S = positive(t.row_length, "row length");
   positive(t.global_batch, "global batch");
-  const double gpus = tp * pp * cp * dp;
-  const double expert_dp = std::max(1.0, gpus / (pp * ep * etp));
+  const double expert_dp = std::max(1.0, expert_data_parallel(l));
   const double micro_batches = std::max(1.0, std::floor(double(t.global_batch) / (dp * b)));
   const double T = b * S / cp;  // tokens of one micro-batch on this rank
   const double h = double(m.hidden), V = double(m.vocab);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <utility>
 
 #include "core/error.h"
 #include "layout/model_rules.h"
@@ -259,17 +260,15 @@ std::vector<BestLayouts> best_layouts(const ModelShape& m, PlanRequest q, const 
   // The smallest peak is the same on every GPU type (the memory model knows no GPU): its setups, every one that ties
   // it in enumeration order, are kept once and the fastest chosen at the end, where it does not fit (plan's order
   // when none fits: nearest_first_when_none_fits sorts plan_layouts' order, the predicted step first, by peak alone).
-  std::vector<TrainingSetup> smallest;
-  MemoryEstimate smallest_memory;
+  std::vector<std::pair<TrainingSetup, MemoryEstimate>> smallest;  // each with its own estimate (equal peaks)
   for_each_setup(m, q, [&](TrainingSetup&& t) {
     const ModelShape& mt = shape(t.layout.tp);
     const StageSplit split = stage_split(mt, t);
     const MemoryEstimate memory = estimate_memory(mt, t, split);
-    if (smallest.empty() || memory.peak_mib < smallest_memory.peak_mib) {
-      smallest.assign(1, t);
-      smallest_memory = memory;
-    } else if (memory.peak_mib == smallest_memory.peak_mib) {
-      smallest.push_back(t);
+    if (smallest.empty() || memory.peak_mib < smallest.front().second.peak_mib) {
+      smallest.assign(1, {t, memory});
+    } else if (memory.peak_mib == smallest.front().second.peak_mib) {
+      smallest.emplace_back(t, memory);
     }
     for (std::size_t g = 0; g < gpus.size(); ++g) {
       BestLayouts& o = out[g];
@@ -297,20 +296,23 @@ std::vector<BestLayouts> best_layouts(const ModelShape& m, PlanRequest q, const 
   for (std::size_t g = 0; g < gpus.size(); ++g) {
     for (auto& [p, i] : best[g]) out[g].best.push_back(std::move(p));
     if (smallest.empty()) continue;
-    PlannedLayout p;
-    p.memory = smallest_memory;
-    p.fits = fits_memory(smallest_memory.peak_mib, gpus[g].memory_mib);
-    p.setup = smallest.front();
-    if (!p.fits && smallest.size() > 1) {  // a page shows the smallest peak only when none fits
+    const auto* chosen = &smallest.front();
+    const bool fits = fits_memory(chosen->second.peak_mib, gpus[g].memory_mib);
+    if (!fits && smallest.size() > 1) {  // a page shows the smallest peak only when none fits
       GpuSpeed speed = gpus[g].speed;
       speed.gpus_per_node = q.gpus_per_node;
       double fastest = 0;
-      for (const TrainingSetup& t : smallest) {
-        const ModelShape& mt = shape(t.layout.tp);
-        const double step = predict_step_time(mt, t, speed, q.precision, stage_split(mt, t)).step_time_s;
-        if (&t == &smallest.front() || step < fastest) fastest = step, p.setup = t;
+      for (const auto& tie : smallest) {
+        const ModelShape& mt = shape(tie.first.layout.tp);
+        const double step =
+            predict_step_time(mt, tie.first, speed, q.precision, stage_split(mt, tie.first)).step_time_s;
+        if (&tie == &smallest.front() || step < fastest) fastest = step, chosen = &tie;
       }
     }
+    PlannedLayout p;
+    p.setup = chosen->first;
+    p.memory = chosen->second;
+    p.fits = fits;
     out[g].smallest_peak = std::move(p);
   }
   return out;
@@ -356,8 +358,8 @@ std::vector<Knob> fixed_knobs(const ModelShape& m, const PlanRequest& q) {
     out.push_back(std::move(k));
   };
   const auto gpus = divisors(q.gpus);
-  std::vector<std::int64_t>
-      vpps;  // an interleaved schedule: 2 or more chunks, at most a chunk a layer (or counted one)
+  // An interleaved schedule: 2 or more chunks, at most a chunk a layer (or counted one).
+  std::vector<std::int64_t> vpps;
   for (std::int64_t v = 2; v <= m.layers + 2; ++v) vpps.push_back(v);
   size("--tp", &PlanRequest::tp, gpus);
   size("--pp", &PlanRequest::pp, gpus);

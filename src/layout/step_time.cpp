@@ -177,7 +177,7 @@ StageWork stage_work(const ModelShape& m, const TrainingSetup& t, const Rates& r
 // What runs once a step on a stage: the optimizer step and the data-parallel exchange of gradients and parameters.
 void add_step_work(StageWork& w, const TrainingSetup& t, const Rates& r, const StageParameters& params) {
   const Layout& l = t.layout;
-  const double dense_group = double(l.dp * l.cp), expert_group = double(l.tp * l.cp * l.dp) / double(l.ep * l.etp);
+  const double dense_group = double(l.dp * l.cp), expert_group = expert_data_parallel(l);
   const double instances = double(t.optimizer_instances);  // each instance shards its own copy of the state
   const double dense_shard = t.distributed_optimizer ? dense_group / instances : 1,
                expert_shard = t.distributed_optimizer ? std::max(1.0, expert_group / instances) : 1;

@@ -216,6 +216,7 @@ TEST(TrainingCommand, bare_arguments_need_a_gpu_count_and_a_vocabulary) {
             "tokenizer's vocabulary (Megatron pads it as the run would))");
   const auto c = read_training_command(bare, "cmd", 8, 50257);
   EXPECT_EQ(c.arguments.at("padded_vocab_size"), "50304");  // GPT-2's 50,257 up to a multiple of 128: 393 x 128
+  EXPECT_EQ(c.arguments.at("vocab_size"), "50257");         // the tokenizer's, as --vocab-size would give it
   EXPECT_EQ(c.gpus_from, "--gpus");
 }
 

@@ -317,6 +317,15 @@ void expect_best_is_plan_head(const ModelShape& m, PlanRequest q, const std::vec
         std::find_if(plans.begin(), plans.end(), [&](const PlannedLayout& p) { return p.memory.peak_mib == smallest; });
     EXPECT_EQ(best[g].smallest_peak->setup.layout, head->setup.layout);
     EXPECT_EQ(best[g].smallest_peak->setup.recompute, head->setup.recompute);
+    // and that layout's own estimate (equal peaks may split differently over stages and terms)
+    const MemoryEstimate& shown = best[g].smallest_peak->memory;
+    EXPECT_EQ(shown.stage, head->memory.stage);
+    EXPECT_EQ(shown.moment, head->memory.moment);
+    ASSERT_EQ(shown.terms.size(), head->memory.terms.size());
+    for (std::size_t i = 0; i < shown.terms.size(); ++i) {
+      EXPECT_EQ(shown.terms[i].name, head->memory.terms[i].name);
+      EXPECT_EQ(shown.terms[i].mib, head->memory.terms[i].mib) << shown.terms[i].name;
+    }
     ASSERT_EQ(best[g].best.size(), std::min(k, fitting));
     for (std::size_t i = 0; i < best[g].best.size(); ++i) {
       const auto& a = best[g].best[i];
@@ -347,6 +356,14 @@ TEST(Plan, BestLayoutsOnSeveralGpuTypesAreEachPlansFirstLayouts) {
   PlanRequest big;
   big.gpus = 128;
   expect_best_is_plan_head(shape_from_config(config, "DeepSeek-V3"), big, {small, large}, 3);
+  // GLM-4.5-Air on 8 GPUs of 80 GB, as its model page plans it: none fits, and the smallest peak (231,037 MiB) is a
+  // tie of TP 8 with EP 1 x ETP 8 and with EP 8 x ETP 1, plan's first the faster (a hostile review's case).
+  OPENRECIPES_REQUIRE_FIXTURE_FILE(testing::fixtures_dir() / "configs/GLM-4.5-Air/config.json");
+  const auto glm = nlohmann::json::parse(read_file(testing::fixtures_dir() / "configs/GLM-4.5-Air/config.json"));
+  PlanRequest page;
+  page.gpus = 8;
+  page.pad_vocab = true;
+  expect_best_is_plan_head(shape_from_config(glm, "GLM-4.5-Air"), page, {small}, 1);
 }
 
 TEST(Relayout, Tulu3Mbs16ToEightGpusSuggestsMicroBatchFourAndTp) {

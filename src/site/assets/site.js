@@ -207,20 +207,19 @@
     form.addEventListener('submit', function (ev) { ev.preventDefault(); toUrl(); applyIndexFilters(form); });
   }
 
-  // A link to a <details> (#recipe-yaml) opens it.
-  function openTarget() {
-    var id = decodeURIComponent(window.location.hash.slice(1));
+  // A link to a <details> (#recipe-yaml) opens it: on the click itself ('hashchange' comes a task later, and not at
+  // all when the hash is already the link's, after the reader folded it again) and on 'hashchange' (back, forward, a
+  // link from another page).
+  function openDetails(id) {
     var target = id ? document.getElementById(id) : null;
     if (target && target.tagName === 'DETAILS') target.open = true;
   }
+  function openTarget() { openDetails(decodeURIComponent(window.location.hash.slice(1))); }
 
   window.addEventListener('hashchange', openTarget);
-  // On the click itself too: 'hashchange' comes a task later, and not at all when the hash is already the link's
-  // (the reader folded the recipe.yaml and clicks its link again).
   document.addEventListener('click', function (ev) {
     var a = ev.target && ev.target.closest ? ev.target.closest('a[href^="#"]') : null;
-    var target = a ? document.getElementById(decodeURIComponent(a.getAttribute('href').slice(1))) : null;
-    if (target && target.tagName === 'DETAILS') target.open = true;
+    if (a) openDetails(decodeURIComponent(a.getAttribute('href').slice(1)));
   });
   document.addEventListener('DOMContentLoaded', function () {
     openTarget();
